@@ -1,0 +1,23 @@
+import type { CliCommand } from '../command'
+import { statusCommand } from './status'
+import { minentCommand } from './minent'
+import { thresholdCommand } from './threshold'
+import { noiseCommand } from './noise'
+import { aiqCommand } from './aiq'
+import { searchCommand } from './search'
+import { storeCommands } from './store-commands'
+import { sweepCommand } from './sweep'
+import { reportCommand } from './report'
+
+/** Every CLI command, in the order `--help` lists them. */
+export const commands: CliCommand[] = [
+  statusCommand,
+  minentCommand,
+  thresholdCommand,
+  noiseCommand,
+  aiqCommand,
+  searchCommand,
+  ...storeCommands,
+  sweepCommand,
+  reportCommand
+]

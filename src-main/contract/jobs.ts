@@ -1,0 +1,29 @@
+/** Long-running work (imports, sweeps, reports, self-checks): state and progress as the UI sees them. */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled'
+
+export interface JobProgress {
+  jobId: string
+  kind: string
+  /** Units done and total (rows, trials, cells...), and what a unit is. */
+  done: number
+  total: number
+  unit: string
+  /** Units per second since the job started. */
+  rate: number
+  /** Seconds left at the current rate, or null when unknown. */
+  etaSeconds: number | null
+}
+
+export interface JobInfo {
+  jobId: string
+  kind: string
+  label: string
+  state: JobState
+  startedAt: string
+  finishedAt: string | null
+  progress: JobProgress | null
+  /** One clear sentence when failed. */
+  error: string | null
+  /** The job's result once done (its shape depends on `kind`). */
+  result: unknown
+}

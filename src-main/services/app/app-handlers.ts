@@ -1,0 +1,33 @@
+import type { AppMethods } from '../../contract/app'
+import { UserError } from '../errors'
+import type { HandlerMap, ServiceContext } from '../handler-types'
+import { LATEST_SCHEMA_VERSION } from '../store/migrations'
+import { lastSelfCheck, runSelfCheck, validateSelfCheck } from './self-check'
+
+export const APP_VERSION = '0.1.0'
+
+export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
+  return {
+    'app/status': async () => ({
+      version: APP_VERSION,
+      mode: ctx.mode,
+      databasePath: ctx.store.path,
+      schemaVersion: ctx.store.schemaVersion(),
+      latestSchemaVersion: LATEST_SCHEMA_VERSION,
+      pool: ctx.pool.status(),
+      lastSelfCheck: lastSelfCheck(ctx.store)
+    }),
+    'jobs/list': async () => ctx.jobs.list(),
+    'jobs/get': async ({ jobId }) => {
+      const j = typeof jobId === 'string' ? ctx.jobs.get(jobId) : undefined
+      if (!j) throw new UserError('No such job (it may have finished long ago)', 'not-found')
+      return j
+    },
+    'jobs/cancel': async ({ jobId }) => ({ cancelled: typeof jobId === 'string' && ctx.jobs.cancel(jobId) }),
+    'diagnostics/self-check': async (req) => {
+      const valid = validateSelfCheck(req ?? {})
+      const job = ctx.jobs.start('self-check', 'Sampler self-check', 'samples', (jc) => runSelfCheck(ctx.store, ctx.pool, valid, jc))
+      return { jobId: job.jobId }
+    }
+  }
+}

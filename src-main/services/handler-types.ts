@@ -1,0 +1,21 @@
+import type { MethodName, Methods } from '../contract'
+import type { EventHub } from './events'
+import type { JobRegistry } from './jobs/job-registry'
+import type { WorkerPool } from './pool/worker-pool'
+import type { Store } from './store/store'
+
+/** Handlers of one area: each method of its contract map, request in, response out. */
+export type HandlerMap<M extends Partial<Record<MethodName, { req: unknown; res: unknown }>>> = {
+  [K in keyof M]: M[K] extends { req: infer Q; res: infer R } ? (req: Q) => Promise<R> : never
+}
+
+export type Handlers = HandlerMap<Methods>
+
+/** What every area's handlers are built from. */
+export interface ServiceContext {
+  mode: 'desktop' | 'headless'
+  store: Store
+  pool: WorkerPool
+  jobs: JobRegistry
+  events: EventHub
+}

@@ -1,0 +1,76 @@
+/**
+ * The composition root: opens the store, starts the worker pool, and merges every area's handlers into the one
+ * `Handlers` object that the Electron IPC, the headless HTTP server and the tests all call through `dispatch`.
+ */
+import type { CallOutcome, MethodName, RequestOf, ResponseOf } from '../contract'
+import { isMethodName } from '../contract'
+import { appHandlers } from './app/app-handlers'
+import { isUserError } from './errors'
+import { EventHub } from './events'
+import type { Handlers, ServiceContext } from './handler-types'
+import { JobRegistry } from './jobs/job-registry'
+import { WorkerPool, defaultPoolSize } from './pool/worker-pool'
+import { projectRoot, resolveWorkerScript } from './pool/worker-script'
+import { defaultDatabasePath, openStore } from './store/store'
+
+export interface ServicesOptions {
+  mode: 'desktop' | 'headless'
+  dbPath?: string
+  poolSize?: number
+  /** Extra environment for the workers (tests turn diagnostics on). */
+  workerEnv?: NodeJS.ProcessEnv
+}
+
+export interface Services {
+  context: ServiceContext
+  handlers: Handlers
+  events: EventHub
+  call<M extends MethodName>(method: M, req: RequestOf<M>): Promise<ResponseOf<M>>
+  dispatch(method: unknown, req: unknown): Promise<CallOutcome<unknown>>
+  close(): Promise<void>
+}
+
+export function createServices(options: ServicesOptions): Services {
+  const store = openStore(options.dbPath ?? defaultDatabasePath(), { projectRoot: projectRoot() })
+  const events = new EventHub()
+  const script = resolveWorkerScript({ ...process.env, ...options.workerEnv })
+  let pool: WorkerPool
+  try {
+    pool = new WorkerPool(script, options.poolSize ?? defaultPoolSize())
+  } catch (e) {
+    store.close()
+    throw e
+  }
+  const jobs = new JobRegistry(events)
+  const context: ServiceContext = { mode: options.mode, store, pool, jobs, events }
+  const handlers: Handlers = {
+    ...appHandlers(context)
+  }
+
+  async function dispatch(method: unknown, req: unknown): Promise<CallOutcome<unknown>> {
+    if (!isMethodName(method)) return { ok: false, error: { message: `Unknown method "${String(method).slice(0, 60)}"`, code: 'unknown-method' } }
+    try {
+      const fn = handlers[method] as (r: unknown) => Promise<unknown>
+      const value = await fn(req ?? {})
+      return { ok: true, value }
+    } catch (e) {
+      if (isUserError(e)) return { ok: false, error: { message: e.message, code: e.code } }
+      // Unexpected: log the stack locally, give the caller one neutral sentence (no data in it).
+      process.stderr.write(`${method} failed: ${(e as Error)?.stack ?? String(e)}\n`)
+      return { ok: false, error: { message: 'An internal error occurred; the details are in the application log', code: 'internal' } }
+    }
+  }
+
+  return {
+    context,
+    handlers,
+    events,
+    call: (method, req) => (handlers[method] as (r: unknown) => Promise<never>)(req),
+    dispatch,
+    async close() {
+      jobs.cancelAll()
+      await pool.shutdown()
+      store.close()
+    }
+  }
+}

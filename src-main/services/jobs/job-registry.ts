@@ -1,0 +1,130 @@
+/**
+ * Long-running jobs: each gets an id, an AbortController, throttled progress events (with rate and ETA) and a final
+ * state event. Jobs never throw into the caller: their failure is recorded as one sentence.
+ */
+import { randomUUID } from 'node:crypto'
+import type { JobInfo, JobProgress } from '../../contract'
+import { CancelledError, isUserError } from '../errors'
+import type { EventHub } from '../events'
+
+export interface JobContext {
+  signal: AbortSignal
+  progress(done: number, total: number): void
+}
+
+const PROGRESS_INTERVAL_MS = 150
+const KEEP_FINISHED = 200
+
+interface Entry {
+  info: JobInfo
+  controller: AbortController
+  startedMs: number
+  lastEmit: number
+  unit: string
+  promise: Promise<void>
+}
+
+export class JobRegistry {
+  private jobs = new Map<string, Entry>()
+
+  constructor(private readonly events: EventHub) {}
+
+  start<T>(kind: string, label: string, unit: string, fn: (ctx: JobContext) => Promise<T>): JobInfo {
+    const jobId = randomUUID()
+    const controller = new AbortController()
+    const info: JobInfo = {
+      jobId,
+      kind,
+      label,
+      state: 'running',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      progress: null,
+      error: null,
+      result: null
+    }
+    const entry: Entry = { info, controller, startedMs: Date.now(), lastEmit: 0, unit, promise: Promise.resolve() }
+    this.jobs.set(jobId, entry)
+    this.prune()
+    this.events.emit('job/state', { ...info })
+    const ctx: JobContext = {
+      signal: controller.signal,
+      progress: (done, total) => this.progress(entry, done, total)
+    }
+    entry.promise = (async () => {
+      try {
+        const result = await fn(ctx)
+        if (controller.signal.aborted) throw new CancelledError()
+        info.result = result
+        info.state = 'done'
+        if (info.progress) this.progress(entry, info.progress.total, info.progress.total, true)
+      } catch (e) {
+        if (e instanceof CancelledError || controller.signal.aborted) {
+          info.state = 'cancelled'
+          info.error = 'Cancelled by the user'
+        } else {
+          info.state = 'failed'
+          info.error = isUserError(e) || (e as Error)?.name === 'BatchFailedError' ? (e as Error).message : 'An internal error stopped this job'
+          if (!isUserError(e)) process.stderr.write(`job ${kind} failed: ${(e as Error)?.stack ?? String(e)}\n`)
+        }
+      } finally {
+        info.finishedAt = new Date().toISOString()
+        this.events.emit('job/state', { ...info })
+      }
+    })()
+    return { ...info }
+  }
+
+  get(jobId: string): JobInfo | undefined {
+    const e = this.jobs.get(jobId)
+    return e ? { ...e.info } : undefined
+  }
+
+  list(): JobInfo[] {
+    return [...this.jobs.values()].map((e) => ({ ...e.info })).reverse()
+  }
+
+  cancel(jobId: string): boolean {
+    const e = this.jobs.get(jobId)
+    if (!e || e.info.state !== 'running') return false
+    e.controller.abort()
+    return true
+  }
+
+  /** Resolves when the job has finished (any final state). */
+  async settled(jobId: string): Promise<JobInfo | undefined> {
+    const e = this.jobs.get(jobId)
+    if (!e) return undefined
+    await e.promise
+    return { ...e.info }
+  }
+
+  cancelAll(): void {
+    for (const e of this.jobs.values()) if (e.info.state === 'running') e.controller.abort()
+  }
+
+  private progress(entry: Entry, done: number, total: number, force = false): void {
+    const now = Date.now()
+    const elapsed = Math.max(1e-3, (now - entry.startedMs) / 1000)
+    const rate = done / elapsed
+    const p: JobProgress = {
+      jobId: entry.info.jobId,
+      kind: entry.info.kind,
+      done,
+      total,
+      unit: entry.unit,
+      rate,
+      etaSeconds: rate > 0 && total >= done ? (total - done) / rate : null
+    }
+    entry.info.progress = p
+    if (force || now - entry.lastEmit >= PROGRESS_INTERVAL_MS || done >= total) {
+      entry.lastEmit = now
+      this.events.emit('job/progress', p)
+    }
+  }
+
+  private prune(): void {
+    const finished = [...this.jobs.values()].filter((e) => e.info.state !== 'running')
+    for (const e of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(e.info.jobId)
+  }
+}

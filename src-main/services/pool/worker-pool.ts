@@ -1,0 +1,335 @@
+/**
+ * A pool of worker threads behind Comlink.
+ *
+ * - Work goes in batches (many trials per message). Idle workers take the next queued batch.
+ * - Progress: workers post `{ qaProgress, batchId, done }`; the pool sums the units of all batches of a run.
+ * - Cancellation (AbortSignal): queued batches are dropped, workers busy with the run are terminated and replaced,
+ *   and the run rejects with CancelledError at once.
+ * - A worker that dies mid-batch (exit, uncaught error, or over `batchTimeoutMs`) is replaced and the batch is retried
+ *   once; a second failure fails that batch with a clear message. With `failFast` (default) the whole run rejects.
+ * - Comlink proxies are held in the worker record for the worker's whole life (a proxy collected mid-call hangs).
+ */
+import { Worker } from 'node:worker_threads'
+import { availableParallelism } from 'node:os'
+import * as Comlink from 'comlink'
+import nodeEndpoint from 'comlink/dist/umd/node-adapter'
+import type { WorkerApi } from '../../../src-worker/worker'
+import type { PoolStatus } from '../../contract'
+import { CancelledError } from '../errors'
+
+export interface Batch {
+  kind: string
+  payload: unknown
+  /** Work units in this batch (trials, samples...) for progress. */
+  units: number
+}
+
+export type BatchOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: string }
+
+export interface RunOptions {
+  signal?: AbortSignal
+  /** Called (throttled by the workers) with units done over the whole run. */
+  onProgress?: (done: number, total: number) => void
+  /** Called when each batch finishes (for storing results as they come, e.g. sweep cells). */
+  onBatchDone?: (index: number, outcome: BatchOutcome) => void
+  /** Reject the whole run on the first failed batch (default true); otherwise failed batches are reported as outcomes. */
+  failFast?: boolean
+  /** A batch running longer than this is treated like a crash (worker terminated, batch retried once). */
+  batchTimeoutMs?: number
+}
+
+export interface WorkerScript {
+  /** Path of the worker entry (built `worker.js`, or `src-worker/worker.ts` with a TypeScript loader). */
+  path: string
+  execArgv?: string[]
+  env?: NodeJS.ProcessEnv
+}
+
+export class BatchFailedError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'BatchFailedError'
+  }
+}
+
+interface Slot {
+  id: number
+  worker: Worker
+  remote: Comlink.Remote<WorkerApi>
+  task: Task | null
+  timer: NodeJS.Timeout | null
+  exited: boolean
+}
+
+interface Task {
+  run: RunState
+  index: number
+  batch: Batch
+  attempts: number
+  done: number
+  batchId: number
+}
+
+interface RunState {
+  batches: Batch[]
+  outcomes: Array<BatchOutcome | undefined>
+  remaining: number
+  total: number
+  finishedUnits: number
+  inFlight: Set<Task>
+  options: RunOptions
+  settled: boolean
+  resolve: (o: BatchOutcome[]) => void
+  reject: (e: Error) => void
+}
+
+export function defaultPoolSize(): number {
+  return Math.max(1, availableParallelism() - 1)
+}
+
+let nextBatchId = 1
+
+export class WorkerPool {
+  readonly size: number
+  private slots: Slot[] = []
+  private queue: Task[] = []
+  private restarts = 0
+  private stopped = false
+  private nextSlotId = 1
+
+  constructor(
+    private readonly script: WorkerScript,
+    size = defaultPoolSize()
+  ) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`pool size must be a whole number >= 1 (got ${size})`)
+    this.size = size
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn())
+  }
+
+  status(): PoolStatus {
+    const busy = this.slots.filter((s) => s.task).length
+    return {
+      size: this.size,
+      busy,
+      queuedBatches: this.queue.length,
+      state: this.stopped ? 'stopped' : busy > 0 ? 'busy' : 'idle',
+      restarts: this.restarts
+    }
+  }
+
+  /** Thread ids of the live workers (diagnostics and tests). */
+  threadIds(): number[] {
+    return this.slots.map((s) => s.worker.threadId)
+  }
+
+  /** Terminate the worker currently running a batch (tests of crash recovery). Returns false if none is busy. */
+  async killBusyWorker(): Promise<boolean> {
+    const s = this.slots.find((x) => x.task)
+    if (!s) return false
+    await s.worker.terminate()
+    return true
+  }
+
+  run<T = unknown>(batches: Batch[], options: RunOptions = {}): Promise<Array<BatchOutcome<T>>> {
+    if (this.stopped) return Promise.reject(new Error('The worker pool has been shut down'))
+    if (options.signal?.aborted) return Promise.reject(new CancelledError())
+    return new Promise<Array<BatchOutcome<T>>>((resolve, reject) => {
+      const run: RunState = {
+        batches,
+        outcomes: new Array(batches.length),
+        remaining: batches.length,
+        total: batches.reduce((a, b) => a + b.units, 0),
+        finishedUnits: 0,
+        inFlight: new Set(),
+        options: { failFast: true, ...options },
+        settled: false,
+        resolve: resolve as (o: BatchOutcome[]) => void,
+        reject
+      }
+      if (batches.length === 0) {
+        run.settled = true
+        resolve([])
+        return
+      }
+      options.signal?.addEventListener('abort', () => this.cancelRun(run), { once: true })
+      batches.forEach((batch, index) => this.queue.push({ run, index, batch, attempts: 0, done: 0, batchId: nextBatchId++ }))
+      this.dispatch()
+    })
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopped = true
+    for (const t of this.queue) this.settle(t.run, new Error('The worker pool was shut down'))
+    this.queue = []
+    await Promise.all(
+      this.slots.map(async (s) => {
+        s.exited = true
+        if (s.timer) clearTimeout(s.timer)
+        if (s.task) this.settle(s.task.run, new Error('The worker pool was shut down'))
+        s.remote[Comlink.releaseProxy]()
+        await s.worker.terminate()
+      })
+    )
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  private spawn(): Slot {
+    const worker = new Worker(this.script.path, {
+      execArgv: this.script.execArgv,
+      env: this.script.env ?? process.env,
+      stderr: false
+    })
+    worker.unref()
+    const remote = Comlink.wrap<WorkerApi>(nodeEndpoint(worker))
+    const slot: Slot = { id: this.nextSlotId++, worker, remote, task: null, timer: null, exited: false }
+    worker.on('message', (m: { qaProgress?: boolean; batchId?: number; done?: number }) => {
+      if (!m || !m.qaProgress) return
+      const t = slot.task
+      if (t && t.batchId === m.batchId && typeof m.done === 'number') {
+        t.done = Math.min(m.done, t.batch.units)
+        this.reportProgress(t.run)
+      }
+    })
+    let lastError: string | null = null
+    worker.on('error', (e) => {
+      lastError = e instanceof Error ? e.message : String(e)
+    })
+    worker.on('exit', (code) => {
+      if (slot.exited) return
+      slot.exited = true
+      this.onWorkerDied(slot, lastError ? `the worker failed: ${lastError}` : `the worker stopped unexpectedly (exit code ${code})`)
+    })
+    return slot
+  }
+
+  private dispatch(): void {
+    if (this.stopped) return
+    for (const slot of this.slots) {
+      if (slot.task || slot.exited) continue
+      const task = this.queue.shift()
+      if (!task) return
+      if (task.run.settled) continue
+      this.start(slot, task)
+    }
+  }
+
+  private start(slot: Slot, task: Task): void {
+    slot.task = task
+    task.done = 0
+    task.run.inFlight.add(task)
+    const timeout = task.run.options.batchTimeoutMs
+    if (timeout && timeout > 0) {
+      slot.timer = setTimeout(() => {
+        slot.timer = null
+        if (slot.task === task) void slot.worker.terminate()
+      }, timeout)
+    }
+    slot.remote.runBatch(task.batch.kind, task.batch.payload, task.batchId).then(
+      (value) => {
+        if (slot.task !== task) return
+        this.release(slot)
+        this.finishTask(task, { ok: true, value })
+        this.dispatch()
+      },
+      (e: unknown) => {
+        if (slot.task !== task) return
+        // An exception thrown by the task itself: a deterministic failure, not retried.
+        this.release(slot)
+        const msg = e instanceof Error ? e.message : String(e)
+        this.finishTask(task, { ok: false, error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed: ${msg}` })
+        this.dispatch()
+      }
+    )
+  }
+
+  private release(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer)
+    slot.timer = null
+    if (slot.task) slot.task.run.inFlight.delete(slot.task)
+    slot.task = null
+  }
+
+  private onWorkerDied(slot: Slot, reason: string): void {
+    const task = slot.task
+    this.release(slot)
+    slot.remote[Comlink.releaseProxy]()
+    const i = this.slots.indexOf(slot)
+    if (!this.stopped && i >= 0) {
+      this.slots[i] = this.spawn()
+      this.restarts++
+    }
+    if (task && !task.run.settled) {
+      task.attempts++
+      if (task.attempts < 2) {
+        // Retry once, ahead of the rest of the queue.
+        task.batchId = nextBatchId++
+        this.queue.unshift(task)
+      } else {
+        this.finishTask(task, {
+          ok: false,
+          error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed twice: ${reason}`
+        })
+      }
+    }
+    this.dispatch()
+  }
+
+  private finishTask(task: Task, outcome: BatchOutcome): void {
+    const run = task.run
+    if (run.settled || run.outcomes[task.index]) return
+    run.outcomes[task.index] = outcome
+    run.remaining--
+    run.finishedUnits += task.batch.units
+    task.done = 0
+    try {
+      run.options.onBatchDone?.(task.index, outcome)
+    } catch {
+      /* a listener's failure must not break the pool */
+    }
+    this.reportProgress(run)
+    if (!outcome.ok && run.options.failFast) {
+      this.cancelRun(run, new BatchFailedError(outcome.error))
+      return
+    }
+    if (run.remaining === 0) {
+      run.settled = true
+      run.resolve(run.outcomes as BatchOutcome[])
+    }
+  }
+
+  private reportProgress(run: RunState): void {
+    if (run.settled || !run.options.onProgress) return
+    let done = run.finishedUnits
+    for (const t of run.inFlight) done += t.done
+    try {
+      run.options.onProgress(done, run.total)
+    } catch {
+      /* ignore listener failures */
+    }
+  }
+
+  private settle(run: RunState, error: Error): void {
+    if (run.settled) return
+    run.settled = true
+    run.reject(error)
+  }
+
+  /** Drop the run's queued batches, stop its running ones (terminate + replace those workers), reject it. */
+  private cancelRun(run: RunState, error: Error = new CancelledError()): void {
+    if (run.settled) return
+    this.settle(run, error)
+    this.queue = this.queue.filter((t) => t.run !== run)
+    for (const slot of this.slots) {
+      if (slot.task && slot.task.run === run) {
+        slot.exited = true
+        this.release(slot)
+        slot.remote[Comlink.releaseProxy]()
+        void slot.worker.terminate()
+        const i = this.slots.indexOf(slot)
+        this.slots[i] = this.spawn()
+      }
+    }
+    this.dispatch()
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Numbered schema migrations. Append only: never edit or reorder a migration that has shipped; add a new one.
+ * Each runs in its own transaction and is recorded in `schema_migrations`.
+ */
+import type Database from 'better-sqlite3'
+
+export interface Migration {
+  version: number
+  name: string
+  up: (db: Database.Database) => void
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'workspace metadata and audit events',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE workspace_meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE audit_events (
+          id         INTEGER PRIMARY KEY,
+          at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+          kind       TEXT NOT NULL,
+          actor      TEXT NOT NULL DEFAULT 'analyst',
+          subject    TEXT,
+          detail     TEXT NOT NULL DEFAULT '{}'
+        ) STRICT;
+        CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+          BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
+        CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
+          BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
+      `)
+    }
+  }
+]
+
+export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { WorkerPool, type Batch } from '../../src-main/services/pool/worker-pool'
+import { resolveWorkerScript } from '../../src-main/services/pool/worker-script'
+import { CancelledError } from '../../src-main/services/errors'
+import { waitFor } from './helpers'
+
+const script = resolveWorkerScript({ ...process.env, QA_DIAGNOSTICS: '1' })
+let pool: WorkerPool | undefined
+afterEach(async () => {
+  await pool?.shutdown()
+  pool = undefined
+})
+
+const laplaceBatches = (n: number, samples: number): Batch[] =>
+  Array.from({ length: n }, (_, i) => ({ kind: 'self-check/laplace', payload: { seed: 's', batchIndex: i, samples, scale: 1 }, units: samples }))
+
+describe('worker pool', () => {
+  it('runs batches on two workers, reports progress up to the total, and is deterministic', async () => {
+    pool = new WorkerPool(script, 2)
+    const seen: number[] = []
+    const out = await pool.run<{ sorted: number[]; threadTag: string; batchIndex: number }>(laplaceBatches(6, 40_000), {
+      onProgress: (d, t) => {
+        expect(t).toBe(240_000)
+        seen.push(d)
+      }
+    })
+    expect(out.every((o) => o.ok)).toBe(true)
+    const values = out.map((o) => (o.ok ? o.value : null)!)
+    expect(new Set(values.map((v) => v.threadTag)).size).toBe(2)
+    expect(values.map((v) => v.batchIndex)).toEqual([0, 1, 2, 3, 4, 5])
+    expect(seen[seen.length - 1]).toBe(240_000)
+    // Same seeds on a one-worker pool give identical samples.
+    const single = new WorkerPool(script, 1)
+    try {
+      const again = await single.run<{ sorted: number[] }>(laplaceBatches(6, 40_000))
+      expect(again.map((o) => (o.ok ? o.value.sorted : []))).toEqual(values.map((v) => v.sorted))
+    } finally {
+      await single.shutdown()
+    }
+  })
+
+  it('replaces a worker killed mid-batch and retries the batch once', async () => {
+    pool = new WorkerPool(script, 1)
+    const run = pool.run([{ kind: 'diag/sleep', payload: { ms: 1500, value: 42 }, units: 1 }])
+    await waitFor(() => pool!.status().busy === 1, 'the batch to start')
+    expect(await pool.killBusyWorker()).toBe(true)
+    const out = await run
+    expect(out).toEqual([{ ok: true, value: 42 }])
+    expect(pool.status().restarts).toBe(1)
+  })
+
+  it('fails a batch whose worker dies twice, with a clear error, within seconds', async () => {
+    pool = new WorkerPool(script, 2)
+    const started = Date.now()
+    await expect(pool.run([{ kind: 'diag/exit', payload: { code: 70 }, units: 1 }])).rejects.toThrow(
+      /Batch 1 of 1 \(diag\/exit\) failed twice: the worker stopped unexpectedly \(exit code 70\)/
+    )
+    expect(Date.now() - started).toBeLessThan(30_000)
+    // The pool is whole again and keeps working.
+    await waitFor(() => pool!.status().size === 2 && pool!.status().busy === 0, 'the pool to be idle')
+    const ok = await pool.run(laplaceBatches(2, 1000))
+    expect(ok.every((o) => o.ok)).toBe(true)
+  })
+
+  it('with failFast off, reports a failed batch and finishes the others', async () => {
+    pool = new WorkerPool(script, 2)
+    const out = await pool.run([...laplaceBatches(2, 1000), { kind: 'diag/throw', payload: { message: 'bad cell' }, units: 1 }], {
+      failFast: false
+    })
+    expect(out[0].ok && out[1].ok).toBe(true)
+    expect(out[2]).toEqual({ ok: false, error: expect.stringMatching(/Batch 3 of 3 \(diag\/throw\) failed: bad cell/) })
+  })
+
+  it('cancels a running job promptly and stays usable', async () => {
+    pool = new WorkerPool(script, 2)
+    const ac = new AbortController()
+    const run = pool.run(
+      Array.from({ length: 6 }, () => ({ kind: 'diag/sleep', payload: { ms: 20_000 }, units: 1 })),
+      { signal: ac.signal }
+    )
+    await waitFor(() => pool!.status().busy === 2, 'both workers to be busy')
+    const t0 = Date.now()
+    ac.abort()
+    await expect(run).rejects.toBeInstanceOf(CancelledError)
+    expect(Date.now() - t0).toBeLessThan(1000)
+    expect(pool.status().queuedBatches).toBe(0)
+    const ok = await pool.run(laplaceBatches(2, 1000))
+    expect(ok.every((o) => o.ok)).toBe(true)
+  })
+
+  it('treats a batch over its timeout as a crash', async () => {
+    pool = new WorkerPool(script, 1)
+    await expect(pool.run([{ kind: 'diag/sleep', payload: { ms: 10_000 }, units: 1 }], { batchTimeoutMs: 300 })).rejects.toThrow(/failed twice/)
+  })
+})
