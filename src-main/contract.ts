@@ -5,13 +5,21 @@
  *
  * Each area declares its own methods in `contract/<area>.ts`; this file merges them.
  */
-import type { AppMethods } from './contract/app'
+import { type AppMethods, appMethodNames } from './contract/app'
+import { type DatasetMethods, datasetsMethodNames } from './contract/datasets'
+import { type ExperimentMethods, experimentsMethodNames } from './contract/experiments'
 import type { JobInfo, JobProgress } from './contract/jobs'
+import { type LedgerMethods, ledgerMethodNames } from './contract/ledger'
+import { type ReportMethods, reportsMethodNames } from './contract/reports'
 
 export type * from './contract/app'
+export type * from './contract/datasets'
+export type * from './contract/experiments'
 export type * from './contract/jobs'
+export type * from './contract/ledger'
+export type * from './contract/reports'
 
-export type Methods = AppMethods
+export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods
 
 export type MethodName = keyof Methods
 export type RequestOf<M extends MethodName> = Methods[M]['req']
@@ -23,13 +31,13 @@ export interface Events {
 }
 export type EventName = keyof Events
 
-/** Every method, at run time. The type forces this list to stay complete. */
+/** Every method, at run time. The type forces this list to stay complete (each area keeps its own list). */
 const methodNameSet: Record<MethodName, true> = {
-  'app/status': true,
-  'jobs/list': true,
-  'jobs/get': true,
-  'jobs/cancel': true,
-  'diagnostics/self-check': true
+  ...appMethodNames,
+  ...datasetsMethodNames,
+  ...ledgerMethodNames,
+  ...experimentsMethodNames,
+  ...reportsMethodNames
 }
 export const methodNames = Object.freeze(Object.keys(methodNameSet)) as readonly MethodName[]
 

@@ -48,3 +48,11 @@ export interface AppMethods {
   /** Runs a sampler self-check on the worker pool and records it in the workspace. */
   'diagnostics/self-check': { req: SelfCheckRequest; res: { jobId: string } }
 }
+
+export const appMethodNames: Record<keyof AppMethods, true> = {
+  'app/status': true,
+  'jobs/list': true,
+  'jobs/get': true,
+  'jobs/cancel': true,
+  'diagnostics/self-check': true
+}

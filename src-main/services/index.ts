@@ -5,6 +5,10 @@
 import type { CallOutcome, MethodName, RequestOf, ResponseOf } from '../contract'
 import { isMethodName } from '../contract'
 import { appHandlers } from './app/app-handlers'
+import { datasetsHandlers } from './datasets/datasets-handlers'
+import { experimentsHandlers } from './experiments/experiments-handlers'
+import { ledgerHandlers } from './ledger/ledger-handlers'
+import { reportsHandlers } from './reports/reports-handlers'
 import { isUserError } from './errors'
 import { EventHub } from './events'
 import type { Handlers, ServiceContext } from './handler-types'
@@ -44,7 +48,11 @@ export function createServices(options: ServicesOptions): Services {
   const jobs = new JobRegistry(events)
   const context: ServiceContext = { mode: options.mode, store, pool, jobs, events }
   const handlers: Handlers = {
-    ...appHandlers(context)
+    ...appHandlers(context),
+    ...datasetsHandlers(context),
+    ...ledgerHandlers(context),
+    ...experimentsHandlers(context),
+    ...reportsHandlers(context)
   }
 
   async function dispatch(method: unknown, req: unknown): Promise<CallOutcome<unknown>> {

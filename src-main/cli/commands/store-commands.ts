@@ -1,11 +1,5 @@
-import { notYetImplemented } from '../not-yet'
+import { datasetCommands } from './dataset-commands'
+import { ledgerCommands } from './ledger-commands'
 
-// Store commands of issue 6 (import, datasets, release, ledger, budget, demo).
-export const storeCommands = [
-  notYetImplemented('import', 'Import a CSV/TSV file into the workspace database', 6),
-  notYetImplemented('datasets', 'List, rename or delete datasets', 6),
-  notYetImplemented('release', 'Run a saved query as a charged release', 6),
-  notYetImplemented('ledger', 'Show or verify the privacy-budget ledger', 6),
-  notYetImplemented('budget', 'Set or raise a dataset budget (privacy officer)', 6),
-  notYetImplemented('demo', 'Create a demo workspace from the bundled sample and run one release of each kind', 6)
-]
+// Store commands of issue 6: import, datasets (dataset-commands.ts); release, ledger, budget, demo (ledger-commands.ts).
+export const storeCommands = [...datasetCommands, ...ledgerCommands]

@@ -3,6 +3,9 @@
  * Each runs in its own transaction and is recorded in `schema_migrations`.
  */
 import type Database from 'better-sqlite3'
+import { migration002 } from './migrations/002-datasets'
+import { migration003 } from './migrations/003-ledger'
+import { migration004 } from './migrations/004-experiments'
 
 export interface Migration {
   version: number
@@ -10,8 +13,7 @@ export interface Migration {
   up: (db: Database.Database) => void
 }
 
-export const migrations: Migration[] = [
-  {
+const migration001: Migration = {
     version: 1,
     name: 'workspace metadata and audit events',
     up: (db) => {
@@ -34,7 +36,9 @@ export const migrations: Migration[] = [
           BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
       `)
     }
-  }
-]
+}
+
+/** In order. Each area's migration lives in `migrations/NNN-area.ts` (null until that area lands). */
+export const migrations: Migration[] = [migration001, migration002, migration003, migration004].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

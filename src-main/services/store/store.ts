@@ -100,7 +100,7 @@ function migrate(db: Database.Database, list: Migration[], latest: number): void
   // The applied history must be exactly our first migrations, in order.
   applied.forEach((a, i) => {
     const m = list[i]
-    if (!m || m.version !== a.version) {
+    if (!m || m.version !== a.version || m.name !== a.name) {
       throw new UserError(
         `This workspace's schema history is not one Quiet Alarm wrote (found migration ${a.version} "${a.name}" where ` +
           `${m ? `${m.version} "${m.name}"` : 'none'} was expected). Refusing to open it.`,
