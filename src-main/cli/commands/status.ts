@@ -1,12 +1,31 @@
-import { type CliCommand } from '../command'
+import { type CliCommand, optString } from '../command'
+import { defaultDatabasePath, openStore } from '../../services/store/store'
+import { LATEST_SCHEMA_VERSION } from '../../services/store/migrations'
+import { defaultPoolSize } from '../../services/pool/worker-pool'
 
-// Replaced below by the store-aware status once the store lands (foundation).
 export const statusCommand: CliCommand = {
   name: 'status',
   summary: 'Show the workspace database, its schema version and the worker pool size',
   usage: 'status [--db PATH]',
-  options: { db: { type: 'string', description: 'workspace database file' } },
-  async run() {
-    return { json: {}, text: '' }
+  options: { db: { type: 'string', description: 'workspace database file', defaultText: defaultDatabasePath() } },
+  async run(values) {
+    const path = optString(values, 'db') ?? defaultDatabasePath()
+    const store = openStore(path)
+    try {
+      const json = {
+        databasePath: store.path,
+        schemaVersion: store.schemaVersion(),
+        latestSchemaVersion: LATEST_SCHEMA_VERSION,
+        poolSize: defaultPoolSize()
+      }
+      const text = [
+        `Workspace:  ${json.databasePath}`,
+        `Schema:     version ${json.schemaVersion}${json.schemaVersion === LATEST_SCHEMA_VERSION ? ' (current)' : ''}`,
+        `Workers:    ${json.poolSize} (default: processor cores minus one, at least one)`
+      ].join('\n')
+      return { json, text }
+    } finally {
+      store.close()
+    }
   }
 }

@@ -1,0 +1,75 @@
+import { useState } from 'react'
+import { useClient, useJob, useQuery } from '../api/hooks'
+import { ProgressBar } from '../components/ProgressBar'
+import type { SelfCheckResult } from '../../../src-main/contract'
+
+export function SettingsScreen() {
+  const client = useClient()
+  const status = useQuery('app/status', {})
+  const [jobId, setJobId] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const job = useJob(jobId)
+  const running = job.info?.state === 'running' || (jobId !== null && job.info === null)
+  const result = (job.info?.state === 'done' ? (job.info.result as SelfCheckResult) : null) ?? status.data?.lastSelfCheck ?? null
+
+  const start = async () => {
+    setError(null)
+    try {
+      const { jobId } = await client.call('diagnostics/self-check', { batches: 8, samplesPerBatch: 50_000 })
+      setJobId(jobId)
+    } catch (e) {
+      setError((e as Error).message)
+    }
+  }
+
+  return (
+    <div className="stack" data-testid="screen-settings">
+      <section className="panel">
+        <h2>Workspace</h2>
+        <p>
+          All datasets, queries, releases and the ledger live in one SQLite file on this machine:
+          <br />
+          <code data-testid="settings-db-path">{status.data?.databasePath ?? '…'}</code>
+        </p>
+        <p className="hint">
+          To use another workspace, start the app with <code>--db PATH</code> (headless: <code>npm run serve -- --db PATH</code>) or set{' '}
+          <code>QUIET_ALARM_DB</code>.
+        </p>
+      </section>
+      <section className="panel">
+        <h2>Worker pool</h2>
+        <p>
+          Simulations and sweeps run on <strong>{status.data?.pool.size ?? '…'}</strong> worker threads (default: processor cores minus one). Start
+          with <code>--workers N</code> to change it.
+        </p>
+      </section>
+      <section className="panel">
+        <h2>Sampler self-check</h2>
+        <p>
+          Draws 400,000 seeded Laplace samples on the worker pool and tests them against the Laplace distribution (Kolmogorov-Smirnov, α = 0.001).
+          A simulation: nothing is released or charged.
+        </p>
+        <button type="button" onClick={start} disabled={running} data-testid="self-check-start">
+          Run self-check
+        </button>
+        {running && (
+          <ProgressBar
+            label="Self-check"
+            progress={job.progress}
+            onCancel={() => jobId && void client.call('jobs/cancel', { jobId })}
+          />
+        )}
+        {job.info?.state === 'cancelled' && <p className="hint">Self-check cancelled.</p>}
+        {job.info?.state === 'failed' && <p className="error">{job.info.error}</p>}
+        {error && <p className="error">{error}</p>}
+        {result && !running && (
+          <p className={result.passed ? 'ok' : 'error'} data-testid="self-check-result">
+            {result.passed ? 'Passed' : 'Failed'}: KS distance {result.ksDistance.toFixed(5)} vs critical {result.ksCritical.toFixed(5)} over{' '}
+            {result.samples.toLocaleString('en-US')} samples on {result.workersUsed} {result.workersUsed === 1 ? 'worker' : 'workers'} (
+            {new Date(result.at).toLocaleString()}).
+          </p>
+        )}
+      </section>
+    </div>
+  )
+}

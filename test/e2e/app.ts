@@ -1,0 +1,98 @@
+/**
+ * E2E fixtures: start the BUILT headless server (`node out/main/server.js`, as `npm run serve` does) on a fresh
+ * workspace, and Debian's Chromium through playwright-core. Screenshots go to test-results/screenshots/.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+export const ROOT = resolve(__dirname, '..', '..')
+export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots')
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export interface RunningApp {
+  url: string
+  origin: string
+  token: string
+  dir: string
+  db: string
+  stop(): Promise<void>
+}
+
+export async function startApp(extraArgs: string[] = []): Promise<RunningApp> {
+  const server = join(ROOT, 'out', 'main', 'server.js')
+  if (!existsSync(server)) throw new Error('out/main/server.js is missing: run "npm run build" first')
+  const dir = mkdtempSync(join(tmpdir(), 'qa-e2e-'))
+  const db = join(dir, 'workspace.sqlite')
+  const child: ChildProcess = spawn(process.execPath, [server, '--db', db, '--workers', '2', ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  let err = ''
+  child.stderr!.on('data', (d) => (err += String(d)))
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not print its address in 30 s: ${out} ${err}`)), 30_000)
+    child.stdout!.on('data', (d) => {
+      out += String(d)
+      const m = /Open:\s+(http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        res(m[1])
+      }
+    })
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      rej(new Error(`server exited with ${code}: ${err}`))
+    })
+  })
+  const u = new URL(url)
+  return {
+    url,
+    origin: u.origin,
+    token: u.hash.replace('#token=', ''),
+    dir,
+    db,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM')
+        await new Promise((r) => child.once('exit', r))
+      }
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync'
+    ]
+  })
+}
+
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  const page = await context.newPage()
+  page.on('pageerror', (e) => {
+    throw e
+  })
+  return page
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const path = join(SCREENSHOTS, `${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
