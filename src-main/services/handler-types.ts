@@ -11,6 +11,18 @@ export type HandlerMap<M extends Partial<Record<MethodName, { req: unknown; res:
 
 export type Handlers = HandlerMap<Methods>
 
+export interface PdfOptions {
+  pageSize: 'A4' | 'Letter'
+  /** Footer HTML (Chromium's header/footer template: may use <span class="pageNumber"> and <span class="totalPages">). */
+  footerHtml?: string
+}
+
+/** Prints one self-contained HTML document to PDF: Electron's printToPDF on the desktop, headless Chromium elsewhere. */
+export interface PdfPrinter {
+  readonly name: string
+  print(html: string, options: PdfOptions): Promise<Uint8Array>
+}
+
 /** What every area's handlers are built from. */
 export interface ServiceContext {
   mode: 'desktop' | 'headless'
@@ -18,4 +30,6 @@ export interface ServiceContext {
   pool: WorkerPool
   jobs: JobRegistry
   events: EventHub
+  /** Set by the Electron shell; when absent, reports use headless Chromium. */
+  pdfPrinter?: PdfPrinter
 }

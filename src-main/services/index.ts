@@ -11,7 +11,7 @@ import { ledgerHandlers } from './ledger/ledger-handlers'
 import { reportsHandlers } from './reports/reports-handlers'
 import { isUserError } from './errors'
 import { EventHub } from './events'
-import type { Handlers, ServiceContext } from './handler-types'
+import type { Handlers, PdfPrinter, ServiceContext } from './handler-types'
 import { JobRegistry } from './jobs/job-registry'
 import { WorkerPool, defaultPoolSize } from './pool/worker-pool'
 import { projectRoot, resolveWorkerScript } from './pool/worker-script'
@@ -23,6 +23,8 @@ export interface ServicesOptions {
   poolSize?: number
   /** Extra environment for the workers (tests turn diagnostics on). */
   workerEnv?: NodeJS.ProcessEnv
+  /** The desktop shell passes Electron's printer; headless mode and the CLI leave it to the reports service. */
+  pdfPrinter?: PdfPrinter
 }
 
 export interface Services {
@@ -46,7 +48,7 @@ export function createServices(options: ServicesOptions): Services {
     throw e
   }
   const jobs = new JobRegistry(events)
-  const context: ServiceContext = { mode: options.mode, store, pool, jobs, events }
+  const context: ServiceContext = { mode: options.mode, store, pool, jobs, events, pdfPrinter: options.pdfPrinter }
   const handlers: Handlers = {
     ...appHandlers(context),
     ...datasetsHandlers(context),
