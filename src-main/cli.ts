@@ -106,10 +106,10 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   }
 }
 
-// Run when executed directly (built bundle or tsx), not when imported by tests.
+// Run when executed directly (built bundle or tsx), not when imported by tests or by the npx launcher (src-main/bin).
 const invokedDirectly = (() => {
   const entry = process.argv[1] ?? ''
-  return /cli\.(c?js|ts|mjs)$/.test(entry) || entry.endsWith('quiet-alarm')
+  return /cli\.(c?js|ts|mjs)$/.test(entry)
 })()
 if (invokedDirectly) {
   main(process.argv.slice(2)).then(
