@@ -1,0 +1,166 @@
+/**
+ * DPPWLM (Alg. 3 with Alg. 4 and Eq. 12 of the MIDE paper; ALGORITHMS.md section 1).
+ *
+ * Plan B = geometric levels eps_1 < ... < eps_m (as PPWLM). Step 1 uses eps_1 and beta/m. Each later step looks at the
+ * planned levels not yet consumed: for the r-th remaining interval (B[u-1+r-1], B[u-1+r]] (u = levels consumed so far) it
+ * tries m_f evenly spaced points; a point in interval r consumes r levels and takes beta*r/m of the false-negative
+ * budget (so the budget used never exceeds beta). For each candidate eps it predicts how many undecided predicates stay
+ * undecided (Eq. 12, closed form of the sum of two Laplace variables: the true count is treated as Laplace around the
+ * last noisy value), builds the predicted ex-post vector E' (predicted decided -> candidate eps, the rest -> eps_m) and
+ * scores it by its min-entropy; the best score wins (ties -> the larger eps, as Alg. 4's "<="). The step then relaxes the
+ * noise of the undecided predicates to the chosen eps. It stops when nothing is undecided or when every planned level
+ * is consumed; the still undecided are reported positive at the last eps used. Every eps used is <= eps_m (the charge).
+ *
+ * Deviations from the printed pseudo-code (which cannot run as printed): the loop stops when all planned levels are
+ * consumed (Alg. 3's `while eps_j <= eps_m` would run a step with no candidates and overspend beta); the predicted
+ * count |O_u| - n_u is rounded to the nearest whole number; the candidate's alpha uses that candidate's beta share.
+ */
+import { type Rng, laplace } from '../random'
+import { laplaceSumInterval } from './laplace-sum'
+import { type EpsLevel, minEntropyLevels } from './min-entropy'
+import type { MechanismCore, StepRecord } from './outcome'
+import { type ThresholdParams, geometricPlan } from './params'
+import { relaxNoise } from './relax'
+
+/** Node budget of the min-entropy search when it only scores a candidate (the reported ex-post min-entropy is exact). */
+const SCORE_NODE_BUDGET = 20_000
+
+/**
+ * Eq. 12: expected number of the given predicates whose next noisy count (eps `next`) lands in [c - alpha, c + alpha],
+ * given their noisy counts G at eps `prev`.
+ */
+export function predictUndecided(
+  indices: readonly number[],
+  noisy: ArrayLike<number>,
+  thresholds: ArrayLike<number>,
+  alpha: number,
+  prev: number,
+  next: number
+): number {
+  let s = 0
+  for (const i of indices) {
+    const base = thresholds[i] - noisy[i]
+    s += laplaceSumInterval(base - alpha, base + alpha, prev, next)
+  }
+  return s
+}
+
+export interface NextStepChoice {
+  epsilon: number
+  /** planned levels consumed by this step */
+  levelsUsed: number
+  beta: number
+  alpha: number
+  score: number
+}
+
+/**
+ * Alg. 4: choose the next eps among the fine grid of the remaining planned levels.
+ * `plan` holds the planned eps levels, `consumed` how many are used up (>= 1), `cur` the eps of the last step.
+ */
+export function chooseNextStep(
+  plan: readonly number[],
+  consumed: number,
+  cur: number,
+  undecided: readonly number[],
+  noisy: ArrayLike<number>,
+  thresholds: ArrayLike<number>,
+  decidedLevels: ReadonlyMap<number, number>,
+  beta: number,
+  fineSteps: number
+): NextStepChoice {
+  const m = plan.length
+  const epsM = plan[m - 1]
+  const nU = undecided.length
+  const fixed: EpsLevel[] = [...decidedLevels].map(([epsilon, count]) => ({ epsilon, count }))
+  let best: NextStepChoice | null = null
+  for (let r = 1; r <= m - consumed; r++) {
+    const lo = plan[consumed + r - 2]
+    const hi = plan[consumed + r - 1]
+    const betaC = (beta * r) / m
+    for (let s = 1; s <= fineSteps; s++) {
+      const eps = s === fineSteps ? hi : lo + ((hi - lo) * s) / fineSteps
+      if (!(eps > cur)) continue
+      const alpha = Math.log(1 / (2 * betaC)) / eps
+      const stay = Math.min(nU, Math.max(0, Math.round(predictUndecided(undecided, noisy, thresholds, alpha, cur, eps))))
+      const levels = fixed.concat([
+        { epsilon: eps, count: nU - stay },
+        { epsilon: epsM, count: stay }
+      ])
+      const score = minEntropyLevels(levels, { maxNodes: SCORE_NODE_BUDGET }).gamma
+      if (best === null || score >= best.score) best = { epsilon: eps, levelsUsed: r, beta: betaC, alpha, score }
+    }
+  }
+  if (best === null) throw new Error('DPPWLM: no candidate step (no planned level left)')
+  return best
+}
+
+export function runDppwlm(counts: ArrayLike<number>, thresholds: ArrayLike<number>, params: ThresholdParams, rng: Rng): MechanismCore {
+  const k = counts.length
+  const plan = geometricPlan(params).map((s) => s.epsilon)
+  const m = plan.length
+  const decisions = new Uint8Array(k)
+  const exPost = new Float64Array(k)
+  const noise = new Float64Array(k)
+  const noisy = new Float64Array(k)
+  const steps: StepRecord[] = []
+  const decidedLevels = new Map<number, number>()
+
+  // Step 1: eps_1, beta/m.
+  let cur = plan[0]
+  let betaStep = params.beta / m
+  let alpha = Math.log(1 / (2 * betaStep)) / cur
+  let undecided: number[] = []
+  {
+    let pos = 0
+    let neg = 0
+    for (let i = 0; i < k; i++) {
+      noise[i] = laplace(rng, 1 / cur)
+      noisy[i] = counts[i] + noise[i]
+      if (noisy[i] > thresholds[i] + alpha) {
+        decisions[i] = 1
+        exPost[i] = cur
+        pos++
+      } else if (noisy[i] > thresholds[i] - alpha) undecided.push(i)
+      else {
+        exPost[i] = cur
+        neg++
+      }
+    }
+    if (pos + neg > 0) decidedLevels.set(cur, pos + neg)
+    steps.push({ epsilon: cur, beta: betaStep, alpha, tested: k, decidedPositive: pos, eliminated: neg, undecided: undecided.length })
+  }
+  let consumed = 1
+  while (undecided.length > 0 && consumed < m) {
+    const choice = chooseNextStep(plan, consumed, cur, undecided, noisy, thresholds, decidedLevels, params.beta, params.fineSteps)
+    const eps = choice.epsilon
+    betaStep = choice.beta
+    alpha = choice.alpha
+    const next: number[] = []
+    let pos = 0
+    let neg = 0
+    for (const i of undecided) {
+      noise[i] = relaxNoise(rng, noise[i], cur, eps)
+      noisy[i] = counts[i] + noise[i]
+      if (noisy[i] > thresholds[i] + alpha) {
+        decisions[i] = 1
+        exPost[i] = eps
+        pos++
+      } else if (noisy[i] > thresholds[i] - alpha) next.push(i)
+      else {
+        exPost[i] = eps
+        neg++
+      }
+    }
+    if (pos + neg > 0) decidedLevels.set(eps, (decidedLevels.get(eps) ?? 0) + pos + neg)
+    steps.push({ epsilon: eps, beta: betaStep, alpha, tested: undecided.length, decidedPositive: pos, eliminated: neg, undecided: next.length })
+    undecided = next
+    cur = eps
+    consumed += choice.levelsUsed
+  }
+  for (const i of undecided) {
+    decisions[i] = 1
+    exPost[i] = cur
+  }
+  return { decisions, exPost, steps }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import { seededRng } from '../../../src-worker/engine/random'
+import { minEntropy, minEntropyLevels } from '../../../src-worker/engine/mide/min-entropy'
+
+const h = (p: number) => (p > 0 ? -p * Math.log(p) : 0)
+
+/** Brute force over all vertices (every p_i at a bound except one free), bounds straight from Lemma 7 (no log-space). */
+function bruteForce(eps: number[]): number {
+  const k = eps.length
+  let A = 0, B = 0
+  for (const e of eps) { A += Math.exp(e); B += Math.exp(-e) }
+  const lo = eps.map((e) => Math.exp(-e) / A)
+  const up = eps.map((e) => Math.min(1, Math.exp(e) / B))
+  let best = Infinity
+  for (let f = 0; f < k; f++) {
+    for (let mask = 0; mask < 1 << (k - 1); mask++) {
+      let s = 0, v = 0, bit = 0
+      for (let i = 0; i < k; i++) {
+        if (i === f) continue
+        const p = (mask >> bit++) & 1 ? up[i] : lo[i]
+        s += p
+        v += h(p)
+      }
+      const pf = 1 - s
+      if (pf < lo[f] - 1e-12 || pf > up[f] + 1e-12) continue
+      v += h(pf)
+      if (v < best) best = v
+    }
+  }
+  return best
+}
+
+describe('MinEnt (exact, by levels)', () => {
+  it('equals brute-force vertex enumeration on hundreds of random instances (k <= 12, repeated eps, capped bounds)', () => {
+    const rng = seededRng('minent-bf')
+    let capped = 0
+    for (let it = 0; it < 400; it++) {
+      const k = 1 + Math.floor(rng.next() * 12)
+      const nLevels = 1 + Math.floor(rng.next() * Math.min(k, 5))
+      const scale = [0.05, 0.5, 2, 6][it % 4]
+      const levels = Array.from({ length: nLevels }, () => rng.next() * scale)
+      const eps = Array.from({ length: k }, () => levels[Math.floor(rng.next() * nLevels)])
+      let B = 0
+      for (const e of eps) B += Math.exp(-e)
+      if (eps.some((e) => Math.exp(e) / B > 1)) capped++
+      const res = minEntropy(eps)
+      expect(res.exact).toBe(true)
+      expect(Math.abs(res.gamma - bruteForce(eps))).toBeLessThan(1e-9)
+      // the returned p is feasible and has that entropy
+      let s = 0, v = 0
+      for (const p of res.p) { s += p; v += h(p) }
+      expect(Math.abs(s - 1)).toBeLessThan(1e-9)
+      expect(Math.abs(v - res.gamma)).toBeLessThan(1e-9)
+    }
+    expect(capped).toBeGreaterThan(20) // the instances do exercise the cap u_i = 1
+  })
+
+  it('levels and per-predicate inputs agree; levels may be split', () => {
+    const eps = [0.2, 0.2, 0.2, 1.5, 1.5, 3, 0.2]
+    const a = minEntropy(eps)
+    const b = minEntropyLevels([{ epsilon: 0.2, count: 2 }, { epsilon: 1.5, count: 2 }, { epsilon: 3, count: 1 }, { epsilon: 0.2, count: 2 }])
+    expect(b.gamma).toBeCloseTo(a.gamma, 12)
+    expect(a.k).toBe(7)
+    expect(a.normalized).toBeCloseTo(a.gamma / Math.log(7), 12)
+  })
+
+  it('gives ln k at eps = 0 (no information) and 0 for a single predicate', () => {
+    const r = minEntropy(new Array(9).fill(0))
+    expect(r.gamma).toBeCloseTo(Math.log(9), 12)
+    expect(r.normalized).toBeCloseTo(1, 12)
+    const one = minEntropy([0.7])
+    expect(one.gamma).toBe(0)
+    expect(one.normalized).toBe(0)
+  })
+
+  it('a node budget returns a vertex value above a certified lower bound', () => {
+    const rng = seededRng('budget')
+    const eps = Array.from({ length: 20 }, () => 0.01 + 0.1 * rng.next())
+    const exact = minEntropy(eps)
+    const cut = minEntropy(eps, { maxNodes: 5 })
+    expect(cut.lowerBound).toBeLessThanOrEqual(exact.gamma + 1e-12)
+    expect(cut.gamma).toBeGreaterThanOrEqual(exact.gamma - 1e-12)
+  })
+
+  it('handles large k and large eps without overflow', () => {
+    const r = minEntropyLevels([{ epsilon: 800, count: 3 }, { epsilon: 1e-5, count: 10000 }])
+    expect(Number.isFinite(r.gamma)).toBe(true)
+    expect(r.gamma).toBeGreaterThanOrEqual(0)
+  })
+})
