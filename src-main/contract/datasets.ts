@@ -1,5 +1,231 @@
-/** Contract methods of the datasets area (issue 6). Add each method here and to `datasetsMethodNames`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface DatasetMethods {}
+/**
+ * Contract methods of the datasets area (issue 6): import CSV/TSV files, the dataset catalog, and saved query
+ * definitions (threshold queries, anomaly identification, anomaly search) over a dataset.
+ *
+ * Types only (plus the run-time allow-list): the renderer imports this file.
+ */
 
-export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {}
+/** How a column's values are stored. Timestamps are stored as UTC milliseconds and shown as ISO 8601. */
+export type ColumnType = 'integer' | 'real' | 'text' | 'timestamp'
+
+export type Delimiter = ',' | '\t' | ';' | '|'
+
+export interface DatasetColumn {
+  /** 1-based position in the file. */
+  position: number
+  /** The name from the header row (data, never SQL). */
+  name: string
+  type: ColumnType
+  /** Whether the type was inferred from the preview or set by the user. */
+  typeSource: 'inferred' | 'override'
+}
+
+export interface DatasetInfo {
+  id: number
+  name: string
+  rowCount: number
+  /** Bad rows skipped at import. */
+  skippedRows: number
+  columns: DatasetColumn[]
+  sourceFile: string
+  sourceBytes: number
+  delimiter: Delimiter
+  createdAt: string
+}
+
+/** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */
+export type CellValue = string | number | null
+
+export interface BadRow {
+  /** Physical line of the file (1 = the header line) where the row starts. */
+  line: number
+  reason: string
+}
+
+export interface PreviewFileRequest {
+  path: string
+  /** Detected from the header line when absent. */
+  delimiter?: Delimiter
+  /** How many rows to return (default 20, at most 200). Types are always inferred from up to 1,000 rows. */
+  rows?: number
+}
+
+export interface PreviewFileResponse {
+  delimiter: Delimiter
+  hasBom: boolean
+  fileBytes: number
+  columns: Array<{ position: number; name: string; inferredType: ColumnType }>
+  /** The first rows as they appear in the file (raw text fields). */
+  rows: string[][]
+  /** Rows the types were inferred from. */
+  inferredFromRows: number
+  /** Problems found in the previewed rows (the import would report them too). */
+  badRows: BadRow[]
+}
+
+export interface ImportRequest {
+  path: string
+  /** Default: the file name without its extension. Must not be used by another dataset. */
+  name?: string
+  delimiter?: Delimiter
+  /** Per-column type overrides, keyed by the column name from the header row. */
+  types?: Record<string, ColumnType>
+  /** 'abort' (default): the first bad row stops the import, nothing is stored. 'skip': bad rows are left out and reported. */
+  onBadRow?: 'skip' | 'abort'
+  /** How many bad rows to list in the result when skipping (default 20, at most 1,000); all are counted. */
+  reportBadRows?: number
+}
+
+/** The `result` of a finished import job (kind "import", unit "rows"). */
+export interface ImportResult {
+  dataset: DatasetInfo
+  badRowCount: number
+  badRows: BadRow[]
+  bytes: number
+  seconds: number
+}
+
+export interface RowsRequest {
+  datasetId: number
+  /** 0-based index of the first row (default 0). */
+  offset?: number
+  /** Default 50, at most 1,000. */
+  limit?: number
+}
+
+export interface RowsResponse {
+  columns: DatasetColumn[]
+  rows: CellValue[][]
+  offset: number
+  total: number
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Saved query definitions. Columns are referred to by their names from the header row.
+
+export type FilterOperator = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not in' | 'is null' | 'is not null'
+
+/** One condition; a filter is the AND of its conditions. Timestamps as ISO 8601 text. */
+export interface FilterCondition {
+  column: string
+  op: FilterOperator
+  /** A single value, a list for 'in' / 'not in', absent for 'is null' / 'is not null'. */
+  value?: string | number | Array<string | number>
+}
+
+/** A time period [from, to) on a timestamp column (ISO 8601 or "YYYY-MM-DD HH:MM:SS", naive = UTC). */
+export interface TimePeriod {
+  column: string
+  from: string
+  to: string
+}
+
+export type ThresholdCount =
+  /** Each row counts 1 (row-level privacy, sensitivity 1). */
+  | { kind: 'rows' }
+  /** Each person counts at most `cap` rows per group: count = sum over persons of min(rows, cap); sensitivity = cap. */
+  | { kind: 'persons'; personColumn: string; cap: number }
+
+export type ThresholdSpec =
+  | { kind: 'constant'; value: number }
+  /**
+   * The threshold of a group is `column` in another dataset, on the row whose key columns equal the group's keys.
+   * `on` maps each group-by column to the other dataset's column (default: the same name).
+   */
+  | { kind: 'column'; datasetId: number; column: string; on?: Record<string, string> }
+  /**
+   * factor x an aggregate of the group's count per time bucket over a reference period of the same dataset
+   * (same filter and count), e.g. max over the days of January and February x 0.8.
+   */
+  | { kind: 'reference'; factor: number; aggregate: 'max' | 'mean'; bucket: 'hour' | 'day'; column?: string; from: string; to: string }
+
+export interface ThresholdQueryDefinition {
+  kind: 'threshold'
+  filter?: FilterCondition[]
+  period?: TimePeriod
+  /** At least one column; each distinct combination of their values is one predicate. */
+  groupBy: string[]
+  count: ThresholdCount
+  threshold: ThresholdSpec
+  /**
+   * The predicate set, when thresholds do not define it (constant and reference thresholds): explicit key tuples in
+   * groupBy order. Absent: every key tuple that occurs anywhere in the dataset (ignoring filter and period), treated as public.
+   */
+  groups?: Array<Array<string | number | null>>
+}
+
+export interface AnomalyIdentificationDefinition {
+  kind: 'anomaly-identification'
+  columns: string[]
+  /** One per column; numeric columns only (ignored, may be null, for text columns, which are categorical). */
+  binWidths: Array<number | null>
+  metric: 'l1' | 'linf' | 'l2' | 'hamming'
+  radius: number
+  beta: number
+  k: number
+  /** Records to ask about: values in `columns` order. */
+  records?: Array<Array<string | number>>
+}
+
+export interface AnomalySearchDefinition {
+  kind: 'anomaly-search'
+  scoreColumn: string
+  /** Optional column naming the individuals (default: row number). */
+  idColumn?: string
+  tLow: number
+  tHigh: number
+  epsilonPerQuery: number
+  budget: number
+  oracle: 'rr' | 'binary' | 'direct'
+  /** Stop when the largest posterior exceeds tau (default 0.5). */
+  tau?: number
+  /** Alternatively stop when the max log-odds exceed log(1/delta). */
+  delta?: number
+  /** |S| (default 4). */
+  top?: number
+}
+
+export type QueryDefinition = ThresholdQueryDefinition | AnomalyIdentificationDefinition | AnomalySearchDefinition
+export type QueryKind = QueryDefinition['kind']
+
+export interface SavedQuery {
+  id: number
+  datasetId: number
+  name: string
+  kind: QueryKind
+  definition: QueryDefinition
+  createdAt: string
+}
+
+export interface DatasetMethods {
+  /** First rows and inferred types of a file, before importing it. */
+  'datasets/preview-file': { req: PreviewFileRequest; res: PreviewFileResponse }
+  /** Starts an import job (kind "import"); its result is an `ImportResult`. */
+  'datasets/import': { req: ImportRequest; res: { jobId: string } }
+  'datasets/list': { req: Record<string, never>; res: DatasetInfo[] }
+  'datasets/get': { req: { datasetId: number }; res: DatasetInfo }
+  'datasets/rows': { req: RowsRequest; res: RowsResponse }
+  'datasets/rename': { req: { datasetId: number; name: string }; res: DatasetInfo }
+  /** Drops the data and its saved queries; ledger history about the dataset stays (ids are never reused). */
+  'datasets/delete': { req: { datasetId: number }; res: { deleted: true } }
+  /** Validates the definition against the dataset's columns and saves it (saved queries are immutable). */
+  'queries/save': { req: { datasetId: number; name: string; definition: QueryDefinition }; res: SavedQuery }
+  'queries/list': { req: { datasetId?: number }; res: SavedQuery[] }
+  'queries/get': { req: { queryId: number }; res: SavedQuery }
+  /** Hides the query (kept for the history of releases that ran it). */
+  'queries/delete': { req: { queryId: number }; res: { deleted: true } }
+}
+
+export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
+  'datasets/preview-file': true,
+  'datasets/import': true,
+  'datasets/list': true,
+  'datasets/get': true,
+  'datasets/rows': true,
+  'datasets/rename': true,
+  'datasets/delete': true,
+  'queries/save': true,
+  'queries/list': true,
+  'queries/get': true,
+  'queries/delete': true
+}

@@ -1,6 +1,237 @@
-import { notYetImplemented } from '../not-yet'
+/**
+ * Store commands of the datasets area: `import`, `datasets [list|show|rows|rename|delete]`, `query [save|list|show|delete]`.
+ * They open the workspace directly (no worker pool) and always close it.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { ColumnType, DatasetInfo, Delimiter, SavedQuery } from '../../contract/datasets'
+import { CancelledError, UserError } from '../../services/errors'
+import { datasetRows, deleteDataset, listDatasets, renameDataset, resolveDataset } from '../../services/datasets/catalog'
+import { isColumnType } from '../../services/datasets/column-types'
+import { type ImportProgress, planImport, runImport } from '../../services/datasets/import-dataset'
+import { deleteQuery, getQuery, listQueries, saveQuery } from '../../services/datasets/query-store'
+import { dropOrphanStagingTables } from '../../services/datasets/staging'
+import { type Store, defaultDatabasePath, openStore } from '../../services/store/store'
+import { type CliCommand, type CliContext, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 
-export const datasetCommands = [
-  notYetImplemented('import', 'Import a CSV/TSV file into the workspace database', 6),
-  notYetImplemented('datasets', 'List, rename or delete datasets', 6)
-]
+const dbOption = { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' }
+
+function withStore<T>(values: CliValues, ctx: CliContext, fn: (store: Store) => Promise<T>): Promise<T> {
+  const raw = optString(values, 'db')
+  const store = openStore(raw ? resolve(ctx.cwd, raw) : defaultDatabasePath())
+  dropOrphanStagingTables(store.db)
+  return fn(store).finally(() => store.close())
+}
+
+const DELIMITER_WORDS: Record<string, Delimiter> = { ',': ',', comma: ',', tab: '\t', '\\t': '\t', '\t': '\t', ';': ';', semicolon: ';', '|': '|', bar: '|' }
+
+export function parseTypeOverrides(raw: string | undefined): Record<string, ColumnType> {
+  const out: Record<string, ColumnType> = {}
+  if (raw === undefined) return out
+  for (const part of raw.split(',')) {
+    const eq = part.lastIndexOf('=')
+    const name = eq > 0 ? part.slice(0, eq).trim() : ''
+    const type = eq > 0 ? part.slice(eq + 1).trim() : ''
+    if (name === '' || !isColumnType(type)) throw new UsageError(`--type must be column=integer|real|text|timestamp, comma-separated (got "${part.slice(0, 80)}")`)
+    out[name] = type
+  }
+  return out
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`
+}
+
+function progressLine(p: ImportProgress): string {
+  const pct = p.totalBytes > 0 ? ` (${Math.min(100, Math.floor((100 * p.bytes) / p.totalBytes))}%)` : ''
+  return `import: ${p.rows.toLocaleString('en-US')} rows, ${mb(p.bytes)} of ${mb(p.totalBytes)}${pct}, ${Math.round(p.rowsPerSecond).toLocaleString('en-US')} rows/s${p.badRows ? `, ${p.badRows} bad rows` : ''}`
+}
+
+/** A value on one line of tab-separated text output: tabs and line breaks escaped. */
+function cellText(v: unknown): string {
+  return v === null ? '' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r/g, '\\r').replace(/\n/g, '\\n')
+}
+
+function columnsText(d: DatasetInfo): string {
+  return d.columns.map((c) => `${c.name}:${c.type}`).join(', ')
+}
+
+const importCommand: CliCommand = {
+  name: 'import',
+  summary: 'Import a CSV/TSV file into the workspace database as a dataset',
+  usage: 'import --db PATH --file F [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
+  options: {
+    db: dbOption,
+    file: { type: 'string', description: 'the CSV or TSV file (UTF-8, header row)' },
+    name: { type: 'string', description: 'dataset name', defaultText: 'the file name without extension' },
+    delimiter: { type: 'string', description: 'comma, tab, semicolon or bar', defaultText: 'detected from the header line' },
+    type: { type: 'string', description: 'type overrides, comma-separated column=integer|real|text|timestamp' },
+    'on-bad-row': { type: 'string', description: 'abort (nothing stored) or skip (left out and reported)', defaultText: 'abort' },
+    'report-bad-rows': { type: 'string', description: 'how many skipped bad rows to list', defaultText: '20' }
+  },
+  async run(values, _pos, ctx) {
+    const file = resolve(ctx.cwd, reqString(values, 'file'))
+    const delimRaw = optString(values, 'delimiter')
+    let delimiter: Delimiter | undefined
+    if (delimRaw !== undefined) {
+      delimiter = DELIMITER_WORDS[delimRaw.toLowerCase()]
+      if (!delimiter) throw new UsageError(`--delimiter must be one of ",", tab, ";", bar (got "${delimRaw}")`)
+    }
+    const types = parseTypeOverrides(optString(values, 'type'))
+    const onBadRow = choice('on-bad-row', optString(values, 'on-bad-row') ?? 'abort', ['skip', 'abort'] as const)
+    const report = optNumber(values, 'report-bad-rows', 20, { integer: true, ge: 0, le: 1000 })
+    return withStore(values, ctx, async (store) => {
+      const plan = planImport(store.db, { path: file, name: optString(values, 'name'), delimiter, types, onBadRow, reportBadRows: report })
+      const controller = new AbortController()
+      const onSigint = () => controller.abort()
+      process.once('SIGINT', onSigint)
+      let last = Date.now() // first progress line after one second: quick imports and early errors print none
+      try {
+        const r = await runImport(store.db, plan, {
+          signal: controller.signal,
+          onProgress: (p) => {
+            const now = Date.now()
+            if (now - last >= 1000) {
+              last = now
+              ctx.progress(progressLine(p))
+            }
+          }
+        })
+        const d = r.dataset
+        const lines = [
+          `Imported ${d.rowCount.toLocaleString('en-US')} rows x ${d.columns.length} columns as dataset ${d.id} "${d.name}" in ${r.seconds.toFixed(1)} s`,
+          `Columns: ${columnsText(d)}`
+        ]
+        if (r.badRowCount > 0) {
+          lines.push(`Skipped ${r.badRowCount} bad row${r.badRowCount === 1 ? '' : 's'}${r.badRows.length ? `; the first ${r.badRows.length}:` : ''}`)
+          for (const b of r.badRows) lines.push(`  line ${b.line}: ${b.reason}`)
+        }
+        return {
+          json: { datasetId: d.id, name: d.name, rows: d.rowCount, columns: d.columns, badRowCount: r.badRowCount, badRows: r.badRows, bytes: r.bytes, seconds: r.seconds },
+          text: lines.join('\n')
+        }
+      } catch (e) {
+        if (e instanceof CancelledError) throw new UserError('Import cancelled; nothing was stored', 'cancelled')
+        throw e
+      } finally {
+        process.removeListener('SIGINT', onSigint)
+      }
+    })
+  }
+}
+
+const datasetsCommand: CliCommand = {
+  name: 'datasets',
+  summary: 'List, show, page through, rename or delete datasets',
+  usage: 'datasets [list|show|rows|rename|delete] --db PATH [--dataset ID|NAME] [--name NEW] [--offset N] [--limit N]',
+  subcommands: ['list', 'show', 'rows', 'rename', 'delete'],
+  options: {
+    db: dbOption,
+    dataset: { type: 'string', description: 'dataset id or name (show, rows, rename, delete)' },
+    name: { type: 'string', description: 'new name (rename)' },
+    offset: { type: 'string', description: 'first row, 0-based (rows)', defaultText: '0' },
+    limit: { type: 'string', description: 'number of rows (rows)', defaultText: '20' }
+  },
+  async run(values, pos, ctx) {
+    const sub = pos[0] ?? 'list'
+    return withStore(values, ctx, async (store) => {
+      const db = store.db
+      switch (sub) {
+        case 'list': {
+          const list = listDatasets(db)
+          const text = list.length
+            ? list.map((d) => `${d.id}  ${d.name}  ${d.rowCount.toLocaleString('en-US')} rows  created ${d.createdAt}\n    ${columnsText(d)}`).join('\n')
+            : 'No datasets yet; add one with "import --file F".'
+          return { json: { datasets: list }, text }
+        }
+        case 'show': {
+          const d = resolveDataset(db, reqString(values, 'dataset')).info
+          return { json: { dataset: d }, text: `${d.id}  ${d.name}  ${d.rowCount} rows (${d.skippedRows} skipped at import) from ${d.sourceFile}\n${columnsText(d)}` }
+        }
+        case 'rows': {
+          const d = resolveDataset(db, reqString(values, 'dataset'))
+          const offset = optNumber(values, 'offset', 0, { integer: true, ge: 0 })
+          const limit = optNumber(values, 'limit', 20, { integer: true, ge: 1, le: 1000 })
+          const r = datasetRows(db, d.info.id, offset, limit)
+          const text = [r.columns.map((c) => c.name).join('\t'), ...r.rows.map((row) => row.map(cellText).join('\t'))].join('\n')
+          return { json: { ...r }, text }
+        }
+        case 'rename': {
+          const d = resolveDataset(db, reqString(values, 'dataset'))
+          const renamed = renameDataset(db, d.info.id, reqString(values, 'name'))
+          return { json: { dataset: renamed }, text: `Dataset ${renamed.id} is now "${renamed.name}"` }
+        }
+        case 'delete': {
+          const d = resolveDataset(db, reqString(values, 'dataset'))
+          deleteDataset(db, d.info.id)
+          return { json: { deleted: d.info.id, name: d.info.name }, text: `Deleted dataset ${d.info.id} "${d.info.name}" (its ledger history stays)` }
+        }
+        default:
+          throw new UsageError(`unknown datasets subcommand "${sub}"`)
+      }
+    })
+  }
+}
+
+function queryText(q: SavedQuery): string {
+  return `${q.id}  ${q.name}  ${q.kind} on dataset ${q.datasetId}  saved ${q.createdAt}`
+}
+
+const queryCommand: CliCommand = {
+  name: 'query',
+  summary: 'Save, list, show or delete saved query definitions (threshold, anomaly identification, anomaly search)',
+  usage: 'query [save|list|show|delete] --db PATH [--spec FILE.json] [--dataset ID|NAME] [--name N] [--id N]',
+  subcommands: ['save', 'list', 'show', 'delete'],
+  options: {
+    db: dbOption,
+    spec: { type: 'string', description: 'JSON file: {"dataset", "name", "definition"} or just a definition (save)' },
+    dataset: { type: 'string', description: 'dataset id or name (save: overrides the spec; list: filter)' },
+    name: { type: 'string', description: 'query name (save: overrides the spec)' },
+    id: { type: 'string', description: 'saved query id (show, delete)' }
+  },
+  async run(values, pos, ctx) {
+    const sub = pos[0] ?? 'list'
+    return withStore(values, ctx, async (store) => {
+      const db = store.db
+      switch (sub) {
+        case 'save': {
+          const path = resolve(ctx.cwd, reqString(values, 'spec'))
+          let spec: unknown
+          try {
+            spec = JSON.parse(readFileSync(path, 'utf8'))
+          } catch (e) {
+            throw new UsageError(`--spec must be a readable JSON file (${(e as Error).message.split('\n')[0].slice(0, 120)})`)
+          }
+          if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new UsageError('--spec must hold a JSON object')
+          const obj = spec as Record<string, unknown>
+          const wrapped = 'definition' in obj
+          const definition = wrapped ? obj.definition : obj
+          const dsRef = optString(values, 'dataset') ?? (wrapped && obj.dataset !== undefined ? String(obj.dataset) : undefined)
+          if (dsRef === undefined) throw new UsageError('say which dataset the query is over: --dataset ID|NAME or "dataset" in the spec')
+          const name = optString(values, 'name') ?? (wrapped && typeof obj.name === 'string' ? obj.name : undefined)
+          if (name === undefined) throw new UsageError('give the query a name: --name N or "name" in the spec')
+          const q = saveQuery(db, resolveDataset(db, dsRef).info.id, name, definition)
+          return { json: { query: q }, text: `Saved query ${q.id} "${q.name}" (${q.kind}) on dataset ${q.datasetId}` }
+        }
+        case 'list': {
+          const ref = optString(values, 'dataset')
+          const list = listQueries(db, ref === undefined ? undefined : resolveDataset(db, ref).info.id)
+          return { json: { queries: list }, text: list.length ? list.map(queryText).join('\n') : 'No saved queries.' }
+        }
+        case 'show': {
+          const q = getQuery(db, reqNumber(values, 'id', { integer: true, ge: 1 }))
+          return { json: { query: q }, text: `${queryText(q)}\n${JSON.stringify(q.definition, null, 2)}` }
+        }
+        case 'delete': {
+          const q = getQuery(db, reqNumber(values, 'id', { integer: true, ge: 1 }))
+          deleteQuery(db, q.id)
+          return { json: { deleted: q.id }, text: `Deleted saved query ${q.id} "${q.name}"` }
+        }
+        default:
+          throw new UsageError(`unknown query subcommand "${sub}"`)
+      }
+    })
+  }
+}
+
+export const datasetCommands: CliCommand[] = [importCommand, datasetsCommand, queryCommand]

@@ -1,7 +1,52 @@
+import { basename } from 'node:path'
 import type { DatasetMethods } from '../../contract/datasets'
+import { UserError } from '../errors'
 import type { HandlerMap, ServiceContext } from '../handler-types'
+import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from './catalog'
+import { planImport, runImport } from './import-dataset'
+import { previewFile } from './preview-file'
+import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
+import { dropOrphanStagingTables } from './staging'
 
 /** Handlers of the datasets area (issue 6). */
-export function datasetsHandlers(_ctx: ServiceContext): HandlerMap<DatasetMethods> {
-  return {}
+export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
+  const db = ctx.store.db
+  // Startup: a crash during an import leaves an orphan staging table; drop it (never a partial dataset).
+  dropOrphanStagingTables(db)
+  const req = <T>(r: T): T => {
+    if (r === null || typeof r !== 'object') throw new UserError('The request must be an object', 'bad-input')
+    return r
+  }
+  return {
+    'datasets/preview-file': async (r) => previewFile(req(r)),
+    'datasets/import': async (r) => {
+      const plan = planImport(db, req(r))
+      // Progress in rows; the total is estimated from the bytes read until the end (then exact).
+      const job = ctx.jobs.start('import', `Import ${basename(plan.path)} as "${plan.name}"`, 'rows', (jc) =>
+        runImport(db, plan, {
+          signal: jc.signal,
+          onProgress: (p) => {
+            const estimate = p.bytes > 0 ? Math.max(p.rows, Math.round((p.rows * p.totalBytes) / p.bytes)) : 0
+            jc.progress(p.rows, p.bytes >= p.totalBytes ? p.rows : estimate)
+          }
+        })
+      )
+      return { jobId: job.jobId }
+    },
+    'datasets/list': async () => listDatasets(db),
+    'datasets/get': async (r) => getDataset(db, req(r).datasetId).info,
+    'datasets/rows': async (r) => datasetRows(db, req(r).datasetId, r.offset ?? 0, r.limit ?? 50),
+    'datasets/rename': async (r) => renameDataset(db, req(r).datasetId, r.name),
+    'datasets/delete': async (r) => {
+      deleteDataset(db, req(r).datasetId)
+      return { deleted: true as const }
+    },
+    'queries/save': async (r) => saveQuery(db, req(r).datasetId, r.name, r.definition),
+    'queries/list': async (r) => listQueries(db, (r ?? {}).datasetId),
+    'queries/get': async (r) => getQuery(db, req(r).queryId),
+    'queries/delete': async (r) => {
+      deleteQuery(db, req(r).queryId)
+      return { deleted: true as const }
+    }
+  }
 }

@@ -1,0 +1,156 @@
+/**
+ * The dataset catalog: which datasets exist, their columns (names from the file, generated SQL names, types), rows
+ * by page, rename and delete. SQL identifiers used here come only from the catalog (`ds_<id>`, `c<n>`) and are checked
+ * against their generated shape before use; user values are always bound parameters.
+ */
+import type Database from 'better-sqlite3'
+import type { CellValue, ColumnType, DatasetColumn, DatasetInfo, Delimiter, RowsResponse } from '../../contract/datasets'
+import { UserError } from '../errors'
+import { toDisplay } from './column-types'
+
+export interface CatalogColumn extends DatasetColumn {
+  /** Generated SQL name: c1, c2, ... */
+  sqlName: string
+}
+
+export interface CatalogDataset {
+  info: DatasetInfo
+  tableName: string
+  columns: CatalogColumn[]
+}
+
+const TABLE_RE = /^ds_\d+$/
+const COLUMN_RE = /^c\d+$/
+
+/** Quotes a generated identifier after checking that it is one (defence in depth: nothing else may reach SQL). */
+export function ident(name: string): string {
+  if (!TABLE_RE.test(name) && !COLUMN_RE.test(name) && !/^import_staging_\d+_[0-9a-f]+$/.test(name)) {
+    throw new Error(`refusing a non-generated SQL identifier`)
+  }
+  return `"${name}"`
+}
+
+interface DatasetRow {
+  id: number
+  name: string
+  table_name: string
+  source_file: string
+  source_bytes: number
+  delimiter: string
+  row_count: number
+  skipped_rows: number
+  created_at: string
+}
+interface ColumnRow {
+  dataset_id: number
+  position: number
+  name: string
+  sql_name: string
+  type: ColumnType
+  type_source: 'inferred' | 'override'
+}
+
+function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
+  const columns: CatalogColumn[] = cols.map((c) => ({ position: c.position, name: c.name, type: c.type, typeSource: c.type_source, sqlName: c.sql_name }))
+  return {
+    tableName: d.table_name,
+    columns,
+    info: {
+      id: d.id,
+      name: d.name,
+      rowCount: d.row_count,
+      skippedRows: d.skipped_rows,
+      columns: columns.map(({ sqlName: _s, ...c }) => c),
+      sourceFile: d.source_file,
+      sourceBytes: d.source_bytes,
+      delimiter: d.delimiter as Delimiter,
+      createdAt: d.created_at
+    }
+  }
+}
+
+export function checkDatasetId(id: unknown): number {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new UserError('datasetId must be a dataset id (a whole number >= 1)', 'bad-input')
+  return id
+}
+
+export function findDataset(db: Database.Database, id: number): CatalogDataset | undefined {
+  const d = db.prepare('SELECT * FROM datasets WHERE id = ?').get(id) as DatasetRow | undefined
+  if (!d) return undefined
+  const cols = db.prepare('SELECT * FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(id) as ColumnRow[]
+  return toCatalog(d, cols)
+}
+
+export function getDataset(db: Database.Database, id: unknown): CatalogDataset {
+  const d = findDataset(db, checkDatasetId(id))
+  if (!d) throw new UserError(`There is no dataset ${String(id)} (it may have been deleted)`, 'not-found')
+  return d
+}
+
+/** A dataset by id or by exact name (CLI convenience). */
+export function resolveDataset(db: Database.Database, ref: string): CatalogDataset {
+  const byName = db.prepare('SELECT id FROM datasets WHERE name = ?').get(ref) as { id: number } | undefined
+  if (byName) return getDataset(db, byName.id)
+  if (/^\d+$/.test(ref)) return getDataset(db, Number(ref))
+  throw new UserError(`There is no dataset named "${ref.slice(0, 80)}"; run "datasets list" to see them`, 'not-found')
+}
+
+export function listDatasets(db: Database.Database): DatasetInfo[] {
+  const ds = db.prepare('SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]
+  const cols = db.prepare('SELECT * FROM dataset_columns ORDER BY dataset_id, position').all() as ColumnRow[]
+  const by = new Map<number, ColumnRow[]>()
+  for (const c of cols) {
+    const list = by.get(c.dataset_id) ?? []
+    list.push(c)
+    by.set(c.dataset_id, list)
+  }
+  return ds.map((d) => toCatalog(d, by.get(d.id) ?? []).info)
+}
+
+export const MAX_NAME_LENGTH = 200
+
+export function checkDatasetName(raw: unknown): string {
+  if (typeof raw !== 'string') throw new UserError('A dataset name is required', 'bad-input')
+  const name = raw.trim()
+  if (name === '') throw new UserError('A dataset name cannot be empty', 'bad-input')
+  if (name.length > MAX_NAME_LENGTH) throw new UserError(`A dataset name can have at most ${MAX_NAME_LENGTH} characters`, 'bad-input')
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new UserError('A dataset name cannot contain control characters (tabs, line breaks...)', 'bad-input')
+  return name
+}
+
+export function nameTaken(db: Database.Database, name: string, exceptId?: number): boolean {
+  const row = db.prepare('SELECT id FROM datasets WHERE name = ?').get(name) as { id: number } | undefined
+  return row !== undefined && row.id !== exceptId
+}
+
+export function renameDataset(db: Database.Database, id: unknown, rawName: unknown): DatasetInfo {
+  const ds = getDataset(db, id)
+  const name = checkDatasetName(rawName)
+  if (nameTaken(db, name, ds.info.id)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')
+  db.prepare('UPDATE datasets SET name = ? WHERE id = ?').run(name, ds.info.id)
+  return getDataset(db, ds.info.id).info
+}
+
+/** Drops the data, the catalog rows and hides the saved queries, in one transaction. Ledger rows are not touched. */
+export function deleteDataset(db: Database.Database, id: unknown): void {
+  const ds = getDataset(db, id)
+  db.transaction(() => {
+    db.exec(`DROP TABLE IF EXISTS ${ident(ds.tableName)}`)
+    db.prepare('DELETE FROM datasets WHERE id = ?').run(ds.info.id)
+    db.prepare("UPDATE queries SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE dataset_id = ? AND deleted_at IS NULL").run(ds.info.id)
+  })()
+}
+
+export const MAX_PAGE = 1000
+
+/** Rows in file order (rowids are dense 1..n: imports insert in order and rows are never deleted). */
+export function datasetRows(db: Database.Database, id: unknown, offset = 0, limit = 50): RowsResponse {
+  const ds = getDataset(db, id)
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new UserError('offset must be a whole number >= 0', 'bad-input')
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
+  const select = ds.columns.map((c) => ident(c.sqlName)).join(', ')
+  const raw = db.prepare(`SELECT ${select} FROM ${ident(ds.tableName)} WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw().all(offset, limit) as unknown[][]
+  const rows: CellValue[][] = raw.map((r) => r.map((v, i) => toDisplay(ds.columns[i].type, v)))
+  return { columns: ds.info.columns, rows, offset, total: ds.info.rowCount }
+}

@@ -1,0 +1,258 @@
+/**
+ * Validation of saved query definitions against a dataset's columns. Each validator returns a normalised copy that
+ * holds only the known fields (what gets stored), or throws a UserError naming the field and what to do.
+ */
+import type Database from 'better-sqlite3'
+import type {
+  AnomalyIdentificationDefinition,
+  AnomalySearchDefinition,
+  FilterCondition,
+  FilterOperator,
+  QueryDefinition,
+  ThresholdQueryDefinition,
+  ThresholdSpec,
+  TimePeriod
+} from '../../contract/datasets'
+import { UserError } from '../errors'
+import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from './column-types'
+import { type CatalogColumn, type CatalogDataset, getDataset } from './catalog'
+
+export const FILTER_OPERATORS: readonly FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
+export const MAX_GROUP_BY = 8
+export const MAX_IN_LIST = 1000
+export const MAX_FILTERS = 32
+export const MAX_EXPLICIT_GROUPS = 100_000
+export const MAX_CAP = 1_000_000
+
+function bad(message: string): never {
+  throw new UserError(message, 'bad-query')
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x)
+}
+
+export function findColumn(ds: CatalogDataset, name: unknown, role: string): CatalogColumn {
+  if (typeof name !== 'string' || name === '') bad(`The ${role} must name a column of "${ds.info.name}"`)
+  const c = ds.columns.find((x) => x.name === name)
+  if (!c) bad(`Dataset "${ds.info.name}" has no column "${name.slice(0, 80)}" (used as the ${role})`)
+  return c
+}
+
+function finite(x: unknown, what: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x)) bad(`${what} must be a finite number`)
+  return x
+}
+
+function wholeAtLeast(x: unknown, min: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min || x > max) bad(`${what} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}`)
+  return x
+}
+
+/** A value given by the user for a column, converted to the column's stored form (bound as a parameter, never SQL). */
+export function storedValueFor(col: CatalogColumn, v: unknown, what: string): StoredValue {
+  if (v === null) return null
+  switch (col.type) {
+    case 'integer':
+    case 'real': {
+      const x = typeof v === 'number' ? v : typeof v === 'string' ? parseReal(v) : BAD_VALUE
+      if (x === BAD_VALUE || !Number.isFinite(x)) bad(`${what} must be a number (column "${col.name}" holds ${describeType(col.type)})`)
+      return x
+    }
+    case 'text':
+      if (typeof v !== 'string' && typeof v !== 'number') bad(`${what} must be text or a number`)
+      return String(v)
+    case 'timestamp': {
+      const t = typeof v === 'string' ? parseTimestamp(v) : BAD_VALUE
+      if (t === BAD_VALUE) bad(`${what} must be a timestamp such as "2015-01-31T10:00:00Z" or "2015-01-31 10:00:00" (column "${col.name}")`)
+      return t
+    }
+  }
+}
+
+function checkFilter(ds: CatalogDataset, raw: unknown): FilterCondition[] | undefined {
+  if (raw === undefined) return undefined
+  if (!Array.isArray(raw)) bad('The filter must be a list of conditions (all must hold)')
+  if (raw.length > MAX_FILTERS) bad(`A filter can have at most ${MAX_FILTERS} conditions`)
+  return raw.map((c, i) => {
+    const what = `Filter condition ${i + 1}`
+    if (!isObject(c)) bad(`${what} must be an object with column, op and value`)
+    const col = findColumn(ds, c.column, `column of filter condition ${i + 1}`)
+    const op = c.op as FilterOperator
+    if (!FILTER_OPERATORS.includes(op)) bad(`${what}: the operator must be one of ${FILTER_OPERATORS.join(', ')}`)
+    if (op === 'is null' || op === 'is not null') return { column: col.name, op }
+    if (op === 'in' || op === 'not in') {
+      if (!Array.isArray(c.value) || c.value.length === 0 || c.value.length > MAX_IN_LIST) bad(`${what}: "${op}" needs a list of 1 to ${MAX_IN_LIST} values`)
+      for (const v of c.value) storedValueFor(col, v, `${what}'s values`)
+      return { column: col.name, op, value: c.value.map((v) => v as string | number) }
+    }
+    if (c.value === undefined || c.value === null || Array.isArray(c.value)) bad(`${what}: "${op}" needs one value`)
+    storedValueFor(col, c.value, `${what}'s value`)
+    return { column: col.name, op, value: c.value as string | number }
+  })
+}
+
+export function checkPeriod(ds: CatalogDataset, raw: unknown, what: string): TimePeriod {
+  if (!isObject(raw)) bad(`The ${what} needs column, from and to`)
+  const col = findColumn(ds, raw.column, `${what} column`)
+  if (col.type !== 'timestamp') bad(`The ${what} column "${col.name}" must be a timestamp column (it holds ${describeType(col.type)})`)
+  const from = storedValueFor(col, raw.from, `The ${what}'s "from"`) as number
+  const to = storedValueFor(col, raw.to, `The ${what}'s "to"`) as number
+  if (from === null || to === null || !(from < to)) bad(`The ${what}'s "from" must be before its "to" (the period is [from, to))`)
+  return { column: col.name, from: raw.from as string, to: raw.to as string }
+}
+
+function checkThreshold(db: Database.Database, ds: CatalogDataset, raw: unknown, groupBy: string[], period: TimePeriod | undefined): ThresholdSpec {
+  if (!isObject(raw)) bad('The threshold must be an object with a kind: constant, column or reference')
+  switch (raw.kind) {
+    case 'constant':
+      return { kind: 'constant', value: finite(raw.value, 'The constant threshold') }
+    case 'column': {
+      if (typeof raw.datasetId !== 'number') bad('A column threshold needs the datasetId of the table holding the thresholds')
+      const other = getDataset(db, raw.datasetId)
+      const col = findColumn(other, raw.column, 'threshold column')
+      if (col.type !== 'integer' && col.type !== 'real') bad(`The threshold column "${col.name}" must hold numbers (it holds ${describeType(col.type)})`)
+      const on: Record<string, string> = {}
+      if (raw.on !== undefined && !isObject(raw.on)) bad('"on" must map each group-by column to a column of the threshold table')
+      const given = (raw.on ?? {}) as Record<string, unknown>
+      for (const k of Object.keys(given)) if (!groupBy.includes(k)) bad(`"on" names "${k.slice(0, 80)}", which is not a group-by column`)
+      for (const g of groupBy) {
+        const target = given[g] ?? g
+        const oc = findColumn(other, target, `key column matching "${g}" in the threshold table`)
+        on[g] = oc.name
+      }
+      return { kind: 'column', datasetId: other.info.id, column: col.name, on }
+    }
+    case 'reference': {
+      const factor = finite(raw.factor, 'The reference factor')
+      if (!(factor > 0)) bad('The reference factor must be > 0')
+      if (raw.aggregate !== 'max' && raw.aggregate !== 'mean') bad('The reference aggregate must be "max" or "mean"')
+      if (raw.bucket !== 'hour' && raw.bucket !== 'day') bad('The reference bucket must be "hour" or "day"')
+      const column = raw.column ?? period?.column
+      if (column === undefined) bad('A reference threshold needs a timestamp column (its own "column" or the query period\'s)')
+      const p = checkPeriod(ds, { column, from: raw.from, to: raw.to }, 'reference period')
+      return { kind: 'reference', factor, aggregate: raw.aggregate, bucket: raw.bucket, column: p.column, from: p.from, to: p.to }
+    }
+    default:
+      bad('The threshold kind must be constant, column or reference')
+  }
+}
+
+export function checkThresholdDefinition(db: Database.Database, ds: CatalogDataset, raw: Record<string, unknown>): ThresholdQueryDefinition {
+  if (!Array.isArray(raw.groupBy) || raw.groupBy.length === 0) bad('A threshold query needs at least one group-by column (each group is one predicate)')
+  if (raw.groupBy.length > MAX_GROUP_BY) bad(`A threshold query can group by at most ${MAX_GROUP_BY} columns`)
+  const groupBy = raw.groupBy.map((g, i) => findColumn(ds, g, `group-by column ${i + 1}`).name)
+  if (new Set(groupBy).size !== groupBy.length) bad('A group-by column is listed twice')
+  const filter = checkFilter(ds, raw.filter)
+  const period = raw.period === undefined ? undefined : checkPeriod(ds, raw.period, 'period')
+  if (!isObject(raw.count)) bad('The count must be {"kind":"rows"} or {"kind":"persons","personColumn":...,"cap":...}')
+  let count: ThresholdQueryDefinition['count']
+  if (raw.count.kind === 'rows') count = { kind: 'rows' }
+  else if (raw.count.kind === 'persons') {
+    const pc = findColumn(ds, raw.count.personColumn, 'person column')
+    if (groupBy.includes(pc.name)) bad('The person column cannot also be a group-by column')
+    count = { kind: 'persons', personColumn: pc.name, cap: wholeAtLeast(raw.count.cap, 1, 'The contribution cap', MAX_CAP) }
+  } else bad('The count kind must be "rows" or "persons"')
+  const threshold = checkThreshold(db, ds, raw.threshold, groupBy, period)
+  const out: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold }
+  if (filter) out.filter = filter
+  if (period) out.period = period
+  if (raw.groups !== undefined) {
+    if (threshold.kind === 'column') bad('"groups" cannot be given with a column threshold: the threshold table defines the groups')
+    if (!Array.isArray(raw.groups) || raw.groups.length === 0 || raw.groups.length > MAX_EXPLICIT_GROUPS) bad(`"groups" must be a list of 1 to ${MAX_EXPLICIT_GROUPS} key lists`)
+    const cols = groupBy.map((g) => ds.columns.find((c) => c.name === g)!)
+    const seen = new Set<string>()
+    out.groups = raw.groups.map((k, i) => {
+      if (!Array.isArray(k) || k.length !== groupBy.length) bad(`Group ${i + 1} must list ${groupBy.length} value(s), one per group-by column`)
+      const stored = k.map((v, j) => storedValueFor(cols[j], v, `Group ${i + 1}'s value for "${cols[j].name}"`))
+      const key = groupKey(cols.map((c) => c.type), stored)
+      if (seen.has(key)) bad(`Group ${i + 1} is listed twice in "groups"`)
+      seen.add(key)
+      return k.map((v) => v as string | number | null)
+    })
+  }
+  return out
+}
+
+const METRICS = ['l1', 'linf', 'l2', 'hamming'] as const
+
+export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<string, unknown>): AnomalyIdentificationDefinition {
+  if (!Array.isArray(raw.columns) || raw.columns.length === 0 || raw.columns.length > 16) bad('Anomaly identification needs 1 to 16 columns')
+  const cols = raw.columns.map((c, i) => findColumn(ds, c, `column ${i + 1}`))
+  if (new Set(cols.map((c) => c.name)).size !== cols.length) bad('A column is listed twice')
+  if (!Array.isArray(raw.binWidths) || raw.binWidths.length !== cols.length) bad('binWidths must give one bin width per column (null for text columns)')
+  const binWidths = cols.map((c, i) => {
+    const w = (raw.binWidths as unknown[])[i]
+    if (c.type === 'text') return null
+    const x = finite(w, `The bin width of "${c.name}"`)
+    if (!(x > 0)) bad(`The bin width of "${c.name}" must be > 0`)
+    return x
+  })
+  if (!METRICS.includes(raw.metric as (typeof METRICS)[number])) bad(`The metric must be one of ${METRICS.join(', ')}`)
+  const radius = finite(raw.radius, 'The radius')
+  if (radius < 0) bad('The radius must be >= 0')
+  const out: AnomalyIdentificationDefinition = {
+    kind: 'anomaly-identification',
+    columns: cols.map((c) => c.name),
+    binWidths,
+    metric: raw.metric as AnomalyIdentificationDefinition['metric'],
+    radius,
+    beta: wholeAtLeast(raw.beta, 1, 'beta'),
+    k: wholeAtLeast(raw.k, 1, 'k')
+  }
+  if (raw.records !== undefined) {
+    if (!Array.isArray(raw.records) || raw.records.length > 10_000) bad('records must be a list of at most 10,000 records')
+    out.records = raw.records.map((r, i) => {
+      if (!Array.isArray(r) || r.length !== cols.length) bad(`Record ${i + 1} must list ${cols.length} value(s), one per column`)
+      return r.map((v, j) => {
+        const s = storedValueFor(cols[j], v, `Record ${i + 1}'s value for "${cols[j].name}"`)
+        if (s === null) bad(`Record ${i + 1} has no value for "${cols[j].name}"`)
+        return v as string | number
+      })
+    })
+  }
+  return out
+}
+
+export function checkAnomalySearch(ds: CatalogDataset, raw: Record<string, unknown>): AnomalySearchDefinition {
+  const score = findColumn(ds, raw.scoreColumn, 'score column')
+  if (score.type !== 'integer' && score.type !== 'real') bad(`The score column "${score.name}" must hold numbers (it holds ${describeType(score.type)})`)
+  const tLow = finite(raw.tLow, 'tLow')
+  const tHigh = finite(raw.tHigh, 'tHigh')
+  if (!(tLow > 0)) bad('tLow must be > 0 (it is the sensitivity of the oracle)')
+  if (!(tHigh > tLow)) bad('tHigh must be greater than tLow')
+  const eps = finite(raw.epsilonPerQuery, 'epsilonPerQuery')
+  if (!(eps > 0)) bad('epsilonPerQuery must be > 0')
+  const budget = finite(raw.budget, 'The budget')
+  if (!(budget >= eps)) bad('The budget must be at least epsilonPerQuery (it bounds the charge)')
+  if (raw.oracle !== 'rr' && raw.oracle !== 'binary' && raw.oracle !== 'direct') bad('The oracle must be rr, binary or direct')
+  const out: AnomalySearchDefinition = { kind: 'anomaly-search', scoreColumn: score.name, tLow, tHigh, epsilonPerQuery: eps, budget, oracle: raw.oracle }
+  if (raw.idColumn !== undefined) out.idColumn = findColumn(ds, raw.idColumn, 'id column').name
+  if (raw.tau !== undefined) {
+    const tau = finite(raw.tau, 'tau')
+    if (!(tau > 0 && tau < 1)) bad('tau must be between 0 and 1')
+    out.tau = tau
+  }
+  if (raw.delta !== undefined) {
+    const delta = finite(raw.delta, 'delta')
+    if (!(delta > 0 && delta < 1)) bad('delta must be between 0 and 1')
+    out.delta = delta
+  }
+  if (raw.top !== undefined) out.top = wholeAtLeast(raw.top, 1, 'top', 1000)
+  return out
+}
+
+/** Validates any definition against its dataset. */
+export function checkDefinition(db: Database.Database, ds: CatalogDataset, raw: unknown): QueryDefinition {
+  if (!isObject(raw)) bad('A query definition must be an object with a kind')
+  switch (raw.kind) {
+    case 'threshold':
+      return checkThresholdDefinition(db, ds, raw)
+    case 'anomaly-identification':
+      return checkAnomalyIdentification(ds, raw)
+    case 'anomaly-search':
+      return checkAnomalySearch(ds, raw)
+    default:
+      bad('The query kind must be threshold, anomaly-identification or anomaly-search')
+  }
+}

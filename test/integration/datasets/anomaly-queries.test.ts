@@ -1,0 +1,77 @@
+/** Anomaly identification and anomaly search definitions: validation against the columns, and their loaders. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ImportResult } from '../../../src-main/contract/datasets'
+import { loadAnomalyIdentificationData, loadAnomalySearchData } from '../../../src-main/services/datasets'
+import { type Harness, harness } from './harness'
+
+let h: Harness
+let ds: number
+beforeAll(async () => {
+  h = harness()
+  writeFileSync(join(h.dir, 'people.csv'), 'name,age,income,city,at\nann,34,51000.5,Oslo,2015-01-01 10:00:00\nbob,,42000,Rome,2015-01-02 10:00:00\ncid,71,99000,"x""; DROP TABLE datasets; --",2015-01-03 10:00:00\n')
+  const job = await h.importAndWait({ path: join(h.dir, 'people.csv'), name: 'people' })
+  ds = (job.result as ImportResult).dataset.id
+})
+afterAll(() => h.cleanup())
+
+describe('anomaly query definitions', () => {
+  it('saves an anomaly identification query and loads its columns (rows with empty values left out)', async () => {
+    const q = await h.handlers['queries/save']({
+      datasetId: ds,
+      name: 'unusual people',
+      definition: { kind: 'anomaly-identification', columns: ['age', 'city', 'at'], binWidths: [10, null, 86_400_000], metric: 'linf', radius: 1, beta: 2, k: 1, records: [[34, 'Oslo', '2015-01-01']] }
+    })
+    expect(q.definition).toMatchObject({ binWidths: [10, null, 86_400_000] })
+    const data = loadAnomalyIdentificationData(h.store, q.id)
+    expect(data.rowCount).toBe(2)
+    expect(data.skippedRows).toBe(1)
+    expect(data.columns.map((c) => [c.name, c.kind])).toEqual([
+      ['age', 'numeric'],
+      ['city', 'categorical'],
+      ['at', 'numeric']
+    ])
+    expect(Array.from(data.columns[0].values as Float64Array)).toEqual([34, 71])
+    expect(data.columns[1].values).toEqual(['Oslo', 'x"; DROP TABLE datasets; --'])
+    expect(Array.from(data.columns[2].values as Float64Array)).toEqual([Date.UTC(2015, 0, 1, 10), Date.UTC(2015, 0, 3, 10)])
+    expect(data.records).toEqual([[34, 'Oslo', Date.UTC(2015, 0, 1)]])
+  })
+
+  it('saves an anomaly search query and loads its scores and ids', async () => {
+    const q = await h.handlers['queries/save']({
+      datasetId: ds,
+      name: 'top earner',
+      definition: { kind: 'anomaly-search', scoreColumn: 'income', idColumn: 'name', tLow: 60000, tHigh: 90000, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct', tau: 0.5, top: 2 }
+    })
+    const data = loadAnomalySearchData(h.store, q.id)
+    expect(Array.from(data.scores)).toEqual([51000.5, 42000, 99000])
+    expect(data.ids).toEqual(['ann', 'bob', 'cid'])
+    expect((await h.handlers['queries/list']({ datasetId: ds })).map((x) => x.name)).toEqual(['unusual people', 'top earner'])
+    await h.handlers['queries/delete']({ queryId: q.id })
+    expect(() => loadAnomalySearchData(h.store, q.id)).toThrow(`There is no saved query ${q.id}`)
+  })
+
+  it('refuses definitions that do not fit, with one sentence each', async () => {
+    const aiq = { kind: 'anomaly-identification', columns: ['age'], binWidths: [1], metric: 'l1', radius: 1, beta: 1, k: 1 }
+    const search = { kind: 'anomaly-search', scoreColumn: 'income', tLow: 1, tHigh: 2, epsilonPerQuery: 0.1, budget: 1, oracle: 'rr' }
+    const bad: Array<[unknown, string]> = [
+      [{ ...aiq, columns: ['nope'] }, 'Dataset "people" has no column "nope" (used as the column 1)'],
+      [{ ...aiq, binWidths: [0] }, 'The bin width of "age" must be > 0'],
+      [{ ...aiq, binWidths: [] }, 'binWidths must give one bin width per column (null for text columns)'],
+      [{ ...aiq, metric: 'cosine' }, 'The metric must be one of l1, linf, l2, hamming'],
+      [{ ...aiq, beta: 1.5 }, 'beta must be a whole number from 1 up'],
+      [{ ...aiq, records: [['old']] }, 'Record 1\'s value for "age" must be a number (column "age" holds a whole number)'],
+      [{ ...search, tHigh: 0.5 }, 'tHigh must be greater than tLow'],
+      [{ ...search, scoreColumn: 'city' }, 'The score column "city" must hold numbers (it holds text)'],
+      [{ ...search, budget: 0.01 }, 'The budget must be at least epsilonPerQuery (it bounds the charge)'],
+      [{ ...search, oracle: 'magic' }, 'The oracle must be rr, binary or direct'],
+      [{ kind: 'sql', text: 'DROP TABLE datasets' }, 'The query kind must be threshold, anomaly-identification or anomaly-search']
+    ]
+    for (const [definition, message] of bad) {
+      await expect(h.handlers['queries/save']({ datasetId: ds, name: 'bad', definition: definition as never })).rejects.toThrow(message)
+    }
+    // Saved queries are immutable at the SQL level too.
+    expect(() => h.store.db.prepare("UPDATE queries SET definition = '{}'").run()).toThrow(/immutable/)
+  })
+})
