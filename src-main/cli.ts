@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `quiet-alarm <command> [options]`: the command line door to the same services and engine.
- * Exit codes: 0 success, 1 an unexpected failure, 2 bad input (one line on stderr, nothing written).
+ * Exit codes: 0 success, 1 an unexpected failure, 2 bad input (one line on stderr, nothing written),
+ * 3 a check that ran and failed (the result is printed, e.g. `ledger verify` on a tampered ledger).
  */
 import { parseArgs } from 'node:util'
 import { commands } from './cli/commands'
@@ -21,7 +22,8 @@ function globalHelp(): string {
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Every command takes --json (print exactly one JSON object on stdout).',
-    'Exit codes: 0 success, 1 unexpected failure, 2 bad input (one line on stderr, nothing written).'
+    'Exit codes: 0 success, 1 unexpected failure, 2 bad input (one line on stderr, nothing written),',
+    '            3 a check that ran and failed (e.g. "ledger verify" found tampering; the result is printed).'
   ].join('\n')
 }
 
@@ -93,7 +95,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     const out = await cmd.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, ctx)
     io.stdout.write(wantsJson ? JSON.stringify(out.json) + '\n' : out.text.replace(/\n?$/, '\n'))
-    return 0
+    if (out.stderrLine) io.stderr.write(`${PROG}: ${out.stderrLine.split('\n')[0]}\n`)
+    return out.exitCode ?? 0
   } catch (e) {
     if (isUserError(e)) {
       io.stderr.write(`${PROG}: ${e.message.split('\n')[0]}\n`)

@@ -36,6 +36,10 @@ export interface CliResult {
   json: Record<string, unknown>
   /** What a person reads without --json (may be several lines). */
   text: string
+  /** A check that ran and found a problem (e.g. `ledger verify`): exit with this code (3) after printing the result. */
+  exitCode?: number
+  /** One line for stderr alongside a non-zero exitCode. */
+  stderrLine?: string
 }
 
 export interface CliCommand {

@@ -1,5 +1,278 @@
-/** Contract methods of the ledger area (issue 6). Add each method here and to `ledgerMethodNames`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface LedgerMethods {}
+/**
+ * Contract methods of the ledger area (issue 6): the privacy-budget ledger, budgets, and releases (charged runs of a
+ * saved query on real data).
+ *
+ * Types only (plus the run-time allow-list): the renderer imports this file.
+ *
+ * Epsilon appears twice in responses: as a number (for charts) and as an exact decimal string (`...Exact`), which is
+ * what the ledger holds (whole nano-epsilon, charges rounded up, budgets rounded down).
+ */
 
-export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {}
+/** Privacy notions. Epsilons under different notions are never added together; each has its own account and budget. */
+export type PrivacyNotion = 'eps-dp' | 'predicate-wise-dp' | 'eps-k-sensitive' | 'anomaly-restricted-dp'
+
+export type ReleaseKind = 'threshold' | 'anomaly-identification' | 'anomaly-search'
+
+export interface LedgerEntry {
+  /** Position in the chain, 1, 2, 3, ... */
+  seq: number
+  at: string
+  /** 'charge': a release spent privacy; 'budget': the privacy officer set a budget. */
+  kind: 'charge' | 'budget'
+  datasetId: number
+  /** The dataset's name when the entry was written (the dataset may since have been renamed or deleted). */
+  datasetName: string
+  /** For a budget entry, null means "every notion". */
+  notion: PrivacyNotion | null
+  /** The charge, or the budget's new value. */
+  epsilon: number
+  epsilonExact: string
+  /** How many partition cells a charge touches (0 for a whole-dataset charge). */
+  cellCount: number
+  /** Up to 20 of the touched cells, as labels ("building = B, room = B-104"). */
+  cells: string[]
+  releaseId: number | null
+  actor: string
+  /** What was charged, or the officer's reason for a budget. */
+  description: string
+  prevHash: string
+  hash: string
+}
+
+export interface LedgerEntriesRequest {
+  datasetId?: number
+  /** Newest first; default 100, at most 1,000. */
+  limit?: number
+  offset?: number
+}
+
+export interface CellSpend {
+  /** Canonical key of the cell (JSON of column -> value; "{}" is the whole dataset). */
+  key: string
+  label: string
+  /** Charges made on this cell itself. */
+  own: number
+  /** Everything a record of this cell has spent: its own charges plus those of overlapping cells and the whole dataset. */
+  total: number
+  totalExact: string
+}
+
+export interface NotionAccount {
+  notion: PrivacyNotion
+  label: string
+  /** What an epsilon under this notion protects, in words. */
+  meaning: string
+  /** The dataset's spend under this notion: the maximum over cells of their totals (parallel composition). */
+  spent: number
+  spentExact: string
+  /** null: no budget set, releases under this notion are denied. */
+  budget: number | null
+  budgetExact: string | null
+  remaining: number | null
+  remainingExact: string | null
+  /** Releases charged under this notion. */
+  releases: number
+  /** Cells ordered by total, largest first (at most `cellLimit`, default 50). */
+  cells: CellSpend[]
+  cellCount: number
+}
+
+export interface DatasetLedger {
+  datasetId: number
+  datasetName: string
+  /** False when the dataset was deleted (its ledger history stays). */
+  exists: boolean
+  accounts: NotionAccount[]
+  budgetChanges: Array<{ seq: number; at: string; notion: PrivacyNotion | null; epsilonExact: string; actor: string; reason: string }>
+}
+
+export interface LedgerSummary {
+  datasets: DatasetLedger[]
+  /** Said wherever notions appear together. */
+  notionsNote: string
+  entries: number
+  headHash: string
+}
+
+export interface LedgerVerifyResult {
+  ok: boolean
+  entries: number
+  /** Hash of the last entry: write it down elsewhere to detect a rewrite of the whole chain or a cut tail later. */
+  headHash: string
+  /** The first entry that does not verify, and why. */
+  firstBroken: { seq: number; reason: string } | null
+  /** One sentence: green or red. */
+  message: string
+}
+
+export interface SetBudgetRequest {
+  datasetId: number
+  /** Decimal text ("2.5") or a number; rounded down to a whole nano-epsilon. */
+  epsilon: number | string
+  /** Absent: the budget of every notion. */
+  notion?: PrivacyNotion
+  /** Required: why the budget is set or changed. */
+  reason: string
+  /** Who sets it (recorded; Quiet Alarm has no accounts, the workspace file is protected by the operating system). */
+  officer: string
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Releases
+
+/** Accuracy of a threshold-query release: the analyst states accuracy, the ledger charges the epsilon it costs. */
+export interface ThresholdReleaseParams {
+  kind: 'threshold'
+  /** tslm: one shot; ppwlm: in steps, spends less on clear cases; dppwlm: in steps chosen from the data. */
+  mechanism: 'tslm' | 'ppwlm' | 'dppwlm'
+  /** Each predicate whose count truly exceeds its threshold is missed with probability at most beta (0 < beta < 0.5). */
+  beta: number
+  /** Predicates within 2 alpha under their threshold may be flagged (alpha > 0). */
+  alpha: number
+  /** Deny when the mechanism would need more than this per unit of sensitivity (default 4). */
+  epsMax?: number
+  /** ppwlm / dppwlm: first step's epsilon (default 1e-5), steps m (default 4), dppwlm fine steps (default 3). */
+  eps1?: number
+  steps?: number
+  fineSteps?: number
+}
+
+export interface AnomalyIdentificationReleaseParams {
+  kind: 'anomaly-identification'
+  /** dp: optimal eps-DP mechanism; sp: (eps,k)-sensitively private (k from the saved query). */
+  mechanism: 'dp' | 'sp'
+  /** Epsilon per queried record. */
+  epsilon: number
+}
+
+/** Anomaly search takes its parameters (epsilon per query, budget, oracle, stopping rule) from the saved query. */
+export interface AnomalySearchReleaseParams {
+  kind: 'anomaly-search'
+}
+
+export type ReleaseParams = ThresholdReleaseParams | AnomalyIdentificationReleaseParams | AnomalySearchReleaseParams
+
+export interface ReleaseRequest {
+  queryId: number
+  params: ReleaseParams
+  /** Who asks (recorded in the ledger). Default "analyst". */
+  actor?: string
+}
+
+export interface ReleasePreview {
+  queryId: number
+  queryName: string
+  datasetId: number
+  datasetName: string
+  kind: ReleaseKind
+  notion: PrivacyNotion
+  /** The charge: the mechanism's worst-case epsilon for the requested accuracy, times the sensitivity. */
+  epsilon: number
+  epsilonExact: string
+  /** How the charge was computed, in words ("ln(1/(2 beta))/alpha = 2.996 x sensitivity 1 (each row counts once)"). */
+  chargeExplained: string
+  /** Cells the release would charge (0 = the whole dataset). */
+  cellCount: number
+  spentBefore: number
+  spentBeforeExact: string
+  spentAfter: number
+  spentAfterExact: string
+  budget: number | null
+  budgetExact: string | null
+  remaining: number | null
+  remainingExact: string | null
+  allowed: boolean
+  /** When not allowed: one sentence with requested / remaining / difference. */
+  denial: string | null
+  guarantee: string
+}
+
+export type ReleaseStatus = 'answered' | 'interrupted' | 'failed' | 'running'
+
+/** What a release shows: decisions only. Never a true count, a raw noisy value or an ex-post cost. */
+export type ReleaseAnswer =
+  | {
+      kind: 'threshold'
+      /** Predicates asked (the predicate set is public: it comes from the thresholds or the saved query). */
+      predicates: number
+      /** Group-by columns, and the flagged predicates as their key tuples in that order. */
+      groupBy: string[]
+      flagged: Array<Array<string | number | null>>
+    }
+  | {
+      kind: 'anomaly-identification'
+      columns: string[]
+      /** One released bit per queried record: "anomaly" or "normal". */
+      records: Array<{ record: Array<string | number>; anomaly: boolean }>
+    }
+  | {
+      kind: 'anomaly-search'
+      /** The |S| individuals most likely to be the anomaly, most likely first. */
+      top: Array<string | number>
+      idColumn: string | null
+    }
+
+export interface ReleaseRecord {
+  releaseId: number
+  createdAt: string
+  queryId: number
+  queryName: string
+  datasetId: number
+  datasetName: string
+  kind: ReleaseKind
+  mechanism: string
+  notion: PrivacyNotion
+  epsilon: number
+  epsilonExact: string
+  /** The ledger entry that charged it. */
+  ledgerSeq: number
+  guarantee: string
+  status: ReleaseStatus
+  /** "answered", or e.g. "charged, no answer: interrupted". */
+  statusText: string
+  answer: ReleaseAnswer | null
+  answeredAt: string | null
+}
+
+export interface ExPostCosts {
+  releaseId: number
+  notion: PrivacyNotion
+  /** Charged (worst case) vs. actually spent, data-dependent. */
+  chargedExact: string
+  /** The maximum over predicates (threshold), or T x eps (search), or the charge (anomaly identification). */
+  spentMax: number
+  /** Threshold releases: epsilon actually spent per predicate (key tuple), in predicate order. */
+  perPredicate?: Array<{ predicate: Array<string | number | null>; epsilon: number }>
+  /** Anomaly search: queries asked. */
+  queries?: number
+}
+
+export interface LedgerMethods {
+  'ledger/entries': { req: LedgerEntriesRequest; res: { entries: LedgerEntry[]; total: number } }
+  /** Spend per notion and per cell, budgets, remaining; for one dataset or all. */
+  'ledger/summary': { req: { datasetId?: number; cellLimit?: number }; res: LedgerSummary }
+  /** Recompute the hash chain and the cross-references; red with the first broken entry, or green. */
+  'ledger/verify': { req: { expectHead?: string }; res: LedgerVerifyResult }
+  /** Privacy officer: set or change a budget, with a reason (a ledger entry). */
+  'budgets/set': { req: SetBudgetRequest; res: { entry: LedgerEntry; account: DatasetLedger } }
+  /** What the requested accuracy costs and whether it would be admitted: nothing is spent. */
+  'releases/preview': { req: ReleaseRequest; res: ReleasePreview }
+  /** Charge, then answer. Denied requests throw a user error (code "denied") and spend nothing. */
+  'releases/run': { req: ReleaseRequest; res: ReleaseRecord }
+  'releases/list': { req: { datasetId?: number }; res: ReleaseRecord[] }
+  'releases/get': { req: { releaseId: number }; res: ReleaseRecord }
+  /** Privacy officer: read the sealed ex-post costs of a release. The unlock is recorded as an audit event first. */
+  'officer/unlock-ex-post': { req: { releaseId: number; officer: string; reason: string }; res: ExPostCosts }
+}
+
+export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {
+  'ledger/entries': true,
+  'ledger/summary': true,
+  'ledger/verify': true,
+  'budgets/set': true,
+  'releases/preview': true,
+  'releases/run': true,
+  'releases/list': true,
+  'releases/get': true,
+  'officer/unlock-ex-post': true
+}

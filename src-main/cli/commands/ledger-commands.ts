@@ -1,8 +1,326 @@
-import { notYetImplemented } from '../not-yet'
+/**
+ * Store commands of the ledger area (issue 6): release, ledger [verify|unlock], budget, demo.
+ */
+import { existsSync, rmSync } from 'node:fs'
+import { userInfo } from 'node:os'
+import { resolve } from 'node:path'
+import type { QueryDefinition } from '../../contract/datasets'
+import type { PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
+import { resolveDataset } from '../../services/datasets/catalog'
+import { planImport, runImport } from '../../services/datasets/import-dataset'
+import { saveQuery } from '../../services/datasets/query-store'
+import { isUserError } from '../../services/errors'
+import { projectRoot } from '../../services/pool/worker-script'
+import { setBudget } from '../../services/ledger/budgets'
+import { entriesText, previewText, releaseText, summaryText } from '../../services/ledger/ledger-text'
+import { datasetLedger, ledgerSummary, listEntries } from '../../services/ledger/ledger-views'
+import { NOTIONS } from '../../services/ledger/notions'
+import { verifyLedger } from '../../services/ledger/verify'
+import { loadSavedQuery } from '../../services/releases/inputs'
+import { previewRelease, runRelease, unlockExPost } from '../../services/releases/release-service'
+import { type Store, defaultDatabasePath, openStore } from '../../services/store/store'
+import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 
-export const ledgerCommands = [
-  notYetImplemented('release', 'Run a saved query as a charged release', 6),
-  notYetImplemented('ledger', 'Show or verify the privacy-budget ledger', 6),
-  notYetImplemented('budget', 'Set or raise a dataset budget (privacy officer)', 6),
-  notYetImplemented('demo', 'Create a demo workspace from the bundled sample and run one release of each kind', 6)
-]
+function openDb(values: CliValues, ctx: { cwd: string }): Store {
+  const raw = optString(values, 'db')
+  const path = raw === undefined ? defaultDatabasePath() : resolve(ctx.cwd, raw)
+  return openStore(path, { projectRoot: projectRoot() })
+}
+
+function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store) => T): T {
+  const store = openDb(values, ctx)
+  try {
+    return f(store)
+  } finally {
+    store.close()
+  }
+}
+
+const DB_OPTION = { db: { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data folder' } }
+
+function defaultOfficer(): string {
+  try {
+    return userInfo().username || 'officer'
+  } catch {
+    return 'officer'
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// release
+
+function releaseParams(kind: QueryDefinition['kind'], values: CliValues): ReleaseParams {
+  if (kind === 'threshold') {
+    const mechanism = choice('mechanism', optString(values, 'mechanism') ?? 'tslm', ['tslm', 'ppwlm', 'dppwlm'] as const)
+    return {
+      kind,
+      mechanism,
+      beta: reqNumber(values, 'beta', { gt: 0, lt: 0.5 }),
+      alpha: reqNumber(values, 'alpha', { gt: 0 }),
+      epsMax: optString(values, 'eps-max') === undefined ? undefined : reqNumber(values, 'eps-max', { gt: 0 }),
+      eps1: optNumber(values, 'eps1', 1e-5, { gt: 0 }),
+      steps: optNumber(values, 'steps', 4, { integer: true, ge: 2, le: 50 }),
+      fineSteps: optNumber(values, 'fine-steps', 3, { integer: true, ge: 1, le: 50 })
+    }
+  }
+  if (kind === 'anomaly-identification') {
+    return {
+      kind,
+      mechanism: choice('mechanism', optString(values, 'mechanism') ?? 'sp', ['dp', 'sp'] as const),
+      epsilon: reqNumber(values, 'epsilon', { gt: 0 })
+    }
+  }
+  return { kind }
+}
+
+export const releaseCommand: CliCommand = {
+  name: 'release',
+  summary: 'Run a saved query as a charged release (real data, secure noise, charged to the ledger)',
+  usage:
+    'release --db PATH --query ID [--preview] threshold: --beta B --alpha A [--mechanism tslm|ppwlm|dppwlm] [--eps-max E] [--eps1 E] [--steps M] [--fine-steps F]; ' +
+    'anomaly identification: --epsilon E [--mechanism dp|sp]; anomaly search: (parameters from the saved query)',
+  options: {
+    ...DB_OPTION,
+    query: { type: 'string', description: 'saved query id' },
+    preview: { type: 'boolean', description: 'show the cost and whether it would be admitted; spend nothing' },
+    mechanism: { type: 'string', description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp', defaultText: 'tslm / sp' },
+    beta: { type: 'string', description: 'threshold: largest probability of missing a true violation, in (0, 0.5)' },
+    alpha: { type: 'string', description: 'threshold: counts within 2 alpha under the threshold may be flagged' },
+    'eps-max': { type: 'string', description: 'threshold: refuse if the charge would exceed this' },
+    eps1: { type: 'string', description: 'ppwlm/dppwlm: first step epsilon', defaultText: '1e-5' },
+    steps: { type: 'string', description: 'ppwlm/dppwlm: planned steps m', defaultText: '4' },
+    'fine-steps': { type: 'string', description: 'dppwlm: fine grid points per interval', defaultText: '3' },
+    epsilon: { type: 'string', description: 'anomaly identification: epsilon per record asked' },
+    actor: { type: 'string', description: 'who asks (recorded in the ledger)', defaultText: 'analyst' }
+  },
+  async run(values, _pos, ctx) {
+    const queryId = reqNumber(values, 'query', { integer: true, ge: 1 })
+    return withStore(values, ctx, (store) => {
+      const { query } = loadSavedQuery(store.db, queryId)
+      const params = releaseParams(query.kind, values)
+      const req = { queryId, params, actor: optString(values, 'actor') }
+      if (values.preview) {
+        const p = previewRelease(store.db, req)
+        return { json: { preview: p }, text: previewText(p) }
+      }
+      const r = runRelease(store.db, req)
+      return { json: { release: r }, text: releaseText(r) }
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ledger
+
+function datasetIdOf(store: Store, ref: string | undefined): number | undefined {
+  if (ref === undefined) return undefined
+  if (/^\d+$/.test(ref)) return Number(ref) // a deleted dataset keeps its ledger history under its id
+  return resolveDataset(store.db, ref).info.id
+}
+
+export const ledgerCommand: CliCommand = {
+  name: 'ledger',
+  summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
+  usage: 'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT',
+  subcommands: ['verify', 'unlock'],
+  options: {
+    ...DB_OPTION,
+    dataset: { type: 'string', description: 'one dataset (id or name)' },
+    limit: { type: 'string', description: 'entries to list', defaultText: '20' },
+    cells: { type: 'string', description: 'most-spent cells to list per notion', defaultText: '5' },
+    head: { type: 'string', description: 'verify: a head hash recorded earlier, to detect a rewritten chain' },
+    release: { type: 'string', description: 'unlock: release id' },
+    reason: { type: 'string', description: 'unlock: why (recorded)' },
+    officer: { type: 'string', description: 'unlock: who (recorded)', defaultText: 'the operating-system user' }
+  },
+  async run(values, positionals, ctx) {
+    const sub = positionals[0]
+    return withStore(values, ctx, (store) => {
+      if (sub === 'verify') {
+        const v = verifyLedger(store.db, optString(values, 'head'))
+        if (!v.ok) return { json: { verify: v }, text: v.message, exitCode: 3, stderrLine: v.message }
+        return { json: { verify: v }, text: `${v.message}\nFull head hash (keep it elsewhere; pass it back with --head): ${v.headHash}` }
+      }
+      if (sub === 'unlock') {
+        const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
+        const ex = unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), officer: optString(values, 'officer') ?? defaultOfficer() })
+        const lines = [
+          `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was recorded in the audit log)`,
+          `Charged (worst case): ${ex.chargedExact}; actually spent (largest): ${Number(ex.spentMax.toPrecision(6))}`
+        ]
+        if (ex.queries !== undefined) lines.push(`Queries asked: ${ex.queries}`)
+        for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${Number(p.epsilon.toPrecision(6))}`)
+        return { json: { exPost: ex }, text: lines.join('\n') }
+      }
+      const datasetId = datasetIdOf(store, optString(values, 'dataset'))
+      const limit = optNumber(values, 'limit', 20, { integer: true, ge: 1, le: 1000 })
+      const cells = optNumber(values, 'cells', 5, { integer: true, ge: 0, le: 1000 })
+      const summary = ledgerSummary(store.db, { datasetId })
+      const entries = listEntries(store.db, { datasetId, limit })
+      const v = verifyLedger(store.db)
+      return {
+        json: { summary, entries: entries.entries, total: entries.total, verify: v },
+        text: [summaryText(summary, { cells }), '', entriesText(entries.entries, entries.total), '', v.message].join('\n')
+      }
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// budget
+
+export const budgetCommand: CliCommand = {
+  name: 'budget',
+  summary: 'Set or raise a dataset budget (privacy officer; the reason is recorded in the ledger)',
+  usage: 'budget --db PATH --dataset D --epsilon E --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME]',
+  options: {
+    ...DB_OPTION,
+    dataset: { type: 'string', description: 'dataset id or name' },
+    epsilon: { type: 'string', description: 'the new budget (decimal; rounded down to 1e-9)' },
+    reason: { type: 'string', description: 'why (required, recorded)' },
+    notion: { type: 'string', description: 'one notion only', defaultText: 'every notion' },
+    officer: { type: 'string', description: 'who sets it (recorded)', defaultText: 'the operating-system user' }
+  },
+  async run(values, _pos, ctx) {
+    const ref = reqString(values, 'dataset')
+    const epsilon = reqString(values, 'epsilon')
+    if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(epsilon.trim())) throw new UsageError(`--epsilon must be a non-negative decimal number (got "${epsilon}")`)
+    const reason = reqString(values, 'reason')
+    const notionRaw = optString(values, 'notion')
+    const notion = notionRaw === undefined ? undefined : choice('notion', notionRaw, NOTIONS as readonly PrivacyNotion[])
+    return withStore(values, ctx, (store) => {
+      const ds = resolveDataset(store.db, ref).info
+      const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer') ?? defaultOfficer() })
+      const account = datasetLedger(store.db, ds.id)
+      const text = [
+        `Budget of "${ds.name}" for ${notion ?? 'every notion'} set to ${entry.epsilonExact} (ledger entry #${entry.seq}, by ${entry.actor}: "${entry.description}").`,
+        ...account.accounts.map((a) => `  ${a.label}: budget ${a.budgetExact ?? 'not set'}, spent ${a.spentExact}, remaining ${a.remainingExact ?? '-'}`)
+      ].join('\n')
+      return { json: { entry, account }, text }
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// demo
+
+const DEMO_FILE = 'quiet-alarm-demo.sqlite'
+
+async function importSample(store: Store, file: string, name: string): Promise<{ id: number; rows: number }> {
+  const path = resolve(projectRoot(), 'resources', 'sample', file)
+  if (!existsSync(path)) throw new UsageError(`The bundled sample ${path} is missing; regenerate it with "node --import tsx resources/sample/make-occupancy.ts"`)
+  const result = await runImport(store.db, planImport(store.db, { path, name, onBadRow: 'abort' }))
+  return { id: result.dataset.id, rows: result.dataset.rowCount }
+}
+
+export const demoCommand: CliCommand = {
+  name: 'demo',
+  summary: 'Create a demo workspace from the bundled synthetic sample, run one release of each kind, print the ledger',
+  usage: 'demo [--db PATH] [--force]',
+  options: {
+    db: { type: 'string', description: 'where to create the demo workspace', defaultText: `./${DEMO_FILE}` },
+    force: { type: 'boolean', description: 'replace an existing file at --db' }
+  },
+  async run(values, _pos, ctx) {
+    const path = resolve(ctx.cwd, optString(values, 'db') ?? DEMO_FILE)
+    if (existsSync(path)) {
+      if (!values.force) throw new UsageError(`${path} already exists; pass --force to replace it, or choose another --db`)
+      for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
+    }
+    const store = openStore(path, { projectRoot: projectRoot() })
+    const out: string[] = []
+    const releases: ReleaseRecord[] = []
+    const failures: string[] = []
+    try {
+      out.push(`Quiet Alarm demo workspace: ${path}`, 'Sample: a SYNTHETIC building-occupancy log (resources/sample; no real person is in it).', '')
+      ctx.progress('importing the sample ...')
+      const occ = await importSample(store, 'occupancy.csv', 'occupancy')
+      const cap = await importSample(store, 'capacities.csv', 'capacities')
+      const ph = await importSample(store, 'person-hours.csv', 'person-hours')
+      out.push(`1. Imported: occupancy (${occ.rows} rows: person x room x hour), capacities (${cap.rows} rooms), person-hours (${ph.rows} persons).`)
+      const officer = 'privacy officer (demo)'
+      for (const d of [occ.id, ph.id]) {
+        setBudget(store.db, { datasetId: d, epsilon: '5', reason: 'Demo: budget for the fire-safety review of March 2024', officer })
+      }
+      setBudget(store.db, {
+        datasetId: ph.id,
+        epsilon: '25',
+        notion: 'anomaly-restricted-dp',
+        reason: 'Demo: the anomaly search may ask up to 10 questions at epsilon 2 each',
+        officer
+      })
+      out.push('2. Budgets set by the privacy officer: 5 per notion on occupancy and person-hours; anomaly-restricted DP on person-hours raised to 25 (reasons recorded).')
+      const q1 = saveQuery(store.db, occ.id, 'Rooms over capacity, Tue 12 March 14:00', {
+        kind: 'threshold',
+        period: { column: 'timestamp', from: '2024-03-12T14:00:00Z', to: '2024-03-12T15:00:00Z' },
+        groupBy: ['building', 'room'],
+        count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+        threshold: { kind: 'column', datasetId: cap.id, column: 'capacity' }
+      })
+      const q2 = saveQuery(store.db, occ.id, 'Unusual presence (building, hour)', {
+        kind: 'anomaly-identification',
+        columns: ['building', 'hour_of_day'],
+        binWidths: [null, 1],
+        metric: 'l1',
+        radius: 1,
+        beta: 5,
+        k: 2,
+        records: [
+          ['C', 3],
+          ['D', 21],
+          ['A', 14]
+        ]
+      })
+      const q3 = saveQuery(store.db, ph.id, 'Who is on site far too long?', {
+        kind: 'anomaly-search',
+        scoreColumn: 'hours_on_site',
+        idColumn: 'person_id',
+        tLow: 50,
+        tHigh: 120,
+        epsilonPerQuery: 2,
+        budget: 20,
+        oracle: 'direct',
+        top: 4
+      })
+      out.push(
+        `3. Saved queries: #${q1.id} "${q1.name}" (threshold), #${q2.id} "${q2.name}" (anomaly identification), #${q3.id} "${q3.name}" (anomaly search).`,
+        '4. One release of each kind (charged before it runs; decisions only):',
+        ''
+      )
+      const runs: Array<[number, ReleaseParams]> = [
+        [q1.id, { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 }],
+        [q2.id, { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 1 }],
+        [q3.id, { kind: 'anomaly-search' }]
+      ]
+      for (const [queryId, params] of runs) {
+        ctx.progress(`release of query ${queryId} ...`)
+        try {
+          const r = runRelease(store.db, { queryId, params, actor: 'analyst (demo)' })
+          releases.push(r)
+          out.push(releaseText(r), '')
+        } catch (e) {
+          if (!isUserError(e)) throw e
+          failures.push(`query ${queryId}: ${e.message}`)
+          out.push(`Release of query ${queryId} not made: ${e.message}`, '')
+        }
+      }
+      const summary = ledgerSummary(store.db, {})
+      const entries = listEntries(store.db, { limit: 50 })
+      const v = verifyLedger(store.db)
+      out.push('5. The ledger:', '', summaryText(summary), '', entriesText(entries.entries, entries.total), '', v.message)
+      out.push(
+        '',
+        'Explore:',
+        `  quiet-alarm ledger --db ${path}`,
+        `  quiet-alarm ledger verify --db ${path}`,
+        `  quiet-alarm release --db ${path} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
+        `  quiet-alarm ledger unlock --db ${path} --release 1 --reason "officer review"   (privacy officer; recorded)`
+      )
+      return { json: { db: path, releases, failures, summary, verify: v }, text: out.join('\n') }
+    } finally {
+      store.close()
+    }
+  }
+}
+
+export const ledgerCommands: CliCommand[] = [releaseCommand, ledgerCommand, budgetCommand, demoCommand]

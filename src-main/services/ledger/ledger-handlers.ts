@@ -1,7 +1,33 @@
 import type { LedgerMethods } from '../../contract/ledger'
 import type { HandlerMap, ServiceContext } from '../handler-types'
+import { UserError } from '../errors'
+import { getRelease, listReleases, previewRelease, runRelease, unlockExPost } from '../releases/release-service'
+import { setBudget } from './budgets'
+import { datasetLedger, ledgerSummary, listEntries } from './ledger-views'
+import { verifyLedger } from './verify'
 
-/** Handlers of the ledger area (issue 6). */
-export function ledgerHandlers(_ctx: ServiceContext): HandlerMap<LedgerMethods> {
-  return {}
+function optInt(x: unknown, name: string): number | undefined {
+  if (x === undefined || x === null) return undefined
+  if (typeof x !== 'number' || !Number.isInteger(x)) throw new UserError(`${name} must be a whole number`)
+  return x
+}
+
+/** Handlers of the ledger area (issue 6): ledger, budgets, releases (releases live in services/releases/). */
+export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
+  const db = () => ctx.store.db
+  return {
+    'ledger/entries': async (req) =>
+      listEntries(db(), { datasetId: optInt(req.datasetId, 'datasetId'), limit: optInt(req.limit, 'limit'), offset: optInt(req.offset, 'offset') }),
+    'ledger/summary': async (req) => ledgerSummary(db(), { datasetId: optInt(req.datasetId, 'datasetId'), cellLimit: optInt(req.cellLimit, 'cellLimit') }),
+    'ledger/verify': async (req) => verifyLedger(db(), typeof req.expectHead === 'string' ? req.expectHead : undefined),
+    'budgets/set': async (req) => {
+      const entry = setBudget(db(), req)
+      return { entry, account: datasetLedger(db(), req.datasetId) }
+    },
+    'releases/preview': async (req) => previewRelease(db(), req),
+    'releases/run': async (req) => runRelease(db(), req),
+    'releases/list': async (req) => listReleases(db(), optInt(req.datasetId, 'datasetId')),
+    'releases/get': async (req) => getRelease(db(), req.releaseId),
+    'officer/unlock-ex-post': async (req) => unlockExPost(db(), req)
+  }
 }

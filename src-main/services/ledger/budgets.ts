@@ -1,0 +1,59 @@
+/** Budgets: set or changed by the privacy officer, with a reason; each change is a ledger entry and an audit event. */
+import type Database from 'better-sqlite3'
+import type { LedgerEntry, PrivacyNotion } from '../../contract/ledger'
+import { UserError } from '../errors'
+import { appendEntry, datasetName, recordAudit } from './ledger-store'
+import { toLedgerEntry } from './ledger-views'
+import { NOTION_LABEL, isNotion } from './notions'
+import { decimalToNano, nanoToDecimal } from './units'
+
+export interface SetBudgetInput {
+  datasetId: number
+  epsilon: number | string
+  notion?: PrivacyNotion
+  reason: string
+  officer: string
+}
+
+export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerEntry {
+  if (!Number.isInteger(input.datasetId)) throw new UserError('datasetId must be a whole number')
+  const name = datasetName(db, input.datasetId)
+  if (name === null) throw new UserError(`There is no dataset with id ${input.datasetId}; list them with "quiet-alarm datasets"`, 'not-found')
+  if (input.notion !== undefined && !isNotion(input.notion)) {
+    throw new UserError(`notion must be one of eps-dp, predicate-wise-dp, eps-k-sensitive, anomaly-restricted-dp (got "${String(input.notion)}")`)
+  }
+  const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
+  if (reason.length < 3) throw new UserError('A budget change needs a reason (a few words saying why); it is recorded in the ledger')
+  if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
+  const officer = typeof input.officer === 'string' ? input.officer.trim() : ''
+  if (officer === '') throw new UserError('Say who sets the budget (officer); it is recorded in the ledger')
+  let nano: number
+  try {
+    nano = decimalToNano(input.epsilon, 'down')
+  } catch {
+    throw new UserError(`The budget must be a non-negative decimal number of epsilon, e.g. 2.5 (got "${String(input.epsilon)}")`)
+  }
+  const scope = input.notion ? NOTION_LABEL[input.notion] : 'every notion'
+  const run = db.transaction(() => {
+    const row = appendEntry(db, {
+      kind: 'budget',
+      datasetId: input.datasetId,
+      datasetName: name,
+      notion: input.notion ?? null,
+      amountNano: nano,
+      cells: [],
+      releaseId: null,
+      actor: officer,
+      description: reason,
+      detail: { scope }
+    })
+    recordAudit(db, 'budget/set', officer, `dataset:${input.datasetId}`, {
+      seq: row.seq,
+      notion: input.notion ?? 'all',
+      epsilon: nanoToDecimal(nano),
+      reason
+    })
+    return row
+  })
+  return toLedgerEntry(run.immediate())
+}

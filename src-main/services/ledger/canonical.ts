@@ -1,0 +1,51 @@
+/**
+ * Canonical serialisation and hashing of ledger entries. The hash of entry n is
+ * SHA-256( prev_hash || "\n" || canonical(fields of entry n) ), where canonical() is JSON with keys sorted at every level
+ * and no whitespace. Only integers and strings (and null) appear in the hashed fields, so the text is unambiguous.
+ */
+import { createHash } from 'node:crypto'
+
+export const GENESIS_HASH = '0'.repeat(64)
+
+export function canonicalJson(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'number':
+      if (!Number.isFinite(value)) throw new RangeError('canonical JSON has no non-finite numbers')
+      return JSON.stringify(value)
+    case 'object': {
+      const obj = value as Record<string, unknown>
+      const keys = Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort()
+      return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`
+    }
+    default:
+      throw new RangeError(`canonical JSON cannot hold a ${typeof value}`)
+  }
+}
+
+/** The fields of a ledger entry that the hash covers (every column except the hashes themselves). */
+export interface HashedEntryFields {
+  seq: number
+  at: string
+  kind: string
+  datasetId: number
+  datasetName: string
+  notion: string | null
+  amountNano: number
+  cells: string
+  releaseId: number | null
+  actor: string
+  description: string
+  detail: string
+}
+
+export function entryHash(prevHash: string, fields: HashedEntryFields): string {
+  return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(fields)).digest('hex')
+}

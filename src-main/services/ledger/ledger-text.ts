@@ -1,0 +1,112 @@
+/** Plain-text renderings of ledger summaries, entries and releases, for the CLI (an analyst or officer reads them). */
+import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
+import { NOTION_LABEL } from './notions'
+
+const line = (n = 78) => '-'.repeat(n)
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length)
+}
+function lpad(s: string, n: number): string {
+  return s.length >= n ? s : ' '.repeat(n - s.length) + s
+}
+function short(at: string): string {
+  return at.replace('T', ' ').slice(0, 19)
+}
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : s.slice(0, n - 1) + '~'
+}
+
+export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): string {
+  const out: string[] = []
+  out.push(`Privacy-budget ledger: ${s.entries} ${s.entries === 1 ? 'entry' : 'entries'}, head ${s.headHash.slice(0, 16)}`)
+  out.push(s.notionsNote)
+  if (s.datasets.length === 0) out.push('', 'No datasets yet.')
+  for (const d of s.datasets) {
+    out.push('', `Dataset "${d.datasetName}" (id ${d.datasetId})${d.exists ? '' : ' [deleted; history kept]'}`)
+    if (d.accounts.every((a) => a.budget === null && a.releases === 0)) {
+      out.push('  No budget set and nothing spent: releases on it are denied until the privacy officer sets a budget.')
+      continue
+    }
+    out.push(`  ${pad('Notion', 28)}${lpad('Spent', 12)}${lpad('Budget', 12)}${lpad('Remaining', 12)}${lpad('Releases', 10)}`)
+    for (const a of d.accounts) {
+      out.push(
+        `  ${pad(a.label, 28)}${lpad(a.spentExact, 12)}${lpad(a.budgetExact ?? 'not set', 12)}${lpad(a.remainingExact ?? '-', 12)}${lpad(String(a.releases), 10)}`
+      )
+    }
+    for (const a of d.accounts) {
+      const real = a.cells.filter((c) => c.key !== '{}')
+      if (real.length === 0) continue
+      out.push(`  Spend per cell under ${a.label} (${a.cellCount} cells charged; a record has spent the total of the cells it lies in):`)
+      // Cells with the same total are listed together, largest first.
+      const levels: Array<{ total: string; labels: string[] }> = []
+      for (const c of real) {
+        const last = levels[levels.length - 1]
+        if (last && last.total === c.totalExact) last.labels.push(c.label)
+        else levels.push({ total: c.totalExact, labels: [c.label] })
+      }
+      const n = opts.cells ?? 5
+      for (const l of levels.slice(0, n)) {
+        const shown = l.labels.slice(0, 3).join('; ')
+        const more = l.labels.length > 3 ? `; ... ${l.labels.length - 3} more` : ''
+        out.push(`    ${lpad(l.total, 12)} on ${l.labels.length} cell${l.labels.length === 1 ? '' : 's'}: ${clip(shown + more, 120)}`)
+      }
+      if (levels.length > n) out.push(`    ... ${levels.length - n} smaller totals not shown (--cells N shows more)`)
+    }
+    if (d.budgetChanges.length) {
+      out.push('  Budget changes:')
+      for (const b of d.budgetChanges) {
+        out.push(`    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : 'every notion'} set to ${b.epsilonExact} by ${b.actor}: "${b.reason}"`)
+      }
+    }
+  }
+  return out.join('\n')
+}
+
+export function entriesText(entries: LedgerEntry[], total: number): string {
+  const out: string[] = []
+  out.push(`Ledger entries (${entries.length} of ${total}, newest first)`)
+  out.push(`  ${pad('#', 5)}${pad('When (UTC)', 21)}${pad('Kind', 8)}${pad('Notion', 27)}${lpad('Epsilon', 12)}  What`)
+  for (const e of entries) {
+    const notion = e.notion ? NOTION_LABEL[e.notion] : 'every notion'
+    const where = e.kind === 'charge' ? (e.cellCount ? ` [${e.cellCount} cells]` : ' [whole dataset]') : ''
+    const what = e.kind === 'budget' ? `budget of "${e.datasetName}" set by ${e.actor}: ${e.description}` : `${e.description}${where}`
+    out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(e.epsilonExact, 12)}  ${what}`)
+  }
+  return out.join('\n')
+}
+
+export function releaseText(r: ReleaseRecord): string {
+  const out: string[] = []
+  out.push(line())
+  out.push(`RELEASE ${r.releaseId}  [released: real data, secure noise, charged to the ledger]`)
+  out.push(`${r.kind === 'threshold' ? 'Threshold query' : r.kind === 'anomaly-identification' ? 'Anomaly identification' : 'Anomaly search'} "${r.queryName}" on dataset "${r.datasetName}", mechanism ${r.mechanism}`)
+  out.push(line())
+  const a = r.answer
+  if (!a) out.push(`Status: ${r.statusText}`)
+  else if (a.kind === 'threshold') {
+    const unit = a.groupBy.join(' / ')
+    out.push(`Flagged ${a.flagged.length} of ${a.predicates} (${unit}) as over their threshold${a.flagged.length ? ':' : '.'}`)
+    for (const k of a.flagged.slice(0, 50)) out.push(`  ${k.map((v) => (v === null ? '(empty)' : String(v))).join(' / ')}`)
+    if (a.flagged.length > 50) out.push(`  ... and ${a.flagged.length - 50} more (--json lists all)`)
+  } else if (a.kind === 'anomaly-identification') {
+    out.push(`Answers (${a.columns.join(', ')}):`)
+    for (const x of a.records) out.push(`  ${pad(x.record.join(', '), 30)} ${x.anomaly ? 'ANOMALY' : 'normal'}`)
+  } else {
+    out.push(`Most likely to be the anomaly (most likely first)${a.idColumn ? `, by ${a.idColumn}` : ', by row number'}:`)
+    out.push(`  ${a.top.join(', ')}`)
+  }
+  out.push('', `Guarantee: ${r.guarantee}`)
+  out.push(`Charge: epsilon ${r.epsilonExact} (${NOTION_LABEL[r.notion]}), ledger entry #${r.ledgerSeq}.`)
+  return out.join('\n')
+}
+
+export function previewText(p: ReleasePreview): string {
+  const out: string[] = []
+  out.push(`PREVIEW (nothing spent): ${p.kind} query "${p.queryName}" on dataset "${p.datasetName}"`)
+  out.push(`Cost: epsilon ${p.epsilonExact} (${NOTION_LABEL[p.notion]}): ${p.chargeExplained}`)
+  out.push(`Budget: ${p.budgetExact ?? 'not set'}; spent ${p.spentBeforeExact}; after this release ${p.spentAfterExact}.`)
+  out.push(p.allowed ? 'Would be admitted.' : p.denial ?? 'Would be denied.')
+  out.push(`Guarantee: ${p.guarantee}`)
+  return out.join('\n')
+}

@@ -1,0 +1,51 @@
+/** Guarantee sentences: what a release promises, in words, with epsilon next to them (never alone). */
+import type { PrivacyNotion } from '../../contract/ledger'
+import { NOTION_LABEL } from '../ledger/notions'
+import { nanoToDisplay } from '../ledger/units'
+
+export function pct(p: number): string {
+  const x = p * 100
+  if (x >= 10) return `${Number(x.toPrecision(3))}%`
+  return `${Number(x.toPrecision(2))}%`
+}
+
+export function num(x: number): string {
+  return Number(x.toPrecision(4)).toString()
+}
+
+export function thresholdGuarantee(o: {
+  groupBy: string[]
+  countText: string
+  beta: number
+  alpha: number
+  chargeNano: number
+  predicates: number
+}): string {
+  const unit = o.groupBy.length === 1 ? o.groupBy[0] : `(${o.groupBy.join(', ')})`
+  return (
+    `Each ${unit} whose ${o.countText} truly exceeds its threshold is missed with probability at most ${pct(o.beta)}. ` +
+    `A ${unit} within ${num(2 * o.alpha)} below its threshold may be flagged although it is under it. ` +
+    `Privacy: ${NOTION_LABEL['predicate-wise-dp']}, epsilon ${nanoToDisplay(o.chargeNano)} for each of the ${o.predicates} predicates.`
+  )
+}
+
+export function aiqGuarantee(o: { mechanism: 'dp' | 'sp'; epsilon: number; k: number; records: number; chargeNano: number; notion: PrivacyNotion }): string {
+  const worst = 1 / (1 + Math.exp(o.epsilon))
+  const tail =
+    o.mechanism === 'sp'
+      ? ` Records that are not ${o.k}-sensitive (adding ${o.k} records would not make them normal) are answered more accurately; anomalies themselves are not hidden.`
+      : ''
+  return (
+    `Each of the ${o.records} answers is wrong with probability at most ${pct(worst)} when one record more or less would change it, ` +
+    `and e^-${num(o.epsilon)} times less for each further record needed.${tail} ` +
+    `Privacy: ${NOTION_LABEL[o.notion]}${o.mechanism === 'sp' ? ` with k = ${o.k}` : ''}, epsilon ${nanoToDisplay(o.chargeNano)} in total (${num(o.epsilon)} per record asked).`
+  )
+}
+
+export function searchGuarantee(o: { top: number; scoreColumn: string; tLow: number; tHigh: number; maxQueries: number; chargeNano: number }): string {
+  return (
+    `Shows the ${o.top} individuals most likely to be the one whose ${o.scoreColumn} exceeds ${num(o.tHigh)}, ` +
+    `after at most ${o.maxQueries} noisy group questions. ` +
+    `Privacy: ${NOTION_LABEL['anomaly-restricted-dp']}, epsilon at most ${nanoToDisplay(o.chargeNano)}: every individual whose ${o.scoreColumn} is at most ${num(o.tLow)} is protected; the anomaly is not.`
+  )
+}

@@ -1,0 +1,248 @@
+/**
+ * Step 1 of a release: validate the request against the saved query and compute the charge, data-independently (the
+ * mechanism's worst-case epsilon for the requested accuracy, times the sensitivity), the partition cells it touches and
+ * the guarantee sentence. The returned `execute` runs the mechanism later, after the charge is committed.
+ */
+import type Database from 'better-sqlite3'
+import type { PrivacyNotion, ReleaseAnswer, ReleaseKind, ReleaseParams, ThresholdReleaseParams } from '../../contract/ledger'
+import type { Rng } from '../../../src-worker/engine/random'
+import { type ThresholdMechanism, checkThresholdParams, thresholdCharge } from '../../../src-worker/engine/mide/params'
+import { buildUniverse, encodeRecord, releaseAiq, type Metric } from '../../../src-worker/engine/sensitive'
+import { queriesAllowedByBudget, releaseAnomalySearch } from '../../../src-worker/engine/search'
+import { UserError } from '../errors'
+import { type CellKey, WHOLE_DATASET, cellKey } from '../ledger/cells'
+import { MAX_NANO, decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDisplay } from '../ledger/units'
+import { aiqGuarantee, num, searchGuarantee, thresholdGuarantee } from './guarantee'
+import { type SavedQueryRow, aiqDefinition, checkAiqRecords, checkSearchColumns, loadAiqInputs, loadSavedQuery, loadSearchInputs, searchDefinition, thresholdDefinition } from './inputs'
+import { evaluateThreshold, runThreshold } from './threshold-adapter'
+
+export interface ExecutionResult {
+  answer: ReleaseAnswer
+  /** Sealed: data-dependent costs, for the privacy officer only. */
+  exPost: Record<string, unknown>
+}
+
+export interface PreparedRelease {
+  query: SavedQueryRow
+  datasetName: string
+  kind: ReleaseKind
+  notion: PrivacyNotion
+  mechanism: string
+  chargeNano: number
+  chargeExplained: string
+  cells: CellKey[]
+  guarantee: string
+  /** The request's parameters as recorded (no data). */
+  publicParams: Record<string, unknown>
+  /** A one-line description for the ledger. */
+  description: string
+  execute(rng: Rng): ExecutionResult
+}
+
+function finite(x: unknown, name: string, test: (v: number) => boolean, rule: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x) || !test(x)) throw new UserError(`${name} must be ${rule} (got ${String(x)})`)
+  return x
+}
+
+function checkedProduct(a: number, b: number): number {
+  const p = a * b
+  if (!Number.isSafeInteger(p) || p > MAX_NANO) throw new UserError('The charge is too large to be recorded; ask for less accuracy')
+  return p
+}
+
+export function prepareRelease(db: Database.Database, queryId: number, params: ReleaseParams): PreparedRelease {
+  const { query, datasetName } = loadSavedQuery(db, queryId)
+  if (!params || typeof params !== 'object') throw new UserError('params are required (the accuracy you ask for)')
+  if (params.kind !== query.kind) {
+    throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
+  }
+  switch (params.kind) {
+    case 'threshold':
+      return prepareThreshold(db, query, datasetName, params)
+    case 'anomaly-identification':
+      return prepareAiq(db, query, datasetName, params.mechanism, params.epsilon)
+    case 'anomaly-search':
+      return prepareSearch(db, query, datasetName)
+    default:
+      throw new UserError(`Unknown release kind "${String((params as { kind: unknown }).kind)}"`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const MECHANISM_TEXT: Record<ThresholdReleaseParams['mechanism'], string> = {
+  tslm: 'TSLM (one shot)',
+  ppwlm: 'PPWLM (in steps, spends less on clear cases)',
+  dppwlm: 'DPPWLM (in steps chosen from the data)'
+}
+
+function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
+  const def = thresholdDefinition(query)
+  const mechanism = p.mechanism
+  if (!(mechanism in MECHANISM_TEXT)) throw new UserError(`mechanism must be one of tslm, ppwlm, dppwlm (got "${String(mechanism)}")`)
+  const beta = finite(p.beta, 'beta', (v) => v > 0 && v < 0.5, 'in (0, 0.5)')
+  const alpha = finite(p.alpha, 'alpha', (v) => v > 0, 'a number > 0')
+  const epsMax = p.epsMax === undefined ? undefined : finite(p.epsMax, 'eps-max', (v) => v > 0, 'a number > 0')
+  const eps1 = p.eps1 === undefined ? 1e-5 : finite(p.eps1, 'eps1', (v) => v > 0, 'a number > 0')
+  const steps = p.steps === undefined ? 4 : finite(p.steps, 'steps', (v) => Number.isInteger(v) && v >= 2 && v <= 50, 'a whole number from 2 to 50')
+  const fineSteps = p.fineSteps === undefined ? 3 : finite(p.fineSteps, 'fine-steps', (v) => Number.isInteger(v) && v >= 1 && v <= 50, 'a whole number from 1 to 50')
+
+  const ev = evaluateThreshold(db, query.id, def)
+  const s = ev.sensitivity
+  if (!(Number.isInteger(s) && s >= 1)) throw new Error('sensitivity must be a whole number >= 1')
+  if (ev.keys.length === 0) throw new UserError(`Query "${query.name}" has no predicates (no groups); nothing to release`)
+  // The mechanism runs on counts / s (sensitivity 1), so the requested accuracy alpha becomes alpha / s.
+  const engineParams = { alpha: alpha / s, beta, epsMax: 1e9, eps1, steps, fineSteps }
+  const bad = checkThresholdParams(mechanism as ThresholdMechanism, engineParams)
+  if (bad !== null) throw new UserError(bad.replace('alpha must', 'alpha / sensitivity must'))
+  const engineEps = thresholdCharge(mechanism as ThresholdMechanism, engineParams).epsilon
+  const chargeNano = floatToNanoUp(engineEps)
+  if (epsMax !== undefined && chargeNano > decimalToNano(epsMax, 'down')) {
+    throw new UserError(
+      `Denied: this accuracy needs epsilon ${nanoToDisplay(chargeNano)}, more than the eps-max of ${num(epsMax)} you set; nothing was spent. Ask for a larger alpha or beta.`,
+      'denied'
+    )
+  }
+  const perUnit = mechanism === 'tslm' ? 'ln(1/(2 beta))/alpha' : `ln(m/(2 beta))/alpha with m = ${steps}`
+  const chargeExplained = `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${s} (${ev.countText}) = ${nanoToDisplay(chargeNano)}`
+  // Cells: the predicate's group keys, plus the filter's equality conditions (which only narrow the region).
+  const fixed: Record<string, string | number> = {}
+  for (const f of def.filter ?? []) {
+    if (f.op === '=' && (typeof f.value === 'string' || typeof f.value === 'number') && !ev.groupBy.includes(f.column)) fixed[f.column] = f.value
+  }
+  const cells = ev.keys.map((k) => {
+    const conj: Record<string, string | number | null> = { ...fixed }
+    ev.groupBy.forEach((c, j) => (conj[c] = k[j]))
+    return cellKey(conj)
+  })
+  const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s }
+  const guarantee = thresholdGuarantee({ groupBy: ev.groupBy, countText: ev.countText, beta, alpha, chargeNano, predicates: ev.keys.length })
+  return {
+    query,
+    datasetName,
+    kind: 'threshold',
+    notion: 'predicate-wise-dp',
+    mechanism,
+    chargeNano,
+    chargeExplained,
+    cells,
+    guarantee,
+    publicParams,
+    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${ev.keys.length} predicates`,
+    execute(rng) {
+      const counts = ev.counts.map((c) => c / s)
+      const thresholds = ev.thresholds.map((c) => c / s)
+      const run = runThreshold(mechanism, counts, thresholds, engineParams, rng)
+      const flagged: Array<Array<string | number | null>> = []
+      run.positive.forEach((b, i) => {
+        if (b) flagged.push(ev.keys[i])
+      })
+      let max = 0
+      const perPredicate = ev.keys.map((key, i) => {
+        const e = run.epsilonPerPredicate[i]
+        if (e > max) max = e
+        return { predicate: key, epsilon: e }
+      })
+      return {
+        answer: { kind: 'threshold', predicates: ev.keys.length, groupBy: ev.groupBy, flagged },
+        exPost: { spentMax: max, perPredicate }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: string, mechanism: 'dp' | 'sp', epsilon: number): PreparedRelease {
+  const def = aiqDefinition(query)
+  if (mechanism !== 'dp' && mechanism !== 'sp') throw new UserError(`mechanism must be dp or sp (got "${String(mechanism)}")`)
+  finite(epsilon, 'epsilon', (v) => v > 0 && v <= 1e6, 'a number > 0')
+  checkAiqRecords(db, query)
+  const records = def.records!.length
+  const perQueryNano = decimalToNano(epsilon, 'up')
+  if (perQueryNano === 0) throw new UserError('epsilon is below the ledger resolution of 1e-9')
+  const chargeNano = checkedProduct(perQueryNano, records)
+  const notion: PrivacyNotion = mechanism === 'dp' ? 'eps-dp' : 'eps-k-sensitive'
+  const engineEps = epsilonAtMost(perQueryNano)
+  return {
+    query,
+    datasetName,
+    kind: 'anomaly-identification',
+    notion,
+    mechanism,
+    chargeNano,
+    chargeExplained: `${records} records asked x epsilon ${nanoToDisplay(perQueryNano)} each = ${nanoToDisplay(chargeNano)} (sequential composition)`,
+    cells: [WHOLE_DATASET],
+    guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion }),
+    publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric },
+    description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
+    execute(rng) {
+      const inputs = loadAiqInputs(db, query)
+      if (inputs.columns[0].length === 0) throw new UserError('The dataset has no complete rows in the chosen columns')
+      const universe = buildUniverse(
+        inputs.columns,
+        inputs.kinds.map((kind, k) => ({ kind, binWidth: kind === 'numeric' ? (def.binWidths[k] ?? 1) : undefined }))
+      )
+      const tuples = new Int32Array(records * universe.dims)
+      def.records!.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))
+      const out = releaseAiq(rng, universe, {
+        mechanism,
+        metric: def.metric as Metric,
+        radius: def.radius,
+        beta: def.beta,
+        k: def.k,
+        epsilon: engineEps,
+        queries: tuples
+      })
+      return {
+        answer: { kind: 'anomaly-identification', columns: def.columns, records: def.records!.map((record, i) => ({ record, anomaly: out.bits[i] === 1 })) },
+        exPost: { spentMax: engineEps * records }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName: string): PreparedRelease {
+  const def = searchDefinition(query)
+  checkSearchColumns(db, query)
+  const eps = finite(def.epsilonPerQuery, 'epsilonPerQuery', (v) => v > 0 && v <= 1e6, 'a number > 0')
+  const budget = finite(def.budget, 'budget', (v) => v > 0 && v <= 1e6, 'a number > 0')
+  const perQueryNano = decimalToNano(eps, 'up')
+  if (perQueryNano === 0) throw new UserError('epsilon per query is below the ledger resolution of 1e-9')
+  const maxQueries = queriesAllowedByBudget(budget, eps)
+  if (maxQueries < 1) throw new UserError(`The search budget ${num(budget)} does not allow a single query at epsilon ${num(eps)}; raise the budget in the saved query`)
+  const chargeNano = checkedProduct(perQueryNano, maxQueries)
+  const top = def.top ?? 4
+  const engineEps = epsilonAtMost(perQueryNano)
+  // The engine stops when (T+1) eps > b: with b = maxQueries x engineEps it asks at most maxQueries questions.
+  const engineBudget = maxQueries * engineEps
+  if (queriesAllowedByBudget(engineBudget, engineEps) !== maxQueries) throw new Error('search budget rounding')
+  const tau = def.tau ?? (def.delta === undefined ? 0.5 : undefined)
+  return {
+    query,
+    datasetName,
+    kind: 'anomaly-search',
+    notion: 'anomaly-restricted-dp',
+    mechanism: def.oracle,
+    chargeNano,
+    chargeExplained: `at most ${maxQueries} group questions (budget ${num(budget)} / epsilon ${num(eps)}) x epsilon ${nanoToDisplay(perQueryNano)} = ${nanoToDisplay(chargeNano)}`,
+    cells: [WHOLE_DATASET],
+    guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, maxQueries, chargeNano }),
+    publicParams: { oracle: def.oracle, epsilonPerQuery: eps, budget, maxQueries, tLow: def.tLow, tHigh: def.tHigh, tau: tau ?? null, delta: def.delta ?? null, top },
+    description: `Anomaly search "${query.name}" (${def.oracle} oracle), at most ${maxQueries} questions at epsilon ${num(eps)}`,
+    execute(rng) {
+      const inputs = loadSearchInputs(db, query)
+      const out = releaseAnomalySearch(
+        inputs.scores,
+        { epsilon: engineEps, tLow: def.tLow, tHigh: def.tHigh, oracle: def.oracle, budget: engineBudget, tau, delta: def.delta, top },
+        rng
+      )
+      return {
+        answer: { kind: 'anomaly-search', top: out.top.map((i) => inputs.ids[i]), idColumn: def.idColumn ?? null },
+        exPost: { spentMax: out.queries * engineEps, queries: out.queries, haltedBy: out.haltedBy, posterior: out.posterior }
+      }
+    }
+  }
+}

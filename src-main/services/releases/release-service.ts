@@ -1,0 +1,248 @@
+/**
+ * Releases: validate -> admission -> charge + release row in ONE transaction -> run with the secure generator -> store
+ * the answer. A crash between the charge and the answer loses the answer, never the accounting: the release then shows
+ * "charged, no answer: interrupted".
+ *
+ * There is no seed anywhere on this path: `runRelease` creates `SecureRandom.create()` itself, and `executePrepared`
+ * (the internal runner) refuses any other generator.
+ */
+import type Database from 'better-sqlite3'
+import type { ExPostCosts, ReleasePreview, ReleaseRecord, ReleaseRequest, ReleaseStatus, ReleaseAnswer, PrivacyNotion, ReleaseKind } from '../../contract/ledger'
+import { type Rng, SecureRandom, assertSecure } from '../../../src-worker/engine/random'
+import { UserError } from '../errors'
+import { canonicalJson } from '../ledger/canonical'
+import { admission, appendEntry, nowIso, recordAudit } from '../ledger/ledger-store'
+import { nanoToDecimal, nanoToNumber } from '../ledger/units'
+import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
+
+type Db = Database.Database
+
+/** Releases being answered by this process right now (anything else left 'charged' was interrupted). */
+const inFlight = new Set<string>()
+const flightKey = (db: Db, id: number) => `${db.name}#${id}`
+
+function actorOf(req: ReleaseRequest): string {
+  const a = typeof req.actor === 'string' ? req.actor.trim() : ''
+  return a === '' ? 'analyst' : a.slice(0, 100)
+}
+
+export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
+  const p = prepareRelease(db, req.queryId, req.params)
+  const adm = admission(db, p.query.datasetId, p.datasetName, p.notion, p.cells, p.chargeNano)
+  const dec = (n: number | null) => (n === null ? null : nanoToDecimal(n))
+  const numOrNull = (n: number | null) => (n === null ? null : nanoToNumber(n))
+  return {
+    queryId: p.query.id,
+    queryName: p.query.name,
+    datasetId: p.query.datasetId,
+    datasetName: p.datasetName,
+    kind: p.kind,
+    notion: p.notion,
+    epsilon: nanoToNumber(p.chargeNano),
+    epsilonExact: nanoToDecimal(p.chargeNano),
+    chargeExplained: p.chargeExplained,
+    cellCount: p.cells.filter((c) => c !== '{}').length,
+    spentBefore: nanoToNumber(adm.spentBeforeNano),
+    spentBeforeExact: nanoToDecimal(adm.spentBeforeNano),
+    spentAfter: nanoToNumber(adm.spentAfterNano),
+    spentAfterExact: nanoToDecimal(adm.spentAfterNano),
+    budget: numOrNull(adm.budgetNano),
+    budgetExact: dec(adm.budgetNano),
+    remaining: numOrNull(adm.remainingNano),
+    remainingExact: dec(adm.remainingNano),
+    allowed: adm.allowed,
+    denial: adm.denial,
+    guarantee: p.guarantee
+  }
+}
+
+/** Charge and record the release (one transaction). Returns the release id, or throws the denial (nothing spent, audited). */
+export function chargeRelease(db: Db, p: PreparedRelease, actor: string): { releaseId: number; seq: number } {
+  const tx = db.transaction(() => {
+    const adm = admission(db, p.query.datasetId, p.datasetName, p.notion, p.cells, p.chargeNano)
+    if (!adm.allowed) return { denied: adm, releaseId: 0, seq: 0 }
+    const info = db
+      .prepare(
+        `INSERT INTO releases (created_at, dataset_id, dataset_name, query_id, query_name, kind, mechanism, params, notion, charge_nano, guarantee, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged')`
+      )
+      .run(nowIso(), p.query.datasetId, p.datasetName, p.query.id, p.query.name, p.kind, p.mechanism, canonicalJson(p.publicParams), p.notion, p.chargeNano, p.guarantee)
+    const releaseId = Number(info.lastInsertRowid)
+    const entry = appendEntry(db, {
+      kind: 'charge',
+      datasetId: p.query.datasetId,
+      datasetName: p.datasetName,
+      notion: p.notion,
+      amountNano: p.chargeNano,
+      cells: p.cells,
+      releaseId,
+      actor,
+      description: p.description,
+      detail: { queryId: p.query.id, kind: p.kind, mechanism: p.mechanism, params: p.publicParams, chargeExplained: p.chargeExplained }
+    })
+    return { releaseId, seq: entry.seq }
+  })
+  const r = tx.immediate()
+  if ('denied' in r && r.denied) {
+    const adm = r.denied
+    db.transaction(() =>
+      recordAudit(db, 'release/denied', actor, `dataset:${p.query.datasetId}`, {
+        queryId: p.query.id,
+        notion: p.notion,
+        requested: nanoToDecimal(p.chargeNano),
+        remaining: adm.remainingNano === null ? null : nanoToDecimal(adm.remainingNano),
+        budget: adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
+        difference: nanoToDecimal(adm.spentAfterNano - (adm.budgetNano ?? 0))
+      })
+    )()
+    throw new UserError(adm.denial ?? 'Denied', 'denied')
+  }
+  return { releaseId: r.releaseId, seq: r.seq }
+}
+
+/** The internal runner: the mechanism, with the generator it is given, which must be the secure one. */
+export function executePrepared(p: PreparedRelease, rng: Rng): ExecutionResult {
+  assertSecure(rng)
+  return p.execute(rng)
+}
+
+function storeAnswer(db: Db, releaseId: number, result: ExecutionResult): void {
+  db.transaction(() => {
+    db.prepare(`UPDATE releases SET status = 'answered', answer = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
+      canonicalJson(result.answer),
+      nowIso(),
+      releaseId
+    )
+    db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, canonicalJson(result.exPost))
+  }).immediate()
+}
+
+export interface RunHooks {
+  /** Test hook: called after the charge committed, before the mechanism runs. */
+  afterCharge?: (releaseId: number) => void
+}
+
+export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): ReleaseRecord {
+  const actor = actorOf(req)
+  const prepared = prepareRelease(db, req.queryId, req.params)
+  const { releaseId } = chargeRelease(db, prepared, actor)
+  const key = flightKey(db, releaseId)
+  inFlight.add(key)
+  try {
+    hooks.afterCharge?.(releaseId)
+    let result: ExecutionResult
+    try {
+      result = executePrepared(prepared, SecureRandom.create())
+    } catch (e) {
+      // The charge stays (noise may have been drawn). The reason is recorded without data values.
+      const reason = e instanceof UserError ? e.message.replace(/\.$/, '') : 'the mechanism failed'
+      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(reason, nowIso(), releaseId)
+      throw new UserError(`Release ${releaseId} was charged but not answered (${reason}); the charge stays in the ledger`, 'release-failed')
+    }
+    storeAnswer(db, releaseId, result)
+  } finally {
+    inFlight.delete(key)
+  }
+  return getRelease(db, releaseId)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+interface ReleaseRow {
+  id: number
+  created_at: string
+  dataset_id: number
+  dataset_name: string
+  query_id: number
+  query_name: string
+  kind: ReleaseKind
+  mechanism: string
+  notion: PrivacyNotion
+  charge_nano: number
+  guarantee: string
+  status: 'charged' | 'answered' | 'failed'
+  answer: string | null
+  answered_at: string | null
+  failure: string | null
+  seq: number | null
+}
+
+const RELEASE_SELECT = `SELECT r.*, e.seq AS seq FROM releases r LEFT JOIN ledger_entries e ON e.release_id = r.id`
+
+function toRecord(db: Db, r: ReleaseRow): ReleaseRecord {
+  let status: ReleaseStatus
+  let statusText: string
+  if (r.status === 'answered') {
+    status = 'answered'
+    statusText = 'answered'
+  } else if (r.status === 'failed') {
+    status = 'failed'
+    statusText = `charged, no answer: failed (${r.failure ?? 'unknown reason'})`
+  } else if (inFlight.has(flightKey(db, r.id))) {
+    status = 'running'
+    statusText = 'charged, answer being computed'
+  } else {
+    status = 'interrupted'
+    statusText = 'charged, no answer: interrupted'
+  }
+  return {
+    releaseId: r.id,
+    createdAt: r.created_at,
+    queryId: r.query_id,
+    queryName: r.query_name,
+    datasetId: r.dataset_id,
+    datasetName: r.dataset_name,
+    kind: r.kind,
+    mechanism: r.mechanism,
+    notion: r.notion,
+    epsilon: nanoToNumber(r.charge_nano),
+    epsilonExact: nanoToDecimal(r.charge_nano),
+    ledgerSeq: r.seq ?? 0,
+    guarantee: r.guarantee,
+    status,
+    statusText,
+    answer: r.answer === null ? null : (JSON.parse(r.answer) as ReleaseAnswer),
+    answeredAt: r.status === 'answered' ? r.answered_at : null
+  }
+}
+
+export function getRelease(db: Db, releaseId: number): ReleaseRecord {
+  if (!Number.isInteger(releaseId)) throw new UserError('releaseId must be a whole number')
+  const row = db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(releaseId) as ReleaseRow | undefined
+  if (!row) throw new UserError(`There is no release with id ${releaseId}`, 'not-found')
+  return toRecord(db, row)
+}
+
+export function listReleases(db: Db, datasetId?: number): ReleaseRecord[] {
+  const rows = (
+    datasetId === undefined ? db.prepare(`${RELEASE_SELECT} ORDER BY r.id`).all() : db.prepare(`${RELEASE_SELECT} WHERE r.dataset_id = ? ORDER BY r.id`).all(datasetId)
+  ) as ReleaseRow[]
+  return rows.map((r) => toRecord(db, r))
+}
+
+/**
+ * The privacy officer's view of the sealed ex-post costs. The unlock is recorded as an audit event, in the same
+ * transaction as the read, before anything is returned.
+ */
+export function unlockExPost(db: Db, req: { releaseId: number; officer: string; reason: string }): ExPostCosts {
+  const officer = typeof req.officer === 'string' ? req.officer.trim() : ''
+  const reason = typeof req.reason === 'string' ? req.reason.trim() : ''
+  if (officer === '') throw new UserError('Say who unlocks the sealed costs (officer); the unlock is recorded')
+  if (reason.length < 3) throw new UserError('Unlocking sealed costs needs a reason; it is recorded')
+  const rel = getRelease(db, req.releaseId)
+  const sealed = db.transaction(() => {
+    const row = db.prepare('SELECT sealed FROM release_ex_post WHERE release_id = ?').get(rel.releaseId) as { sealed: string } | undefined
+    recordAudit(db, 'officer/unlock-ex-post', officer, `release:${rel.releaseId}`, { reason, found: row !== undefined })
+    return row?.sealed ?? null
+  }).immediate()
+  if (sealed === null) throw new UserError(`Release ${rel.releaseId} has no sealed costs (${rel.statusText})`, 'not-found')
+  const s = JSON.parse(sealed) as { spentMax: number; perPredicate?: ExPostCosts['perPredicate']; queries?: number }
+  return {
+    releaseId: rel.releaseId,
+    notion: rel.notion,
+    chargedExact: rel.epsilonExact,
+    spentMax: s.spentMax,
+    ...(s.perPredicate ? { perPredicate: s.perPredicate } : {}),
+    ...(s.queries !== undefined ? { queries: s.queries } : {})
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The two outside pieces a threshold release needs, behind one small interface:
+ * - part A's evaluation of a saved threshold query (predicates with true counts and thresholds, and the sensitivity);
+ * - the MIDE engine's threshold mechanisms (run with the secure generator).
+ */
+import type Database from 'better-sqlite3'
+import type { ThresholdQueryDefinition } from '../../contract/datasets'
+import { type Rng, assertSecure } from '../../../src-worker/engine/random'
+import { runThresholdMechanism } from '../../../src-worker/engine/mide/run'
+import { evaluateThresholdQuery } from '../datasets/threshold-evaluation'
+
+export interface ThresholdEvaluation {
+  groupBy: string[]
+  /** Key tuples in groupBy order, one per predicate. */
+  keys: Array<Array<string | number | null>>
+  counts: Float64Array
+  thresholds: Float64Array
+  /** The most one person (or row) can change the counts: the contribution cap, or 1. */
+  sensitivity: number
+  /** What is counted, in words ("rows", "persons, each counted at most 3 times"). */
+  countText: string
+}
+
+export interface ThresholdMechanismParams {
+  alpha: number
+  beta: number
+  epsMax: number
+  eps1: number
+  steps: number
+  fineSteps: number
+}
+
+export interface ThresholdRun {
+  /** 1 = flagged (decided positive or still undecided at the end). */
+  positive: Uint8Array
+  /** Ex-post: epsilon actually spent per predicate. */
+  epsilonPerPredicate: Float64Array
+}
+
+export function evaluateThreshold(db: Database.Database, queryId: number, def: ThresholdQueryDefinition): ThresholdEvaluation {
+  const ev = evaluateThresholdQuery({ db }, queryId)
+  const n = ev.predicates.length
+  const counts = new Float64Array(n)
+  const thresholds = new Float64Array(n)
+  const keys = ev.predicates.map((p, i) => {
+    counts[i] = p.count
+    thresholds[i] = p.threshold
+    return JSON.parse(p.key) as Array<string | number | null>
+  })
+  const countText =
+    def.count.kind === 'persons'
+      ? def.count.cap === 1
+        ? `count of distinct ${def.count.personColumn}`
+        : `count of distinct ${def.count.personColumn} (each counted at most ${def.count.cap} times)`
+      : 'row count'
+  return { groupBy: ev.groupBy, keys, counts, thresholds, sensitivity: ev.sensitivity, countText }
+}
+
+export function runThreshold(
+  mechanism: 'tslm' | 'ppwlm' | 'dppwlm',
+  counts: Float64Array,
+  thresholds: Float64Array,
+  params: ThresholdMechanismParams,
+  rng: Rng
+): ThresholdRun {
+  assertSecure(rng)
+  const run = runThresholdMechanism(mechanism, counts, thresholds, params, rng)
+  // Admission already refused anything the plan could deny (epsMax is not used by the engine on this path).
+  if (run.denied) throw new Error('the mechanism denied a query that admission had accepted')
+  return { positive: run.decisions, epsilonPerPredicate: run.exPost }
+}

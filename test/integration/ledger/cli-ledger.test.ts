@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { main } from '../../../src-main/cli'
+import { openStore } from '../../../src-main/services/store/store'
+import { verifyLedger } from '../../../src-main/services/ledger/verify'
+import { tempWorkspace } from '../helpers'
+
+let cleanup: (() => void) | undefined
+afterEach(() => cleanup?.())
+
+async function cli(args: string[], cwd: string) {
+  let out = ''
+  let err = ''
+  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd }
+  const code = await main(args, io as never)
+  return { code, out, err }
+}
+
+describe('CLI: demo, budget, ledger, release', () => {
+  it('demo builds a workspace from the bundled sample, releases, and prints a verified ledger', async () => {
+    const ws = tempWorkspace('qa-demo-')
+    cleanup = ws.cleanup
+    const r = await cli(['demo', '--db', ws.db], ws.dir)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toMatch(/SYNTHETIC building-occupancy log/)
+    expect(r.out).toMatch(/Imported: occupancy \(41175 rows/)
+    expect(r.out).toMatch(/RELEASE \d+ +\[released: real data, secure noise, charged to the ledger\]/)
+    expect(r.out).toMatch(/Anomaly search "Who is on site far too long\?"/)
+    expect(r.out).toMatch(/Ledger verified: \d+ entries, hash chain intact/)
+    // Refuses to overwrite without --force; replaces with it.
+    const again = await cli(['demo', '--db', ws.db], ws.dir)
+    expect(again.code).toBe(2)
+    expect(again.err).toMatch(/already exists; pass --force/)
+    const forced = await cli(['demo', '--db', ws.db, '--force', '--json'], ws.dir)
+    expect(forced.code, forced.err).toBe(0)
+    const json = JSON.parse(forced.out) as { verify: { ok: boolean }; releases: unknown[] }
+    expect(json.verify.ok).toBe(true)
+    expect(json.releases.length).toBeGreaterThanOrEqual(2)
+
+    // budget: a reason is required; a raise is recorded.
+    const noReason = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '9'], ws.dir)
+    expect(noReason.code).toBe(2)
+    expect(noReason.err).toMatch(/--reason is required/)
+    const bad = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', 'lots', '--reason', 'why not'], ws.dir)
+    expect(bad.code).toBe(2)
+    const raised = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '9', '--notion', 'eps-dp', '--reason', 'second quarter', '--officer', 'olga'], ws.dir)
+    expect(raised.code, raised.err).toBe(0)
+    expect(raised.out).toMatch(/Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, by olga: "second quarter"\)/)
+
+    const ledger = await cli(['ledger', '--db', ws.db, '--dataset', 'occupancy'], ws.dir)
+    expect(ledger.code, ledger.err).toBe(0)
+    expect(ledger.out).toMatch(/eps-DP +0 +9 +9/)
+    const s = openStore(ws.db)
+    expect(verifyLedger(s.db).ok).toBe(true)
+    s.close()
+  })
+})
