@@ -1,5 +1,240 @@
-/** Contract methods of the reports area (issue 9). Add each method here and to `reportsMethodNames`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ReportMethods {}
+/**
+ * Contract methods of the reports area (issue 9): audit reports of the ledger, releases, denials and experiments, as
+ * PDF (printed by Chromium from one HTML template), CSV tables or the canonical JSON of the report's data.
+ *
+ * Types only (plus the run-time allow-list): the renderer imports this file.
+ *
+ * What a report shows is exactly `ReportData`; its SHA-256 (`dataSha256`) is the SHA-256 of the canonical JSON of that
+ * object (keys sorted at every level, no whitespace), which is byte for byte the `json` export. Releases show decisions
+ * only (how many predicates or records were flagged), never a true count or a noisy value; the sealed ex-post costs
+ * appear only in the officer edition, and reading them is recorded as an unlock audit event per release.
+ */
+import type { ParamValue } from './experiments'
+import type { PrivacyNotion, ReleaseKind, ReleaseStatus } from './ledger'
 
-export const reportsMethodNames: Record<keyof ReportMethods, true> = {}
+/** analyst: no ex-post costs. officer: with the sealed ex-post costs (each read is recorded as an unlock). */
+export type ReportEdition = 'analyst' | 'officer'
+export type ReportFormat = 'pdf' | 'csv' | 'json' | 'html'
+export type ReportTable = 'ledger' | 'releases' | 'denials' | 'experiments'
+export type ReportPageSize = 'A4' | 'Letter'
+
+export interface ReportRequest {
+  /** Absent: the whole workspace. */
+  datasetId?: number
+  /** The period [from, to): ISO 8601 ("2025-01-31" or "2025-01-31T12:00:00Z"; without a zone = UTC). Absent from: the beginning. */
+  from?: string
+  /** Absent, or later than now: now (the report says which instant it used, so that it can be reproduced). */
+  to?: string
+  /** Default 'analyst'. */
+  edition?: ReportEdition
+  /** Officer edition only: who unlocks the sealed costs, and why (both recorded). */
+  officer?: string
+  reason?: string
+}
+
+export interface ReportExportRequest extends ReportRequest {
+  format: ReportFormat
+  /** csv: which table (default 'ledger'). */
+  table?: ReportTable
+  /** pdf: default 'A4'. */
+  pageSize?: ReportPageSize
+  /**
+   * Absolute path of the file to write (desktop: from a save dialog). Absent: the file is kept by the service and
+   * fetched with `reports/download` (headless mode).
+   */
+  outPath?: string
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The report's data (what it shows, and what the SHA-256 covers). Epsilons are exact decimal strings (nano-epsilon).
+
+export interface ReportCell {
+  key: string
+  label: string
+  /** Charges on the cell and everything overlapping it, within the period / up to the end of the period. */
+  inPeriodExact: string
+  totalExact: string
+}
+
+export interface ReportAccount {
+  notion: PrivacyNotion
+  label: string
+  /** Budget in force at the end of the period; null: none set (releases under this notion are denied). */
+  budgetExact: string | null
+  /** Spend (max over cells of their sums) from charges in the period. */
+  spentInPeriodExact: string
+  /** Spend from every charge before the end of the period (what the budget is compared with). */
+  spentTotalExact: string
+  /** budget - spentTotal; null without a budget. */
+  remainingExact: string | null
+  releasesInPeriod: number
+  /** Cells by total spend, largest first (at most 25). */
+  cells: ReportCell[]
+  cellCount: number
+}
+
+export interface ReportDataset {
+  datasetId: number
+  datasetName: string
+  accounts: ReportAccount[]
+}
+
+export interface ReportRelease {
+  releaseId: number
+  createdAt: string
+  datasetId: number
+  datasetName: string
+  queryId: number
+  queryName: string
+  kind: ReleaseKind
+  mechanism: string
+  notion: PrivacyNotion
+  /** The request's public parameters as recorded (accuracy, mechanism settings; no data). */
+  params: Record<string, string | number | boolean | null>
+  chargeExact: string
+  ledgerSeq: number
+  status: ReleaseStatus
+  /** Released decisions only: predicates / records asked and how many were flagged (search: |S| reported). */
+  asked: number | null
+  flagged: number | null
+  /** Officer edition only. spentMax: the data-dependent epsilon actually spent (max over predicates; search: T x eps). */
+  exPost?: { spentMax: number | null; queries: number | null; sealed: boolean }
+}
+
+export interface ReportDenial {
+  auditId: number
+  at: string
+  actor: string
+  datasetId: number | null
+  datasetName: string | null
+  queryId: number | null
+  queryName: string | null
+  notion: string | null
+  requestedExact: string | null
+  remainingExact: string | null
+  budgetExact: string | null
+}
+
+export interface ReportUnlock {
+  auditId: number
+  at: string
+  officer: string
+  releaseId: number | null
+  reason: string
+}
+
+export interface ReportLedgerEntry {
+  seq: number
+  at: string
+  kind: 'charge' | 'budget'
+  datasetId: number
+  datasetName: string
+  notion: PrivacyNotion | null
+  amountExact: string
+  cellCount: number
+  releaseId: number | null
+  actor: string
+  description: string
+  prevHash: string
+  hash: string
+}
+
+export interface ReportMetricValue {
+  mean: number | null
+  ciLow: number | null
+  ciHigh: number | null
+  n: number
+}
+
+export interface ReportExperimentCell {
+  index: number
+  sweep: string
+  workload: string
+  mechanism: string
+  params: Record<string, ParamValue>
+  trials: number
+  status: 'pending' | 'done' | 'failed'
+  metrics: Record<string, ReportMetricValue>
+}
+
+export interface ReportExperiment {
+  id: string
+  name: string
+  engine: string
+  /** Always true: simulations with ground truth, seeded, never charged. */
+  simulation: true
+  seed: string
+  status: string
+  createdAt: string
+  cellsTotal: number
+  cellsDone: number
+  metrics: Array<{ name: string; description: string }>
+  cells: ReportExperimentCell[]
+}
+
+export interface ReportData {
+  schema: 'quiet-alarm-report/1'
+  edition: ReportEdition
+  scope: { datasetId: number | null; datasetName: string | null }
+  period: { from: string | null; to: string }
+  /** The hash chain's head at the end of the period: the last ledger entry before `to` (seq 0 and 64 zeros if none). */
+  ledgerHead: { seq: number; hash: string }
+  notionsNote: string
+  totals: { ledgerEntries: number; releases: number; denials: number; unlocks: number; experiments: number }
+  datasets: ReportDataset[]
+  releases: ReportRelease[]
+  denials: ReportDenial[]
+  unlocks: ReportUnlock[]
+  ledgerEntries: ReportLedgerEntry[]
+  experiments: ReportExperiment[]
+}
+
+/** What surrounds the data: facts at generation time, outside the hash. */
+export interface ReportVerification {
+  generatedAt: string
+  /** SHA-256 (hex) of the canonical JSON of `ReportData`: the SHA-256 of the json export file. */
+  dataSha256: string
+  /** SHA-256 of each CSV table exported with the same scope, period and edition. */
+  csvSha256: Record<ReportTable, string>
+  /** `ledger verify` of the whole ledger at generation time. */
+  ledgerVerify: { ok: boolean; entries: number; headHash: string; message: string }
+  /** The CLI options that reproduce this report (scope, period, edition). */
+  reproduceArgs: string
+}
+
+export interface ReportPreview {
+  data: ReportData
+  verification: ReportVerification
+  /** The self-contained HTML the PDF is printed from (no scripts, no network). */
+  html: string
+}
+
+/** `JobInfo.result` of a finished `reports/export` job (kind "report"). */
+export interface ReportExportResult {
+  format: ReportFormat
+  table: ReportTable | null
+  fileName: string
+  /** Where the file is on the machine running the services. */
+  path: string
+  bytes: number
+  mimeType: string
+  fileSha256: string
+  dataSha256: string
+  releases: number
+  seconds: number
+}
+
+export interface ReportMethods {
+  /** The report's data, verification and HTML, for the Reports screen. The officer edition records its unlocks. */
+  'reports/preview': { req: ReportRequest; res: ReportPreview }
+  /** Start writing a PDF, CSV table, JSON or HTML: a job (kind "report", unit "steps") whose result is a ReportExportResult. */
+  'reports/export': { req: ReportExportRequest; res: { jobId: string } }
+  /** The file a finished export job wrote, as base64 (headless mode: the browser saves it as a download). */
+  'reports/download': { req: { jobId: string }; res: { fileName: string; mimeType: string; bytes: number; base64: string } }
+}
+
+export const reportsMethodNames: Record<keyof ReportMethods, true> = {
+  'reports/preview': true,
+  'reports/export': true,
+  'reports/download': true
+}

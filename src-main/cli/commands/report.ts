@@ -1,3 +1,117 @@
-import { notYetImplemented } from '../not-yet'
+/**
+ * `report --db PATH --format pdf|csv|json|html --out FILE [--dataset D] [--from T] [--to T] [--edition analyst|officer]
+ *  [--officer NAME] [--reason TEXT] [--page-size a4|letter] [--table ledger|releases|denials|experiments]`
+ *
+ * The audit report of the ledger, releases, denials and experiments. Bad input (unknown dataset, from >= to, an
+ * unwritable --out, a bad format...) exits 2 with one line and writes nothing: the file is written to a temporary name
+ * next to --out and renamed at the end.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { ReportFormat, ReportTable } from '../../contract/reports'
+import { checkWritable, produceReport, resolveExport, sha256Hex, writeAtomically } from '../../services/reports/build-report'
+import { findDataset } from '../../services/reports/report-data'
+import { REPORT_TABLES } from '../../services/reports/verification'
+import { projectRoot } from '../../services/pool/worker-script'
+import { defaultDatabasePath, openStore } from '../../services/store/store'
+import { type CliCommand, UsageError, choice, optString, reqString } from '../command'
 
-export const reportCommand = notYetImplemented('report', 'Audit report of the ledger, releases and experiments (PDF or CSV)', 9)
+const FORMATS = ['pdf', 'csv', 'json', 'html'] as const
+
+export const reportCommand: CliCommand = {
+  name: 'report',
+  summary: 'Audit report of the ledger, releases, denials and experiments (PDF, CSV table, or JSON with its SHA-256)',
+  usage:
+    'report --db PATH --format pdf|csv|json|html --out FILE [--dataset D] [--from T] [--to T] [--edition analyst|officer] ' +
+    '[--officer NAME] [--reason TEXT] [--page-size a4|letter] [--table ledger|releases|denials|experiments]',
+  options: {
+    db: { type: 'string', description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' },
+    format: { type: 'string', description: 'pdf, csv (one table, see --table), json (the report data; its SHA-256 is the one in the PDF) or html' },
+    out: { type: 'string', description: 'file to write (written to a temporary name and renamed when complete)' },
+    dataset: { type: 'string', description: 'dataset id or name', defaultText: 'the whole workspace' },
+    from: { type: 'string', description: 'start of the period, ISO 8601 (inclusive; without a zone = UTC)', defaultText: 'the beginning' },
+    to: { type: 'string', description: 'end of the period, ISO 8601 (exclusive)', defaultText: 'now' },
+    edition: { type: 'string', description: 'analyst (no ex-post costs) or officer (with the sealed ex-post costs; each unlock is recorded)', defaultText: 'analyst' },
+    officer: { type: 'string', description: 'officer edition: who unlocks the sealed costs (recorded)' },
+    reason: { type: 'string', description: 'officer edition: why (recorded)', defaultText: 'audit report (officer edition)' },
+    'page-size': { type: 'string', description: 'pdf: a4 or letter', defaultText: 'a4' },
+    table: { type: 'string', description: 'csv: ledger, releases, denials or experiments', defaultText: 'ledger' }
+  },
+  async run(values, _positionals, ctx) {
+    const format = choice('format', reqString(values, 'format'), FORMATS) as ReportFormat
+    const out = resolve(ctx.cwd, reqString(values, 'out'))
+    const edition = choice('edition', optString(values, 'edition') ?? 'analyst', ['analyst', 'officer'] as const)
+    const pageSizeRaw = choice('page-size', (optString(values, 'page-size') ?? 'a4').toLowerCase(), ['a4', 'letter'] as const)
+    const tableRaw = optString(values, 'table')
+    if (tableRaw !== undefined && format !== 'csv') throw new UsageError('--table applies to --format csv only')
+    const table = choice('table', tableRaw ?? 'ledger', REPORT_TABLES) as ReportTable
+    const officer = optString(values, 'officer')
+    if (edition === 'officer' && (officer === undefined || officer.trim() === '')) {
+      throw new UsageError('--edition officer unlocks the sealed ex-post costs: give --officer NAME (the unlock is recorded)')
+    }
+    if (edition !== 'officer' && officer !== undefined) throw new UsageError('--officer applies to --edition officer only')
+    const dbRaw = optString(values, 'db')
+    const dbPath = dbRaw ? resolve(ctx.cwd, dbRaw) : defaultDatabasePath()
+    if (!existsSync(dbPath) || !statSync(dbPath).isFile()) throw new UsageError(`There is no workspace at ${dbPath}; give --db the workspace file`)
+    checkWritable(out)
+
+    const started = Date.now()
+    const store = openStore(dbPath, { projectRoot: projectRoot() })
+    try {
+      const datasetRaw = optString(values, 'dataset')
+      const datasetId = datasetRaw === undefined ? undefined : findDataset(store.db, datasetRaw).id
+      const r = resolveExport(store, {
+        format,
+        table,
+        pageSize: pageSizeRaw === 'letter' ? 'Letter' : 'A4',
+        datasetId,
+        from: optString(values, 'from'),
+        to: optString(values, 'to'),
+        edition,
+        officer,
+        reason: optString(values, 'reason')
+      })
+      let lastStep = -1
+      const produced = await produceReport(store, r, {
+        onProgress: (done) => {
+          const step = Math.floor(done / 25)
+          if (step !== lastStep) {
+            lastStep = step
+            ctx.progress(`report: ${done}%`)
+          }
+        }
+      })
+      writeAtomically(out, produced.bytes)
+      const seconds = (Date.now() - started) / 1000
+      const d = produced.data
+      const json = {
+        out,
+        format,
+        table: format === 'csv' ? table : null,
+        edition,
+        bytes: produced.bytes.length,
+        fileSha256: sha256Hex(produced.bytes),
+        dataSha256: produced.verification.dataSha256,
+        period: d.period,
+        datasetId: d.scope.datasetId,
+        releases: d.totals.releases,
+        denials: d.totals.denials,
+        ledgerEntries: d.totals.ledgerEntries,
+        experiments: d.totals.experiments,
+        ledgerHead: d.ledgerHead,
+        ledgerVerified: produced.verification.ledgerVerify.ok,
+        seconds
+      }
+      const what = format === 'csv' ? `${table} table (CSV)` : format.toUpperCase()
+      const text = [
+        `Wrote ${out} (${produced.bytes.length.toLocaleString('en-US')} bytes): ${what}, ${edition} edition, ${d.totals.releases} releases, ${d.totals.denials} denials, ${d.totals.experiments} experiments.`,
+        `Period ${d.period.from ?? 'beginning'} .. ${d.period.to}; ledger head at its end: entry ${d.ledgerHead.seq} ${d.ledgerHead.hash}`,
+        `Report data SHA-256: ${produced.verification.dataSha256}`,
+        produced.verification.ledgerVerify.message
+      ].join('\n')
+      return { json, text }
+    } finally {
+      store.close()
+    }
+  }
+}

@@ -1,7 +1,83 @@
-import type { ReportMethods } from '../../contract/reports'
+import { mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ReportExportResult, ReportMethods } from '../../contract/reports'
+import { UserError } from '../errors'
 import type { HandlerMap, ServiceContext } from '../handler-types'
+import { checkOutPath, prepareReport, produceReport, resolveExport, resolveRequest, sha256Hex, writeAtomically } from './build-report'
+
+/** Files of finished exports kept for `reports/download` (headless mode), newest last; older ones are deleted. */
+const KEEP_DOWNLOADS = 20
+
+export interface ReportsOptions {
+  /** Where exports without an outPath are kept (default: <tmp>/quiet-alarm-reports). */
+  downloadDir?: string
+}
 
 /** Handlers of the reports area (issue 9). */
-export function reportsHandlers(_ctx: ServiceContext): HandlerMap<ReportMethods> {
-  return {}
+export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {}): HandlerMap<ReportMethods> {
+  const downloadDir = options.downloadDir ?? join(tmpdir(), 'quiet-alarm-reports')
+  const downloads = new Map<string, { path: string; fileName: string; mimeType: string; dir: string | null }>()
+
+  function remember(jobId: string, entry: { path: string; fileName: string; mimeType: string; dir: string | null }): void {
+    downloads.set(jobId, entry)
+    while (downloads.size > KEEP_DOWNLOADS) {
+      const [oldest, old] = downloads.entries().next().value as [string, { dir: string | null }]
+      downloads.delete(oldest)
+      if (old.dir) rmSync(old.dir, { recursive: true, force: true })
+    }
+  }
+
+  return {
+    'reports/preview': async (req) => {
+      const r = resolveRequest(ctx.store, req ?? {})
+      return prepareReport(ctx.store, r)
+    },
+
+    'reports/export': async (req) => {
+      const r = resolveExport(ctx.store, req ?? ({} as never))
+      const outPath = checkOutPath(req?.outPath)
+      const what = r.format === 'csv' ? `${r.table} table (CSV)` : r.format.toUpperCase()
+      const job = ctx.jobs.start('report', `Audit report, ${r.edition} edition, ${what}`, 'steps', async (jc): Promise<ReportExportResult> => {
+        const started = Date.now()
+        // Let the handler answer with the job id before the (synchronous) database reads begin.
+        await new Promise((res) => setImmediate(res))
+        const produced = await produceReport(ctx.store, r, { printer: ctx.pdfPrinter, signal: jc.signal, onProgress: jc.progress })
+        let path: string
+        let dir: string | null = null
+        if (outPath) path = outPath
+        else {
+          dir = join(downloadDir, job.jobId)
+          mkdirSync(dir, { recursive: true })
+          path = join(dir, produced.fileName)
+        }
+        writeAtomically(path, produced.bytes)
+        remember(job.jobId, { path, fileName: produced.fileName, mimeType: produced.mimeType, dir })
+        return {
+          format: r.format,
+          table: r.format === 'csv' ? r.table : null,
+          fileName: produced.fileName,
+          path,
+          bytes: produced.bytes.length,
+          mimeType: produced.mimeType,
+          fileSha256: sha256Hex(produced.bytes),
+          dataSha256: produced.verification.dataSha256,
+          releases: produced.data.releases.length,
+          seconds: (Date.now() - started) / 1000
+        }
+      })
+      return { jobId: job.jobId }
+    },
+
+    'reports/download': async (req) => {
+      const jobId = typeof req?.jobId === 'string' ? req.jobId : ''
+      const info = ctx.jobs.get(jobId)
+      if (!info || info.kind !== 'report') throw new UserError('There is no report export with this jobId; export the report again', 'not-found')
+      if (info.state !== 'done') throw new UserError(`The report export is ${info.state}; download it once it is done`, 'not-ready')
+      const d = downloads.get(jobId)
+      if (!d || !existsSync(d.path)) throw new UserError('The exported file is no longer available; export the report again', 'not-found')
+      const bytes = readFileSync(d.path)
+      return { fileName: d.fileName, mimeType: d.mimeType, bytes: bytes.length, base64: bytes.toString('base64') }
+    }
+  }
 }

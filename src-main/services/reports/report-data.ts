@@ -1,0 +1,428 @@
+/**
+ * Gathers what a report shows (`ReportData`) from the ledger, releases, audit events and experiments.
+ *
+ * It calls the other areas' exported functions where they answer the question (release listing, ledger entry rows,
+ * per-cell spend arithmetic, the officer's unlock, the experiment repository) and reads their tables READ-ONLY, in this
+ * module only, for what has no function yet:
+ * - spend per notion and per cell over a period, and the budget in force at the end of it (ledgerSummary is all-time);
+ * - the recorded parameters of a release (ReleaseRecord has none);
+ * - denials and unlocks (audit_events), query names, the chain head at the end of the period.
+ */
+import type Database from 'better-sqlite3'
+import type {
+  ReportAccount,
+  ReportData,
+  ReportDataset,
+  ReportDenial,
+  ReportEdition,
+  ReportExperiment,
+  ReportLedgerEntry,
+  ReportRelease,
+  ReportUnlock
+} from '../../contract/reports'
+import type { PrivacyNotion, ReleaseAnswer, ReleaseRecord } from '../../contract/ledger'
+import type { WorkloadRef } from '../../contract/experiments'
+import { UserError, CancelledError, isUserError } from '../errors'
+import { GENESIS_HASH } from '../ledger/canonical'
+import { type CellKey, cellLabel, cellSpend } from '../ledger/cells'
+import type { EntryRow } from '../ledger/ledger-store'
+import { NOTIONS_NOTE, toLedgerEntry } from '../ledger/ledger-views'
+import { NOTIONS, NOTION_LABEL } from '../ledger/notions'
+import { nanoToDecimal } from '../ledger/units'
+import { listReleases, unlockExPost } from '../releases/release-service'
+import { engineAdapter } from '../experiments/engines'
+import { ExperimentRepository } from '../experiments/repository'
+import type { Store } from '../store/store'
+import { type Period, inPeriod } from './period'
+
+type Db = Database.Database
+
+export const REPORT_CELL_LIMIT = 25
+
+export interface GatherOptions {
+  datasetId: number | null
+  period: Period
+  edition: ReportEdition
+  /** Officer edition: recorded with every unlock. */
+  officer?: string
+  reason?: string
+  signal?: AbortSignal
+  /** Called as releases are gathered (the slow part of an officer edition). */
+  onProgress?: (done: number, total: number) => void
+}
+
+function hasTable(db: Db, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+}
+
+function checkAbort(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new CancelledError()
+}
+
+/** The dataset's name as reports show it: the current one, else the last one the ledger recorded. Null if unknown. */
+export function resolveDatasetName(db: Db, datasetId: number): string | null {
+  if (hasTable(db, 'datasets')) {
+    const row = db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string } | undefined
+    if (row) return row.name
+  }
+  const last = db.prepare('SELECT dataset_name FROM ledger_entries WHERE dataset_id = ? ORDER BY seq DESC LIMIT 1').get(datasetId) as
+    | { dataset_name: string }
+    | undefined
+  return last?.dataset_name ?? null
+}
+
+/** A dataset given by id or by name (CLI), or a user error naming what exists. */
+export function findDataset(db: Db, given: string | number): { id: number; name: string } {
+  const asId = typeof given === 'number' ? given : /^\d+$/.test(given.trim()) ? Number(given.trim()) : null
+  if (asId !== null) {
+    const name = resolveDatasetName(db, asId)
+    if (name !== null) return { id: asId, name }
+  }
+  if (typeof given === 'string' && hasTable(db, 'datasets')) {
+    const row = db.prepare('SELECT id, name FROM datasets WHERE name = ?').get(given.trim()) as { id: number; name: string } | undefined
+    if (row) return row
+  }
+  if (typeof given === 'string') {
+    const row = db.prepare('SELECT dataset_id AS id, dataset_name AS name FROM ledger_entries WHERE dataset_name = ? ORDER BY seq DESC LIMIT 1').get(given.trim()) as
+      | { id: number; name: string }
+      | undefined
+    if (row) return row
+  }
+  throw new UserError(`There is no dataset "${String(given).slice(0, 60)}" in this workspace; list them with "quiet-alarm datasets"`, 'not-found')
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Summary: spend per notion and per cell, budgets, remaining (as of the end of the period)
+
+function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, ReportAccount[]> {
+  const charges = db
+    .prepare(
+      `SELECT c.dataset_id AS datasetId, c.notion AS notion, c.cell AS cell, c.amount_nano AS nano, e.at AS at
+       FROM ledger_cell_charges c JOIN ledger_entries e ON e.seq = c.entry_seq WHERE e.at < ?`
+    )
+    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; cell: CellKey; nano: number; at: string }>
+  const budgets = db
+    .prepare(`SELECT dataset_id AS datasetId, notion, amount_nano AS nano FROM ledger_entries WHERE kind = 'budget' AND at < ? ORDER BY seq`)
+    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion | null; nano: number }>
+  const chargeEntries = db
+    .prepare(`SELECT dataset_id AS datasetId, notion, at FROM ledger_entries WHERE kind = 'charge' AND at < ?`)
+    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; at: string }>
+  const out = new Map<number, ReportAccount[]>()
+  for (const id of datasetIds) {
+    const accounts: ReportAccount[] = []
+    for (const notion of NOTIONS) {
+      const mine = charges.filter((c) => c.datasetId === id && c.notion === notion)
+      const total = cellSpend(mine.map((c) => ({ cell: c.cell, nano: c.nano })))
+      const within = cellSpend(mine.filter((c) => inPeriod(c.at, period)).map((c) => ({ cell: c.cell, nano: c.nano })))
+      const withinByCell = new Map(within.cells.map((c) => [c.cell, c.totalNano]))
+      let budget: number | null = null
+      for (const b of budgets) if (b.datasetId === id && (b.notion === notion || b.notion === null)) budget = b.nano
+      accounts.push({
+        notion,
+        label: NOTION_LABEL[notion],
+        budgetExact: budget === null ? null : nanoToDecimal(budget),
+        spentInPeriodExact: nanoToDecimal(within.maxNano),
+        spentTotalExact: nanoToDecimal(total.maxNano),
+        remainingExact: budget === null ? null : nanoToDecimal(budget - total.maxNano),
+        releasesInPeriod: chargeEntries.filter((e) => e.datasetId === id && e.notion === notion && inPeriod(e.at, period)).length,
+        cells: total.cells.slice(0, REPORT_CELL_LIMIT).map((c) => ({
+          key: c.cell,
+          label: cellLabel(c.cell),
+          inPeriodExact: nanoToDecimal(withinByCell.get(c.cell) ?? 0),
+          totalExact: nanoToDecimal(c.totalNano)
+        })),
+        cellCount: total.cells.length
+      })
+    }
+    out.set(id, accounts)
+  }
+  return out
+}
+
+function datasetIdsInScope(db: Db, scope: number | null, period: Period): number[] {
+  if (scope !== null) return [scope]
+  const fromLedger = (db.prepare('SELECT DISTINCT dataset_id AS id FROM ledger_entries WHERE at < ?').all(period.to) as Array<{ id: number }>).map((r) => r.id)
+  const live = hasTable(db, 'datasets')
+    ? (db.prepare('SELECT id FROM datasets WHERE created_at < ?').all(period.to) as Array<{ id: number }>).map((r) => r.id)
+    : []
+  return [...new Set([...live, ...fromLedger])].sort((a, b) => a - b)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Releases
+
+function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagged: number | null } {
+  if (answer === null) return { asked: null, flagged: null }
+  switch (answer.kind) {
+    case 'threshold':
+      return { asked: answer.predicates, flagged: answer.flagged.length }
+    case 'anomaly-identification':
+      return { asked: answer.records.length, flagged: answer.records.filter((r) => r.anomaly).length }
+    case 'anomaly-search':
+      return { asked: null, flagged: answer.top.length }
+  }
+}
+
+function releaseParams(db: Db): Map<number, Record<string, string | number | boolean | null>> {
+  const rows = db.prepare('SELECT id, params FROM releases').all() as Array<{ id: number; params: string }>
+  const out = new Map<number, Record<string, string | number | boolean | null>>()
+  for (const r of rows) {
+    try {
+      const p = JSON.parse(r.params) as Record<string, unknown>
+      const flat: Record<string, string | number | boolean | null> = {}
+      for (const [k, v] of Object.entries(p)) {
+        flat[k] = v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? v : JSON.stringify(v)
+      }
+      out.set(r.id, flat)
+    } catch {
+      out.set(r.id, {})
+    }
+  }
+  return out
+}
+
+function toReportRelease(r: ReleaseRecord, params: Record<string, string | number | boolean | null>): ReportRelease {
+  return {
+    releaseId: r.releaseId,
+    createdAt: r.createdAt,
+    datasetId: r.datasetId,
+    datasetName: r.datasetName,
+    queryId: r.queryId,
+    queryName: r.queryName,
+    kind: r.kind,
+    mechanism: r.mechanism,
+    notion: r.notion,
+    params,
+    chargeExact: r.epsilonExact,
+    ledgerSeq: r.ledgerSeq,
+    status: r.status,
+    ...decisions(r.answer)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Audit events: denials and unlocks
+
+interface AuditRow {
+  id: number
+  at: string
+  kind: string
+  actor: string
+  subject: string | null
+  detail: string
+}
+
+function parseDetail(text: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text) as unknown
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null)
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null)
+
+function auditEvents(db: Db, kind: string, period: Period): AuditRow[] {
+  const rows = db.prepare('SELECT id, at, kind, actor, subject, detail FROM audit_events WHERE kind = ? AND at < ? ORDER BY at, id').all(kind, period.to) as AuditRow[]
+  return rows.filter((r) => inPeriod(r.at, period))
+}
+
+function queryNames(db: Db): Map<number, string> {
+  if (!hasTable(db, 'queries')) return new Map()
+  return new Map((db.prepare('SELECT id, name FROM queries').all() as Array<{ id: number; name: string }>).map((r) => [r.id, r.name]))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiments (simulations)
+
+function experimentsFor(store: Store, scope: number | null, period: Period): ReportExperiment[] {
+  const db = store.db
+  if (!hasTable(db, 'experiments')) return []
+  const repo = new ExperimentRepository(store)
+  const queryDataset =
+    scope === null || !hasTable(db, 'queries')
+      ? new Map<number, number>()
+      : new Map((db.prepare('SELECT id, dataset_id FROM queries').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id]))
+  const touchesScope = (workloads: WorkloadRef[]) =>
+    workloads.some((w) => w.kind === 'saved-query' && queryDataset.get(Number(w.queryId)) === scope)
+  const rows = repo
+    .list()
+    .filter((e) => inPeriod(e.createdAt, period))
+    .filter((e) => scope === null || touchesScope(e.spec.workloads ?? []))
+    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
+  return rows.map((e) => {
+    let metricDefs: Array<{ name: string; description: string }> = []
+    try {
+      metricDefs = engineAdapter(e.engine).metrics.map((m) => ({ name: m.name, description: m.description }))
+    } catch {
+      metricDefs = []
+    }
+    const cells = repo.cells(e.id)
+    return {
+      id: e.id,
+      name: e.name,
+      engine: e.engine,
+      simulation: true as const,
+      seed: e.seed,
+      status: e.status,
+      createdAt: e.createdAt,
+      cellsTotal: e.cellsTotal,
+      cellsDone: e.cellsDone,
+      metrics: metricDefs,
+      cells: cells.map((c) => ({
+        index: c.index,
+        sweep: c.sweep,
+        workload: c.workload,
+        mechanism: c.mechanism,
+        params: c.params,
+        trials: c.trials,
+        status: c.status,
+        metrics: Object.fromEntries(
+          metricDefs
+            .filter((m) => c.metrics?.[m.name] !== undefined)
+            .map((m) => {
+              const v = c.metrics![m.name]
+              const fin = (x: number | null) => (x === null || !Number.isFinite(x) ? null : x)
+              return [m.name, { mean: fin(v.mean), ciLow: fin(v.ciLow), ciHigh: fin(v.ciHigh), n: v.n }]
+            })
+        )
+      }))
+    }
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Everything the report shows. The officer edition unlocks (and thereby records) the sealed costs of each release. */
+export async function gatherReportData(store: Store, o: GatherOptions): Promise<ReportData> {
+  const db = store.db
+  const { period } = o
+  const scope = o.datasetId
+  const scopeName = scope === null ? null : resolveDatasetName(db, scope)
+  if (scope !== null && scopeName === null) throw new UserError(`There is no dataset with id ${scope} in this workspace`, 'not-found')
+  if (o.edition === 'officer') {
+    if (!o.officer || o.officer.trim() === '') throw new UserError('The officer edition unlocks the sealed costs: say who you are (officer); it is recorded')
+  }
+  checkAbort(o.signal)
+
+  // Ledger entries in the period (their own conversion), and the chain head at the end of the period.
+  const entryRows = db
+    .prepare(`SELECT * FROM ledger_entries WHERE at < ? ${scope === null ? '' : 'AND dataset_id = ?'} ORDER BY seq`)
+    .all(...(scope === null ? [period.to] : [period.to, scope])) as EntryRow[]
+  const ledgerEntries: ReportLedgerEntry[] = entryRows
+    .filter((r) => inPeriod(r.at, period))
+    .map((r) => {
+      const e = toLedgerEntry(r)
+      return {
+        seq: e.seq,
+        at: e.at,
+        kind: e.kind,
+        datasetId: e.datasetId,
+        datasetName: e.datasetName,
+        notion: e.notion,
+        amountExact: e.epsilonExact,
+        cellCount: e.cellCount,
+        releaseId: e.releaseId,
+        actor: e.actor,
+        description: e.description,
+        prevHash: e.prevHash,
+        hash: e.hash
+      }
+    })
+  const headRow = db.prepare('SELECT seq, hash FROM ledger_entries WHERE at < ? ORDER BY seq DESC LIMIT 1').get(period.to) as
+    | { seq: number; hash: string }
+    | undefined
+  const ledgerHead = headRow ?? { seq: 0, hash: GENESIS_HASH }
+
+  const ids = datasetIdsInScope(db, scope, period)
+  const accounts = accountsFor(db, ids, period)
+  const datasets: ReportDataset[] = ids.map((id) => ({ datasetId: id, datasetName: resolveDatasetName(db, id) ?? `dataset ${id}`, accounts: accounts.get(id) ?? [] }))
+  checkAbort(o.signal)
+
+  // Releases: the release service's records, with their recorded parameters.
+  const params = releaseParams(db)
+  const records = listReleases(db, scope ?? undefined).filter((r) => inPeriod(r.createdAt, period))
+  const releases: ReportRelease[] = []
+  const total = records.length
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]
+    const rel = toReportRelease(r, params.get(r.releaseId) ?? {})
+    if (o.edition === 'officer') {
+      let exPost: ReportRelease['exPost'] = { spentMax: null, queries: null, sealed: false }
+      if (r.status === 'answered') {
+        try {
+          const x = unlockExPost(db, { releaseId: r.releaseId, officer: o.officer!.trim(), reason: o.reason?.trim() || 'audit report (officer edition)' })
+          exPost = { spentMax: Number.isFinite(x.spentMax) ? x.spentMax : null, queries: x.queries ?? null, sealed: true }
+        } catch (e) {
+          if (!isUserError(e)) throw e
+        }
+      }
+      rel.exPost = exPost
+    }
+    releases.push(rel)
+    if (i % 50 === 49) {
+      o.onProgress?.(i + 1, total)
+      checkAbort(o.signal)
+      await new Promise((res) => setImmediate(res))
+    }
+  }
+  o.onProgress?.(total, total)
+
+  // Denials and unlocks.
+  const names = queryNames(db)
+  const releaseDataset = new Map((db.prepare('SELECT id, dataset_id FROM releases').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id]))
+  const denials: ReportDenial[] = auditEvents(db, 'release/denied', period)
+    .map((a): ReportDenial => {
+      const d = parseDetail(a.detail)
+      const datasetId = a.subject?.startsWith('dataset:') ? int(a.subject.slice(8)) : null
+      const queryId = int(d.queryId)
+      return {
+        auditId: a.id,
+        at: a.at,
+        actor: a.actor,
+        datasetId,
+        datasetName: datasetId === null ? null : resolveDatasetName(db, datasetId),
+        queryId,
+        queryName: queryId === null ? null : names.get(queryId) ?? null,
+        notion: str(d.notion),
+        requestedExact: str(d.requested),
+        remainingExact: str(d.remaining),
+        budgetExact: str(d.budget)
+      }
+    })
+    .filter((d) => scope === null || d.datasetId === scope)
+  const unlocks: ReportUnlock[] = auditEvents(db, 'officer/unlock-ex-post', period)
+    .map((a): ReportUnlock => {
+      const d = parseDetail(a.detail)
+      const releaseId = a.subject?.startsWith('release:') ? int(a.subject.slice(8)) : null
+      return { auditId: a.id, at: a.at, officer: a.actor, releaseId, reason: str(d.reason) ?? '' }
+    })
+    .filter((u) => scope === null || (u.releaseId !== null && releaseDataset.get(u.releaseId) === scope))
+  checkAbort(o.signal)
+
+  const experiments = experimentsFor(store, scope, period)
+
+  return {
+    schema: 'quiet-alarm-report/1',
+    edition: o.edition,
+    scope: { datasetId: scope, datasetName: scopeName },
+    period: { from: period.from, to: period.to },
+    ledgerHead: { seq: ledgerHead.seq, hash: ledgerHead.hash },
+    notionsNote: NOTIONS_NOTE,
+    totals: {
+      ledgerEntries: ledgerEntries.length,
+      releases: releases.length,
+      denials: denials.length,
+      unlocks: unlocks.length,
+      experiments: experiments.length
+    },
+    datasets,
+    releases,
+    denials,
+    unlocks,
+    ledgerEntries,
+    experiments
+  }
+}

@@ -1,0 +1,532 @@
+/**
+ * THE report template: one self-contained HTML document (inline CSS, inline SVG charts, no script, no external font,
+ * a CSP that forbids every fetch) from which both the PDF (Electron's printToPDF or headless Chromium) and the preview
+ * are made. Everything shown comes from `ReportData` (covered by the SHA-256) or, clearly marked, from
+ * `ReportVerification` (facts at generation time).
+ */
+import type {
+  ReportAccount,
+  ReportData,
+  ReportDataset,
+  ReportExperiment,
+  ReportExperimentCell,
+  ReportRelease,
+  ReportTable,
+  ReportVerification
+} from '../../contract/reports'
+import { paramsText } from './csv-tables'
+import { escapeHtml as e } from './html-escape'
+import { type LineSeries, horizontalBars, legendHtml, lineChart, shortNumber } from './svg-charts'
+
+const CSS = `
+  * { box-sizing: border-box; }
+  html, body { margin: 0; padding: 0; }
+  body { font-family: 'DejaVu Sans', 'Liberation Sans', Arial, sans-serif; font-size: 9pt; color: #111; line-height: 1.35; }
+  h1 { font-size: 17pt; margin: 0 0 4pt; }
+  h2 { font-size: 12.5pt; margin: 16pt 0 6pt; padding-bottom: 2pt; border-bottom: 1.5pt solid #0b3d63; color: #0b3d63; break-after: avoid; }
+  h3 { font-size: 10.5pt; margin: 12pt 0 4pt; break-after: avoid; }
+  h4 { font-size: 9.5pt; margin: 8pt 0 3pt; break-after: avoid; }
+  p { margin: 3pt 0 6pt; }
+  .muted { color: #555; }
+  .edition { display: inline-block; padding: 2pt 7pt; border-radius: 3pt; font-weight: bold; font-size: 9pt; color: #fff; background: #0b3d63; }
+  .edition.officer { background: #8a1538; }
+  .facts { border-collapse: collapse; margin: 6pt 0; }
+  .facts td { padding: 1.5pt 10pt 1.5pt 0; vertical-align: top; }
+  .facts td:first-child { color: #444; white-space: nowrap; }
+  table.data { border-collapse: collapse; width: 100%; margin: 4pt 0 8pt; font-size: 7.6pt; }
+  table.data th { overflow-wrap: break-word; }
+  table.data th { background: #e8eef4; text-align: left; font-weight: bold; border-bottom: 1pt solid #9bb; padding: 2pt 3pt; }
+  table.data td { border-bottom: 0.5pt solid #ddd; padding: 1.6pt 3pt; vertical-align: top; overflow-wrap: anywhere; }
+  table.data td.num { text-align: right; white-space: nowrap; }
+  table.data th.num { text-align: right; }
+  table.data tr, table.data tbody.entry { break-inside: avoid; }
+  table.small { font-size: 6.6pt; }
+  .nowrap { white-space: nowrap; }
+  .h6 { font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace; font-size: 6pt; white-space: nowrap; }
+  tr.sub td { border-bottom: 0.5pt solid #bbb; padding-top: 0; color: #333; }
+  tr.main td { border-bottom: none; }
+  .chartgroup { break-inside: avoid; }
+  thead { display: table-header-group; }
+  .mono { font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace; }
+  .hash { font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace; font-size: 7.4pt; white-space: nowrap; }
+  .box { border: 1pt solid #9bb; border-radius: 4pt; padding: 6pt 8pt; margin: 6pt 0; background: #f6f9fb; break-inside: avoid; }
+  .ok { color: #0a6b2d; font-weight: bold; }
+  .bad { color: #b00020; font-weight: bold; }
+  .sim { border-left: 5pt solid #E69F00; background: #fff8ea; padding: 4pt 8pt; margin: 6pt 0; }
+  .simtag { display: inline-block; background: #E69F00; color: #000; font-weight: bold; font-size: 7.5pt; padding: 1pt 5pt; border-radius: 2pt; letter-spacing: 0.5pt; }
+  .charts { display: flex; flex-wrap: wrap; gap: 4pt 10pt; break-inside: avoid; }
+  .chart { break-inside: avoid; margin: 4pt 0; }
+  .legend { font-size: 7.5pt; margin: 2pt 0 6pt; }
+  .legend span { margin-right: 10pt; white-space: nowrap; }
+  .legend i { display: inline-block; width: 9pt; height: 6pt; margin-right: 3pt; vertical-align: middle; }
+  .empty { color: #555; font-style: italic; }
+  .sealed { background: #fbeff2; }
+  code { font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace; font-size: 7.6pt; background: #f1f1f1; padding: 0 2pt; overflow-wrap: anywhere; }
+  ol li { margin-bottom: 3pt; }
+`
+
+const TABLE_FILES: Record<ReportTable, string> = {
+  ledger: 'ledger.csv',
+  releases: 'releases.csv',
+  denials: 'denials.csv',
+  experiments: 'experiments.csv'
+}
+
+function scopeText(d: ReportData): string {
+  return d.scope.datasetId === null ? 'whole workspace' : `dataset "${d.scope.datasetName ?? ''}" (id ${d.scope.datasetId})`
+}
+
+function periodText(d: ReportData): string {
+  return `${d.period.from ?? 'the beginning'} to ${d.period.to} (end excluded)`
+}
+
+/** A sealed ex-post epsilon as printed: 10 significant digits (the JSON and CSV hold the full value). */
+export function exPostText(x: number | null): string {
+  return x === null ? '' : String(Number(x.toPrecision(10)))
+}
+
+/** An ISO time on two lines (date, time), never broken elsewhere. */
+function timeCell(iso: string): string {
+  const i = iso.indexOf('T')
+  return i > 0 ? `<span class="nowrap">${e(iso.slice(0, i))}</span><br><span class="nowrap">${e(iso.slice(i + 1))}</span>` : e(iso)
+}
+
+function num(x: number | null | undefined): string {
+  return x === null || x === undefined ? '' : String(x)
+}
+
+function decisionsText(r: ReportRelease): string {
+  if (r.status !== 'answered') return r.status === 'running' ? 'being answered' : `no answer (${r.status})`
+  switch (r.kind) {
+    case 'threshold':
+      return `${num(r.flagged)} of ${num(r.asked)} predicates flagged`
+    case 'anomaly-identification':
+      return `${num(r.flagged)} of ${num(r.asked)} records flagged`
+    case 'anomaly-search':
+      return `top ${num(r.flagged)} reported`
+  }
+}
+
+function colgroup(widths: number[] | undefined): string {
+  if (!widths) return ''
+  const sum = widths.reduce((a, b) => a + b, 0)
+  return `<colgroup>${widths.map((w) => `<col style="width:${((100 * w) / sum).toFixed(2)}%">`).join('')}</colgroup>`
+}
+
+/** Rows per <table>: long tables are cut into chunks (each with its header), which Chromium lays out and paginates far faster. */
+const ROWS_PER_TABLE = 100
+
+function dataTable(headers: Array<{ text: string; num?: boolean; cls?: string }>, rows: string[][], opts: { small?: boolean; widths?: number[] } = {}): string {
+  const head = `${colgroup(opts.widths)}<thead><tr>${headers.map((h) => `<th${h.num ? ' class="num"' : ''}>${e(h.text)}</th>`).join('')}</tr></thead>`
+  const open = `<table class="data${opts.small ? ' small' : ''}"${opts.widths ? ' style="table-layout:fixed"' : ''}>`
+  const rowHtml = rows.map((r) => `<tr>${r.map((c, i) => `<td${headers[i]?.num ? ' class="num"' : headers[i]?.cls ? ` class="${headers[i].cls}"` : ''}>${c}</td>`).join('')}</tr>`)
+  const out: string[] = []
+  for (let i = 0; i < Math.max(1, rowHtml.length); i += ROWS_PER_TABLE) out.push(`${open}${head}<tbody>${rowHtml.slice(i, i + ROWS_PER_TABLE).join('')}</tbody></table>`)
+  return out.join('')
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function accountRows(accounts: ReportAccount[]): string[][] {
+  return accounts.map((a) => [
+    e(a.label),
+    a.budgetExact === null ? '<span class="muted">none set</span>' : e(a.budgetExact),
+    e(a.spentInPeriodExact),
+    e(a.spentTotalExact),
+    a.remainingExact === null ? '<span class="muted">—</span>' : e(a.remainingExact),
+    String(a.releasesInPeriod)
+  ])
+}
+
+function datasetSummary(d: ReportDataset, data: ReportData): string {
+  const parts: string[] = [`<h3>Dataset "${e(d.datasetName)}" (id ${d.datasetId})</h3>`]
+  parts.push(
+    dataTable(
+      [
+        { text: 'Privacy notion' },
+        { text: 'Budget (end of period)', num: true },
+        { text: 'Spent in period', num: true },
+        { text: 'Spent in total', num: true },
+        { text: 'Remaining', num: true },
+        { text: 'Releases in period', num: true }
+      ],
+      accountRows(d.accounts)
+    )
+  )
+  const shown = d.accounts.filter((a) => a.budgetExact !== null || Number(a.spentTotalExact) > 0)
+  if (shown.length > 0) {
+    parts.push(
+      `<div class="chart">${horizontalBars({
+        title: 'Spend per privacy notion (total up to the end of the period) against the budget',
+        bars: shown.map((a) => ({
+          label: a.label,
+          value: Number(a.spentTotalExact),
+          valueText: `${a.spentTotalExact}${a.budgetExact === null ? ' (no budget)' : ` of ${a.budgetExact}`}`,
+          limit: a.budgetExact === null ? null : Number(a.budgetExact)
+        }))
+      })}</div>`
+    )
+  } else {
+    parts.push('<p class="empty">No budget set and nothing spent under any notion.</p>')
+  }
+  for (const a of d.accounts) {
+    const cells = a.cells.filter((c) => c.key !== '{}')
+    if (cells.length === 0) continue
+    const more = a.cellCount > a.cells.length ? ` (the ${a.cells.length} largest of ${a.cellCount} cells)` : ''
+    parts.push(`<h4>Spend per partition cell — ${e(a.label)}${e(more)}</h4>`)
+    parts.push(
+      `<div class="chart">${horizontalBars({
+        title: `Spend per partition cell (${a.label}) against the budget`,
+        bars: cells.map((c) => ({ label: c.label, value: Number(c.totalExact), valueText: c.totalExact, limit: a.budgetExact === null ? null : Number(a.budgetExact) }))
+      })}</div>`
+    )
+    parts.push(
+      dataTable(
+        [{ text: 'Cell' }, { text: 'Spent in period', num: true }, { text: 'Spent in total', num: true }],
+        a.cells.map((c) => [e(c.label), e(c.inPeriodExact), e(c.totalExact)])
+      )
+    )
+  }
+  const budgets = data.ledgerEntries.filter((x) => x.kind === 'budget' && x.datasetId === d.datasetId)
+  if (budgets.length > 0) {
+    parts.push('<h4>Budget changes in the period</h4>')
+    parts.push(
+      dataTable(
+        [{ text: 'Entry', num: true }, { text: 'Time' }, { text: 'Notion' }, { text: 'New budget', num: true }, { text: 'Officer' }, { text: 'Reason' }],
+        budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? 'every notion'), e(b.amountExact), e(b.actor), e(b.description)])
+      )
+    )
+  }
+  return parts.join('')
+}
+
+function summarySection(d: ReportData): string {
+  const parts = ['<h2>1. Summary</h2>']
+  parts.push(
+    `<table class="facts"><tbody>` +
+      `<tr><td>Releases in period</td><td><b>${d.totals.releases}</b></td></tr>` +
+      `<tr><td>Denials in period</td><td><b>${d.totals.denials}</b></td></tr>` +
+      `<tr><td>Ledger entries in period</td><td><b>${d.totals.ledgerEntries}</b></td></tr>` +
+      `<tr><td>Sealed-cost unlocks in period</td><td><b>${d.totals.unlocks}</b></td></tr>` +
+      `<tr><td>Experiments (simulations) in period</td><td><b>${d.totals.experiments}</b></td></tr>` +
+      `</tbody></table>`
+  )
+  parts.push(`<p class="muted">${e(d.notionsNote)} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). Epsilons are exact.</p>`)
+  if (d.datasets.length === 0) parts.push('<p class="empty">No datasets and no ledger entries in this workspace up to the end of the period.</p>')
+  for (const ds of d.datasets) parts.push(datasetSummary(ds, d))
+  return parts.join('')
+}
+
+function releasesSection(d: ReportData): string {
+  const officer = d.edition === 'officer'
+  const parts = ['<h2>2. Releases</h2>']
+  parts.push(
+    `<p class="muted">Every charged release in the period, with its decisions only (how many predicates or records were flagged); true counts and noisy values are never shown.${
+      officer
+        ? ' Officer edition: the sealed ex-post costs (data-dependent epsilon actually spent, 10 significant digits) are shown in the last columns; reading each one was recorded as an unlock audit event.'
+        : ''
+    }</p>`
+  )
+  if (d.releases.length === 0) return parts.join('') + '<p class="empty">No releases in this period.</p>'
+  const headers = [
+    { text: 'ID', num: true },
+    { text: 'Time' },
+    { text: 'Dataset / query' },
+    { text: 'Kind / mechanism' },
+    { text: 'Parameters' },
+    { text: 'Notion' },
+    { text: 'Charge ε', num: true },
+    { text: 'Seq', num: true },
+    { text: 'Decisions' }
+  ]
+  if (officer) headers.push({ text: 'Ex-post ε (sealed)', num: true }, { text: 'Queries', num: true })
+  const rows = d.releases.map((r) => {
+    const row = [
+      String(r.releaseId),
+      timeCell(r.createdAt),
+      `${e(r.datasetName)} / ${e(r.queryName)} (#${r.queryId})`,
+      `${e(r.kind)} / ${e(r.mechanism)}`,
+      e(paramsText(Object.fromEntries(Object.entries(r.params).filter(([k, v]) => !(k === 'mechanism' && v === r.mechanism))))),
+      e(r.notion),
+      e(r.chargeExact),
+      String(r.ledgerSeq),
+      e(decisionsText(r))
+    ]
+    if (officer) {
+      row.push(
+        r.exPost?.sealed ? `<span class="sealed">${e(exPostText(r.exPost.spentMax))}</span>` : '<span class="muted">none sealed</span>',
+        r.exPost?.queries === null || r.exPost?.queries === undefined ? '' : String(r.exPost.queries)
+      )
+    }
+    return row
+  })
+  const widths = officer ? [4, 11, 11, 10, 17, 10, 9, 5, 9, 9, 7] : [4, 11, 12, 11, 23, 10, 9, 5, 10]
+  parts.push(dataTable(headers, rows, { small: true, widths }))
+  return parts.join('')
+}
+
+function denialsSection(d: ReportData): string {
+  const parts = ['<h2>3. Denials</h2>', '<p class="muted">Requests refused because the charge would have exceeded the budget; nothing was spent.</p>']
+  if (d.denials.length === 0) return parts.join('') + '<p class="empty">No denials in this period.</p>'
+  parts.push(
+    dataTable(
+      [
+        { text: 'Audit', num: true },
+        { text: 'Time' },
+        { text: 'Actor' },
+        { text: 'Dataset' },
+        { text: 'Query' },
+        { text: 'Notion' },
+        { text: 'Requested ε', num: true },
+        { text: 'Remaining ε', num: true },
+        { text: 'Budget ε', num: true }
+      ],
+      d.denials.map((x) => [
+        String(x.auditId),
+        timeCell(x.at),
+        e(x.actor),
+        x.datasetName === null ? '' : `${e(x.datasetName)} (${x.datasetId})`,
+        x.queryId === null ? '' : `${e(x.queryName ?? '')} (#${x.queryId})`,
+        e(x.notion ?? ''),
+        e(x.requestedExact ?? ''),
+        e(x.remainingExact ?? 'no budget'),
+        e(x.budgetExact ?? 'none')
+      ]),
+      { small: true }
+    )
+  )
+  return parts.join('')
+}
+
+function unlocksSection(d: ReportData): string {
+  const parts = ['<h2>4. Unlocks of sealed costs</h2>', '<p class="muted">Each time a privacy officer read the sealed ex-post costs of a release (recorded before the read).</p>']
+  if (d.unlocks.length === 0) return parts.join('') + '<p class="empty">No unlocks in this period.</p>'
+  parts.push(
+    dataTable(
+      [{ text: 'Audit', num: true }, { text: 'Time' }, { text: 'Officer' }, { text: 'Release', num: true }, { text: 'Reason' }],
+      d.unlocks.map((u) => [String(u.auditId), timeCell(u.at), e(u.officer), u.releaseId === null ? '' : String(u.releaseId), e(u.reason)]),
+      { small: true }
+    )
+  )
+  return parts.join('')
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiments
+
+const MAX_PANELS = 6
+const MAX_METRICS_PER_PANEL = 4
+
+function paramValueText(v: unknown): string {
+  return typeof v === 'number' ? shortNumber(v) : String(v)
+}
+
+/** Chart panels of an experiment: per sweep (and workload unless it is the x axis), x = the first swept parameter. */
+function experimentCharts(x: ReportExperiment): string {
+  const done = x.cells.filter((c) => c.status === 'done')
+  if (done.length === 0) return '<p class="empty">No finished cells to chart.</p>'
+  const metrics = x.metrics.filter((m) => done.some((c) => c.metrics[m.name]?.mean !== null && c.metrics[m.name] !== undefined)).slice(0, MAX_METRICS_PER_PANEL)
+  const bySweep = new Map<string, ReportExperimentCell[]>()
+  for (const c of done) {
+    const l = bySweep.get(c.sweep) ?? []
+    l.push(c)
+    bySweep.set(c.sweep, l)
+  }
+  const panels: string[] = []
+  let skipped = 0
+  for (const [sweep, cells] of bySweep) {
+    const keys = [...new Set(cells.flatMap((c) => Object.keys(c.params)))].sort()
+    const varying = keys.filter((k) => new Set(cells.map((c) => JSON.stringify(c.params[k] ?? null))).size > 1)
+    const numericVarying = varying.filter((k) => cells.every((c) => typeof c.params[k] === 'number'))
+    const workloads = [...new Set(cells.map((c) => c.workload))]
+    let xKey: string
+    let xOf: (c: ReportExperimentCell) => number | string
+    let panelWorkloads: Array<string | null>
+    if (numericVarying.length > 0) {
+      xKey = numericVarying[0]
+      xOf = (c) => c.params[xKey] as number
+      panelWorkloads = workloads
+    } else if (workloads.length > 1) {
+      xKey = 'workload'
+      xOf = (c) => c.workload
+      panelWorkloads = [null]
+    } else {
+      xKey = 'mechanism'
+      xOf = (c) => c.mechanism
+      panelWorkloads = workloads
+    }
+    const seriesKeys = varying.filter((k) => k !== xKey)
+    const seriesOf = (c: ReportExperimentCell) =>
+      xKey === 'mechanism' ? 'all' : [c.mechanism, ...seriesKeys.map((k) => `${k}=${paramValueText(c.params[k])}`)].join(' ')
+    for (const w of panelWorkloads) {
+      if (panels.length >= MAX_PANELS) {
+        skipped++
+        continue
+      }
+      const mine = cells.filter((c) => w === null || c.workload === w)
+      const seriesNames = [...new Set(mine.map(seriesOf))]
+      const charts = metrics.map((m) => {
+        const series: LineSeries[] = seriesNames.map((name) => ({
+          name,
+          points: mine
+            .filter((c) => seriesOf(c) === name && c.metrics[m.name] !== undefined)
+            .map((c) => ({ x: xOf(c), y: c.metrics[m.name].mean, lo: c.metrics[m.name].ciLow, hi: c.metrics[m.name].ciHigh }))
+        }))
+        return `<div class="chart">${lineChart({ title: `SIMULATION · ${m.name}`, xLabel: xKey, series, width: 325, height: 190 })}</div>`
+      })
+      panels.push(
+        `<div class="chartgroup"><h4>Sweep "${e(sweep)}"${w === null ? '' : `, workload ${e(w)}`}</h4>` +
+          (seriesNames.length > 1 || seriesNames[0] !== 'all' ? legendHtml(seriesNames) : '') +
+          `<div class="charts">${charts.join('')}</div></div>`
+      )
+    }
+  }
+  if (skipped > 0) panels.push(`<p class="muted">${skipped} more chart panel(s) not drawn; every value is in the table below and in the experiments CSV.</p>`)
+  const withData = x.metrics.filter((m) => done.some((c) => c.metrics[m.name] !== undefined && c.metrics[m.name].mean !== null))
+  if (withData.length > metrics.length) {
+    panels.push(`<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the table shows every metric.</p>`)
+  }
+  return panels.join('')
+}
+
+function metricCell(v: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined): string {
+  if (!v || v.mean === null) return ''
+  const ci = v.ciLow !== null && v.ciHigh !== null ? `<br><span class="nowrap muted">[${e(shortNumber(v.ciLow))}, ${e(shortNumber(v.ciHigh))}]</span>` : ''
+  return `<span class="nowrap">${e(shortNumber(v.mean))}</span>${ci}`
+}
+
+function experimentsSection(d: ReportData): string {
+  const parts = [
+    '<h2>5. Experiments (simulations)</h2>',
+    '<div class="sim"><span class="simtag">SIMULATION</span> Experiments run the mechanisms on known data (ground truth) with a seeded generator. They are never charged to the ledger and are not releases; their figures describe the mechanisms, not the datasets.</div>'
+  ]
+  if (d.experiments.length === 0) return parts.join('') + '<p class="empty">No experiments in this period.</p>'
+  for (const x of d.experiments) {
+    parts.push(`<h3><span class="simtag">SIMULATION</span> ${e(x.name)}</h3>`)
+    parts.push(
+      `<table class="facts"><tbody><tr><td>Experiment</td><td class="mono">${e(x.id)}</td></tr><tr><td>Engine</td><td>${e(x.engine)}</td></tr>` +
+        `<tr><td>Base seed</td><td class="mono">${e(x.seed)}</td></tr><tr><td>Status</td><td>${e(x.status)}, ${x.cellsDone} of ${x.cellsTotal} cells done</td></tr>` +
+        `<tr><td>Created</td><td>${e(x.createdAt)}</td></tr></tbody></table>`
+    )
+    parts.push(experimentCharts(x))
+    const metricNames = x.metrics.map((m) => m.name).filter((n) => x.cells.some((c) => c.metrics[n] !== undefined))
+    parts.push(`<h4>Results (mean [95% interval]) — simulation</h4>`)
+    parts.push(
+      dataTable(
+        [
+          { text: 'Cell', num: true },
+          { text: 'Sweep' },
+          { text: 'Workload' },
+          { text: 'Mechanism' },
+          { text: 'Parameters' },
+          { text: 'Trials', num: true },
+          { text: 'Status' },
+          ...metricNames.map((n) => ({ text: n }))
+        ],
+        x.cells.map((c) => [
+          String(c.index),
+          e(c.sweep),
+          e(c.workload),
+          e(c.mechanism),
+          e(paramsText(c.params)),
+          String(c.trials),
+          e(c.status),
+          ...metricNames.map((n) => metricCell(c.metrics[n]))
+        ]),
+        { small: true }
+      )
+    )
+  }
+  return parts.join('')
+}
+
+function ledgerSection(d: ReportData): string {
+  const parts = ['<h2>6. Ledger entries</h2>', '<p class="muted">The hash-chained, append-only ledger entries written in the period (charges and budget changes). Each hash covers the entry and the hash before it.</p>']
+  if (d.ledgerEntries.length === 0) return parts.join('') + '<p class="empty">No ledger entries in this period.</p>'
+  const headers = ['Entry', 'Time', 'Kind', 'Dataset', 'Notion', 'ε', 'Cells', 'Release', 'Actor', 'Description']
+  const numeric = new Set(['Entry', 'ε', 'Cells', 'Release'])
+  const head = `<thead><tr>${headers.map((h) => `<th${numeric.has(h) ? ' class="num"' : ''}>${e(h)}</th>`).join('')}</tr></thead>`
+  const rows = d.ledgerEntries.map((x) => {
+    const main = [
+      `<td class="num">${x.seq}</td>`,
+      `<td>${timeCell(x.at)}</td>`,
+      `<td>${e(x.kind)}</td>`,
+      `<td>${e(x.datasetName)}</td>`,
+      `<td>${e(x.notion ?? (x.kind === 'budget' ? 'every notion' : ''))}</td>`,
+      `<td class="num">${e(x.amountExact)}</td>`,
+      `<td class="num">${x.cellCount}</td>`,
+      `<td class="num">${x.releaseId === null ? '' : x.releaseId}</td>`,
+      `<td>${e(x.actor)}</td>`,
+      `<td>${e(x.description)}</td>`
+    ].join('')
+    const sub = `<td></td><td colspan="9">hash <span class="h6">${e(x.hash)}</span><br>prev <span class="h6">${e(x.prevHash)}</span></td>`
+    return `<tbody class="entry"><tr class="main">${main}</tr><tr class="sub">${sub}</tr></tbody>`
+  })
+  const widths = [5, 11, 6, 10, 10, 8, 5, 7, 9, 29]
+  for (let i = 0; i < rows.length; i += ROWS_PER_TABLE) {
+    parts.push(`<table class="data small" style="table-layout:fixed">${colgroup(widths)}${head}${rows.slice(i, i + ROWS_PER_TABLE).join('')}</table>`)
+  }
+  return parts.join('')
+}
+
+function verificationSection(d: ReportData, v: ReportVerification): string {
+  const args = v.reproduceArgs
+  const officerArg = d.edition === 'officer' ? ' --officer NAME' : ''
+  return [
+    '<h2>7. Verification</h2>',
+    '<div class="box">',
+    `<p>Ledger hash-chain head at the end of the period: entry ${d.ledgerHead.seq}<br><span class="hash">${e(d.ledgerHead.hash)}</span></p>`,
+    `<p>SHA-256 of this report's data:<br><span class="hash" id="data-sha256">${e(v.dataSha256)}</span></p>`,
+    '</div>',
+    '<h4>SHA-256 of the CSV tables of this report</h4>',
+    dataTable(
+      [{ text: 'Table' }, { text: 'File' }, { text: 'SHA-256' }],
+      (Object.keys(TABLE_FILES) as ReportTable[]).map((t) => [e(t), e(TABLE_FILES[t]), `<span class="hash">${e(v.csvSha256[t])}</span>`])
+    ),
+    `<h4>At generation time (not covered by the SHA-256)</h4>`,
+    `<p>Generated ${e(v.generatedAt)}. Whole-ledger verification: <span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${e(v.ledgerVerify.message)}</span> (${v.ledgerVerify.entries} entries, head <span class="hash">${e(v.ledgerVerify.headHash)}</span>).</p>`,
+    '<h4>How to check this report</h4>',
+    '<ol>',
+    `<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${e(d.ledgerHead.hash)}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
+    `<li>This document shows exactly the report's data: export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${e(args)}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
+    `<li>Each CSV table likewise: <code>npx quiet-alarm report --db WORKSPACE --format csv --table releases --out releases.csv ${e(args)}${officerArg}</code>, then <code>sha256sum releases.csv</code> must equal the releases row above (tables: ledger, releases, denials, experiments).</li>`,
+    `<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget).</li>`,
+    '</ol>',
+    d.edition === 'officer'
+      ? '<p class="muted">Officer edition: exporting it again records new unlock events, after the end of the period, so its data and hash stay the same.</p>'
+      : '<p class="muted">Analyst edition: contains no ex-post costs.</p>'
+  ].join('')
+}
+
+export function footerHtml(d: ReportData): string {
+  return (
+    `<div style="font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 7.5pt; color: #555; width: 100%; padding: 0 14mm; display: flex; justify-content: space-between;">` +
+    `<span>Quiet Alarm audit report · ${d.edition} edition · ${e(scopeText(d))}</span>` +
+    `<span>Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`
+  )
+}
+
+export function renderReportHtml(d: ReportData, v: ReportVerification): string {
+  const title = `Privacy audit report — ${scopeText(d)}`
+  const head = [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<title>${e(title)}</title>`,
+    `<style>${CSS}</style></head><body>`
+  ].join('')
+  const cover = [
+    `<h1>${e(title)}</h1>`,
+    `<p><span class="edition ${d.edition}">${d.edition === 'officer' ? 'OFFICER EDITION — with sealed ex-post costs' : 'ANALYST EDITION — no ex-post costs'}</span></p>`,
+    '<table class="facts"><tbody>',
+    `<tr><td>Scope</td><td>${e(scopeText(d))}</td></tr>`,
+    `<tr><td>Period</td><td>${e(periodText(d))}</td></tr>`,
+    `<tr><td>Generated</td><td>${e(v.generatedAt)}</td></tr>`,
+    `<tr><td>Ledger head at end of period</td><td>entry ${d.ledgerHead.seq} · <span class="hash">${e(d.ledgerHead.hash)}</span></td></tr>`,
+    `<tr><td>Report data SHA-256</td><td><span class="hash">${e(v.dataSha256)}</span></td></tr>`,
+    `<tr><td>Ledger verification</td><td><span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${e(v.ledgerVerify.message)}</span></td></tr>`,
+    '</tbody></table>',
+    '<p class="muted">Releases are charged runs on real data with secure noise; they show decisions only. Experiments are simulations (ground truth, seeded, never charged) and are marked as such. Section 7 says how to check this document.</p>'
+  ].join('')
+  return [head, cover, summarySection(d), releasesSection(d), denialsSection(d), unlocksSection(d), experimentsSection(d), ledgerSection(d), verificationSection(d, v), '</body></html>'].join('\n')
+}
