@@ -40,6 +40,13 @@ export interface SelfCheckResult {
   passed: boolean
 }
 
+export interface ChooseFileRequest {
+  /** Dialog title (default "Choose a file"). */
+  title?: string
+  /** File type filters, e.g. [{ name: 'CSV and TSV', extensions: ['csv', 'tsv', 'txt'] }]. */
+  filters?: Array<{ name: string; extensions: string[] }>
+}
+
 export interface AppMethods {
   'app/status': { req: Record<string, never>; res: AppStatus }
   'jobs/list': { req: Record<string, never>; res: JobInfo[] }
@@ -47,6 +54,11 @@ export interface AppMethods {
   'jobs/cancel': { req: { jobId: string }; res: { cancelled: boolean } }
   /** Runs a sampler self-check on the worker pool and records it in the workspace. */
   'diagnostics/self-check': { req: SelfCheckRequest; res: { jobId: string } }
+  /**
+   * Desktop: the Electron shell shows a native open dialog and returns the chosen path (null when the user cancels).
+   * Headless: fails with code "use-upload": the browser must upload the file instead (`/api/upload`).
+   */
+  'app/choose-file': { req: ChooseFileRequest; res: { path: string | null } }
 }
 
 export const appMethodNames: Record<keyof AppMethods, true> = {
@@ -54,5 +66,6 @@ export const appMethodNames: Record<keyof AppMethods, true> = {
   'jobs/list': true,
   'jobs/get': true,
   'jobs/cancel': true,
-  'diagnostics/self-check': true
+  'diagnostics/self-check': true,
+  'app/choose-file': true
 }

@@ -3,11 +3,13 @@
  * Security defaults: contextIsolation, sandbox, no nodeIntegration, CSP (index.html), navigation and window.open denied,
  * permission requests refused, IPC accepted only from our own page.
  */
-import { app, BrowserWindow, ipcMain, session, type IpcMainInvokeEvent } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import type { ChooseFileRequest } from '../contract'
 import { createServices, type Services } from '../services'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
+import { createElectronPdfPrinter } from './pdf-printer'
 
 let services: Services | null = null
 let mainWindow: BrowserWindow | null = null
@@ -58,6 +60,23 @@ function createWindow(): void {
   else void mainWindow.loadFile(rendererIndex)
 }
 
+/** `app/choose-file`: the native open dialog (only the shell can show one); the renderer gets a path, never file access. */
+async function chooseFile(req: unknown): Promise<{ ok: true; value: { path: string | null } } | { ok: false; error: { message: string; code: string } }> {
+  if (!mainWindow) return { ok: false, error: { message: 'There is no window to show the file dialog in.', code: 'no-window' } }
+  const r = (req ?? {}) as ChooseFileRequest
+  const filters = Array.isArray(r.filters)
+    ? r.filters
+        .filter((f) => f && typeof f.name === 'string' && Array.isArray(f.extensions))
+        .map((f) => ({ name: f.name.slice(0, 80), extensions: f.extensions.filter((x) => typeof x === 'string').map((x) => x.slice(0, 16)) }))
+    : []
+  const out = await dialog.showOpenDialog(mainWindow, {
+    title: typeof r.title === 'string' ? r.title.slice(0, 120) : 'Choose a file',
+    properties: ['openFile'],
+    filters: [...filters, { name: 'All files', extensions: ['*'] }]
+  })
+  return { ok: true, value: { path: out.canceled || out.filePaths.length === 0 ? null : out.filePaths[0] } }
+}
+
 app.enableSandbox()
 
 app.on('web-contents-created', (_e, contents) => {
@@ -74,7 +93,7 @@ app.on('web-contents-created', (_e, contents) => {
 app.whenReady().then(() => {
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false))
   try {
-    services = createServices({ mode: 'desktop', dbPath: workspaceArg() })
+    services = createServices({ mode: 'desktop', dbPath: workspaceArg(), pdfPrinter: createElectronPdfPrinter() })
   } catch (e) {
     // The window still opens and shows the reason (e.g. a workspace from a newer version).
     process.stderr.write(`Quiet Alarm could not open its workspace: ${(e as Error).message}\n`)
@@ -82,6 +101,7 @@ app.whenReady().then(() => {
   const startError = services ? null : 'The workspace could not be opened; see the terminal for the reason.'
   ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown) => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
+    if (method === 'app/choose-file') return chooseFile(req)
     if (!services) return { ok: false, error: { message: startError, code: 'store' } }
     return services.dispatch(method, req)
   })

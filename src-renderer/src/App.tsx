@@ -1,17 +1,20 @@
 import { useEffect, useState } from 'react'
 import { StatusPanel } from './components/StatusPanel'
-import { sectionFromHash, sections, type SectionId } from './sections'
+import { routeFromHash, sections, type Route } from './sections'
 import { screens } from './screens'
 
 export function App() {
-  const [section, setSection] = useState<SectionId>(() => sectionFromHash(window.location.hash))
+  const [route, setRoute] = useState<Route>(() => routeFromHash(window.location.hash))
   useEffect(() => {
-    const onHash = () => setSection(sectionFromHash(window.location.hash))
+    const onHash = () => setRoute(routeFromHash(window.location.hash))
     window.addEventListener('hashchange', onHash)
     return () => window.removeEventListener('hashchange', onHash)
   }, [])
-  const current = sections.find((s) => s.id === section)!
-  const Screen = screens[section]
+  const current = sections.find((s) => s.id === route.section)!
+  const Screen = screens[route.section]
+  useEffect(() => {
+    document.title = `${current.title} · Quiet Alarm`
+  }, [current.title])
   return (
     <div className="shell">
       <aside className="sidebar">
@@ -25,7 +28,7 @@ export function App() {
           <ul>
             {sections.map((s) => (
               <li key={s.id}>
-                <a href={`#/${s.id}`} aria-current={s.id === section ? 'page' : undefined} data-testid={`nav-${s.id}`}>
+                <a href={`#/${s.id}`} aria-current={s.id === route.section ? 'page' : undefined} data-testid={`nav-${s.id}`}>
                   {s.title}
                 </a>
               </li>
@@ -39,7 +42,7 @@ export function App() {
           <h1 id="section-title">{current.title}</h1>
           <p className="blurb">{current.blurb}</p>
         </header>
-        <Screen />
+        <Screen param={route.param} />
       </main>
     </div>
   )

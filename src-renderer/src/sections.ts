@@ -1,7 +1,8 @@
 /** The app's sections, in navigation order. */
 export const sections = [
   { id: 'datasets', title: 'Datasets', blurb: 'Import local files and see what each dataset has spent.' },
-  { id: 'queries', title: 'Queries', blurb: 'Ask threshold and anomaly questions with the accuracy stated first.' },
+  { id: 'queries', title: 'Queries', blurb: 'Ask threshold and anomaly questions with the accuracy stated first, then release.' },
+  { id: 'releases', title: 'Releases', blurb: 'Released answers: decisions only, each charged to the ledger before it was computed.' },
   { id: 'experiments', title: 'Experiments', blurb: 'Simulate before you spend: sweeps and Monte Carlo runs on the ground truth.' },
   { id: 'ledger', title: 'Ledger', blurb: 'Every privacy charge, per notion and per partition cell, hash-chained.' },
   { id: 'reports', title: 'Reports', blurb: 'Audit reports of the ledger, releases and experiments as PDF or CSV.' },
@@ -10,7 +11,22 @@ export const sections = [
 
 export type SectionId = (typeof sections)[number]['id']
 
+export interface Route {
+  section: SectionId
+  /** What follows the section in the address, e.g. "12" in "#/releases/12". */
+  param: string | null
+}
+
+export function routeFromHash(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split(/[/?]/)
+  const section = (sections.find((s) => s.id === parts[0])?.id ?? 'datasets') as SectionId
+  return { section, param: parts[1] ? decodeURIComponent(parts[1]) : null }
+}
+
 export function sectionFromHash(hash: string): SectionId {
-  const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0]
-  return (sections.find((s) => s.id === id)?.id ?? 'datasets') as SectionId
+  return routeFromHash(hash).section
+}
+
+export function href(section: SectionId, param?: string | number): string {
+  return param === undefined ? `#/${section}` : `#/${section}/${encodeURIComponent(String(param))}`
 }

@@ -28,6 +28,16 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
       const valid = validateSelfCheck(req ?? {})
       const job = ctx.jobs.start('self-check', 'Sampler self-check', 'samples', (jc) => runSelfCheck(ctx.store, ctx.pool, valid, jc))
       return { jobId: job.jobId }
+    },
+    // The desktop shell answers this one itself (native dialog, src-main/electron/main.ts); reaching the services means
+    // there is no dialog to show.
+    'app/choose-file': async () => {
+      throw new UserError(
+        ctx.mode === 'headless'
+          ? 'There is no file dialog in the browser: pick the file with the file field and it is uploaded to the service.'
+          : 'The file dialog is not available; restart Quiet Alarm and try again.',
+        'use-upload'
+      )
     }
   }
 }

@@ -24,19 +24,26 @@ export interface Query<T> {
   reload: () => void
 }
 
-/** Call a method on mount (and on `reload`). */
-export function useQuery<M extends MethodName>(method: M, req: RequestOf<M>, deps: unknown[] = []): Query<ResponseOf<M>> {
+/** Call a method on mount (and on `reload`, and when `deps` change). Keeps the last data while reloading. */
+export function useQuery<M extends MethodName>(method: M, req: RequestOf<M> | null, deps: unknown[] = []): Query<ResponseOf<M>> {
   const client = useClient()
   const [state, setState] = useState<{ data: ResponseOf<M> | null; error: string | null; loading: boolean }>({
     data: null,
     error: null,
-    loading: true
+    loading: req !== null
   })
   const [tick, setTick] = useState(0)
+  const reqRef = useRef(req)
+  reqRef.current = req
+  const skip = req === null
   useEffect(() => {
+    if (skip) {
+      setState({ data: null, error: null, loading: false })
+      return
+    }
     let live = true
     setState((s) => ({ ...s, loading: true }))
-    client.call(method, req).then(
+    client.call(method, reqRef.current as RequestOf<M>).then(
       (data) => live && setState({ data, error: null, loading: false }),
       (e: Error) => live && setState({ data: null, error: e.message, loading: false })
     )
@@ -44,19 +51,25 @@ export function useQuery<M extends MethodName>(method: M, req: RequestOf<M>, dep
       live = false
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [client, method, tick, ...deps])
+  }, [client, method, tick, skip, ...deps])
   const reload = useCallback(() => setTick((t) => t + 1), [])
   return { ...state, reload }
 }
 
-/** Follow one job's progress and final state through the contract events. */
+/** Progress re-renders at most this often (a sweep sends many progress events). */
+export const PROGRESS_RENDER_MS = 250
+
+/** Follow one job's progress and final state through the contract events. Progress renders are throttled. */
 export function useJob(jobId: string | null): { info: JobInfo | null; progress: JobProgress | null } {
   const client = useClient()
   const [info, setInfo] = useState<JobInfo | null>(null)
   const [progress, setProgress] = useState<JobProgress | null>(null)
+  const pending = useRef<JobProgress | null>(null)
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
   useEffect(() => {
     setInfo(null)
     setProgress(null)
+    pending.current = null
     if (!jobId) return
     let live = true
     client.call('jobs/get', { jobId }).then(
@@ -69,16 +82,61 @@ export function useJob(jobId: string | null): { info: JobInfo | null; progress: 
     )
     return () => {
       live = false
+      if (timer.current) clearTimeout(timer.current)
+      timer.current = null
     }
   }, [client, jobId])
   useEvent('job/progress', (p) => {
-    if (p.jobId === jobId) setProgress(p)
+    if (p.jobId !== jobId) return
+    pending.current = p
+    if (timer.current) return
+    timer.current = setTimeout(() => {
+      timer.current = null
+      if (pending.current) setProgress(pending.current)
+    }, PROGRESS_RENDER_MS)
   })
   useEvent('job/state', (j) => {
     if (j.jobId === jobId) {
       setInfo(j)
-      if (j.progress) setProgress(j.progress)
+      if (j.progress) {
+        pending.current = j.progress
+        setProgress(j.progress)
+      }
     }
   })
   return { info, progress }
+}
+
+/** A value that follows `value` after it stopped changing for `ms`. */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value)
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms)
+    return () => clearTimeout(t)
+  }, [value, ms])
+  return v
+}
+
+/** Run an action with a busy flag and one error sentence. */
+export function useAction(): {
+  busy: boolean
+  error: string | null
+  setError: (e: string | null) => void
+  run: <T>(fn: () => Promise<T>) => Promise<T | undefined>
+} {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const run = useCallback(async <T,>(fn: () => Promise<T>) => {
+    setBusy(true)
+    setError(null)
+    try {
+      return await fn()
+    } catch (e) {
+      setError((e as Error).message)
+      return undefined
+    } finally {
+      setBusy(false)
+    }
+  }, [])
+  return { busy, error, setError, run }
 }

@@ -1,7 +1,89 @@
-export function LedgerScreen() {
+import { useState } from 'react'
+import { useQuery } from '../api/hooks'
+import { ErrorText, SelectField } from '../components/Fields'
+import { formatDate, formatExact } from '../format'
+import { BudgetForm } from './ledger/BudgetForm'
+import { EntriesTable } from './ledger/EntriesTable'
+import { OfficerView } from './ledger/OfficerView'
+import { SpendCharts } from './ledger/SpendCharts'
+import { VerifyPanel } from './ledger/VerifyPanel'
+import type { ScreenProps } from '.'
+
+/** `#/ledger/<seq>` highlights one entry (a release links to its charge). */
+export function LedgerScreen(props: ScreenProps) {
+  const [version, setVersion] = useState(0)
+  const datasets = useQuery('datasets/list', {})
+  const summary = useQuery('ledger/summary', { cellLimit: 30 }, [version])
+  const [datasetChoice, setDatasetChoice] = useState<string>('')
+  const ledgers = summary.data?.datasets ?? []
+  const active = ledgers.find((d) => d.accounts.some((a) => a.spent > 0)) ?? ledgers.find((d) => d.budgetChanges.length > 0)
+  const current = ledgers.find((d) => String(d.datasetId) === datasetChoice) ?? active ?? ledgers[0] ?? null
+  const highlight = props.param && /^\d+$/.test(props.param) ? Number(props.param) : null
+  const bump = () => setVersion((v) => v + 1)
   return (
-    <section className="panel empty-state" data-testid="screen-ledger">
-      <p>The ledger is empty. Every release will be charged here before it is answered.</p>
-    </section>
+    <div className="stack" data-testid="screen-ledger">
+      <VerifyPanel />
+      <section className="panel" aria-labelledby="spend-title" data-testid="ledger-spend">
+        <div className="panel-head">
+          <h2 id="spend-title">Spend and budgets</h2>
+          {ledgers.length > 1 && (
+            <SelectField
+              label="Dataset"
+              value={current ? String(current.datasetId) : ''}
+              onChange={setDatasetChoice}
+              options={ledgers.map((d) => ({ value: String(d.datasetId), label: d.datasetName + (d.exists ? '' : ' (deleted)') }))}
+              testId="ledger-dataset"
+            />
+          )}
+        </div>
+        <ErrorText error={summary.error} />
+        {summary.data && ledgers.length === 0 && (
+          <p className="empty-state">No dataset has a budget or a charge yet. Import a dataset, then set its budget below.</p>
+        )}
+        {current && (
+          <>
+            <p>
+              <strong>{current.datasetName}</strong>
+              {current.exists ? '' : ' (deleted; its history stays)'}
+            </p>
+            <SpendCharts ledger={current} notionsNote={summary.data!.notionsNote} />
+            {current.budgetChanges.length > 0 && (
+              <>
+                <h3>Budget changes</h3>
+                <table className="compact" data-testid="budget-changes">
+                  <thead>
+                    <tr>
+                      <th scope="col">#</th>
+                      <th scope="col">When</th>
+                      <th scope="col">Notion</th>
+                      <th scope="col" className="num">
+                        Budget ε
+                      </th>
+                      <th scope="col">Officer</th>
+                      <th scope="col">Reason</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {current.budgetChanges.map((b) => (
+                      <tr key={b.seq}>
+                        <td>{b.seq}</td>
+                        <td>{formatDate(b.at)}</td>
+                        <td>{b.notion ?? 'every notion'}</td>
+                        <td className="num">{formatExact(b.epsilonExact)}</td>
+                        <td>{b.actor}</td>
+                        <td className="wrap">{b.reason}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </>
+            )}
+          </>
+        )}
+      </section>
+      <BudgetForm datasets={datasets.data ?? []} datasetId={current?.exists ? current.datasetId : null} onSet={bump} />
+      <EntriesTable datasetId={null} highlight={highlight} version={version} />
+      <OfficerView datasetId={null} version={version} />
+    </div>
   )
 }

@@ -1,7 +1,150 @@
-export function QueriesScreen() {
+import { useEffect, useState } from 'react'
+import type { QueryDefinition, QueryKind, ReleaseRecord } from '../../../src-main/contract'
+import { useAction, useClient, useQuery } from '../api/hooks'
+import { ErrorText, SelectField, TextField } from '../components/Fields'
+import { formatDate } from '../format'
+import { href } from '../sections'
+import { AnomalyIdBuilder } from './queries/AnomalyIdBuilder'
+import { ReleasePanel } from './queries/ReleasePanel'
+import { SearchBuilder } from './queries/SearchBuilder'
+import { ThresholdBuilder } from './queries/ThresholdBuilder'
+import { ReleaseResult } from './releases/ReleaseResult'
+import type { ScreenProps } from '.'
+
+const KINDS: Array<{ value: QueryKind; label: string; blurb: string }> = [
+  { value: 'threshold', label: 'Threshold query', blurb: 'Which groups (rooms, zones, hours) exceed their threshold?' },
+  { value: 'anomaly-identification', label: 'Anomaly identification', blurb: 'Is this particular record an anomaly (few similar records)?' },
+  { value: 'anomaly-search', label: 'Anomaly search', blurb: 'Who is the one individual far above the rest?' }
+]
+
+const KIND_LABEL: Record<QueryKind, string> = {
+  threshold: 'threshold query',
+  'anomaly-identification': 'anomaly identification',
+  'anomaly-search': 'anomaly search'
+}
+
+/** `#/queries/<datasetId>` opens the screen on one dataset. */
+export function QueriesScreen(props: ScreenProps) {
+  const client = useClient()
+  const datasets = useQuery('datasets/list', {})
+  const list = datasets.data ?? []
+  const [datasetChoice, setDatasetChoice] = useState<string>(props.param ?? '')
+  const dataset = list.find((d) => String(d.id) === datasetChoice) ?? list[0] ?? null
+  const queries = useQuery('queries/list', dataset ? { datasetId: dataset.id } : null, [dataset?.id])
+  const [kind, setKind] = useState<QueryKind>('threshold')
+  const [name, setName] = useState('')
+  const [definition, setDefinition] = useState<QueryDefinition | string>('')
+  const [selectedQuery, setSelectedQuery] = useState<number | null>(null)
+  const [released, setReleased] = useState<ReleaseRecord | null>(null)
+  const save = useAction()
+
+  useEffect(() => {
+    setSelectedQuery(null)
+    setReleased(null)
+  }, [dataset?.id])
+
+  const saved = queries.data ?? []
+  const query = saved.find((q) => q.id === selectedQuery) ?? null
+
+  if (datasets.data && list.length === 0) {
+    return (
+      <section className="panel empty-state" data-testid="screen-queries">
+        <p>
+          No datasets yet. <a href={href('datasets')}>Import a file</a> first; then ask threshold and anomaly questions about it here, with the
+          accuracy and its price shown before anything is spent.
+        </p>
+      </section>
+    )
+  }
+
+  const doSave = () => {
+    if (!dataset || typeof definition === 'string') return
+    void save.run(async () => {
+      const q = await client.call('queries/save', { datasetId: dataset.id, name: name.trim(), definition })
+      queries.reload()
+      setSelectedQuery(q.id)
+      setReleased(null)
+    })
+  }
+
   return (
-    <section className="panel empty-state" data-testid="screen-queries">
-      <p>No saved queries yet. Threshold queries, anomaly identification and anomaly search builders appear here; the command line already evaluates them: npx quiet-alarm threshold --help.</p>
-    </section>
+    <div className="stack" data-testid="screen-queries">
+      <ErrorText error={datasets.error} />
+      {dataset && (
+        <section className="panel" aria-labelledby="new-query-title" data-testid="query-builder">
+          <div className="panel-head">
+            <h2 id="new-query-title">New question</h2>
+            <SelectField
+              label="Dataset"
+              value={String(dataset.id)}
+              onChange={setDatasetChoice}
+              options={list.map((d) => ({ value: String(d.id), label: d.name }))}
+              testId="query-dataset"
+            />
+          </div>
+          <div className="segmented" role="radiogroup" aria-label="Question type">
+            {KINDS.map((k) => (
+              <label key={k.value} className={`segment ${kind === k.value ? 'on' : ''}`}>
+                <input type="radio" name="query-kind" value={k.value} checked={kind === k.value} onChange={() => setKind(k.value)} data-testid={`kind-${k.value}`} />
+                <span className="segment-title">{k.label}</span>
+                <span className="segment-blurb">{k.blurb}</span>
+              </label>
+            ))}
+          </div>
+          <form
+            className="stack-tight"
+            onSubmit={(e) => {
+              e.preventDefault()
+              doSave()
+            }}
+          >
+            {kind === 'threshold' && <ThresholdBuilder key={`t${dataset.id}`} dataset={dataset} datasets={list} onChange={setDefinition} />}
+            {kind === 'anomaly-identification' && <AnomalyIdBuilder key={`a${dataset.id}`} dataset={dataset} onChange={setDefinition} />}
+            {kind === 'anomaly-search' && <SearchBuilder key={`s${dataset.id}`} dataset={dataset} onChange={setDefinition} />}
+            <div className="row">
+              <TextField label="Name of the question" value={name} onChange={setName} testId="query-name" width="wide" placeholder="e.g. rooms over capacity, 12 March 14:00" />
+              <div className="field actions">
+                <button type="submit" disabled={save.busy || typeof definition === 'string' || name.trim() === ''} data-testid="query-save">
+                  Save question
+                </button>
+              </div>
+            </div>
+            <p className="hint">Saving spends nothing. Saved questions cannot be changed, so every release can be traced to exactly what was asked.</p>
+            <ErrorText error={save.error} testId="query-save-error" />
+          </form>
+        </section>
+      )}
+
+      {dataset && (
+        <section className="panel" aria-labelledby="saved-title" data-testid="saved-queries">
+          <h2 id="saved-title">Saved questions on {dataset.name}</h2>
+          <ErrorText error={queries.error} />
+          {queries.data && saved.length === 0 && <p className="empty-state">None yet. Define one above and save it; then choose its accuracy and release it.</p>}
+          {saved.length > 0 && (
+            <ul className="query-list">
+              {saved.map((q) => (
+                <li key={q.id}>
+                  <button
+                    type="button"
+                    className={`query-item ${q.id === selectedQuery ? 'on' : ''}`}
+                    aria-pressed={q.id === selectedQuery}
+                    onClick={() => {
+                      setSelectedQuery(q.id)
+                      setReleased(null)
+                    }}
+                    data-testid={`saved-query-${q.name}`}
+                  >
+                    <strong>{q.name}</strong> <span className="hint">{KIND_LABEL[q.kind]} · {formatDate(q.createdAt)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
+
+      {query && <ReleasePanel key={query.id} query={query} onReleased={setReleased} />}
+      {released && <ReleaseResult release={released} />}
+    </div>
   )
 }

@@ -2,8 +2,9 @@ import { useState } from 'react'
 import { useClient, useJob, useQuery } from '../api/hooks'
 import { ProgressBar } from '../components/ProgressBar'
 import type { SelfCheckResult } from '../../../src-main/contract'
+import type { ScreenProps } from '.'
 
-export function SettingsScreen() {
+export function SettingsScreen(_props: ScreenProps) {
   const client = useClient()
   const status = useQuery('app/status', {})
   const [jobId, setJobId] = useState<string | null>(null)

@@ -2,14 +2,21 @@ import type { ComponentType } from 'react'
 import type { SectionId } from '../sections'
 import { DatasetsScreen } from './DatasetsScreen'
 import { QueriesScreen } from './QueriesScreen'
+import { ReleasesScreen } from './ReleasesScreen'
 import { ExperimentsScreen } from './ExperimentsScreen'
 import { LedgerScreen } from './LedgerScreen'
 import { ReportsScreen } from './ReportsScreen'
 import { SettingsScreen } from './SettingsScreen'
 
-export const screens: Record<SectionId, ComponentType> = {
+export interface ScreenProps {
+  /** What follows the section in the address ("#/releases/12" -> "12"). */
+  param: string | null
+}
+
+export const screens: Record<SectionId, ComponentType<ScreenProps>> = {
   datasets: DatasetsScreen,
   queries: QueriesScreen,
+  releases: ReleasesScreen,
   experiments: ExperimentsScreen,
   ledger: LedgerScreen,
   reports: ReportsScreen,

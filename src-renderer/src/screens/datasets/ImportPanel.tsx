@@ -1,0 +1,250 @@
+/**
+ * Pick a file -> preview with inferred (editable) types -> import with progress and Cancel -> result with a bad-row report.
+ * Headless: the file field uploads the file to the service. Desktop: the shell's native dialog gives a path.
+ */
+import { useEffect, useId, useRef, useState } from 'react'
+import type { ColumnType, ImportResult, PreviewFileResponse } from '../../../../src-main/contract'
+import { useAction, useClient, useJob } from '../../api/hooks'
+import { ErrorText, SelectField, TextField } from '../../components/Fields'
+import { JobPanel } from '../../components/JobPanel'
+import { ProgressBar } from '../../components/ProgressBar'
+import { formatCount } from '../../format'
+import { BadRowReport } from './BadRowReport'
+
+const TYPES: Array<{ value: ColumnType; label: string }> = [
+  { value: 'integer', label: 'Whole number' },
+  { value: 'real', label: 'Decimal number' },
+  { value: 'text', label: 'Text' },
+  { value: 'timestamp', label: 'Date and time' }
+]
+
+interface Picked {
+  path: string
+  fileName: string
+  bytes: number
+}
+
+function stripExtension(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? name
+  return base.replace(/\.[^.]+$/, '') || base
+}
+
+export function ImportPanel(props: { onImported: () => void }) {
+  const client = useClient()
+  const fileId = useId()
+  const headless = client.transport.kind === 'http'
+  const [picked, setPicked] = useState<Picked | null>(null)
+  const [upload, setUpload] = useState<{ sent: number; total: number } | null>(null)
+  const [preview, setPreview] = useState<PreviewFileResponse | null>(null)
+  const [types, setTypes] = useState<Record<string, ColumnType>>({})
+  const [name, setName] = useState('')
+  const [onBadRow, setOnBadRow] = useState<'abort' | 'skip'>('abort')
+  const [jobId, setJobId] = useState<string | null>(null)
+  const pick = useAction()
+  const start = useAction()
+  const job = useJob(jobId)
+  const result = job.info?.state === 'done' ? (job.info.result as ImportResult) : null
+
+  // Counts picks, so that a test (or a screen reader) can tell a new preview from the previous one.
+  const [picks, setPicks] = useState(0)
+  const reset = () => {
+    setPicks((n) => n + 1)
+    setPicked(null)
+    setPreview(null)
+    setTypes({})
+    setJobId(null)
+    setUpload(null)
+  }
+
+  const previewPath = async (p: Picked) => {
+    setPicked(p)
+    setName(stripExtension(p.fileName))
+    const pv = await client.call('datasets/preview-file', { path: p.path, rows: 8 })
+    setPreview(pv)
+    setTypes(Object.fromEntries(pv.columns.map((c) => [c.name, c.inferredType])))
+  }
+
+  const onFile = (file: File | undefined) => {
+    if (!file) return
+    reset()
+    void pick.run(async () => {
+      if (!client.transport.upload) throw new Error('This window cannot upload files; use Choose file instead.')
+      setUpload({ sent: 0, total: file.size })
+      const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total }))
+      setUpload(null)
+      await previewPath({ path: up.path, fileName: file.name, bytes: up.bytes })
+    }).finally(() => setUpload(null))
+  }
+
+  const chooseNative = () => {
+    reset()
+    void pick.run(async () => {
+      const { path } = await client.call('app/choose-file', {
+        title: 'Choose a CSV or TSV file to import',
+        filters: [{ name: 'CSV and TSV', extensions: ['csv', 'tsv', 'txt'] }]
+      })
+      if (path) await previewPath({ path, fileName: path, bytes: 0 })
+    })
+  }
+
+  const doImport = () => {
+    if (!picked || !preview) return
+    const overrides = Object.fromEntries(
+      preview.columns.filter((c) => types[c.name] && types[c.name] !== c.inferredType).map((c) => [c.name, types[c.name]])
+    )
+    void start.run(async () => {
+      const { jobId } = await client.call('datasets/import', {
+        path: picked.path,
+        name: name.trim(),
+        delimiter: preview.delimiter,
+        types: overrides,
+        onBadRow,
+        reportBadRows: 50
+      })
+      setJobId(jobId)
+    })
+  }
+
+  const importing = jobId !== null && (job.info === null || job.info.state === 'running' || job.info.state === 'queued')
+  const finished = job.info?.state === 'done'
+  const onImported = useRef(props.onImported)
+  onImported.current = props.onImported
+  useEffect(() => {
+    if (finished) onImported.current()
+  }, [finished])
+
+  return (
+    <section className="panel" aria-labelledby="import-title" data-testid="import-panel" data-picks={picks}>
+      <h2 id="import-title">Import a file</h2>
+      <p className="hint">
+        A CSV or TSV file with a header row. It stays on this machine: the data is copied into the workspace, nothing is released.
+      </p>
+      <div className="row">
+        {headless ? (
+          <div className="field">
+            <label htmlFor={fileId}>File to import</label>
+            <input
+              id={fileId}
+              type="file"
+              accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
+              onChange={(e) => {
+                onFile(e.target.files?.[0])
+                // Clear the field so that picking the same file again (e.g. after fixing it) is a new pick.
+                e.target.value = ''
+              }}
+              disabled={importing}
+              data-testid="import-file"
+            />
+          </div>
+        ) : (
+          <button type="button" onClick={chooseNative} disabled={importing} data-testid="import-choose">
+            Choose file…
+          </button>
+        )}
+      </div>
+      {upload && <ProgressBar label="Uploading to the service" progress={{ jobId: '', kind: 'upload', done: upload.sent, total: upload.total, unit: 'bytes', rate: 0, etaSeconds: null }} />}
+      {pick.error && (
+        <p className="error" role="alert" data-testid="import-pick-error" data-pick={picks}>
+          {pick.error}
+        </p>
+      )}
+
+      {preview && picked && (
+        <div className="stack-tight" data-testid="import-preview" data-pick={picks}>
+          <h3>Preview of {picked.fileName.split(/[\\/]/).pop()}</h3>
+          <p className="hint">
+            {formatCount(preview.fileBytes)} bytes · delimiter {delimiterName(preview.delimiter)} · types inferred from the first{' '}
+            {formatCount(preview.inferredFromRows)} rows; change a type if it is wrong.
+          </p>
+          <div className="table-scroll">
+            <table className="preview-table">
+              <thead>
+                <tr>
+                  {preview.columns.map((c) => (
+                    <th key={c.position} scope="col">
+                      <div className="col-name">{c.name}</div>
+                      <select
+                        aria-label={`Type of column ${c.name}`}
+                        value={types[c.name] ?? c.inferredType}
+                        onChange={(e) => setTypes({ ...types, [c.name]: e.target.value as ColumnType })}
+                        data-testid={`type-${c.name}`}
+                      >
+                        {TYPES.map((t) => (
+                          <option key={t.value} value={t.value}>
+                            {t.label}
+                            {t.value === c.inferredType ? ' (inferred)' : ''}
+                          </option>
+                        ))}
+                      </select>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {preview.rows.map((r, i) => (
+                  <tr key={i}>
+                    {preview.columns.map((c, j) => (
+                      <td key={c.position}>{r[j] ?? ''}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {preview.badRows.length > 0 && (
+            <div className="notice warn" data-testid="preview-bad-rows">
+              <strong>The preview already has {preview.badRows.length === 1 ? 'a bad row' : `${preview.badRows.length} bad rows`}.</strong>{' '}
+              Fix the file, or import with “Skip bad rows” to leave them out.
+              <BadRowReport rows={preview.badRows} total={preview.badRows.length} />
+            </div>
+          )}
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault()
+              doImport()
+            }}
+          >
+            <TextField label="Dataset name" value={name} onChange={setName} testId="import-name" required />
+            <SelectField
+              label="Bad rows"
+              value={onBadRow}
+              onChange={setOnBadRow}
+              options={[
+                { value: 'abort', label: 'Stop at the first bad row (nothing is stored)' },
+                { value: 'skip', label: 'Skip bad rows and list them' }
+              ]}
+              testId="import-bad-rows"
+            />
+            <div className="field actions">
+              <button type="submit" disabled={importing || start.busy || name.trim() === ''} data-testid="import-start">
+                Import
+              </button>
+            </div>
+          </form>
+          <ErrorText error={start.error} testId="import-error" />
+        </div>
+      )}
+
+      {jobId && (
+        <JobPanel jobId={jobId} info={job.info} progress={job.progress} label={`Importing ${name || 'file'}`} doneText="Imported" />
+      )}
+      {result && (
+        <div className="notice ok-box" data-testid="import-result">
+          <p>
+            <strong>
+              {formatCount(result.dataset.rowCount)} rows imported as “{result.dataset.name}”
+            </strong>{' '}
+            ({result.dataset.columns.length} columns, {formatCount(result.bytes)} bytes in {result.seconds.toFixed(1)} s).
+            {result.badRowCount > 0 ? ` ${formatCount(result.badRowCount)} bad rows were skipped:` : ' No bad rows.'}
+          </p>
+          {result.badRowCount > 0 && <BadRowReport rows={result.badRows} total={result.badRowCount} />}
+        </div>
+      )}
+    </section>
+  )
+}
+
+function delimiterName(d: string): string {
+  return d === ',' ? 'comma' : d === '\t' ? 'tab' : d === ';' ? 'semicolon' : 'bar'
+}

@@ -1,0 +1,96 @@
+import { useState } from 'react'
+import type { DatasetInfo, PrivacyNotion } from '../../../../src-main/contract'
+import { useAction, useClient } from '../../api/hooks'
+import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../../components/Fields'
+import { formatExact } from '../../format'
+import { href } from '../../sections'
+import { NOTION_OPTIONS } from './notions'
+
+/** Privacy officer: set or change a budget. The reason is required and goes into the ledger. */
+export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number | null; onSet: () => void }) {
+  const client = useClient()
+  const [datasetId, setDatasetId] = useState<string>(props.datasetId ? String(props.datasetId) : '')
+  const [notion, setNotion] = useState<PrivacyNotion | 'all'>('all')
+  const [epsilon, setEpsilon] = useState('')
+  const [reason, setReason] = useState('')
+  const [officer, setOfficer] = useState('')
+  const [done, setDone] = useState<string | null>(null)
+  const act = useAction()
+  const ds = datasetId || (props.datasetId ? String(props.datasetId) : props.datasets[0] ? String(props.datasets[0].id) : '')
+  const eps = parseNumber(epsilon)
+  const valid = ds !== '' && eps !== null && eps >= 0 && reason.trim().length > 0 && officer.trim().length > 0
+
+  const submit = () =>
+    void act.run(async () => {
+      setDone(null)
+      const r = await client.call('budgets/set', {
+        datasetId: Number(ds),
+        epsilon: epsilon.trim(),
+        notion: notion === 'all' ? undefined : notion,
+        reason: reason.trim(),
+        officer: officer.trim()
+      })
+      setDone(
+        `Budget of “${r.entry.datasetName}” set to ε ${formatExact(r.entry.epsilonExact)} ${
+          r.entry.notion ? `for ${r.entry.notion}` : 'for every notion'
+        } (ledger entry ${r.entry.seq}).`
+      )
+      setReason('')
+      props.onSet()
+    })
+
+  if (props.datasets.length === 0) {
+    return (
+      <section className="panel empty-state">
+        <h2>Budgets</h2>
+        <p>
+          <a href={href('datasets')}>Import a dataset</a> first; then set its privacy budget here.
+        </p>
+      </section>
+    )
+  }
+  return (
+    <section className="panel" aria-labelledby="budget-title" data-testid="budget-form">
+      <h2 id="budget-title">Set a budget</h2>
+      <p className="hint">
+        For the privacy officer. Without a budget every release on the dataset is denied. Each change is a ledger entry with its reason.
+      </p>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (valid) submit()
+        }}
+      >
+        <SelectField
+          label="Dataset"
+          value={ds}
+          onChange={setDatasetId}
+          options={props.datasets.map((d) => ({ value: String(d.id), label: d.name }))}
+          testId="budget-dataset"
+        />
+        <SelectField
+          label="Privacy notion"
+          value={notion}
+          onChange={setNotion}
+          options={[{ value: 'all', label: 'Every notion (one budget each)' }, ...NOTION_OPTIONS]}
+          testId="budget-notion"
+        />
+        <NumberField label="Budget ε" value={epsilon} onChange={setEpsilon} testId="budget-epsilon" invalid={epsilon !== '' && (eps === null || eps < 0)} />
+        <TextField label="Reason (recorded)" value={reason} onChange={setReason} testId="budget-reason" width="wide" placeholder="e.g. quarterly allowance approved by the board" />
+        <TextField label="Officer" value={officer} onChange={setOfficer} testId="budget-officer" width="narrow" />
+        <div className="field actions">
+          <button type="submit" disabled={!valid || act.busy} data-testid="budget-set">
+            Set budget
+          </button>
+        </div>
+      </form>
+      <ErrorText error={act.error} testId="budget-error" />
+      {done && (
+        <p className="ok" role="status" data-testid="budget-done">
+          {done}
+        </p>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,86 @@
+import { useState } from 'react'
+import { useQuery } from '../../api/hooks'
+import { ErrorText } from '../../components/Fields'
+import { formatCount, formatDate, formatExact } from '../../format'
+import { href } from '../../sections'
+
+const PAGE = 25
+
+/** The timeline of ledger entries, newest first. `highlight` marks one entry (a link from a release). */
+export function EntriesTable(props: { datasetId: number | null; highlight: number | null; version: number }) {
+  const [offset, setOffset] = useState(0)
+  const q = useQuery(
+    'ledger/entries',
+    { datasetId: props.datasetId ?? undefined, limit: PAGE, offset },
+    [props.datasetId, offset, props.version]
+  )
+  const total = q.data?.total ?? 0
+  return (
+    <section className="panel" aria-labelledby="entries-title" data-testid="ledger-entries">
+      <h2 id="entries-title">Entries</h2>
+      <ErrorText error={q.error} />
+      {q.data && q.data.entries.length === 0 && (
+        <p className="empty-state">The ledger is empty. Every release is charged here before it is answered; budgets set by the officer appear here too.</p>
+      )}
+      {q.data && q.data.entries.length > 0 && (
+        <div className="table-scroll">
+          <table className="compact">
+            <thead>
+              <tr>
+                <th scope="col" className="num">
+                  #
+                </th>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Dataset</th>
+                <th scope="col">Notion</th>
+                <th scope="col" className="num">
+                  ε
+                </th>
+                <th scope="col">Cells</th>
+                <th scope="col">What</th>
+                <th scope="col">Who</th>
+              </tr>
+            </thead>
+            <tbody>
+              {q.data.entries.map((e) => (
+                <tr key={e.seq} id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
+                  <td className="num">{e.seq}</td>
+                  <td>{formatDate(e.at)}</td>
+                  <td>{e.kind === 'charge' ? 'charge' : 'budget'}</td>
+                  <td>{e.datasetName}</td>
+                  <td>{e.notion ?? 'every notion'}</td>
+                  <td className="num">{formatExact(e.epsilonExact)}</td>
+                  <td title={e.cells.join('\n')}>{e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
+                  <td className="wrap">
+                    {e.description}
+                    {e.releaseId !== null && (
+                      <>
+                        {' '}
+                        <a href={href('releases', e.releaseId)}>release {e.releaseId}</a>
+                      </>
+                    )}
+                  </td>
+                  <td>{e.actor}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {total > PAGE && (
+        <div className="pager">
+          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            Newer
+          </button>
+          <span>
+            Entries {offset + 1}–{Math.min(total, offset + PAGE)} of {total}
+          </span>
+          <button type="button" className="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
+            Older
+          </button>
+        </div>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,179 @@
+import { useState } from 'react'
+import type { ReleaseParams, ReleasePreview, ReleaseRecord, SavedQuery } from '../../../../src-main/contract'
+import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
+import { ErrorText, NumberField, SelectField, parseNumber } from '../../components/Fields'
+import { formatExact } from '../../format'
+import { href } from '../../sections'
+
+const MECHANISMS = [
+  { value: 'tslm', label: 'TSLM — one shot' },
+  { value: 'ppwlm', label: 'PPWLM — in steps, spends less on clear cases' },
+  { value: 'dppwlm', label: 'DPPWLM — in steps chosen from the data' }
+] as const
+
+/**
+ * Accuracy first, then price: the analyst states the accuracy, the preview shows the ε it costs, the guarantee in words,
+ * the remaining budget and why a run would be denied. Nothing is spent until Release.
+ */
+export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: ReleaseRecord) => void }) {
+  const client = useClient()
+  const q = props.query
+  const [mechanism, setMechanism] = useState<'tslm' | 'ppwlm' | 'dppwlm'>('tslm')
+  const [beta, setBeta] = useState('0.05')
+  const [alpha, setAlpha] = useState('1')
+  const [epsMax, setEpsMax] = useState('')
+  const [aiqMechanism, setAiqMechanism] = useState<'dp' | 'sp'>('sp')
+  const [epsilon, setEpsilon] = useState('1')
+  const act = useAction()
+
+  const params: ReleaseParams | string = (() => {
+    if (q.kind === 'threshold') {
+      const b = parseNumber(beta)
+      const a = parseNumber(alpha)
+      if (b === null || b <= 0 || b >= 0.5) return 'Beta must be between 0 and 0.5 (e.g. 0.05 for 5%).'
+      if (a === null || a <= 0) return 'Alpha must be > 0 (the tolerance around the threshold).'
+      const p: ReleaseParams = { kind: 'threshold', mechanism, beta: b, alpha: a }
+      const em = parseNumber(epsMax)
+      if (epsMax.trim() !== '') {
+        if (em === null || em <= 0) return 'The ε limit must be > 0.'
+        p.epsMax = em
+      }
+      return p
+    }
+    if (q.kind === 'anomaly-identification') {
+      const e = parseNumber(epsilon)
+      if (e === null || e <= 0) return 'ε per record must be > 0.'
+      return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: e }
+    }
+    return { kind: 'anomaly-search' }
+  })()
+  const debounced = useDebounced(params, 300)
+  const preview = useQuery(
+    'releases/preview',
+    typeof debounced === 'string' ? null : { queryId: q.id, params: debounced },
+    [q.id, JSON.stringify(debounced)]
+  )
+  const pv = typeof params === 'string' ? null : preview.data
+  const stale = JSON.stringify(params) !== JSON.stringify(debounced)
+
+  const release = () => {
+    if (typeof params === 'string') return
+    void act.run(async () => {
+      const r = await client.call('releases/run', { queryId: q.id, params, actor: 'analyst' })
+      props.onReleased(r)
+      preview.reload()
+    })
+  }
+
+  return (
+    <section className="panel release-band" aria-labelledby="release-title" data-testid="release-panel">
+      <h2 id="release-title">Accuracy and price: {q.name}</h2>
+      <form
+        className="stack-tight"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (pv?.allowed && !stale) release()
+        }}
+      >
+        {q.kind === 'threshold' && (
+          <>
+            <div className="row">
+              <NumberField
+                label="Miss a true violation at most (beta)"
+                value={beta}
+                onChange={setBeta}
+                testId="release-beta"
+                width="normal"
+                hint="0.05 = 5% of the groups over their threshold"
+              />
+              <NumberField
+                label="Tolerance below the threshold (alpha)"
+                value={alpha}
+                onChange={setAlpha}
+                testId="release-alpha"
+                width="normal"
+                hint="groups within 2 × alpha under it may be flagged"
+              />
+              <NumberField label="Deny above ε (optional)" value={epsMax} onChange={setEpsMax} hint="per unit of sensitivity; default 4" width="normal" />
+            </div>
+            <fieldset>
+              <legend>Mechanism</legend>
+              <div className="radios">
+                {MECHANISMS.map((m) => (
+                  <label key={m.value} className="check">
+                    <input type="radio" name="mechanism" value={m.value} checked={mechanism === m.value} onChange={() => setMechanism(m.value)} data-testid={`mechanism-${m.value}`} />
+                    {m.label}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          </>
+        )}
+        {q.kind === 'anomaly-identification' && (
+          <div className="row">
+            <SelectField
+              label="Mechanism"
+              value={aiqMechanism}
+              onChange={setAiqMechanism}
+              options={[
+                { value: 'sp', label: 'Sensitive privacy — more accurate; anomalies are not hidden' },
+                { value: 'dp', label: 'Optimal ε-DP — hides everyone, less accurate' }
+              ]}
+            />
+            <NumberField label="ε per record asked" value={epsilon} onChange={setEpsilon} testId="release-epsilon" />
+          </div>
+        )}
+        {q.kind === 'anomaly-search' && <p className="hint">The search's ε per question, budget and stopping rule were fixed when the query was saved.</p>}
+
+        {typeof params === 'string' && <p className="hint todo">{params}</p>}
+        <PreviewBox preview={pv} error={typeof params === 'string' ? null : preview.error} loading={preview.loading || stale} />
+
+        <div className="button-row">
+          <button type="submit" disabled={!pv?.allowed || stale || act.busy} data-testid="release-run">
+            {pv ? `Release and spend ε ${formatExact(pv.epsilonExact)}` : 'Release'}
+          </button>
+        </div>
+        <ErrorText error={act.error} testId="release-error" />
+      </form>
+    </section>
+  )
+}
+
+function PreviewBox(props: { preview: ReleasePreview | null | undefined; error: string | null; loading: boolean }) {
+  const p = props.preview
+  if (props.error) return <ErrorText error={props.error} testId="preview-error" />
+  if (!p) return <p className="hint">{props.loading ? 'Working out the price…' : ''}</p>
+  return (
+    <div className={`price ${p.allowed ? '' : 'denied'}`} data-testid="release-preview" aria-live="polite" aria-busy={props.loading}>
+      <p className="price-line">
+        <strong data-testid="preview-epsilon">Costs ε {formatExact(p.epsilonExact)}</strong>{' '}
+        <span className="hint">({p.notion}{p.cellCount > 0 ? `, charged to ${p.cellCount} partition cells` : ', charged to the whole dataset'})</span>
+      </p>
+      <p className="hint">{p.chargeExplained}</p>
+      <p className="guarantee" data-testid="preview-guarantee">
+        {p.guarantee}
+      </p>
+      <p data-testid="preview-budget">
+        {p.budgetExact === null ? (
+          <>No budget is set for {p.notion} on “{p.datasetName}”.</>
+        ) : (
+          <>
+            Budget ε {formatExact(p.budgetExact)}: spent {formatExact(p.spentBeforeExact)}, {formatExact(p.remainingExact)} left; after this
+            release {formatExact(p.spentAfterExact)} spent.
+          </>
+        )}
+      </p>
+      {!p.allowed && (
+        <p className="error" role="alert" data-testid="preview-denial">
+          Would be denied: {p.denial?.replace(/^Denied:\s*/, '')}
+          {p.budgetExact === null && (
+            <>
+              {' '}
+              A privacy officer can set a budget in the <a href={href('ledger')}>Ledger</a>.
+            </>
+          )}
+        </p>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,67 @@
+/// <reference lib="dom" />
+/**
+ * Simulations from the UI: a paper figure shrunk to a small sweep, live progress and charts, cancel, resume to the end,
+ * and the CSV export.
+ */
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, newPage, screenshot, startApp, type RunningApp } from './app'
+import { experiments } from './pages/experiments'
+import { shell } from './pages/shell'
+
+let app: RunningApp
+let browser: Browser
+let page: Page
+
+beforeAll(async () => {
+  app = await startApp()
+  browser = await launchBrowser()
+  page = await newPage(browser)
+  await shell.open(page, app.url)
+})
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+})
+
+describe('experiments', () => {
+  it('runs a small sweep with live progress and a chart, cancels it, and resumes it to the end', async () => {
+    const validation = await experiments.define(page, { preset: 'mide-fig8', trials: 20 })
+    expect(validation).toMatch(/^Valid: 84 cells/)
+    await screenshot(page, 'experiments-builder')
+    await experiments.start(page)
+    expect(await page.getByTestId('experiment-view').innerText()).toMatch(/simulation/i)
+    // Live: the progress bar and, as soon as cells finish, the charts.
+    await page.getByRole('progressbar', { name: /^Simulating/ }).waitFor()
+    await page.getByTestId('chart-fnr').waitFor({ timeout: 60_000 })
+    await experiments.cancel(page)
+    await experiments.waitStatus(page, 'cancelled')
+    const partial = await experiments.cellsDone(page)
+    expect(partial.total).toBe(84)
+    expect(partial.done).toBeLessThan(84)
+    await screenshot(page, 'experiments-cancelled')
+    await experiments.resume(page)
+    await experiments.waitStatus(page, 'done', 170_000)
+    const all = await experiments.cellsDone(page)
+    expect(all).toEqual({ done: 84, total: 84 })
+    for (const metric of ['fnr', 'fpr', 'epsilonExPost', 'minEntropy']) await page.getByTestId(`chart-${metric}`).waitFor()
+    expect(await page.getByTestId('results-table').innerText()).toContain('Cells 1–25 of 84')
+    await screenshot(page, 'experiments-done')
+  })
+
+  it('exports the results as CSV labelled as a simulation', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()])
+    expect(download.suggestedFilename()).toMatch(/^simulation-.*\.csv$/)
+    const csv = readFileSync((await download.path())!, 'utf8')
+    expect(csv.split('\n')[0]).toMatch(/kind/)
+    expect(csv).toContain('simulation')
+  })
+
+  it('lists the experiment with its simulation badge', async () => {
+    await page.getByRole('link', { name: /All experiments/ }).click()
+    const list = page.getByTestId('experiment-list')
+    await list.getByRole('link', { name: /MIDE Fig\. 8/ }).waitFor()
+    expect(await list.innerText()).toContain('84 / 84')
+  })
+})

@@ -1,0 +1,51 @@
+import type { Page } from 'playwright-core'
+import { shell } from './shell'
+
+/** What a user does on the Datasets screen. */
+export const datasets = {
+  importPanel: (page: Page) => page.getByTestId('import-panel'),
+
+  /** Pick a file (headless: the file field uploads it) and wait for the preview with inferred types. */
+  async pick(page: Page, file: string) {
+    await shell.goTo(page, 'Datasets')
+    const before = Number(await datasets.importPanel(page).getAttribute('data-picks'))
+    await page.getByLabel('File to import').setInputFiles(file)
+    // The preview of THIS pick (not the previous one still on screen).
+    const pick = `[data-pick="${before + 1}"]`
+    await page.locator(`[data-testid="import-preview"]${pick}, [data-testid="import-pick-error"]${pick}`).waitFor()
+  },
+
+  async setType(page: Page, column: string, type: 'Whole number' | 'Decimal number' | 'Text' | 'Date and time') {
+    const select = page.getByLabel(`Type of column ${column}`)
+    const options = await select.locator('option').allTextContents()
+    await select.selectOption({ label: options.find((o) => o.startsWith(type))! })
+  },
+
+  /** Start the import and return at once (the progress bar shows). */
+  async startImport(page: Page, opts: { name?: string; skipBadRows?: boolean } = {}) {
+    if (opts.name !== undefined) await page.getByLabel('Dataset name').fill(opts.name)
+    if (opts.skipBadRows) await page.getByLabel('Bad rows').selectOption('skip')
+    await page.getByRole('button', { name: 'Import', exact: true }).click()
+    await page.getByRole('progressbar', { name: /^Importing/ }).waitFor()
+  },
+
+  /** Wait until the import job ended; returns its state and the text the user reads. */
+  async importOutcome(page: Page): Promise<{ state: string; text: string }> {
+    const job = page.getByTestId('job')
+    await page.locator('[data-testid="job"][data-state="done"], [data-testid="job"][data-state="failed"], [data-testid="job"][data-state="cancelled"]').waitFor({ timeout: 60_000 })
+    const state = (await job.getAttribute('data-state')) ?? ''
+    if (state === 'done') await page.getByTestId('import-result').waitFor()
+    const text = state === 'done' ? await page.getByTestId('import-result').innerText() : await job.innerText()
+    return { state, text }
+  },
+
+  async importFile(page: Page, file: string, name: string) {
+    await datasets.pick(page, file)
+    await datasets.startImport(page, { name })
+    const out = await datasets.importOutcome(page)
+    if (out.state !== 'done') throw new Error(`import of ${name} ended ${out.state}: ${out.text}`)
+    return out
+  },
+
+  catalogRow: (page: Page, name: string) => page.getByTestId(`dataset-row-${name}`)
+}

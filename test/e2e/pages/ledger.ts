@@ -1,0 +1,25 @@
+import type { Page } from 'playwright-core'
+import { shell } from './shell'
+
+/** What a privacy officer does on the Ledger screen. */
+export const ledger = {
+  async setBudget(page: Page, b: { dataset: string; epsilon: number; reason: string; officer: string }) {
+    await shell.goTo(page, 'Ledger')
+    const form = page.getByTestId('budget-form')
+    await form.getByLabel('Dataset').selectOption({ label: b.dataset })
+    await form.getByLabel('Budget ε').fill(String(b.epsilon))
+    await form.getByLabel('Reason (recorded)').fill(b.reason)
+    await form.getByLabel('Officer').fill(b.officer)
+    await form.getByRole('button', { name: 'Set budget' }).click()
+    await page.getByTestId('budget-done').waitFor()
+  },
+
+  async verify(page: Page) {
+    await page.getByRole('button', { name: 'Verify', exact: true }).click()
+    const r = page.getByTestId('verify-result')
+    await r.waitFor()
+    return { ok: (await r.getAttribute('data-ok')) === 'true', text: await r.innerText() }
+  },
+
+  entry: (page: Page, seq: number) => page.getByTestId(`ledger-entry-${seq}`)
+}

@@ -1,0 +1,72 @@
+import type { Page } from 'playwright-core'
+import { shell } from './shell'
+
+export interface ThresholdQuery {
+  dataset: string
+  name: string
+  groupBy: string[]
+  person?: { column: string; cap: number }
+  period?: { column?: string; from: string; to: string }
+  threshold: { constant: number } | { table: string; column: string }
+}
+
+/** What an analyst does on the Queries screen: define, save, check the price, release. */
+export const queries = {
+  async defineThreshold(page: Page, q: ThresholdQuery) {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: q.dataset })
+    await page.getByRole('radio', { name: /Threshold query/ }).check()
+    for (const g of q.groupBy) await page.getByTestId('threshold-builder').getByRole('checkbox', { name: g, exact: true }).check()
+    if (q.period) {
+      await page.getByLabel('Only rows in a period').check()
+      await page.getByLabel('From (inclusive)').fill(q.period.from)
+      await page.getByLabel('To (exclusive)').fill(q.period.to)
+    }
+    if (q.person) {
+      await page.getByLabel('What is counted').selectOption('persons')
+      await page.getByLabel('Person column').selectOption(q.person.column)
+      await page.getByLabel('Count each person at most').fill(String(q.person.cap))
+    }
+    if ('constant' in q.threshold) {
+      await page.getByLabel('Threshold of each group').selectOption('constant')
+      await page.getByLabel('Threshold', { exact: true }).fill(String(q.threshold.constant))
+    } else {
+      await page.getByLabel('Threshold of each group').selectOption('column')
+      await page.getByLabel('Threshold table').selectOption({ label: q.threshold.table })
+      await page.getByLabel('Threshold column').selectOption(q.threshold.column)
+    }
+    await page.getByLabel('Name of the question').fill(q.name)
+    await page.getByLabel('Name of the question').press('Enter')
+    await page.getByTestId('release-panel').waitFor()
+  },
+
+  async chooseSaved(page: Page, name: string) {
+    await page.getByTestId(`saved-query-${name}`).click()
+    await page.getByTestId('release-panel').waitFor()
+  },
+
+  /** Set the accuracy and read the price the app shows before anything is spent. */
+  async price(page: Page, acc: { beta?: number; alpha?: number; mechanism?: 'tslm' | 'ppwlm' | 'dppwlm' }) {
+    if (acc.mechanism) await page.getByTestId(`mechanism-${acc.mechanism}`).check()
+    if (acc.beta !== undefined) await page.getByLabel(/^Miss a true violation/).fill(String(acc.beta))
+    if (acc.alpha !== undefined) await page.getByLabel(/^Tolerance below the threshold/).fill(String(acc.alpha))
+    const preview = page.getByTestId('release-preview')
+    await preview.waitFor()
+    // Wait until the preview matches the inputs (it is debounced).
+    await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
+    return {
+      epsilon: (await page.getByTestId('preview-epsilon').innerText()).trim(),
+      guarantee: (await page.getByTestId('preview-guarantee').innerText()).trim(),
+      budget: (await page.getByTestId('preview-budget').innerText()).trim(),
+      denial: (await page.getByTestId('preview-denial').count()) > 0 ? (await page.getByTestId('preview-denial').innerText()).trim() : null,
+      canRelease: await page.getByTestId('release-run').isEnabled()
+    }
+  },
+
+  async release(page: Page) {
+    await page.getByTestId('release-run').click()
+    await page.getByTestId('release-result').or(page.getByTestId('release-error')).first().waitFor({ timeout: 60_000 })
+    if ((await page.getByTestId('release-error').count()) > 0) throw new Error(`release failed: ${await page.getByTestId('release-error').innerText()}`)
+    return page.getByTestId('release-result')
+  }
+}

@@ -1,0 +1,239 @@
+/// <reference lib="dom" />
+/**
+ * What the analyst and the privacy officer do, end to end in headless mode against the built app: import files through
+ * the UI, set a budget, define and release a threshold query, see the charge in the ledger, be denied over budget,
+ * and read a bad file's error.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { ROOT, SCREENSHOTS, launchBrowser, newPage, screenshot, startApp, type RunningApp } from './app'
+import { datasets } from './pages/datasets'
+import { ledger } from './pages/ledger'
+import { queries } from './pages/queries'
+import { shell } from './pages/shell'
+
+let app: RunningApp
+let browser: Browser
+let page: Page
+
+const NYC_TAXI = join(ROOT, '..', 'shared', 'data', 'nab', 'nyc_taxi.csv')
+const OCCUPANCY = join(ROOT, 'resources', 'sample', 'occupancy.csv')
+const CAPACITIES = join(ROOT, 'resources', 'sample', 'capacities.csv')
+
+beforeAll(async () => {
+  app = await startApp()
+  browser = await launchBrowser()
+  page = await newPage(browser)
+  await shell.open(page, app.url)
+})
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+})
+
+describe('datasets', () => {
+  it('imports nyc_taxi.csv through the UI with a progress bar, and lists it in the catalog', async () => {
+    await datasets.pick(page, NYC_TAXI)
+    // Inferred types are shown and editable before importing.
+    expect(await page.getByLabel('Type of column timestamp').inputValue()).toBe('timestamp')
+    expect(await page.getByLabel('Type of column value').inputValue()).toBe('integer')
+    await screenshot(page, 'datasets-preview')
+    await datasets.startImport(page, { name: 'nyc_taxi' })
+    const out = await datasets.importOutcome(page)
+    expect(out.state).toBe('done')
+    expect(out.text).toContain('10,320 rows imported as “nyc_taxi”')
+    // The bar stays, full, with the counts.
+    const bar = page.getByRole('progressbar', { name: 'Importing nyc_taxi' })
+    expect(await bar.getAttribute('aria-valuenow')).toBe('100')
+    expect(await page.getByTestId('job').getByTestId('progress-text').innerText()).toMatch(/^10,320 of 10,320 rows/)
+    const row = datasets.catalogRow(page, 'nyc_taxi')
+    await row.waitFor()
+    expect(await row.innerText()).toContain('10,320')
+    expect(await row.innerText()).toContain('No budget set')
+    await screenshot(page, 'datasets-imported')
+  })
+
+  it('opens a dataset to page through its rows, renames it', async () => {
+    await page.getByRole('button', { name: 'Open nyc_taxi' }).click()
+    const detail = page.getByTestId('dataset-detail')
+    await detail.waitFor()
+    await detail.getByText('Rows 1–20 of 10,320').waitFor()
+    await detail.getByRole('button', { name: 'Next' }).click()
+    await detail.getByText('Rows 21–40 of 10,320').waitFor()
+    await screenshot(page, 'datasets-detail')
+    await page.getByRole('button', { name: 'Rename nyc_taxi' }).click()
+    await page.getByLabel('New name for nyc_taxi').fill('taxi')
+    await page.getByLabel('New name for nyc_taxi').press('Enter')
+    await datasets.catalogRow(page, 'taxi').waitFor()
+  })
+
+  it('a bad CSV shows which line is wrong and what to do, and stores nothing', async () => {
+    const bad = join(app.dir, 'broken.csv')
+    writeFileSync(bad, 'room,persons,when\nA-101,12,2024-03-04\nA-102,7\nA-103,9,2024-03-05\n')
+    await datasets.pick(page, bad)
+    await page.getByTestId('preview-bad-rows').waitFor()
+    expect(await page.getByTestId('preview-bad-rows').innerText()).toMatch(/Line 3/)
+    await datasets.startImport(page, { name: 'broken' })
+    const out = await datasets.importOutcome(page)
+    expect(out.state).toBe('failed')
+    expect(out.text).toMatch(/[Ll]ine 3/)
+    expect(out.text).not.toMatch(/at .*\.js|Error:/)
+    await screenshot(page, 'datasets-bad-csv')
+    expect(await datasets.catalogRow(page, 'broken').count()).toBe(0)
+    // Skipping bad rows imports the rest and lists the skipped one.
+    await datasets.pick(page, bad)
+    await datasets.startImport(page, { name: 'broken', skipBadRows: true })
+    const skipped = await datasets.importOutcome(page)
+    expect(skipped.state).toBe('done')
+    expect(skipped.text).toContain('2 rows imported')
+    expect(skipped.text).toMatch(/Line 3/)
+  })
+
+  it('deletes a dataset after confirming', async () => {
+    await page.getByRole('button', { name: 'Delete broken' }).click()
+    await page.getByRole('group', { name: 'Confirm deleting broken' }).getByRole('button', { name: 'Delete' }).click()
+    await datasets.catalogRow(page, 'broken').waitFor({ state: 'detached' })
+  })
+})
+
+describe('threshold query release', () => {
+  it('imports the occupancy sample and its capacities', async () => {
+    await datasets.importFile(page, OCCUPANCY, 'occupancy')
+    await datasets.importFile(page, CAPACITIES, 'capacities')
+  })
+
+  it('denies before a budget exists, says why, and spends nothing', async () => {
+    await queries.defineThreshold(page, {
+      dataset: 'occupancy',
+      name: 'over capacity Tue 14h',
+      groupBy: ['building', 'room'],
+      person: { column: 'person_id', cap: 1 },
+      period: { from: '2024-03-12 14:00:00', to: '2024-03-12 15:00:00' },
+      threshold: { table: 'capacities', column: 'capacity' }
+    })
+    const p = await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
+    expect(p.epsilon).toMatch(/^Costs ε \d/)
+    expect(p.guarantee).toMatch(/missed with probability at most 5%/)
+    expect(p.denial).not.toBeNull()
+    expect(p.canRelease).toBe(false)
+    await screenshot(page, 'queries-denied-no-budget')
+  })
+
+  it('the officer sets a budget with a reason; the price now fits and the release shows only decisions', async () => {
+    await ledger.setBudget(page, { dataset: 'occupancy', epsilon: 3, reason: 'fire-code audit, March', officer: 'dpo' })
+    await screenshot(page, 'ledger-budget-set')
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'occupancy' })
+    await queries.chooseSaved(page, 'over capacity Tue 14h')
+    const p = await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
+    expect(p.denial).toBeNull()
+    expect(p.canRelease).toBe(true)
+    expect(p.budget).toMatch(/Budget ε 3: spent 0, 3 left/)
+    await screenshot(page, 'queries-price')
+    const result = await queries.release(page)
+    expect(await result.innerText()).toMatch(/released answer/i)
+    expect(await result.getByTestId('flagged-summary').innerText()).toMatch(/^\d+ of \d+ building × room groups flagged/)
+    await screenshot(page, 'release-result')
+    // Its ledger entry: one click away.
+    await result.getByTestId('release-ledger-link').click()
+    await page.getByRole('heading', { level: 1, name: 'Ledger' }).waitFor()
+    const entry = ledger.entry(page, 2)
+    await entry.waitFor()
+    expect(await entry.innerText()).toMatch(/charge[\s\S]*occupancy[\s\S]*predicate-wise-dp/)
+    expect(await entry.getAttribute('class')).toContain('selected')
+    await screenshot(page, 'ledger-after-release')
+  })
+
+  it('a second release over the budget is denied with its reason, before anything is spent', async () => {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'occupancy' })
+    await queries.chooseSaved(page, 'over capacity Tue 14h')
+    const p = await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
+    expect(p.canRelease).toBe(false)
+    expect(p.denial).toMatch(/^Would be denied: /)
+    expect(p.denial!.length).toBeGreaterThan('Would be denied: '.length + 10)
+    await screenshot(page, 'queries-denied-over-budget')
+  })
+
+  it('the ledger verifies green, and sealed costs show only after a recorded unlock', async () => {
+    await shell.goTo(page, 'Ledger')
+    const v = await ledger.verify(page)
+    expect(v.ok).toBe(true)
+    expect(v.text).toContain('Intact')
+    await page.getByTestId('officer-toggle').click()
+    const sealed = page.getByTestId('sealed-1')
+    await sealed.waitFor()
+    expect(await page.getByTestId('sealed-costs').count()).toBe(0)
+    await sealed.getByRole('button', { name: 'Unlock sealed costs…' }).click()
+    await sealed.getByLabel('Officer').fill('dpo')
+    await sealed.getByLabel('Reason (recorded)').fill('quarterly review')
+    await sealed.getByRole('button', { name: 'Record and unlock' }).click()
+    await sealed.getByTestId('sealed-costs').waitFor()
+    await screenshot(page, 'ledger-officer')
+  })
+
+  it('the Releases screen lists the release and opens it', async () => {
+    await shell.goTo(page, 'Releases')
+    await page.getByTestId('releases-table').getByRole('link', { name: 'over capacity Tue 14h' }).click()
+    await page.getByTestId('release-result').waitFor()
+    await screenshot(page, 'releases')
+  })
+})
+
+describe('anomaly questions', () => {
+  it('anomaly identification: price and guarantee first, then a released bit per record', async () => {
+    await ledger.setBudget(page, { dataset: 'taxi', epsilon: 10, reason: 'anomaly review of the taxi counts', officer: 'dpo' })
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'taxi' })
+    await page.getByRole('radio', { name: /Anomaly identification/ }).check()
+    await page.getByTestId('aiq-column-value').check()
+    await page.getByLabel('Bin width of value').fill('500')
+    await page.getByLabel('Radius (bins)').fill('1')
+    await page.getByLabel('Beta (neighbours)').fill('25')
+    await page.getByLabel('k', { exact: true }).fill('5')
+    await page.getByLabel(/^Records to ask about/).fill('10844\n39197')
+    await page.getByLabel('Name of the question').fill('unusual half-hours')
+    await page.getByRole('button', { name: 'Save question' }).click()
+    await page.getByTestId('release-panel').waitFor()
+    await page.getByLabel('ε per record asked').fill('1')
+    await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
+    expect(await page.getByTestId('preview-guarantee').innerText()).toMatch(/wrong with probability at most/)
+    await screenshot(page, 'queries-aiq')
+    const result = await queries.release(page)
+    expect(await result.getByTestId('aiq-answer').innerText()).toMatch(/of 2\s+records asked about/)
+    await screenshot(page, 'release-aiq')
+  })
+
+  it('anomaly search: the builder states its price before anything is spent', async () => {
+    await page.getByRole('radio', { name: /Anomaly search/ }).check()
+    await page.getByLabel('t-low (protected at or below)').fill('30000')
+    await page.getByLabel('t-high (the anomaly is above)').fill('35000')
+    await page.getByLabel('Name of the question').fill('busiest half-hour')
+    await page.getByRole('button', { name: 'Save question' }).click()
+    await page.getByTestId('release-panel').getByRole('heading', { name: /busiest half-hour/ }).waitFor()
+    await page.getByTestId('release-preview').or(page.getByTestId('preview-error')).first().waitFor()
+    await screenshot(page, 'queries-search')
+  })
+})
+
+describe('reports', () => {
+  it('previews the workspace report and exports the ledger as CSV', async () => {
+    await shell.goTo(page, 'Reports')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    const panel = page.getByTestId('report-preview-panel')
+    await panel.or(page.getByTestId('report-error')).first().waitFor({ timeout: 60_000 })
+    expect(await page.getByTestId('report-error').count()).toBe(0)
+    expect(await panel.innerText()).toMatch(/Whole workspace/)
+    await page.frameLocator('iframe[title="Report preview"]').getByText(/Privacy audit report/).first().waitFor()
+    // Full-page screenshots leave sandboxed frames blank: the preview gets its own.
+    await panel.locator('iframe').screenshot({ path: join(SCREENSHOTS, 'reports-preview-frame.png') })
+    await panel.getByLabel('Export as').selectOption('csv')
+    await panel.getByRole('button', { name: 'Export' }).click()
+    await panel.getByRole('button', { name: 'Download' }).waitFor({ timeout: 60_000 })
+    const [download] = await Promise.all([page.waitForEvent('download'), panel.getByRole('button', { name: 'Download' }).click()])
+    expect(download.suggestedFilename()).toMatch(/\.csv$/)
+    await screenshot(page, 'reports')
+  })
+})
