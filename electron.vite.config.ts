@@ -34,6 +34,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      minify: true,
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') }
     }
   }
