@@ -8,7 +8,7 @@
  * - Static files (the UI bundle) need no token: they hold no data.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs'
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path'
 import { tmpdir } from 'node:os'
@@ -34,12 +34,14 @@ const MIME: Record<string, string> = {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
+/** Largest file the browser may hand over for import. */
+const MAX_UPLOAD_BYTES = 16 * 1024 ** 3
 
 export interface HeadlessOptions extends Omit<ServicesOptions, 'mode'> {
   port?: number
   /** Folder of the built renderer (default: out/renderer next to this bundle). */
   rendererDir?: string
-  /** Where uploaded files are kept until imported. */
+  /** Where uploaded files are kept until the server stops (default: a private temporary folder, removed at close). */
   uploadDir?: string
   /** Use this token instead of a random one (tests only). */
   token?: string
@@ -95,7 +97,9 @@ function safeUploadName(name: string): string {
 export async function startHeadless(options: HeadlessOptions = {}): Promise<HeadlessServer> {
   const token = options.token ?? randomBytes(24).toString('base64url')
   const rendererDir = resolve(options.rendererDir ?? defaultRendererDir())
-  const uploadDir = resolve(options.uploadDir ?? join(tmpdir(), 'quiet-alarm-uploads'))
+  // Uploaded files are personal data: a folder of our own (0700), files 0600, removed when the server stops.
+  const uploadDir = resolve(options.uploadDir ?? mkdtempSync(join(tmpdir(), 'quiet-alarm-uploads-')))
+  const ownsUploadDir = options.uploadDir === undefined
   const services = createServices({ ...options, mode: 'headless' })
   const streams = new Set<ServerResponse>()
   let port = 0
@@ -128,7 +132,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           return
         }
         const auth = req.headers.authorization
-        const given = auth?.startsWith('Bearer ') ? auth.slice(7) : url.searchParams.get('token')
+        // The query-string token is accepted for the event stream only (EventSource cannot send headers).
+        const given = auth?.startsWith('Bearer ') ? auth.slice(7) : url.pathname === '/api/events' ? url.searchParams.get('token') : null
         if (!sameToken(given, token)) {
           send(res, 401, { ok: false, error: { message: 'Missing or wrong session token', code: 'unauthorized' } }, securityHeaders)
           return
@@ -163,11 +168,16 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
         }
         if (url.pathname === '/api/upload' && req.method === 'POST') {
           // The browser's way to hand a local file to the services: streamed to a private temp folder.
+          if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES) {
+            send(res, 413, { ok: false, error: { message: 'The file is larger than 16 GiB, the most that can be uploaded', code: 'too-large' } })
+            return
+          }
           mkdirSync(uploadDir, { recursive: true, mode: 0o700 })
           const path = join(uploadDir, `${randomUUID()}-${safeUploadName(url.searchParams.get('name') ?? 'upload.csv')}`)
           try {
             await pipeline(req, createWriteStream(path, { mode: 0o600 }))
           } catch {
+            rmSync(path, { force: true })
             send(res, 500, { ok: false, error: { message: 'The upload could not be saved (is the disk full?)', code: 'upload' } })
             return
           }
@@ -234,6 +244,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       await new Promise<void>((r) => server.close(() => r()))
       server.closeAllConnections?.()
       await services.close()
+      if (ownsUploadDir) rmSync(uploadDir, { recursive: true, force: true })
     }
   }
 }

@@ -56,3 +56,5 @@ const api: WorkerApi = {
 
 if (!parentPort) throw new Error('worker.ts must run in a worker thread')
 Comlink.expose(api, nodeEndpoint(parentPort))
+// Tells the pool this worker loaded: a worker that dies before this is a start-up failure, not a batch crash.
+parentPort.postMessage({ qaReady: true })

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { main } from '../../src-main/cli'
 import { LATEST_SCHEMA_VERSION } from '../../src-main/services/store/migrations'
+import { openStore } from '../../src-main/services/store/store'
 import { tempWorkspace } from './helpers'
 
 const ROOT = resolve(__dirname, '..', '..')
@@ -33,9 +34,12 @@ describe('CLI conventions', () => {
     expect(bad).toEqual({ code: 2, stdout: '', stderr: 'quiet-alarm: unknown command "frobnicate"; run "quiet-alarm --help" for the list\n' })
   })
 
-  it('status --json prints exactly one JSON object', async () => {
+  it('status --json prints exactly one JSON object, and refuses a path with no workspace', async () => {
     const ws = tempWorkspace()
     try {
+      const missing = await runInProcess(['status', '--db', ws.db, '--json'])
+      expect(missing).toEqual({ code: 2, stdout: '', stderr: `quiet-alarm: There is no workspace at ${ws.db}; check --db (the import and demo commands create one)\n` })
+      openStore(ws.db).close()
       const r = await runInProcess(['status', '--db', ws.db, '--json'])
       expect(r.code).toBe(0)
       expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
@@ -48,7 +52,7 @@ describe('CLI conventions', () => {
   it('a workspace from a newer version is bad input with one clear line', async () => {
     const ws = tempWorkspace()
     try {
-      await runInProcess(['status', '--db', ws.db])
+      openStore(ws.db).close()
       const Database = (await import('better-sqlite3')).default
       const raw = new Database(ws.db)
       raw.prepare("INSERT INTO schema_migrations (version, name) VALUES (9999, 'future')").run()

@@ -72,6 +72,8 @@ describe('headless server', () => {
     const wrong = await raw('/api/call/app/status', { method: 'POST', body: '{}', headers: { Authorization: `Bearer ${'x'.repeat(32)}` } })
     expect(wrong.status).toBe(401)
     expect((await raw('/api/events')).status).toBe(401)
+    // The query-string token opens the event stream only, never a call.
+    expect((await raw(`/api/call/app/status?token=${h.token}`, { method: 'POST', body: '{}' })).status).toBe(401)
     const almost = h.token.slice(0, -1) + (h.token.endsWith('A') ? 'B' : 'A')
     expect((await raw(`/api/events?token=${almost}`)).status).toBe(401)
     expect((await raw('/api/upload?name=a.csv', { method: 'POST', body: 'a,b\n1,2\n' })).status).toBe(401)

@@ -46,7 +46,8 @@ describe('services: engine work on two workers, progress, store', () => {
     expect(await services.call('jobs/cancel', { jobId })).toEqual({ cancelled: true })
     const info = await services.context.jobs.settled(jobId)
     expect(info?.state).toBe('cancelled')
-    expect(Date.now() - t0).toBeLessThan(1000)
+    // 200 batches of a million samples would take minutes: finishing within 5 s means the cancel stopped them.
+    expect(Date.now() - t0).toBeLessThan(5000)
     expect(services.context.pool.status()).toMatchObject({ busy: 0, queuedBatches: 0 })
     expect(await services.call('jobs/cancel', { jobId })).toEqual({ cancelled: false })
   })

@@ -3,6 +3,8 @@ import { WorkerPool, type Batch } from '../../src-main/services/pool/worker-pool
 import { resolveWorkerScript } from '../../src-main/services/pool/worker-script'
 import { CancelledError } from '../../src-main/services/errors'
 import { waitFor } from './helpers'
+import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 
 const script = resolveWorkerScript({ ...process.env, QA_DIAGNOSTICS: '1' })
 let pool: WorkerPool | undefined
@@ -51,11 +53,9 @@ describe('worker pool', () => {
 
   it('fails a batch whose worker dies twice, with a clear error, within seconds', async () => {
     pool = new WorkerPool(script, 2)
-    const started = Date.now()
     await expect(pool.run([{ kind: 'diag/exit', payload: { code: 70 }, units: 1 }])).rejects.toThrow(
       /Batch 1 of 1 \(diag\/exit\) failed twice: the worker stopped unexpectedly \(exit code 70\)/
     )
-    expect(Date.now() - started).toBeLessThan(30_000)
     // The pool is whole again and keeps working.
     await waitFor(() => pool!.status().size === 2 && pool!.status().busy === 0, 'the pool to be idle')
     const ok = await pool.run(laplaceBatches(2, 1000))
@@ -82,7 +82,8 @@ describe('worker pool', () => {
     const t0 = Date.now()
     ac.abort()
     await expect(run).rejects.toBeInstanceOf(CancelledError)
-    expect(Date.now() - t0).toBeLessThan(1000)
+    // The batches sleep 20 s: a cancel that did not stop them could not finish within 5 s (a wide margin on busy machines).
+    expect(Date.now() - t0).toBeLessThan(5000)
     expect(pool.status().queuedBatches).toBe(0)
     const ok = await pool.run(laplaceBatches(2, 1000))
     expect(ok.every((o) => o.ok)).toBe(true)
@@ -90,6 +91,19 @@ describe('worker pool', () => {
 
   it('treats a batch over its timeout as a crash', async () => {
     pool = new WorkerPool(script, 1)
-    await expect(pool.run([{ kind: 'diag/sleep', payload: { ms: 10_000 }, units: 1 }], { batchTimeoutMs: 300 })).rejects.toThrow(/failed twice/)
+    await expect(pool.run([{ kind: 'diag/sleep', payload: { ms: 10_000 }, units: 1 }], { batchTimeoutMs: 300 })).rejects.toThrow(
+      /failed twice: it ran longer than its time limit of 300 ms and was stopped/
+    )
+  })
+
+  it('stops respawning workers that cannot even load, and refuses work with the reason', async () => {
+    pool = new WorkerPool({ path: join(tmpdir(), 'qa-no-such-worker.js') }, 2)
+    await waitFor(() => pool!.status().state === 'stopped', 'the pool to give up on workers that cannot start')
+    const restarts = pool.status().restarts
+    await expect(pool.run(laplaceBatches(1, 10))).rejects.toThrow(/^The worker threads cannot start \(the worker failed: Cannot find module/)
+    // No endless respawn loop: the count stays put.
+    await new Promise((r) => setTimeout(r, 300))
+    expect(pool.status().restarts).toBe(restarts)
+    expect(restarts).toBeLessThanOrEqual(3)
   })
 })

@@ -11,14 +11,14 @@ import { isColumnType } from '../../services/datasets/column-types'
 import { type ImportProgress, planImport, runImport } from '../../services/datasets/import-dataset'
 import { deleteQuery, getQuery, listQueries, saveQuery } from '../../services/datasets/query-store'
 import { dropOrphanStagingTables } from '../../services/datasets/staging'
-import { type Store, defaultDatabasePath, openStore } from '../../services/store/store'
+import type { Store } from '../../services/store/store'
+import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliContext, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 
 const dbOption = { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' }
 
-function withStore<T>(values: CliValues, ctx: CliContext, fn: (store: Store) => Promise<T>): Promise<T> {
-  const raw = optString(values, 'db')
-  const store = openStore(raw ? resolve(ctx.cwd, raw) : defaultDatabasePath())
+function withStore<T>(values: CliValues, ctx: CliContext, fn: (store: Store) => Promise<T>, create = false): Promise<T> {
+  const store = openWorkspace(values, ctx.cwd, { create })
   dropOrphanStagingTables(store.db)
   return fn(store).finally(() => store.close())
 }
@@ -116,7 +116,7 @@ const importCommand: CliCommand = {
       } finally {
         process.removeListener('SIGINT', onSigint)
       }
-    })
+    }, true)
   }
 }
 

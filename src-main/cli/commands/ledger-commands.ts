@@ -18,13 +18,12 @@ import { NOTIONS } from '../../services/ledger/notions'
 import { verifyLedger } from '../../services/ledger/verify'
 import { loadSavedQuery } from '../../services/releases/inputs'
 import { previewRelease, runRelease, unlockExPost } from '../../services/releases/release-service'
-import { type Store, defaultDatabasePath, openStore } from '../../services/store/store'
+import { type Store, openStore } from '../../services/store/store'
+import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 
 function openDb(values: CliValues, ctx: { cwd: string }): Store {
-  const raw = optString(values, 'db')
-  const path = raw === undefined ? defaultDatabasePath() : resolve(ctx.cwd, raw)
-  return openStore(path, { projectRoot: projectRoot() })
+  return openWorkspace(values, ctx.cwd, { create: false })
 }
 
 function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store) => T): T {

@@ -6,14 +6,12 @@
  * unwritable --out, a bad format...) exits 2 with one line and writes nothing: the file is written to a temporary name
  * next to --out and renamed at the end.
  */
-import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { ReportFormat, ReportTable } from '../../contract/reports'
 import { checkWritable, produceReport, resolveExport, sha256Hex, writeAtomically } from '../../services/reports/build-report'
 import { findDataset } from '../../services/reports/report-data'
 import { REPORT_TABLES } from '../../services/reports/verification'
-import { projectRoot } from '../../services/pool/worker-script'
-import { defaultDatabasePath, openStore } from '../../services/store/store'
+import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, choice, optString, reqString } from '../command'
 
 const FORMATS = ['pdf', 'csv', 'json', 'html'] as const
@@ -50,13 +48,10 @@ export const reportCommand: CliCommand = {
       throw new UsageError('--edition officer unlocks the sealed ex-post costs: give --officer NAME (the unlock is recorded)')
     }
     if (edition !== 'officer' && officer !== undefined) throw new UsageError('--officer applies to --edition officer only')
-    const dbRaw = optString(values, 'db')
-    const dbPath = dbRaw ? resolve(ctx.cwd, dbRaw) : defaultDatabasePath()
-    if (!existsSync(dbPath) || !statSync(dbPath).isFile()) throw new UsageError(`There is no workspace at ${dbPath}; give --db the workspace file`)
     checkWritable(out)
 
     const started = Date.now()
-    const store = openStore(dbPath, { projectRoot: projectRoot() })
+    const store = openWorkspace(values, ctx.cwd, { create: false })
     try {
       const datasetRaw = optString(values, 'dataset')
       const datasetId = datasetRaw === undefined ? undefined : findDataset(store.db, datasetRaw).id

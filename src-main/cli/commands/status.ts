@@ -1,5 +1,6 @@
-import { type CliCommand, optString } from '../command'
-import { defaultDatabasePath, openStore } from '../../services/store/store'
+import { type CliCommand } from '../command'
+import { defaultDatabasePath } from '../../services/store/store'
+import { openWorkspace } from '../workspace'
 import { LATEST_SCHEMA_VERSION } from '../../services/store/migrations'
 import { defaultPoolSize } from '../../services/pool/worker-pool'
 
@@ -8,9 +9,8 @@ export const statusCommand: CliCommand = {
   summary: 'Show the workspace database, its schema version and the worker pool size',
   usage: 'status [--db PATH]',
   options: { db: { type: 'string', description: 'workspace database file', defaultText: defaultDatabasePath() } },
-  async run(values) {
-    const path = optString(values, 'db') ?? defaultDatabasePath()
-    const store = openStore(path)
+  async run(values, _positionals, ctx) {
+    const store = openWorkspace(values, ctx.cwd, { create: false })
     try {
       const json = {
         databasePath: store.path,

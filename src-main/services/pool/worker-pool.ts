@@ -59,7 +59,14 @@ interface Slot {
   task: Task | null
   timer: NodeJS.Timeout | null
   exited: boolean
+  /** The worker said it loaded. */
+  ready: boolean
+  /** Why the pool is stopping this worker (set before terminate, reported instead of the exit code). */
+  stopReason: string | null
 }
+
+/** Workers that die before loading, in a row, before the pool stops respawning them. */
+const MAX_STARTUP_FAILURES = 3
 
 interface Task {
   run: RunState
@@ -95,6 +102,9 @@ export class WorkerPool {
   private queue: Task[] = []
   private restarts = 0
   private stopped = false
+  private startupFailures = 0
+  /** Set when workers cannot even start: every run is refused with this sentence. */
+  private broken: string | null = null
   private nextSlotId = 1
 
   constructor(
@@ -112,7 +122,7 @@ export class WorkerPool {
       size: this.size,
       busy,
       queuedBatches: this.queue.length,
-      state: this.stopped ? 'stopped' : busy > 0 ? 'busy' : 'idle',
+      state: this.stopped || this.broken ? 'stopped' : busy > 0 ? 'busy' : 'idle',
       restarts: this.restarts
     }
   }
@@ -132,6 +142,7 @@ export class WorkerPool {
 
   run<T = unknown>(batches: Batch[], options: RunOptions = {}): Promise<Array<BatchOutcome<T>>> {
     if (this.stopped) return Promise.reject(new Error('The worker pool has been shut down'))
+    if (this.broken) return Promise.reject(new BatchFailedError(this.broken))
     if (options.signal?.aborted) return Promise.reject(new CancelledError())
     return new Promise<Array<BatchOutcome<T>>>((resolve, reject) => {
       const run: RunState = {
@@ -182,8 +193,13 @@ export class WorkerPool {
     })
     worker.unref()
     const remote = Comlink.wrap<WorkerApi>(nodeEndpoint(worker))
-    const slot: Slot = { id: this.nextSlotId++, worker, remote, task: null, timer: null, exited: false }
-    worker.on('message', (m: { qaProgress?: boolean; batchId?: number; done?: number }) => {
+    const slot: Slot = { id: this.nextSlotId++, worker, remote, task: null, timer: null, exited: false, ready: false, stopReason: null }
+    worker.on('message', (m: { qaProgress?: boolean; qaReady?: boolean; batchId?: number; done?: number }) => {
+      if (m?.qaReady) {
+        slot.ready = true
+        this.startupFailures = 0
+        return
+      }
       if (!m || !m.qaProgress) return
       const t = slot.task
       if (t && t.batchId === m.batchId && typeof m.done === 'number') {
@@ -198,7 +214,10 @@ export class WorkerPool {
     worker.on('exit', (code) => {
       if (slot.exited) return
       slot.exited = true
-      this.onWorkerDied(slot, lastError ? `the worker failed: ${lastError}` : `the worker stopped unexpectedly (exit code ${code})`)
+      this.onWorkerDied(
+        slot,
+        slot.stopReason ?? (lastError ? `the worker failed: ${lastError}` : `the worker stopped unexpectedly (exit code ${code})`)
+      )
     })
     return slot
   }
@@ -222,7 +241,9 @@ export class WorkerPool {
     if (timeout && timeout > 0) {
       slot.timer = setTimeout(() => {
         slot.timer = null
-        if (slot.task === task) void slot.worker.terminate()
+        if (slot.task !== task) return
+        slot.stopReason = `it ran longer than its time limit of ${timeout} ms and was stopped`
+        void slot.worker.terminate()
       }, timeout)
     }
     slot.remote.runBatch(task.batch.kind, task.batch.payload, task.batchId).then(
@@ -255,9 +276,16 @@ export class WorkerPool {
     this.release(slot)
     slot.remote[Comlink.releaseProxy]()
     const i = this.slots.indexOf(slot)
-    if (!this.stopped && i >= 0) {
+    if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES && !this.broken) {
+      // Workers cannot even load (e.g. a missing or broken bundle): stop respawning, refuse work with the reason.
+      this.broken = `The worker threads cannot start (${reason}). Reinstall with "npm ci" or rebuild with "npm run build", then restart.`
+      this.failEverything(this.broken)
+    }
+    if (!this.stopped && !this.broken && i >= 0) {
       this.slots[i] = this.spawn()
       this.restarts++
+    } else if (i >= 0) {
+      this.slots.splice(i, 1)
     }
     if (task && !task.run.settled) {
       task.attempts++
@@ -273,6 +301,12 @@ export class WorkerPool {
       }
     }
     this.dispatch()
+  }
+
+  private failEverything(message: string): void {
+    const runs = new Set<RunState>([...this.queue.map((t) => t.run), ...this.slots.filter((x) => x.task).map((x) => x.task!.run)])
+    this.queue = []
+    for (const run of runs) this.settle(run, new BatchFailedError(message))
   }
 
   private finishTask(task: Task, outcome: BatchOutcome): void {

@@ -92,7 +92,7 @@ export function checkWritable(path: string): void {
 export function writeAtomically(path: string, bytes: Uint8Array | string): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`)
   try {
-    const fd = openSync(tmp, 'w', 0o644)
+    const fd = openSync(tmp, 'w', 0o600)
     try {
       const buf = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes
       let off = 0

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ReportExportResult, ReportMethods } from '../../contract/reports'
@@ -16,7 +16,9 @@ export interface ReportsOptions {
 
 /** Handlers of the reports area (issue 9). */
 export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {}): HandlerMap<ReportMethods> {
-  const downloadDir = options.downloadDir ?? join(tmpdir(), 'quiet-alarm-reports')
+  // A private folder per services instance (0700): reports may hold sealed ex-post costs.
+  let privateDir: string | null = null
+  const downloadRoot = () => options.downloadDir ?? (privateDir ??= mkdtempSync(join(tmpdir(), 'quiet-alarm-reports-')))
   const downloads = new Map<string, { path: string; fileName: string; mimeType: string; dir: string | null }>()
 
   function remember(jobId: string, entry: { path: string; fileName: string; mimeType: string; dir: string | null }): void {
@@ -47,8 +49,8 @@ export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {
         let dir: string | null = null
         if (outPath) path = outPath
         else {
-          dir = join(downloadDir, job.jobId)
-          mkdirSync(dir, { recursive: true })
+          dir = join(downloadRoot(), job.jobId)
+          mkdirSync(dir, { recursive: true, mode: 0o700 })
           path = join(dir, produced.fileName)
         }
         writeAtomically(path, produced.bytes)

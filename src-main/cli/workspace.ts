@@ -1,0 +1,23 @@
+/**
+ * How CLI commands open the workspace named by --db (default: $QUIET_ALARM_DB or the user data directory).
+ * Only the commands that create data (import, demo) may create a workspace; every other command refuses a path where
+ * there is none, so a typo in --db never yields a fresh, empty "verified" ledger.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { projectRoot } from '../services/pool/worker-script'
+import { type Store, defaultDatabasePath, openStore } from '../services/store/store'
+import { type CliValues, UsageError, optString } from './command'
+
+export function workspacePath(values: CliValues, cwd: string): string {
+  const raw = optString(values, 'db')
+  return raw === undefined || raw === '' ? defaultDatabasePath() : resolve(cwd, raw)
+}
+
+export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean }): Store {
+  const path = workspacePath(values, cwd)
+  if (!options.create && !(existsSync(path) && statSync(path).isFile())) {
+    throw new UsageError(`There is no workspace at ${path}; check --db (the import and demo commands create one)`)
+  }
+  return openStore(path, { projectRoot: projectRoot() })
+}
