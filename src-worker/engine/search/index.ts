@@ -1,0 +1,10 @@
+/** Anomaly search by private noisy binary search (ALGORITHMS.md section 3). Pure engine code. */
+export * from './oracles'
+export * from './halting'
+export * from './log-posterior'
+export * from './private-binary-search'
+export * from './partitioned-search'
+export * from './bounds'
+export * from './evaluate'
+export * from './release'
+export * from './labelled-series-preset'

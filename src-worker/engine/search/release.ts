@@ -1,0 +1,83 @@
+/**
+ * The release path of the anomaly search: called by the release service with the secure generator (ALGORITHMS.md
+ * section 4; ARCHITECTURE.md "Releases and the ledger"). Thresholds come from the user, never from the data.
+ *
+ * Shown: the top-|S| indices, their posterior snapped to a coarse grid (the posterior is a function of noisy values),
+ * the number of queries, the total privacy risk spent T eps and the rule that stopped the search. Never shown: the noisy
+ * oracle answers, the rest of the posterior.
+ * Charge: a budget is required, so the worst case floor(b/eps) eps is known before anything runs (data-independent).
+ */
+import { type Rng, assertSecure } from '../random'
+import type { OracleKind } from './oracles'
+import { privateBinarySearch } from './private-binary-search'
+import { type HaltReason, queriesAllowedByBudget } from './halting'
+
+export interface SearchReleaseRequest {
+  epsilon: number
+  tLow: number
+  tHigh: number
+  oracle: OracleKind
+  /** total privacy budget b (required: it bounds the charge) */
+  budget: number
+  /** stop when max f > tau */
+  tau?: number
+  /** stop when the max log-odds exceed log(1/delta) */
+  delta?: number
+  /** |S| */
+  top: number
+  /** grid the shown posterior is rounded to (default 0.001) */
+  posteriorGrid?: number
+}
+
+export interface SearchReleaseAnswer {
+  top: number[]
+  /** posterior of `top`, rounded to `posteriorGrid` */
+  posterior: number[]
+  posteriorGrid: number
+  queries: number
+  /** T eps actually spent (at most the charge) */
+  privacyRisk: number
+  haltedBy: HaltReason
+}
+
+export const DEFAULT_POSTERIOR_GRID = 0.001
+
+/** The data-independent worst-case risk of a release: the most queries the budget allows, times eps. */
+export function searchReleaseCharge(req: Pick<SearchReleaseRequest, 'epsilon' | 'budget'>): number {
+  if (!(req.epsilon > 0) || !Number.isFinite(req.epsilon)) throw new RangeError(`epsilon must be positive and finite (got ${req.epsilon})`)
+  if (!(req.budget > 0) || !Number.isFinite(req.budget)) throw new RangeError(`a release needs a positive, finite budget (got ${req.budget})`)
+  return queriesAllowedByBudget(req.budget, req.epsilon) * req.epsilon
+}
+
+/** Round to a grid, printing no float noise digits (0.001 grid -> at most 3 decimals). */
+export function snapToGrid(x: number, grid: number): number {
+  const decimals = Math.max(0, Math.ceil(-Math.log10(grid) - 1e-9))
+  return Number((Math.round(x / grid) * grid).toFixed(decimals))
+}
+
+export function releaseAnomalySearch(scores: ArrayLike<number>, req: SearchReleaseRequest, rng: Rng): SearchReleaseAnswer {
+  assertSecure(rng)
+  searchReleaseCharge(req)
+  const grid = req.posteriorGrid ?? DEFAULT_POSTERIOR_GRID
+  if (!(grid > 0 && grid <= 0.1)) throw new RangeError(`posteriorGrid must be in (0, 0.1] (got ${grid})`)
+  const r = privateBinarySearch(
+    scores,
+    {
+      epsilon: req.epsilon,
+      tLow: req.tLow,
+      tHigh: req.tHigh,
+      oracle: req.oracle,
+      top: req.top,
+      halting: { tau: req.tau, delta: req.delta, budget: req.budget }
+    },
+    rng
+  )
+  return {
+    top: r.top,
+    posterior: r.topPosterior.map((p) => snapToGrid(p, grid)),
+    posteriorGrid: grid,
+    queries: r.queries,
+    privacyRisk: r.privacyRisk,
+    haltedBy: r.haltedBy
+  }
+}
