@@ -10,8 +10,17 @@ export interface JobProgress {
   unit: string
   /** Units per second since the job started. */
   rate: number
-  /** Seconds left at the current rate, or null when unknown. */
+  /** Seconds left at the current rate, or null when unknown (from the bytes when `detail` is given). */
   etaSeconds: number | null
+  /** Byte-level progress of jobs that read a file (imports): the unit total may be an estimate, the bytes are exact. */
+  detail?: JobProgressDetail
+}
+
+export interface JobProgressDetail {
+  bytesDone: number
+  bytesTotal: number
+  /** Bytes per second since the job started. */
+  bytesPerSecond: number
 }
 
 export interface JobInfo {

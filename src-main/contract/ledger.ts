@@ -189,6 +189,22 @@ export interface ReleasePreview {
 
 export type ReleaseStatus = 'answered' | 'interrupted' | 'failed' | 'running'
 
+/**
+ * One predicate of a threshold release: its public part (the group, its threshold) and the released decision.
+ * Thresholds are query parameters treated as public (a constant, another dataset's column, or a reference-period
+ * aggregate: see docs/datasets.md). There is deliberately no count and no noisy value here.
+ */
+export interface ThresholdDecision {
+  /** Key tuple in groupBy order. */
+  key: Array<string | number | null>
+  /** e.g. "building=A, room=A-101" */
+  label: string
+  /** The predicate's threshold, in the units counted (rows or persons), as the saved query defines it. */
+  threshold: number
+  /** The released decision: true = flagged as over its threshold. */
+  flagged: boolean
+}
+
 /** What a release shows: decisions only. Never a true count, a raw noisy value or an ex-post cost. */
 export type ReleaseAnswer =
   | {
@@ -198,6 +214,15 @@ export type ReleaseAnswer =
       /** Group-by columns, and the flagged predicates as their key tuples in that order. */
       groupBy: string[]
       flagged: Array<Array<string | number | null>>
+      /**
+       * Every predicate asked, in predicate order, with its public threshold and its released decision (absent from
+       * releases answered before this field existed).
+       */
+      decisions?: ThresholdDecision[]
+      /** What the thresholds are, in words ("constant 40", "column capacity of dataset capacities", ...). */
+      thresholdText?: string
+      /** What is compared with the thresholds, in words ("row count", "count of distinct person_id"). */
+      countText?: string
     }
   | {
       kind: 'anomaly-identification'
@@ -210,6 +235,13 @@ export type ReleaseAnswer =
       /** The |S| individuals most likely to be the anomaly, most likely first. */
       top: Array<string | number>
       idColumn: string | null
+      /**
+       * The search's posterior probability of each of `top` (same order), snapped to `posteriorGrid` (0.01): post-processing
+       * of the charged noisy answers. The rest of the posterior, the queries used and the stopping reason stay sealed.
+       * Absent from releases answered before this field existed.
+       */
+      posterior?: number[]
+      posteriorGrid?: number
     }
 
 export interface ReleaseRecord {

@@ -38,3 +38,45 @@ export function formatDate(iso: string | null | undefined): string {
   const d = new Date(iso)
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })
 }
+
+/** A threshold as the saved query gives it: whole numbers with separators, at most 3 decimals otherwise. */
+export function formatThreshold(x: number): string {
+  if (!Number.isFinite(x)) return '—'
+  return new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 }).format(x)
+}
+
+/** A probability on the released 0.01 grid ("0.62"). */
+export function formatProbability(p: number): string {
+  return Number.isFinite(p) ? p.toFixed(2) : '—'
+}
+
+const BYTE_UNITS: Array<[number, string]> = [
+  [1e9, 'GB'],
+  [1e6, 'MB'],
+  [1e3, 'KB']
+]
+
+function byteUnitFor(n: number): [number, string] {
+  for (const u of BYTE_UNITS) if (n >= u[0]) return u
+  return [1, 'bytes']
+}
+
+function inUnit(n: number, [size, name]: [number, string]): string {
+  if (size === 1) return `${formatCount(Math.round(n))} ${name}`
+  const x = n / size
+  const digits = x >= 100 ? 0 : x >= 10 ? 1 : 2
+  return `${x.toFixed(digits)} ${name}`
+}
+
+/** Bytes in decimal units: "812 bytes", "254 KB", "3.21 MB", "1.20 GB". */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '—'
+  return inUnit(n, byteUnitFor(n))
+}
+
+/** Bytes done of a total, both in the total's unit: "3.21 MB of 10.5 MB". */
+export function formatBytesOf(done: number, total: number): string {
+  if (!Number.isFinite(done) || !Number.isFinite(total) || total < 0) return '—'
+  const u = byteUnitFor(total)
+  return `${inUnit(Math.max(0, done), u)} of ${inUnit(total, u)}`
+}

@@ -93,6 +93,9 @@ export async function newPage(browser: Browser): Promise<Page> {
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   const path = join(SCREENSHOTS, `${name}.png`)
-  await page.screenshot({ path, fullPage: true })
+  // From the top: the sticky sidebar is drawn where the window is scrolled to, which in a full-page picture would put it
+  // halfway down the page.
+  await page.evaluate(() => window.scrollTo(0, 0))
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' })
   return path
 }

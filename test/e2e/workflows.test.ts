@@ -4,7 +4,7 @@
  * the UI, set a budget, define and release a threshold query, see the charge in the ledger, be denied over budget,
  * and read a bad file's error.
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
@@ -47,7 +47,15 @@ describe('datasets', () => {
     // The bar stays, full, with the counts.
     const bar = page.getByRole('progressbar', { name: 'Importing nyc_taxi' })
     expect(await bar.getAttribute('aria-valuenow')).toBe('100')
-    expect(await page.getByTestId('job').getByTestId('progress-text').innerText()).toMatch(/^10,320 of 10,320 rows/)
+    // Rows and bytes: "10,320 rows · 1.13 MB of 1.13 MB" (the file's size, read in full).
+    const size = statSync(NYC_TAXI).size
+    const text = await page.getByTestId('job').getByTestId('progress-text').innerText()
+    expect(text).toMatch(/^10,320 rows · (\d+(\.\d+)?) (KB|MB) of \1 \3$/)
+    const [, shown, , unit] = /^10,320 rows · (\d+(\.\d+)?) (KB|MB)/.exec(text)!
+    // The shown figure is the size rounded to its last digit.
+    const decimals = shown.split('.')[1]?.length ?? 0
+    expect(Math.abs(Number(shown) - size / (unit === 'MB' ? 1e6 : 1e3))).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9)
+    expect(await page.getByTestId('job-done').innerText()).toMatch(/Imported · 10,320 rows \(\d+(\.\d+)? (KB|MB)\)/)
     const row = datasets.catalogRow(page, 'nyc_taxi')
     await row.waitFor()
     expect(await row.innerText()).toContain('10,320')
@@ -89,6 +97,30 @@ describe('datasets', () => {
     expect(skipped.state).toBe('done')
     expect(skipped.text).toContain('2 rows imported')
     expect(skipped.text).toMatch(/Line 3/)
+  })
+
+  it('a large import shows rows, MB of MB, rate and time left while it runs, and cancels', async () => {
+    const big = join(app.dir, 'big.csv')
+    const lines = ['id,when,value,label']
+    for (let i = 0; i < 1_200_000; i++) lines.push(`${i},2024-03-04 ${String(8 + (i % 10)).padStart(2, '0')}:00:00,${(i * 7919) % 100003},label ${i % 97}`)
+    writeFileSync(big, lines.join('\n') + '\n')
+    const size = statSync(big).size
+    expect(size).toBeGreaterThan(40e6)
+    await datasets.pick(page, big)
+    await datasets.startImport(page, { name: 'big' })
+    const text = page.getByTestId('job').getByTestId('progress-text')
+    const running = /^[\d,]+ rows · [\d.]+ MB of ([\d.]+) MB · [\d,]+ rows\/s \([\d.]+ (KB|MB)\/s\) · (.+ left|time left unknown)$/
+    await page.waitForFunction(
+      (re) => new RegExp(re).test(document.querySelector('[data-testid="job"] [data-testid="progress-text"]')?.textContent ?? ''),
+      running.source,
+      { timeout: 60_000 }
+    )
+    const [, total] = running.exec(await text.innerText())!
+    expect(Math.abs(Number(total) - size / 1e6)).toBeLessThanOrEqual(0.05 + 1e-9)
+    await screenshot(page, 'datasets-importing')
+    await page.getByTestId('job').getByRole('button', { name: 'Cancel' }).click()
+    await page.locator('[data-testid="job"][data-state="cancelled"]').waitFor({ timeout: 60_000 })
+    expect(await datasets.catalogRow(page, 'big').count()).toBe(0)
   })
 
   it('deletes a dataset after confirming', async () => {
@@ -134,8 +166,29 @@ describe('threshold query release', () => {
     await screenshot(page, 'queries-price')
     const result = await queries.release(page)
     expect(await result.innerText()).toMatch(/released answer/i)
-    expect(await result.getByTestId('flagged-summary').innerText()).toMatch(/^\d+ of \d+ building × room groups flagged/)
+    const summary = await result.getByTestId('flagged-summary').innerText()
+    expect(summary).toMatch(/^\d+ of 32 building × room groups flagged/)
+    const flagged = Number(/^(\d+)/.exec(summary)![1])
+    // Every predicate with its public threshold (the capacities table) and its released decision: chart and table.
+    expect(await result.getByTestId('threshold-source').innerText()).toMatch(/column "capacity" of dataset "capacities"/)
+    const chart = result.getByTestId('threshold-chart')
+    expect(await chart.getAttribute('data-mode')).toBe('each')
+    expect(await chart.getAttribute('data-bars')).toBe('32')
+    expect(await chart.locator('canvas').getAttribute('aria-label')).toBe(`${flagged} of 32 predicates flagged; bar height is each predicate's threshold`)
+    const table = result.getByTestId('decisions-table')
+    expect(await table.locator('tbody tr').count()).toBe(32)
+    expect(await table.locator('tbody tr[data-flagged="true"]').count()).toBe(flagged)
+    const capacities = readFileSync(CAPACITIES, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
+    for (const [building, room, capacity] of capacities) {
+      const cells = await table.locator('tbody tr').filter({ has: page.getByRole('cell', { name: room, exact: true }) }).locator('td').allInnerTexts()
+      expect(cells.slice(0, 3)).toEqual([building, room, Number(capacity).toLocaleString('en-US')])
+      expect(cells[3]).toMatch(/^(over threshold|not flagged)$/)
+    }
     await screenshot(page, 'release-result')
+    await result.getByTestId('threshold-answer').screenshot({ path: join(SCREENSHOTS, 'release-result-answer.png') })
+    await result.getByTestId('decisions-only-flagged').check()
+    expect(await table.locator('tbody tr').count()).toBe(flagged)
+    await result.getByTestId('decisions-only-flagged').uncheck()
     // Its ledger entry: one click away.
     await result.getByTestId('release-ledger-link').click()
     await page.getByRole('heading', { level: 1, name: 'Ledger' }).waitFor()
@@ -180,6 +233,36 @@ describe('threshold query release', () => {
     await page.getByTestId('release-result').waitFor()
     await screenshot(page, 'releases')
   })
+
+  it('many predicates: the decisions are drawn as a strip sorted by threshold, and the table lists them all', async () => {
+    // Rooms x hours of Tuesday 12 March against their busiest day of the week before: one predicate per (room, hour).
+    await queries.defineThreshold(page, {
+      dataset: 'occupancy',
+      name: 'busier than last week, per room and hour',
+      groupBy: ['room', 'hour_of_day'],
+      period: { from: '2024-03-12', to: '2024-03-13' },
+      threshold: { reference: { factor: 1, aggregate: 'max', bucket: 'day', from: '2024-03-04', to: '2024-03-09' } }
+    })
+    // The rest of the budget (0.697 on the rooms charged before) admits alpha 5: ln(10) / 5 = 0.46.
+    const p = await queries.price(page, { beta: 0.05, alpha: 5, mechanism: 'tslm' })
+    expect(p.canRelease).toBe(true)
+    const result = await queries.release(page)
+    const summary = await result.getByTestId('flagged-summary').innerText()
+    const [, flagged, asked] = /^(\d+) of ([\d,]+) room × hour_of_day groups flagged/.exec(summary)!.map((x) => x.replace(/,/g, ''))
+    expect(Number(asked)).toBeGreaterThan(48)
+    expect(await result.getByTestId('threshold-source').innerText()).toMatch(/1 × the max per day of the row count from 2024-03-04 to 2024-03-09/)
+    const chart = result.getByTestId('threshold-chart')
+    expect(await chart.getAttribute('data-mode')).toBe('strip')
+    expect(await chart.getAttribute('data-bars')).toBe(asked)
+    expect(await chart.innerText()).toMatch(/one thin bar per predicate at its threshold, sorted by threshold/)
+    const table = result.getByTestId('decisions-table')
+    expect(await table.locator('tbody tr').count()).toBe(Math.min(500, Number(asked)))
+    await result.getByTestId('decisions-only-flagged').check()
+    expect(await table.locator('tbody tr').count()).toBe(Math.min(500, Number(flagged)))
+    await result.getByTestId('decisions-only-flagged').uncheck()
+    await screenshot(page, 'release-strip')
+    await result.getByTestId('threshold-answer').screenshot({ path: join(SCREENSHOTS, 'release-strip-answer.png') })
+  })
 })
 
 describe('anomaly questions', () => {
@@ -215,6 +298,47 @@ describe('anomaly questions', () => {
     await page.getByTestId('release-panel').getByRole('heading', { name: /busiest half-hour/ }).waitFor()
     await page.getByTestId('release-preview').or(page.getByTestId('preview-error')).first().waitFor()
     await screenshot(page, 'queries-search')
+  })
+
+  it('anomaly search: a release within the budget shows the top-S with their posterior as a chart', async () => {
+    // Sharp questions (ε 30 each, Laplace scale t-low / ε = 1,000) so that the posterior moves within 20 questions.
+    await ledger.setBudget(page, { dataset: 'taxi', epsilon: 1000, reason: 'search for the busiest half-hour', officer: 'dpo' })
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'taxi' })
+    await page.getByRole('radio', { name: /Anomaly search/ }).check()
+    await page.getByLabel('Individuals are named by').selectOption('timestamp')
+    await page.getByLabel('t-low (protected at or below)').fill('30000')
+    await page.getByLabel('t-high (the anomaly is above)').fill('36000')
+    await page.getByLabel('ε per question').fill('30')
+    await page.getByLabel('Budget ε (total at most)').fill('600')
+    await page.getByLabel('Name of the question').fill('busiest half-hour, sharp questions')
+    await page.getByRole('button', { name: 'Save question' }).click()
+    await page.getByTestId('release-panel').getByRole('heading', { name: /busiest half-hour, sharp questions/ }).waitFor()
+    await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
+    expect(await page.getByTestId('preview-epsilon').innerText()).toMatch(/^Costs ε 600\b/)
+    const result = await queries.release(page)
+    const answer = result.getByTestId('search-answer')
+    await answer.waitFor()
+    expect(await answer.getByTestId('posterior-unavailable').count()).toBe(0)
+    await answer.getByTestId('posterior-chart').locator('canvas').waitFor()
+    const rows = answer.getByTestId('posterior-table').locator('tbody tr')
+    expect(await rows.count()).toBe(4)
+    const posts: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const cells = await rows.nth(i).locator('td').allInnerTexts()
+      expect(cells[0]).toBe(String(i + 1))
+      expect(cells[1]).toMatch(/^\d{4}-\d\d-\d\d/)
+      expect(cells[2]).toMatch(/^[01]\.\d\d$/)
+      posts.push(Number(cells[2]))
+    }
+    for (let i = 1; i < 4; i++) expect(posts[i]).toBeLessThanOrEqual(posts[i - 1])
+    // The chart's accessible label carries the same released numbers.
+    const label = (await answer.getByTestId('posterior-chart').locator('canvas').getAttribute('aria-label'))!
+    for (const p of posts) expect(label).toContain(p.toFixed(2))
+    expect(await answer.getByTestId('posterior-note').innerText()).toMatch(/sealed/)
+    expect(await result.innerText()).not.toMatch(/questions asked: \d|halted|privacy risk/i)
+    await screenshot(page, 'release-search')
+    await answer.screenshot({ path: join(SCREENSHOTS, 'release-search-answer.png') })
   })
 })
 

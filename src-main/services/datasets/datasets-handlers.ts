@@ -21,13 +21,14 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
     'datasets/preview-file': async (r) => previewFile(req(r)),
     'datasets/import': async (r) => {
       const plan = planImport(db, req(r))
-      // Progress in rows; the total is estimated from the bytes read until the end (then exact).
+      // Progress in rows; the total is estimated from the bytes read until the end (then exact). The bytes read and the
+      // file's size go along as the detail (exact: the bar and the time left follow them).
       const job = ctx.jobs.start('import', `Import ${basename(plan.path)} as "${plan.name}"`, 'rows', (jc) =>
         runImport(db, plan, {
           signal: jc.signal,
           onProgress: (p) => {
             const estimate = p.bytes > 0 ? Math.max(p.rows, Math.round((p.rows * p.totalBytes) / p.bytes)) : 0
-            jc.progress(p.rows, p.bytes >= p.totalBytes ? p.rows : estimate)
+            jc.progress(p.rows, p.bytes >= p.totalBytes ? p.rows : estimate, { bytesDone: p.bytes, bytesTotal: Math.max(p.bytes, p.totalBytes) })
           }
         })
       )

@@ -3,13 +3,20 @@
  * state event. Jobs never throw into the caller: their failure is recorded as one sentence.
  */
 import { randomUUID } from 'node:crypto'
-import type { JobInfo, JobProgress } from '../../contract'
+import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
 import { CancelledError, isUserError } from '../errors'
 import type { EventHub } from '../events'
 
+/** Byte-level progress a job may add to its unit counts (imports: bytes of the file read so far). */
+export interface ProgressBytes {
+  bytesDone: number
+  bytesTotal: number
+}
+
 export interface JobContext {
   signal: AbortSignal
-  progress(done: number, total: number): void
+  /** Throttled: an event at most every PROGRESS_INTERVAL_MS (and always when done >= total). */
+  progress(done: number, total: number, detail?: ProgressBytes): void
 }
 
 const PROGRESS_INTERVAL_MS = 150
@@ -49,7 +56,7 @@ export class JobRegistry {
     this.events.emit('job/state', { ...info })
     const ctx: JobContext = {
       signal: controller.signal,
-      progress: (done, total) => this.progress(entry, done, total)
+      progress: (done, total, detail) => this.progress(entry, done, total, false, detail)
     }
     entry.promise = (async () => {
       try {
@@ -57,7 +64,10 @@ export class JobRegistry {
         if (controller.signal.aborted) throw new CancelledError()
         info.result = result
         info.state = 'done'
-        if (info.progress) this.progress(entry, info.progress.total, info.progress.total, true)
+        if (info.progress) {
+          const d = info.progress.detail
+          this.progress(entry, info.progress.total, info.progress.total, true, d ? { bytesDone: d.bytesTotal, bytesTotal: d.bytesTotal } : undefined)
+        }
       } catch (e) {
         if (e instanceof CancelledError || controller.signal.aborted) {
           info.state = 'cancelled'
@@ -103,10 +113,20 @@ export class JobRegistry {
     for (const e of this.jobs.values()) if (e.info.state === 'running') e.controller.abort()
   }
 
-  private progress(entry: Entry, done: number, total: number, force = false): void {
+  private progress(entry: Entry, done: number, total: number, force = false, bytes?: ProgressBytes): void {
     const now = Date.now()
     const elapsed = Math.max(1e-3, (now - entry.startedMs) / 1000)
     const rate = done / elapsed
+    let etaSeconds = rate > 0 && total >= done ? (total - done) / rate : null
+    let detail: JobProgressDetail | undefined
+    if (bytes && Number.isFinite(bytes.bytesDone) && Number.isFinite(bytes.bytesTotal)) {
+      const bytesDone = Math.max(0, bytes.bytesDone)
+      const bytesTotal = Math.max(bytesDone, bytes.bytesTotal)
+      const bytesPerSecond = bytesDone / elapsed
+      detail = { bytesDone, bytesTotal, bytesPerSecond }
+      // The bytes are exact where the unit total may be an estimate: time left follows them.
+      etaSeconds = bytesPerSecond > 0 ? (bytesTotal - bytesDone) / bytesPerSecond : null
+    }
     const p: JobProgress = {
       jobId: entry.info.jobId,
       kind: entry.info.kind,
@@ -114,7 +134,8 @@ export class JobRegistry {
       total,
       unit: entry.unit,
       rate,
-      etaSeconds: rate > 0 && total >= done ? (total - done) / rate : null
+      etaSeconds,
+      ...(detail ? { detail } : {})
     }
     entry.info.progress = p
     if (force || now - entry.lastEmit >= PROGRESS_INTERVAL_MS || done >= total) {

@@ -15,6 +15,7 @@ import type {
   ThresholdQueryDefinition
 } from '../../contract/datasets'
 import { UserError } from '../errors'
+import { toDisplay } from '../datasets/column-types'
 
 type Db = Database.Database
 
@@ -138,7 +139,8 @@ export function loadSearchInputs(db: Db, q: SavedQueryRow): SearchInputs {
     .raw()
     .all() as Array<[number, string | number]>
   const scores = Float64Array.from(rows, (r) => Number(r[0]))
-  const ids = rows.map((r, i) => (id ? r[1] : i + 1))
+  // Names as the catalog shows them (a timestamp id reads as ISO 8601, not as stored milliseconds).
+  const ids = rows.map((r, i) => (id ? (toDisplay(id.type, r[1]) ?? '(empty)') : i + 1))
   return { definition: d, scores, ids }
 }
 

@@ -4,7 +4,7 @@
  * the guarantee sentence. The returned `execute` runs the mechanism later, after the charge is committed.
  */
 import type Database from 'better-sqlite3'
-import type { PrivacyNotion, ReleaseAnswer, ReleaseKind, ReleaseParams, ThresholdReleaseParams } from '../../contract/ledger'
+import type { PrivacyNotion, ReleaseAnswer, ReleaseKind, ReleaseParams, ThresholdDecision, ThresholdReleaseParams } from '../../contract/ledger'
 import type { Rng } from '../../../src-worker/engine/random'
 import { type ThresholdMechanism, checkThresholdParams, thresholdCharge } from '../../../src-worker/engine/mide/params'
 import { buildUniverse, encodeRecord, releaseAiq, type Metric } from '../../../src-worker/engine/sensitive'
@@ -134,8 +134,11 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
       const thresholds = ev.thresholds.map((c) => c / s)
       const run = runThreshold(mechanism, counts, thresholds, engineParams, rng)
       const flagged: Array<Array<string | number | null>> = []
-      run.positive.forEach((b, i) => {
-        if (b) flagged.push(ev.keys[i])
+      // Public part of each predicate (group, threshold) with its released decision; never the count.
+      const decisions: ThresholdDecision[] = ev.keys.map((key, i) => {
+        const isFlagged = run.positive[i] !== 0
+        if (isFlagged) flagged.push(key)
+        return { key, label: ev.labels[i], threshold: ev.thresholds[i], flagged: isFlagged }
       })
       let max = 0
       const perPredicate = ev.keys.map((key, i) => {
@@ -144,7 +147,15 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
         return { predicate: key, epsilon: e }
       })
       return {
-        answer: { kind: 'threshold', predicates: ev.keys.length, groupBy: ev.groupBy, flagged },
+        answer: {
+          kind: 'threshold',
+          predicates: ev.keys.length,
+          groupBy: ev.groupBy,
+          flagged,
+          decisions,
+          thresholdText: ev.thresholdText,
+          countText: ev.countText
+        },
         exPost: { spentMax: max, perPredicate }
       }
     }
@@ -204,6 +215,16 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** The released posterior's grid: coarse, far above the noise's float resolution. */
+export const POSTERIOR_GRID = 0.01
+
+/** A posterior probability on the 0.01 grid, clamped to [0, 1], printed with at most 2 decimals. */
+export function snapPosterior(p: number): number {
+  if (!Number.isFinite(p)) throw new Error('the search returned a posterior that is not a number')
+  const snapped = Math.round(Math.min(1, Math.max(0, p)) / POSTERIOR_GRID)
+  return Number((snapped * POSTERIOR_GRID).toFixed(2))
+}
+
 function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName: string): PreparedRelease {
   const def = searchDefinition(query)
   checkSearchColumns(db, query)
@@ -236,11 +257,19 @@ function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName:
       const inputs = loadSearchInputs(db, query)
       const out = releaseAnomalySearch(
         inputs.scores,
-        { epsilon: engineEps, tLow: def.tLow, tHigh: def.tHigh, oracle: def.oracle, budget: engineBudget, tau, delta: def.delta, top },
+        { epsilon: engineEps, tLow: def.tLow, tHigh: def.tHigh, oracle: def.oracle, budget: engineBudget, tau, delta: def.delta, top, posteriorGrid: POSTERIOR_GRID },
         rng
       )
+      if (out.posterior.length !== out.top.length) throw new Error('the search returned a posterior that does not match its top-S')
       return {
-        answer: { kind: 'anomaly-search', top: out.top.map((i) => inputs.ids[i]), idColumn: def.idColumn ?? null },
+        answer: {
+          kind: 'anomaly-search',
+          top: out.top.map((i) => inputs.ids[i]),
+          idColumn: def.idColumn ?? null,
+          // Post-processing of the charged noisy answers, snapped to the coarse grid (ALGORITHMS.md section 4).
+          posterior: out.posterior.map((p) => snapPosterior(p)),
+          posteriorGrid: POSTERIOR_GRID
+        },
         exPost: { spentMax: out.queries * engineEps, queries: out.queries, haltedBy: out.haltedBy, posterior: out.posterior }
       }
     }

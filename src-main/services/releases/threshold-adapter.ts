@@ -13,12 +13,16 @@ export interface ThresholdEvaluation {
   groupBy: string[]
   /** Key tuples in groupBy order, one per predicate. */
   keys: Array<Array<string | number | null>>
+  /** Public labels of the predicates ("building=A, room=A-101"), in the same order. */
+  labels: string[]
   counts: Float64Array
   thresholds: Float64Array
   /** The most one person (or row) can change the counts: the contribution cap, or 1. */
   sensitivity: number
   /** What is counted, in words ("rows", "persons, each counted at most 3 times"). */
   countText: string
+  /** What the thresholds are, in words (they are public query parameters). */
+  thresholdText: string
 }
 
 export interface ThresholdMechanismParams {
@@ -42,6 +46,7 @@ export function evaluateThreshold(db: Database.Database, queryId: number, def: T
   const n = ev.predicates.length
   const counts = new Float64Array(n)
   const thresholds = new Float64Array(n)
+  const labels = ev.predicates.map((p) => p.label)
   const keys = ev.predicates.map((p, i) => {
     counts[i] = p.count
     thresholds[i] = p.threshold
@@ -53,7 +58,26 @@ export function evaluateThreshold(db: Database.Database, queryId: number, def: T
         ? `count of distinct ${def.count.personColumn}`
         : `count of distinct ${def.count.personColumn} (each counted at most ${def.count.cap} times)`
       : 'row count'
-  return { groupBy: ev.groupBy, keys, counts, thresholds, sensitivity: ev.sensitivity, countText }
+  return { groupBy: ev.groupBy, keys, labels, counts, thresholds, sensitivity: ev.sensitivity, countText, thresholdText: describeThresholds(db, def, countText) }
+}
+
+const short = (x: number) => Number(x.toPrecision(6)).toString()
+
+/** The thresholds in words, from the saved definition only (never from the counted data). */
+export function describeThresholds(db: Database.Database, def: ThresholdQueryDefinition, countText: string): string {
+  const th = def.threshold
+  switch (th.kind) {
+    case 'constant':
+      return `the constant ${short(th.value)}`
+    case 'column': {
+      const other = db.prepare('SELECT name FROM datasets WHERE id = ?').get(th.datasetId) as { name: string } | undefined
+      return `column "${th.column}" of dataset ${other ? `"${other.name}"` : th.datasetId}`
+    }
+    case 'reference':
+      return `${short(th.factor)} × the ${th.aggregate} per ${th.bucket} of the ${countText} from ${th.from} to ${th.to}`
+    default:
+      return 'the saved thresholds'
+  }
 }
 
 export function runThreshold(

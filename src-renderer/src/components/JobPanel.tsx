@@ -1,6 +1,6 @@
 import type { JobInfo, JobProgress } from '../../../src-main/contract'
 import { useClient } from '../api/hooks'
-import { formatCount, formatDuration } from '../format'
+import { formatBytes, formatCount, formatDuration } from '../format'
 import { ProgressBar } from './ProgressBar'
 
 /**
@@ -23,7 +23,7 @@ export function JobPanel(props: { jobId: string; info: JobInfo | null; progress:
       {state === 'done' && (
         <p className="ok" data-testid="job-done">
           {props.doneText ?? 'Done'}
-          {p ? ` · ${formatCount(p.done)} ${p.unit}` : ''}
+          {p ? ` · ${formatCount(p.done)} ${p.unit}${p.detail ? ` (${formatBytes(p.detail.bytesTotal)})` : ''}` : ''}
           {props.info?.finishedAt && props.info.startedAt
             ? ` in ${formatDuration((Date.parse(props.info.finishedAt) - Date.parse(props.info.startedAt)) / 1000)}`
             : ''}

@@ -1,19 +1,44 @@
 import type { JobProgress, JobState } from '../../../src-main/contract'
-import { formatCount, formatDuration } from '../format'
+import { formatBytes, formatBytesOf, formatCount, formatDuration } from '../format'
+
+function timeLeft(p: JobProgress): string {
+  return p.etaSeconds === null ? 'time left unknown' : `${formatDuration(p.etaSeconds)} left`
+}
+
+/** What the bar says under it. Jobs that read a file (imports) also give bytes: "rows · MB of MB · rate · time left". */
+export function progressText(p: JobProgress, finished: JobState | undefined): string {
+  const d = p.detail
+  if (d) {
+    if (finished) return `${formatCount(p.done)} ${p.unit} · ${formatBytesOf(finished === 'done' ? d.bytesTotal : d.bytesDone, d.bytesTotal)}`
+    return [
+      `${formatCount(p.done)} ${p.unit}`,
+      formatBytesOf(d.bytesDone, d.bytesTotal),
+      `${formatCount(Math.round(p.rate))} ${p.unit}/s (${formatBytes(d.bytesPerSecond)}/s)`,
+      timeLeft(p)
+    ].join(' · ')
+  }
+  if (p.unit === 'bytes') {
+    const done = formatBytesOf(p.done, p.total)
+    return finished ? done : `${done} · ${formatBytes(p.rate)}/s · ${timeLeft(p)}`
+  }
+  if (finished) return `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit}`
+  return `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit} · ${formatCount(Math.round(p.rate))} ${p.unit}/s · ${timeLeft(p)}`
+}
+
+/** How full the bar is: by bytes when the job gives them (exact where a unit total may be an estimate). */
+export function progressFraction(p: JobProgress | null, finished: JobState | undefined): number {
+  if (finished === 'done') return 1
+  if (!p) return 0
+  const d = p.detail
+  if (d && d.bytesTotal > 0) return Math.min(1, d.bytesDone / d.bytesTotal)
+  return p.total > 0 ? Math.min(1, p.done / p.total) : 0
+}
 
 /** A progress bar with counts, rate and time left, and an optional Cancel button. */
 export function ProgressBar(props: { progress: JobProgress | null; label: string; onCancel?: () => void; finished?: JobState }) {
   const p = props.progress
-  const fraction = props.finished === 'done' ? 1 : p && p.total > 0 ? Math.min(1, p.done / p.total) : 0
-  const text = p
-    ? props.finished
-      ? `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit}`
-      : `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit} · ${formatCount(Math.round(p.rate))} ${p.unit}/s · ${
-          p.etaSeconds === null ? 'time left unknown' : `${formatDuration(p.etaSeconds)} left`
-        }`
-    : props.finished
-      ? ''
-      : 'Starting…'
+  const fraction = progressFraction(p, props.finished)
+  const text = p ? progressText(p, props.finished) : props.finished ? '' : 'Starting…'
   return (
     <div className={`progress ${props.finished ? `finished ${props.finished}` : ''}`} role="group" aria-label={props.label}>
       <div className="progress-head">
@@ -30,6 +55,7 @@ export function ProgressBar(props: { progress: JobProgress | null; label: string
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={Math.round(fraction * 100)}
+        aria-valuetext={text || undefined}
         aria-label={props.label}
       >
         <div className="progress-fill" style={{ width: `${(fraction * 100).toFixed(1)}%` }} />

@@ -7,7 +7,10 @@ export interface ThresholdQuery {
   groupBy: string[]
   person?: { column: string; cap: number }
   period?: { column?: string; from: string; to: string }
-  threshold: { constant: number } | { table: string; column: string }
+  threshold:
+    | { constant: number }
+    | { table: string; column: string }
+    | { reference: { factor: number; aggregate: 'max' | 'mean'; bucket: 'hour' | 'day'; from: string; to: string } }
 }
 
 /** What an analyst does on the Queries screen: define, save, check the price, release. */
@@ -30,6 +33,14 @@ export const queries = {
     if ('constant' in q.threshold) {
       await page.getByLabel('Threshold of each group').selectOption('constant')
       await page.getByLabel('Threshold', { exact: true }).fill(String(q.threshold.constant))
+    } else if ('reference' in q.threshold) {
+      const r = q.threshold.reference
+      await page.getByLabel('Threshold of each group').selectOption('reference')
+      await page.getByLabel('Factor', { exact: true }).fill(String(r.factor))
+      await page.getByLabel('Of the', { exact: true }).selectOption(r.aggregate)
+      await page.getByLabel('Per', { exact: true }).selectOption(r.bucket)
+      await page.getByLabel('Reference from').fill(r.from)
+      await page.getByLabel('Reference to').fill(r.to)
     } else {
       await page.getByLabel('Threshold of each group').selectOption('column')
       await page.getByLabel('Threshold table').selectOption({ label: q.threshold.table })

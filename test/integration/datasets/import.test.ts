@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
+import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ImportResult } from '../../../src-main/contract/datasets'
 import { type Harness, harness } from './harness'
@@ -145,6 +145,19 @@ describe('import', () => {
     expect(prog.every((e) => e.unit === 'rows')).toBe(true)
     for (let i = 1; i < prog.length; i++) expect(prog[i].done).toBeGreaterThanOrEqual(prog[i - 1].done)
     expect(prog[prog.length - 1]).toMatchObject({ done: 300_000, total: 300_000 })
+    // Bytes go along with the rows: the file's exact size as the total, bytes read never decreasing, all of them at the end.
+    const size = statSync(p).size
+    expect(size).toBeGreaterThan(4 << 20) // several 1 MiB chunks, so several progress points
+    expect(prog.every((e) => e.detail !== undefined && e.detail.bytesTotal === size)).toBe(true)
+    for (let i = 1; i < prog.length; i++) expect(prog[i].detail!.bytesDone).toBeGreaterThanOrEqual(prog[i - 1].detail!.bytesDone)
+    expect(prog.some((e) => e.detail!.bytesDone > 0 && e.detail!.bytesDone < size)).toBe(true)
+    expect(prog[prog.length - 1].detail!.bytesDone).toBe(size)
+    expect(prog[prog.length - 1].etaSeconds).toBe(0)
+    for (const e of prog) {
+      expect(e.detail!.bytesPerSecond).toBeGreaterThanOrEqual(0)
+      if (e.etaSeconds !== null) expect(e.etaSeconds).toBeGreaterThanOrEqual(0)
+    }
+    expect(job.progress?.detail).toMatchObject({ bytesDone: size, bytesTotal: size })
     // Cancel after the first progress event.
     const before = { tables: h.tables(), datasets: await h.handlers['datasets/list']({}) }
     const { jobId } = await h.handlers['datasets/import']({ path: p, name: 'big again' })

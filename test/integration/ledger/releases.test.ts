@@ -100,7 +100,22 @@ describe('the release path', () => {
     const s = await h['releases/run']({ queryId: c.search, params: { kind: 'anomaly-search' } })
     expect(a.answer!.kind).toBe('anomaly-identification')
     expect(s.answer!.kind).toBe('anomaly-search')
-    if (s.answer!.kind === 'anomaly-search') expect(s.answer!.top).toHaveLength(4)
+    if (s.answer!.kind === 'anomaly-search') {
+      expect(s.answer!.top).toHaveLength(4)
+      // The posterior of the top-S is released, snapped to the 0.01 grid: one probability per shown individual, most
+      // likely first, with at most two decimals (no float-resolution digits of the noise).
+      const post = s.answer!.posterior!
+      expect(post).toHaveLength(4)
+      expect(s.answer!.posteriorGrid).toBe(0.01)
+      for (const p of post) {
+        expect(p).toBeGreaterThanOrEqual(0)
+        expect(p).toBeLessThanOrEqual(1)
+        expect(Math.abs(p * 100 - Math.round(p * 100))).toBeLessThan(1e-9)
+        expect(String(p)).toMatch(/^(0|1|0\.\d{1,2})$/)
+      }
+      for (let i = 1; i < post.length; i++) expect(post[i]).toBeLessThanOrEqual(post[i - 1])
+      expect(post.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(1 + 4 * 0.005 + 1e-9)
+    }
     outputs.push(JSON.stringify(a), JSON.stringify(s))
     outputs.push(JSON.stringify(await h['releases/list']({})), JSON.stringify(await h['releases/get']({ releaseId: s.releaseId })))
     outputs.push(JSON.stringify(await h['ledger/entries']({})), JSON.stringify(await h['ledger/summary']({})))
@@ -118,7 +133,10 @@ describe('the release path', () => {
     // their other spellings, and for every score, which no output may contain.
     for (const v of DISTINCTIVE.slice(1)) expect(all).not.toContain(String(v))
     for (let i = 0; i < 64; i++) expect(all).not.toContain(String(DISTINCTIVE[1] + 2 * i))
-    expect(all).not.toMatch(/ballCount|"count"|posterior|privacyRisk|spentMax|perPredicate|"queries"|haltedBy|noisy"/)
+    // The posterior of the top-S is public now (snapped); the queries used, the stopping reason and the risk stay sealed.
+    expect(all).not.toMatch(/ballCount|"count"|privacyRisk|spentMax|perPredicate|"queries"|haltedBy|noisy"/)
+    // Every posterior in the outputs is the released, snapped one.
+    for (const m of all.matchAll(/"posterior":\[([^\]]*)\]/g)) for (const x of m[1].split(',')) expect(x).toMatch(/^(0|1|0\.\d{1,2})$/)
     // The x_i / ball count 7919 appears only as the queried record's value, never as a number on its own.
     const stripped = all.replaceAll(`["X",${DISTINCTIVE[0]}]`, '').replaceAll(`X, ${DISTINCTIVE[0]}`, '')
     expect(stripped).not.toContain(String(DISTINCTIVE[0]))

@@ -6,6 +6,7 @@ import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { executePrepared } from '../../../src-main/services/releases/release-service'
 import { seededRng } from '../../../src-worker/engine/random'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
+import { main } from '../../../src-main/cli'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery } from './fixtures'
 
@@ -68,7 +69,7 @@ describe('threshold releases', () => {
     expect(verifyLedger(store.db).ok).toBe(true)
   })
 
-  it('shows flagged predicates only, never the true counts, and refuses a seeded generator', async () => {
+  it('shows each predicate\'s decision against its public threshold, never the true counts, and refuses a seeded generator', async () => {
     const { ds, a, b } = setup()
     await h['budgets/set']({ datasetId: ds, epsilon: '10', reason: 'test', officer: 'olga' })
     const p = prepareRelease(store.db, a, tslm)
@@ -80,9 +81,110 @@ describe('threshold releases', () => {
     expect(ra.answer!.kind === 'threshold' && ra.answer!.flagged).toEqual([['R1'], ['R2']])
     expect(rb.answer!.kind === 'threshold' && rb.answer!.flagged).toEqual([])
     expect(ra.guarantee).toMatch(/missed with probability at most 5%/)
+    // Every predicate asked, with its label, its (public) threshold and its released decision, consistent with `flagged`.
+    expect(ra.answer).toMatchObject({
+      decisions: [
+        { key: ['R1'], label: 'room=R1', threshold: 7000, flagged: true },
+        { key: ['R2'], label: 'room=R2', threshold: 7000, flagged: true }
+      ],
+      thresholdText: 'the constant 7000',
+      countText: 'row count'
+    })
+    expect(rb.answer).toMatchObject({ decisions: [{ key: ['R3'], flagged: false }, { key: ['R4'], flagged: false }] })
+    for (const r of [ra, rb]) {
+      if (r.answer?.kind !== 'threshold') throw new Error('not a threshold answer')
+      expect(r.answer.decisions!.filter((d) => d.flagged).map((d) => d.key)).toEqual(r.answer.flagged)
+      for (const d of r.answer.decisions!) expect(Object.keys(d).sort()).toEqual(['flagged', 'key', 'label', 'threshold'])
+    }
     const all = JSON.stringify([ra, rb, await h['releases/list']({}), await h['ledger/entries']({}), await h['ledger/summary']({})])
     for (const n of Object.values(COUNTS)) expect(all).not.toContain(String(n))
+    expect(all).not.toMatch(/"count"|noisy|perPredicate|spentMax/)
     const unlocked = await h['officer/unlock-ex-post']({ releaseId: ra.releaseId, officer: 'olga', reason: 'audit' })
     expect(unlocked.perPredicate).toHaveLength(2)
+  })
+
+  it('releases column and reference thresholds with the decisions, and no true count reaches any output', async () => {
+    const day1 = Date.UTC(2024, 2, 11, 9)
+    const day2 = Date.UTC(2024, 2, 12, 9)
+    // True counts on the released day (2024-03-12) are distinctive; day 1 is the reference period.
+    const released: Record<string, number> = { R1: 1297, R2: 619, R3: 211 }
+    const reference: Record<string, number> = { R1: 1000, R2: 3000, R3: 0 }
+    const rows: Array<[string, number]> = []
+    for (const [room, n] of Object.entries(released)) for (let i = 0; i < n; i++) rows.push([room, day2 + i * 1000])
+    for (const [room, n] of Object.entries(reference)) for (let i = 0; i < n; i++) rows.push([room, day1 + i * 1000])
+    const ds = craftDataset(store.db, 'visits', [
+      { name: 'room', type: 'text' },
+      { name: 'at', type: 'timestamp' }
+    ], rows)
+    // R4 has a capacity but no visits: a predicate with count 0 (the predicate set is the threshold table's rows).
+    const caps = craftDataset(store.db, 'capacities', [
+      { name: 'room_id', type: 'text' },
+      { name: 'capacity', type: 'integer' }
+    ], [['R1', 1200], ['R2', 800], ['R3', 100], ['R4', 50]])
+    const period = { column: 'at', from: '2024-03-12', to: '2024-03-13' }
+    const byColumn = saveQuery(store.db, ds, 'over capacity', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      period,
+      threshold: { kind: 'column', datasetId: caps, column: 'capacity', on: { room: 'room_id' } }
+    })
+    const byReference = saveQuery(store.db, ds, 'busier than usual', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      period,
+      threshold: { kind: 'reference', factor: 0.5, aggregate: 'max', bucket: 'day', column: 'at', from: '2024-03-11', to: '2024-03-12' }
+    })
+    await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', officer: 'olga' })
+    // alpha 1, beta 0.05: Laplace scale alpha / ln(10) = 0.43; every count is at least 80 away from its threshold, so
+    // a wrong decision has probability below e^(-80 / 0.43) per predicate: the expected decisions are exact.
+    const params = { ...tslm, alpha: 1 }
+    const rc = await h['releases/run']({ queryId: byColumn, params })
+    const rr = await h['releases/run']({ queryId: byReference, params })
+    expect(rc.answer).toMatchObject({
+      kind: 'threshold',
+      predicates: 4,
+      flagged: [['R1'], ['R3']],
+      thresholdText: 'column "capacity" of dataset "capacities"',
+      decisions: [
+        { key: ['R1'], label: 'room=R1', threshold: 1200, flagged: true },
+        { key: ['R2'], label: 'room=R2', threshold: 800, flagged: false },
+        { key: ['R3'], label: 'room=R3', threshold: 100, flagged: true },
+        { key: ['R4'], label: 'room=R4', threshold: 50, flagged: false }
+      ]
+    })
+    // Reference: 0.5 x the day-1 count (the reference period's aggregate is treated as public, docs/datasets.md).
+    expect(rr.answer).toMatchObject({
+      kind: 'threshold',
+      predicates: 3,
+      flagged: [['R1'], ['R3']],
+      thresholdText: '0.5 × the max per day of the row count from 2024-03-11 to 2024-03-12',
+      decisions: [
+        { key: ['R1'], threshold: 500, flagged: true },
+        { key: ['R2'], threshold: 1500, flagged: false },
+        { key: ['R3'], threshold: 0, flagged: true }
+      ]
+    })
+    const outputs = [
+      JSON.stringify([rc, rr, await h['releases/list']({}), await h['releases/get']({ releaseId: rr.releaseId })]),
+      JSON.stringify([await h['ledger/entries']({}), await h['ledger/summary']({})]),
+      ...(store.db.prepare('SELECT answer FROM releases').all() as Array<{ answer: string }>).map((r) => r.answer)
+    ]
+    store.close()
+    for (const args of [['ledger', '--db', ws.db, '--json'], ['release', '--db', ws.db, '--query', String(byColumn), '--beta', '0.05', '--alpha', '1', '--json']]) {
+      let out = ''
+      let err = ''
+      const code = await main(args, { stdout: { write: (x: string) => ((out += x), true) }, stderr: { write: (x: string) => ((err += x), true) }, cwd: ws.dir } as never)
+      expect(code, err).toBe(0)
+      outputs.push(out + err)
+    }
+    const cli = JSON.parse(outputs[outputs.length - 1]) as { release: { answer: { decisions: unknown[] } } }
+    expect(cli.release.answer.decisions).toHaveLength(4)
+    const all = outputs.join('\n')
+    // The released-day counts appear nowhere as a number (hashes and timestamps are not numbers on their own).
+    for (const n of Object.values(released)) expect(all).not.toMatch(new RegExp(`(?<![\\w.])${n}(?![\\w.])`))
+    expect(all).not.toMatch(/"count"|noisy|perPredicate|spentMax/)
+    store = openStore(ws.db)
   })
 })

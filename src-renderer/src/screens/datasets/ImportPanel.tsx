@@ -3,7 +3,7 @@
  * Headless: the file field uploads the file to the service. Desktop: the shell's native dialog gives a path.
  */
 import { useEffect, useId, useRef, useState } from 'react'
-import type { ColumnType, ImportResult, PreviewFileResponse } from '../../../../src-main/contract'
+import type { ColumnType, ImportResult, JobProgress, PreviewFileResponse } from '../../../../src-main/contract'
 import { useAction, useClient, useJob } from '../../api/hooks'
 import { ErrorText, SelectField, TextField } from '../../components/Fields'
 import { JobPanel } from '../../components/JobPanel'
@@ -34,7 +34,7 @@ export function ImportPanel(props: { onImported: () => void }) {
   const fileId = useId()
   const headless = client.transport.kind === 'http'
   const [picked, setPicked] = useState<Picked | null>(null)
-  const [upload, setUpload] = useState<{ sent: number; total: number } | null>(null)
+  const [upload, setUpload] = useState<{ sent: number; total: number; startedMs: number } | null>(null)
   const [preview, setPreview] = useState<PreviewFileResponse | null>(null)
   const [types, setTypes] = useState<Record<string, ColumnType>>({})
   const [name, setName] = useState('')
@@ -69,8 +69,9 @@ export function ImportPanel(props: { onImported: () => void }) {
     reset()
     void pick.run(async () => {
       if (!client.transport.upload) throw new Error('This window cannot upload files; use Choose file instead.')
-      setUpload({ sent: 0, total: file.size })
-      const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total }))
+      const startedMs = Date.now()
+      setUpload({ sent: 0, total: file.size, startedMs })
+      const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total, startedMs }))
       setUpload(null)
       await previewPath({ path: up.path, fileName: file.name, bytes: up.bytes })
     }).finally(() => setUpload(null))
@@ -142,7 +143,7 @@ export function ImportPanel(props: { onImported: () => void }) {
           </button>
         )}
       </div>
-      {upload && <ProgressBar label="Uploading to the service" progress={{ jobId: '', kind: 'upload', done: upload.sent, total: upload.total, unit: 'bytes', rate: 0, etaSeconds: null }} />}
+      {upload && <ProgressBar label="Uploading to the service" progress={uploadProgress(upload)} />}
       {pick.error && (
         <p className="error" role="alert" data-testid="import-pick-error" data-pick={picks}>
           {pick.error}
@@ -243,6 +244,13 @@ export function ImportPanel(props: { onImported: () => void }) {
       )}
     </section>
   )
+}
+
+/** The upload as a progress in bytes, with its rate and time left. */
+function uploadProgress(u: { sent: number; total: number; startedMs: number }): JobProgress {
+  const seconds = Math.max(1e-3, (Date.now() - u.startedMs) / 1000)
+  const rate = u.sent / seconds
+  return { jobId: '', kind: 'upload', done: u.sent, total: u.total, unit: 'bytes', rate, etaSeconds: rate > 0 ? Math.max(0, u.total - u.sent) / rate : null }
 }
 
 function delimiterName(d: string): string {
