@@ -199,8 +199,11 @@ export interface ThresholdDecision {
   key: Array<string | number | null>
   /** e.g. "building=A, room=A-101" */
   label: string
-  /** The predicate's threshold, in the units counted (rows or persons), as the saved query defines it. */
-  threshold: number
+  /**
+   * The predicate's threshold, in the units counted (rows or persons), as the saved query defines it; null when the
+   * threshold is computed from the dataset's own counts (a reference period): that value is data, not released.
+   */
+  threshold: number | null
   /** The released decision: true = flagged as over its threshold. */
   flagged: boolean
 }

@@ -235,13 +235,13 @@ describe('threshold query release', () => {
   })
 
   it('many predicates: the decisions are drawn as a strip sorted by threshold, and the table lists them all', async () => {
-    // Rooms x hours of Tuesday 12 March against their busiest day of the week before: one predicate per (room, hour).
+    // Rooms x hours of Tuesday 12 March against a constant limit: one predicate per (room, hour) that occurs.
     await queries.defineThreshold(page, {
       dataset: 'occupancy',
-      name: 'busier than last week, per room and hour',
+      name: 'busy room-hours on Tuesday',
       groupBy: ['room', 'hour_of_day'],
       period: { from: '2024-03-12', to: '2024-03-13' },
-      threshold: { reference: { factor: 1, aggregate: 'max', bucket: 'day', from: '2024-03-04', to: '2024-03-09' } }
+      threshold: { constant: 12 }
     })
     // The rest of the budget (0.697 on the rooms charged before) admits alpha 5: ln(10) / 5 = 0.46.
     const p = await queries.price(page, { beta: 0.05, alpha: 5, mechanism: 'tslm' })
@@ -250,7 +250,6 @@ describe('threshold query release', () => {
     const summary = await result.getByTestId('flagged-summary').innerText()
     const [, flagged, asked] = /^(\d+) of ([\d,]+) room × hour_of_day groups flagged/.exec(summary)!.map((x) => x.replace(/,/g, ''))
     expect(Number(asked)).toBeGreaterThan(48)
-    expect(await result.getByTestId('threshold-source').innerText()).toMatch(/1 × the max per day of the row count from 2024-03-04 to 2024-03-09/)
     const chart = result.getByTestId('threshold-chart')
     expect(await chart.getAttribute('data-mode')).toBe('strip')
     expect(await chart.getAttribute('data-bars')).toBe(asked)
@@ -262,6 +261,18 @@ describe('threshold query release', () => {
     await result.getByTestId('decisions-only-flagged').uncheck()
     await screenshot(page, 'release-strip')
     await result.getByTestId('threshold-answer').screenshot({ path: join(SCREENSHOTS, 'release-strip-answer.png') })
+  })
+
+  it('reference thresholds come from the data: they cost more and their values are not released', async () => {
+    await queries.defineThreshold(page, {
+      dataset: 'occupancy',
+      name: 'busier than last week, per room',
+      groupBy: ['room'],
+      period: { from: '2024-03-13', to: '2024-03-14' },
+      threshold: { reference: { factor: 1, aggregate: 'max', bucket: 'day', from: '2024-03-04', to: '2024-03-09' } }
+    })
+    const p = await queries.price(page, { beta: 0.05, alpha: 20, mechanism: 'tslm' })
+    expect(p.explained).toMatch(/x \(1 \+ 1\) because the reference threshold comes from the same data/)
   })
 })
 

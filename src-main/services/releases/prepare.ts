@@ -15,6 +15,9 @@ import { MAX_NANO, decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDisplay } 
 import { aiqGuarantee, num, searchGuarantee, thresholdGuarantee } from './guarantee'
 import { type SavedQueryRow, aiqDefinition, checkAiqRecords, checkSearchColumns, loadAiqInputs, loadSavedQuery, loadSearchInputs, searchDefinition, thresholdDefinition } from './inputs'
 import { evaluateThreshold, runThreshold } from './threshold-adapter'
+import { getDataset } from '../datasets/catalog'
+import { keyPart } from '../datasets/column-types'
+import { findColumn, storedValueFor } from '../datasets/query-definitions'
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
@@ -88,8 +91,13 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
   const fineSteps = p.fineSteps === undefined ? 3 : finite(p.fineSteps, 'fine-steps', (v) => Number.isInteger(v) && v >= 1 && v <= 50, 'a whole number from 1 to 50')
 
   const ev = evaluateThreshold(db, query.id, def)
-  const s = ev.sensitivity
-  if (!(Number.isInteger(s) && s >= 1)) throw new Error('sensitivity must be a whole number >= 1')
+  const countSensitivity = ev.sensitivity
+  if (!(Number.isInteger(countSensitivity) && countSensitivity >= 1)) throw new Error('sensitivity must be a whole number >= 1')
+  // A reference threshold is factor x an aggregate (max or mean over time buckets) of the same group's count in another
+  // period of the same dataset: one person moves it by at most factor x the count's sensitivity, so the compared
+  // quantity (count - threshold) has sensitivity s (1 + factor). The charge and the noise follow that.
+  const referenceFactor = def.threshold.kind === 'reference' ? def.threshold.factor : 0
+  const s = countSensitivity * (1 + referenceFactor)
   if (ev.keys.length === 0) throw new UserError(`Query "${query.name}" has no predicates (no groups); nothing to release`)
   // The mechanism runs on counts / s (sensitivity 1), so the requested accuracy alpha becomes alpha / s.
   const engineParams = { alpha: alpha / s, beta, epsMax: 1e9, eps1, steps, fineSteps }
@@ -104,11 +112,18 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
     )
   }
   const perUnit = mechanism === 'tslm' ? 'ln(1/(2 beta))/alpha' : `ln(m/(2 beta))/alpha with m = ${steps}`
-  const chargeExplained = `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${s} (${ev.countText}) = ${nanoToDisplay(chargeNano)}`
+  const chargeExplained = `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} (${ev.countText}${referenceFactor > 0 ? `; x (1 + ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(chargeNano)}`
   // Cells: the predicate's group keys, plus the filter's equality conditions (which only narrow the region).
-  const fixed: Record<string, string | number> = {}
+  // Filter values are written in the group keys' canonical text form (as `groupKey` writes them: "3", ISO timestamps),
+  // so that a cell named by a filter and the same cell named by a group-by compare equal.
+  const dataset = getDataset(db, query.datasetId)
+  const fixed: Record<string, string> = {}
   for (const f of def.filter ?? []) {
-    if (f.op === '=' && (typeof f.value === 'string' || typeof f.value === 'number') && !ev.groupBy.includes(f.column)) fixed[f.column] = f.value
+    if (f.op === '=' && (typeof f.value === 'string' || typeof f.value === 'number') && !ev.groupBy.includes(f.column)) {
+      const col = findColumn(dataset, f.column, 'filter column')
+      const part = keyPart(col.type, storedValueFor(col, f.value, `filter value for "${f.column}"`))
+      if (part !== null) fixed[f.column] = part
+    }
   }
   const cells = ev.keys.map((k) => {
     const conj: Record<string, string | number | null> = { ...fixed }
@@ -138,7 +153,8 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
       const decisions: ThresholdDecision[] = ev.keys.map((key, i) => {
         const isFlagged = run.positive[i] !== 0
         if (isFlagged) flagged.push(key)
-        return { key, label: ev.labels[i], threshold: ev.thresholds[i], flagged: isFlagged }
+        // A reference threshold is computed from the dataset's own counts: it is not public, so it is not released.
+        return { key, label: ev.labels[i], threshold: referenceFactor > 0 ? null : ev.thresholds[i], flagged: isFlagged }
       })
       let max = 0
       const perPredicate = ev.keys.map((key, i) => {

@@ -67,6 +67,7 @@ export const queries = {
     await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
     return {
       epsilon: (await page.getByTestId('preview-epsilon').innerText()).trim(),
+      explained: (await page.getByTestId('preview-explained').innerText()).trim(),
       guarantee: (await page.getByTestId('preview-guarantee').innerText()).trim(),
       budget: (await page.getByTestId('preview-budget').innerText()).trim(),
       denial: (await page.getByTestId('preview-denial').count()) > 0 ? (await page.getByTestId('preview-denial').innerText()).trim() : null,

@@ -69,6 +69,31 @@ describe('threshold releases', () => {
     expect(verifyLedger(store.db).ok).toBe(true)
   })
 
+  it('a cell named by an equality filter on a number overlaps the same cell named by a group-by (no under-count)', async () => {
+    // Query A groups by floor (an integer column); query B groups by room with the filter floor = 3 (typed as a number).
+    // The floor-3 records are in both, so their spend is the sum of the two charges.
+    const rows: Array<[number, string]> = []
+    for (const [floor, room, n] of [[2, 'A', 40], [3, 'B', 50], [3, 'C', 60]] as Array<[number, string, number]>) for (let i = 0; i < n; i++) rows.push([floor, room])
+    const ds = craftDataset(store.db, 'rooms', [
+      { name: 'floor', type: 'integer' },
+      { name: 'room', type: 'text' }
+    ], rows)
+    const byFloor = saveQuery(store.db, ds, 'per floor', { kind: 'threshold', groupBy: ['floor'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 45 }, groups: [[2], [3]] })
+    const floor3Rooms = saveQuery(store.db, ds, 'floor 3 rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      filter: [{ column: 'floor', op: '=', value: 3 }],
+      threshold: { kind: 'constant', value: 55 },
+      groups: [['B'], ['C']]
+    })
+    await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', officer: 'olga' })
+    const r1 = await h['releases/run']({ queryId: byFloor, params: tslm })
+    await h['releases/run']({ queryId: floor3Rooms, params: tslm })
+    const acc = (await h['ledger/summary']({ datasetId: ds })).datasets[0].accounts.find((x) => x.notion === 'predicate-wise-dp')!
+    expect(acc.spent).toBeCloseTo(2 * r1.epsilon, 9)
+  })
+
   it('shows each predicate\'s decision against its public threshold, never the true counts, and refuses a seeded generator', async () => {
     const { ds, a, b } = setup()
     await h['budgets/set']({ datasetId: ds, epsilon: '10', reason: 'test', officer: 'olga' })
@@ -154,18 +179,20 @@ describe('threshold releases', () => {
         { key: ['R4'], label: 'room=R4', threshold: 50, flagged: false }
       ]
     })
-    // Reference: 0.5 x the day-1 count (the reference period's aggregate is treated as public, docs/datasets.md).
+    // Reference: 0.5 x the day-1 count. Those thresholds are computed from the dataset's own counts, so their values are
+    // not released (null), and one person moves count and threshold together: sensitivity 1 x (1 + 0.5), charge x 1.5.
     expect(rr.answer).toMatchObject({
       kind: 'threshold',
       predicates: 3,
       flagged: [['R1'], ['R3']],
       thresholdText: '0.5 × the max per day of the row count from 2024-03-11 to 2024-03-12',
       decisions: [
-        { key: ['R1'], threshold: 500, flagged: true },
-        { key: ['R2'], threshold: 1500, flagged: false },
-        { key: ['R3'], threshold: 0, flagged: true }
+        { key: ['R1'], threshold: null, flagged: true },
+        { key: ['R2'], threshold: null, flagged: false },
+        { key: ['R3'], threshold: null, flagged: true }
       ]
     })
+    expect(rr.epsilon / rc.epsilon).toBeCloseTo(1.5, 6)
     const outputs = [
       JSON.stringify([rc, rr, await h['releases/list']({}), await h['releases/get']({ releaseId: rr.releaseId })]),
       JSON.stringify([await h['ledger/entries']({}), await h['ledger/summary']({})]),
@@ -183,7 +210,7 @@ describe('threshold releases', () => {
     expect(cli.release.answer.decisions).toHaveLength(4)
     const all = outputs.join('\n')
     // The released-day counts appear nowhere as a number (hashes and timestamps are not numbers on their own).
-    for (const n of Object.values(released)) expect(all).not.toMatch(new RegExp(`(?<![\\w.])${n}(?![\\w.])`))
+    for (const n of [...Object.values(released), 1000, 3000, 500, 1500]) expect(all).not.toMatch(new RegExp(`(?<![\\w.])${n}(?![\\w.])`))
     expect(all).not.toMatch(/"count"|noisy|perPredicate|spentMax/)
     store = openStore(ws.db)
   })

@@ -149,7 +149,9 @@ function PreviewBox(props: { preview: ReleasePreview | null | undefined; error: 
         <strong data-testid="preview-epsilon">Costs ε {formatExact(p.epsilonExact)}</strong>{' '}
         <span className="hint">({p.notion}{p.cellCount > 0 ? `, charged to ${p.cellCount} partition cells` : ', charged to the whole dataset'})</span>
       </p>
-      <p className="hint">{p.chargeExplained}</p>
+      <p className="hint" data-testid="preview-explained">
+        {p.chargeExplained}
+      </p>
       <p className="guarantee" data-testid="preview-guarantee">
         {p.guarantee}
       </p>

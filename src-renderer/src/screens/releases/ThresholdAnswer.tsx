@@ -21,6 +21,8 @@ type ThresholdReleaseAnswer = Extract<ReleaseAnswer, { kind: 'threshold' }>
 export function ThresholdAnswer(props: { answer: ThresholdReleaseAnswer }) {
   const a = props.answer
   const flagged = a.flagged.length
+  // Reference thresholds are computed from this dataset's own counts: their values are data and are not released.
+  const withheld = a.decisions?.some((d) => d.threshold === null) ?? false
   return (
     <div className="stack-tight" data-testid="threshold-answer">
       <p className="answer-line" data-testid="flagged-summary">
@@ -31,13 +33,20 @@ export function ThresholdAnswer(props: { answer: ThresholdReleaseAnswer }) {
       </p>
       {a.thresholdText && (
         <p className="hint" data-testid="threshold-source">
-          Thresholds: {a.thresholdText} (query parameters, public). Compared with: {a.countText ?? 'the count'}. Only the decisions are released, never a
-          count.
+          Thresholds: {a.thresholdText}
+          {withheld ? ' (computed from this dataset, so their values are not released)' : ' (query parameters, public)'}. Compared with:{' '}
+          {a.countText ?? 'the count'}. Only the decisions are released, never a count.
         </p>
       )}
       {a.decisions ? (
         <>
-          <DecisionChart decisions={a.decisions} groupBy={a.groupBy} countText={a.countText} />
+          {withheld ? (
+            <p className="hint" data-testid="threshold-withheld">
+              No chart against the thresholds: they come from this dataset&apos;s own counts in the reference period, so only the decisions are shown.
+            </p>
+          ) : (
+            <DecisionChart decisions={a.decisions} groupBy={a.groupBy} countText={a.countText} />
+          )}
           {a.groupBy.length > 1 && flagged > 0 && <FlaggedPerFirstColumn answer={a} />}
           <DecisionsTable decisions={a.decisions} groupBy={a.groupBy} />
         </>
@@ -201,7 +210,7 @@ function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string
                   {d.key.map((v, j) => (
                     <td key={j}>{show(v)}</td>
                   ))}
-                  <td className="num">{formatThreshold(d.threshold)}</td>
+                  <td className="num">{d.threshold === null ? 'not released' : formatThreshold(d.threshold)}</td>
                   <td>
                     <span className={`decision ${d.flagged ? 'flagged' : 'clear'}`}>{d.flagged ? 'over threshold' : 'not flagged'}</span>
                   </td>

@@ -27,11 +27,12 @@ export interface DecisionChartShape {
 
 const showValue = (v: string | number | null) => (v === null ? '(empty)' : String(v))
 
+/** Only for decisions whose thresholds were released (not null); the caller shows no chart otherwise. */
 export function decisionChartShape(decisions: ThresholdDecision[]): DecisionChartShape {
   const all: DecisionBar[] = decisions.map((d) => ({
     short: d.key.map(showValue).join(' / '),
     label: d.label,
-    threshold: d.threshold,
+    threshold: d.threshold ?? 0,
     flagged: d.flagged
   }))
   if (all.length <= EACH_MAX) return { mode: 'each', bars: all, total: all.length }
