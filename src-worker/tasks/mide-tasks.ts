@@ -1,0 +1,52 @@
+/**
+ * Experiments (issue 7): Monte Carlo batches of the MIDE threshold mechanisms (simulation with ground truth).
+ * A batch runs trials [firstTrial, firstTrial + count) of one cell; trial t uses seededRng(deriveSeed(cellSeed, t))
+ * (inside `runThresholdTrials`), so results do not depend on how a cell is split into batches or over workers.
+ * Denied trials (eps needed > eps_max) count in `denied` and leave every other metric undefined (NaN), as in
+ * `aggregateThresholdTrials`.
+ */
+import { type ThresholdMechanism, runThresholdTrials } from '../engine/mide'
+import { crashIfAsked, lowerThreadPriority, type TrialBatchResult } from './search-tasks'
+import type { TaskContext } from './types'
+
+export interface ThresholdTrialBatch {
+  cellSeed: string
+  firstTrial: number
+  count: number
+  counts: Float64Array
+  thresholds: Float64Array
+  mechanism: ThresholdMechanism
+  alpha: number
+  beta: number
+  epsMax: number
+  eps1: number
+  steps: number
+  fineSteps: number
+  crash?: boolean
+}
+
+const val = (x: number | null) => (x === null ? NaN : x)
+
+export function thresholdTrialBatch(p: ThresholdTrialBatch, ctx: TaskContext): TrialBatchResult {
+  lowerThreadPriority()
+  const t0 = performance.now()
+  const params = { alpha: p.alpha, beta: p.beta, epsMax: p.epsMax, eps1: p.eps1, steps: p.steps, fineSteps: p.fineSteps }
+  const workload = { counts: p.counts, thresholds: p.thresholds }
+  const cols = ['fnr', 'fpr', 'epsilonExPost', 'minEntropy', 'minEntropyNats', 'denied', 'steps']
+  const m: Record<string, Float64Array> = {}
+  for (const c of cols) m[c] = new Float64Array(p.count)
+  const half = Math.floor(p.count / 2)
+  for (let i = 0; i < p.count; i++) {
+    if (i === half) crashIfAsked(p.crash)
+    const [r] = runThresholdTrials(p.mechanism, workload, params, p.cellSeed, p.firstTrial + i, 1)
+    m.fnr[i] = r.denied ? NaN : val(r.fnr)
+    m.fpr[i] = r.denied ? NaN : val(r.fpr)
+    m.epsilonExPost[i] = r.denied ? NaN : val(r.epsStar)
+    m.minEntropy[i] = r.denied ? NaN : val(r.minEntropy)
+    m.minEntropyNats[i] = r.denied ? NaN : val(r.minEntropyNats)
+    m.denied[i] = r.denied ? 1 : 0
+    m.steps[i] = r.denied ? NaN : r.steps
+    ctx.progress(i + 1)
+  }
+  return { firstTrial: p.firstTrial, count: p.count, metrics: m, elapsedMs: performance.now() - t0 }
+}
