@@ -176,7 +176,7 @@ export interface ExperimentMethods {
   'experiments/resume': { req: { experimentId: string }; res: { jobId: string; experimentId: string } }
   'experiments/list': { req: Record<string, never>; res: { experiments: ExperimentSummary[] } }
   'experiments/get': { req: { experimentId: string }; res: ExperimentDetail }
-  /** The results as CSV (long format: one row per cell and metric; see docs/experiments.md for the header). */
+  /** The results as CSV (long format: one row per cell and metric; see README "Experiments" for the header). */
   'experiments/export-csv': { req: { experimentId: string }; res: { fileName: string; csv: string; rows: number } }
   'experiments/delete': { req: { experimentId: string }; res: { deleted: boolean } }
 }

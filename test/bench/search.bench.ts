@@ -4,7 +4,7 @@
  *   normal scores uniform in [0, 1], the anomaly at 2, t_l = 1, t_h = 2.
  * - nab: 100 runs on each of the seven NAB series (preset thresholds, tau = 0.5), randomized response at eps = 1
  *   (target <= 5 s in total on one core). The noisy-max oracles need hundreds to thousands of rounds on the five series
- *   with threshold ratios below 0.2 (docs/search.md), far beyond this target, so they are not timed here.
+ *   with threshold ratios below 0.2 (README "Anomaly search"), far beyond this target, so they are not timed here.
  */
 import { readdirSync } from 'node:fs'
 import { seededRng } from '../../src-worker/engine/random'

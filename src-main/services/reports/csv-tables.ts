@@ -3,7 +3,7 @@
  * `ReportData`, so a table exported later with the same scope, period and edition is byte for byte the same (its
  * SHA-256 is printed in the report).
  *
- * Format (documented in docs/reports.md): RFC 4180 (comma, CRLF line ends, fields with comma, quote, CR or LF quoted,
+ * Format (documented in README "Audit reports"): RFC 4180 (comma, CRLF line ends, fields with comma, quote, CR or LF quoted,
  * quotes doubled), UTF-8 without BOM, one header row. Text fields that a spreadsheet could run as a formula (starting
  * with = + - @ TAB or CR), and text fields starting with an apostrophe, get one apostrophe in front; a reader removes one
  * leading apostrophe from a text field to get the value back. Numbers, and text that is a plain decimal ("-0.25"), are

@@ -26,7 +26,7 @@ describe('oracle order on real data (Fig. 2)', () => {
     // Paper: the binarised update is a lower bound on the likelihood, so it needs more rounds (more risk) than direct.
     expect(welchZ(bin.map((t) => t.privacyRisk), dir.map((t) => t.privacyRisk))).toBeGreaterThan(z)
     // direct <= binarised in error: NOT reproduced as a significant difference here (both are near 5%; see
-    // docs/search.md). We check the weaker non-inferiority: direct is not significantly worse than binarised.
+    // README "Anomaly search"). We check the weaker non-inferiority: direct is not significantly worse than binarised.
     expect(twoProportionZ(errors(dir), runs, errors(bin), runs)).toBeLessThan(z)
   })
 })
