@@ -6,9 +6,9 @@ import { userInfo } from 'node:os'
 import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../contract/datasets'
 import type { PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
-import { resolveDataset } from '../../services/datasets/catalog'
+import { lookupDataset, resolveDataset } from '../../services/datasets/catalog'
 import { planImport, runImport } from '../../services/datasets/import-dataset'
-import { saveQuery } from '../../services/datasets/query-store'
+import { getQuery, saveQuery } from '../../services/datasets/query-store'
 import { isUserError } from '../../services/errors'
 import { projectRoot } from '../../services/pool/worker-script'
 import { setBudget } from '../../services/ledger/budgets'
@@ -16,7 +16,6 @@ import { entriesText, previewText, releaseText, summaryText } from '../../servic
 import { datasetLedger, ledgerSummary, listEntries } from '../../services/ledger/ledger-views'
 import { NOTIONS } from '../../services/ledger/notions'
 import { verifyLedger } from '../../services/ledger/verify'
-import { loadSavedQuery } from '../../services/releases/inputs'
 import { previewRelease, runRelease, unlockExPost } from '../../services/releases/release-service'
 import { type Store, openStore } from '../../services/store/store'
 import { openWorkspace } from '../workspace'
@@ -95,7 +94,7 @@ export const releaseCommand: CliCommand = {
   async run(values, _pos, ctx) {
     const queryId = reqNumber(values, 'query', { integer: true, ge: 1 })
     return withStore(values, ctx, (store) => {
-      const { query } = loadSavedQuery(store.db, queryId)
+      const query = getQuery(store.db, queryId)
       const params = releaseParams(query.kind, values)
       const req = { queryId, params, actor: optString(values, 'actor') }
       if (values.preview) {
@@ -110,12 +109,6 @@ export const releaseCommand: CliCommand = {
 
 // ---------------------------------------------------------------------------------------------------------------
 // ledger
-
-function datasetIdOf(store: Store, ref: string | undefined): number | undefined {
-  if (ref === undefined) return undefined
-  if (/^\d+$/.test(ref)) return Number(ref) // a deleted dataset keeps its ledger history under its id
-  return resolveDataset(store.db, ref).info.id
-}
 
 export const ledgerCommand: CliCommand = {
   name: 'ledger',
@@ -151,7 +144,11 @@ export const ledgerCommand: CliCommand = {
         for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${Number(p.epsilon.toPrecision(6))}`)
         return { json: { exPost: ex }, text: lines.join('\n') }
       }
-      const datasetId = datasetIdOf(store, optString(values, 'dataset'))
+      const ref = optString(values, 'dataset')
+      // A deleted dataset keeps its ledger history under its id and last name.
+      const dataset = ref === undefined ? undefined : lookupDataset(store.db, ref, { includeDeleted: true })
+      if (ref !== undefined && !dataset) throw new UsageError(`--dataset: there is no dataset "${ref.slice(0, 80)}" in this workspace or its ledger; list them with "quiet-alarm datasets list"`)
+      const datasetId = dataset?.id
       const limit = optNumber(values, 'limit', 20, { integer: true, ge: 1, le: 1000 })
       const cells = optNumber(values, 'cells', 5, { integer: true, ge: 0, le: 1000 })
       const summary = ledgerSummary(store.db, { datasetId })

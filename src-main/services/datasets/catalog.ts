@@ -87,11 +87,36 @@ export function getDataset(db: Database.Database, id: unknown): CatalogDataset {
   return d
 }
 
-/** A dataset by id or by exact name (CLI convenience). */
+/** A dataset's id and name; for a deleted one, the name the ledger last recorded for it. */
+export interface DatasetRef {
+  id: number
+  name: string
+  deleted: boolean
+}
+
+/**
+ * A dataset by exact name (tried first) or by id, as the CLI and the reports take it; undefined if there is none.
+ * With `includeDeleted`, a deleted dataset that the ledger still knows is found too (the ledger keeps its history under
+ * its id and last name), so that its past spending can still be shown.
+ */
+export function lookupDataset(db: Database.Database, ref: string | number, opts: { includeDeleted?: boolean } = {}): DatasetRef | undefined {
+  const name = typeof ref === 'string' ? ref.trim() : null
+  const id = typeof ref === 'number' ? ref : /^\d+$/.test(name!) ? Number(name) : null
+  const first = (sql: string, v: string | number | null) => (v === null ? undefined : (db.prepare(sql).get(v) as { id: number; name: string } | undefined))
+  const current = first('SELECT id, name FROM datasets WHERE name = ?', name) ?? first('SELECT id, name FROM datasets WHERE id = ?', id)
+  if (current) return { ...current, deleted: false }
+  if (!opts.includeDeleted) return undefined
+  // The ledger's record of datasets deleted since (read-only; the ledger area owns these rows).
+  const former = (column: string) => `SELECT dataset_id AS id, dataset_name AS name FROM ledger_entries WHERE ${column} = ? ORDER BY seq DESC LIMIT 1`
+  const last = first(former('dataset_id'), id) ?? first(former('dataset_name'), name)
+  return last ? { ...last, deleted: true } : undefined
+}
+
+/** A current dataset by exact name or by id (CLI convenience), or a user error naming what to do. */
 export function resolveDataset(db: Database.Database, ref: string): CatalogDataset {
-  const byName = db.prepare('SELECT id FROM datasets WHERE name = ?').get(ref) as { id: number } | undefined
-  if (byName) return getDataset(db, byName.id)
-  if (/^\d+$/.test(ref)) return getDataset(db, Number(ref))
+  const found = lookupDataset(db, ref)
+  if (found) return getDataset(db, found.id)
+  if (/^\d+$/.test(ref.trim())) return getDataset(db, Number(ref.trim()))
   throw new UserError(`There is no dataset named "${ref.slice(0, 80)}"; run "datasets list" to see them`, 'not-found')
 }
 

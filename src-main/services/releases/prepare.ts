@@ -13,9 +13,10 @@ import { UserError } from '../errors'
 import { type CellKey, WHOLE_DATASET, cellKey } from '../ledger/cells'
 import { MAX_NANO, decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDisplay } from '../ledger/units'
 import { aiqGuarantee, num, searchGuarantee, thresholdGuarantee } from './guarantee'
-import { type SavedQueryRow, aiqDefinition, checkAiqRecords, checkSearchColumns, loadAiqInputs, loadSavedQuery, loadSearchInputs, searchDefinition, thresholdDefinition } from './inputs'
+import { type SavedQueryRow, aiqDefinition, checkAiqRecords, checkSearchColumns, loadSavedQuery, searchDefinition, thresholdDefinition } from './inputs'
 import { evaluateThreshold, runThreshold } from './threshold-adapter'
 import { getDataset } from '../datasets/catalog'
+import { loadAnomalyIdentificationData, loadAnomalySearchData } from '../datasets/anomaly-loaders'
 import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 
@@ -204,14 +205,15 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
     publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     execute(rng) {
-      const inputs = loadAiqInputs(db, query)
-      if (inputs.columns[0].length === 0) throw new UserError('The dataset has no complete rows in the chosen columns')
+      const data = loadAnomalyIdentificationData({ db }, query.id)
+      if (data.rowCount === 0) throw new UserError('The dataset has no complete rows in the chosen columns')
       const universe = buildUniverse(
-        inputs.columns,
-        inputs.kinds.map((kind, k) => ({ kind, binWidth: kind === 'numeric' ? (def.binWidths[k] ?? 1) : undefined }))
+        data.columns.map((c) => c.values),
+        data.columns.map((c) => ({ kind: c.kind, binWidth: c.kind === 'numeric' ? c.binWidth : undefined }))
       )
       const tuples = new Int32Array(records * universe.dims)
-      def.records!.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))
+      // The records converted like the columns (a timestamp given as ISO text is compared in ms, as stored).
+      data.records.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))
       const out = releaseAiq(rng, universe, {
         mechanism,
         metric: def.metric as Metric,
@@ -270,9 +272,9 @@ function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName:
     publicParams: { oracle: def.oracle, epsilonPerQuery: eps, budget, maxQueries, tLow: def.tLow, tHigh: def.tHigh, tau: tau ?? null, delta: def.delta ?? null, top },
     description: `Anomaly search "${query.name}" (${def.oracle} oracle), at most ${maxQueries} questions at epsilon ${num(eps)}`,
     execute(rng) {
-      const inputs = loadSearchInputs(db, query)
+      const data = loadAnomalySearchData({ db }, query.id)
       const out = releaseAnomalySearch(
-        inputs.scores,
+        data.scores,
         { epsilon: engineEps, tLow: def.tLow, tHigh: def.tHigh, oracle: def.oracle, budget: engineBudget, tau, delta: def.delta, top, posteriorGrid: POSTERIOR_GRID },
         rng
       )
@@ -280,7 +282,7 @@ function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName:
       return {
         answer: {
           kind: 'anomaly-search',
-          top: out.top.map((i) => inputs.ids[i]),
+          top: out.top.map((i) => data.ids[i]),
           idColumn: def.idColumn ?? null,
           // Post-processing of the charged noisy answers, snapped to the coarse grid (ALGORITHMS.md section 4).
           posterior: out.posterior.map((p) => snapPosterior(p)),

@@ -23,6 +23,7 @@ import type {
 import type { PrivacyNotion, ReleaseAnswer, ReleaseRecord } from '../../contract/ledger'
 import type { WorkloadRef } from '../../contract/experiments'
 import { UserError, CancelledError, isUserError } from '../errors'
+import { lookupDataset } from '../datasets/catalog'
 import { GENESIS_HASH } from '../ledger/canonical'
 import { type CellKey, cellLabel, cellSpend } from '../ledger/cells'
 import type { EntryRow } from '../ledger/ledger-store'
@@ -61,33 +62,13 @@ function checkAbort(signal?: AbortSignal): void {
 
 /** The dataset's name as reports show it: the current one, else the last one the ledger recorded. Null if unknown. */
 export function resolveDatasetName(db: Db, datasetId: number): string | null {
-  if (hasTable(db, 'datasets')) {
-    const row = db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string } | undefined
-    if (row) return row.name
-  }
-  const last = db.prepare('SELECT dataset_name FROM ledger_entries WHERE dataset_id = ? ORDER BY seq DESC LIMIT 1').get(datasetId) as
-    | { dataset_name: string }
-    | undefined
-  return last?.dataset_name ?? null
+  return lookupDataset(db, datasetId, { includeDeleted: true })?.name ?? null
 }
 
-/** A dataset given by id or by name (CLI), or a user error naming what exists. */
+/** A dataset given by id or by name (CLI), current or known to the ledger, or a user error naming what exists. */
 export function findDataset(db: Db, given: string | number): { id: number; name: string } {
-  const asId = typeof given === 'number' ? given : /^\d+$/.test(given.trim()) ? Number(given.trim()) : null
-  if (asId !== null) {
-    const name = resolveDatasetName(db, asId)
-    if (name !== null) return { id: asId, name }
-  }
-  if (typeof given === 'string' && hasTable(db, 'datasets')) {
-    const row = db.prepare('SELECT id, name FROM datasets WHERE name = ?').get(given.trim()) as { id: number; name: string } | undefined
-    if (row) return row
-  }
-  if (typeof given === 'string') {
-    const row = db.prepare('SELECT dataset_id AS id, dataset_name AS name FROM ledger_entries WHERE dataset_name = ? ORDER BY seq DESC LIMIT 1').get(given.trim()) as
-      | { id: number; name: string }
-      | undefined
-    if (row) return row
-  }
+  const found = lookupDataset(db, given, { includeDeleted: true })
+  if (found) return { id: found.id, name: found.name }
   throw new UserError(`There is no dataset "${String(given).slice(0, 60)}" in this workspace; list them with "quiet-alarm datasets"`, 'not-found')
 }
 

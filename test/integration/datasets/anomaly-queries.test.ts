@@ -47,6 +47,15 @@ describe('anomaly query definitions', () => {
     const data = loadAnomalySearchData(h.store, q.id)
     expect(Array.from(data.scores)).toEqual([51000.5, 42000, 99000])
     expect(data.ids).toEqual(['ann', 'bob', 'cid'])
+    // Ids read as the catalog shows them (a timestamp in ISO 8601); an empty id reads as its row number in the file.
+    const base = { kind: 'anomaly-search', scoreColumn: 'income', tLow: 60000, tHigh: 90000, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct' } as const
+    const byTime = await h.handlers['queries/save']({ datasetId: ds, name: 'by time', definition: { ...base, idColumn: 'at' } })
+    expect(loadAnomalySearchData(h.store, byTime.id).ids).toEqual(['2015-01-01T10:00:00.000Z', '2015-01-02T10:00:00.000Z', '2015-01-03T10:00:00.000Z'])
+    const byAge = await h.handlers['queries/save']({ datasetId: ds, name: 'by age', definition: { ...base, idColumn: 'age' } })
+    expect(loadAnomalySearchData(h.store, byAge.id).ids).toEqual(['34', 'row 2', '71'])
+    const byRow = await h.handlers['queries/save']({ datasetId: ds, name: 'by row', definition: base })
+    expect(loadAnomalySearchData(h.store, byRow.id).ids).toEqual(['1', '2', '3'])
+    for (const x of [byTime, byAge, byRow]) await h.handlers['queries/delete']({ queryId: x.id })
     expect((await h.handlers['queries/list']({ datasetId: ds })).map((x) => x.name)).toEqual(['unusual people', 'top earner'])
     await h.handlers['queries/delete']({ queryId: q.id })
     expect(() => loadAnomalySearchData(h.store, q.id)).toThrow(`There is no saved query ${q.id}`)

@@ -8,6 +8,9 @@ import { appendEntry, admission } from '../../../src-main/services/ledger/ledger
 import { cellKey } from '../../../src-main/services/ledger/cells'
 import { ledgerSummary } from '../../../src-main/services/ledger/ledger-views'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
+import { deleteDataset, lookupDataset, resolveDataset } from '../../../src-main/services/datasets/catalog'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { findDataset } from '../../../src-main/services/reports/report-data'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery } from './fixtures'
 
@@ -232,5 +235,50 @@ describe('ledger verify detects tampering behind the app\'s back', () => {
     const r = await cli(['ledger', 'verify', '--db', ws.db, '--head', head])
     expect(r.code).toBe(3)
     expect(r.err).toMatch(/head hash you recorded earlier is not in this ledger/)
+  })
+})
+
+/**
+ * Datasets named by id or name on the command line and in reports: one resolver (catalog `lookupDataset`), which finds
+ * current datasets and, where a history is shown, deleted ones the ledger still records.
+ */
+describe('dataset by id or name', () => {
+  it('finds current datasets by name or id, deleted ones only where the ledger history is asked for', async () => {
+    const kept = craftDataset(store.db, 'kept', [{ name: 'v', type: 'integer' }], [[1]])
+    const gone = craftDataset(store.db, 'gone', [{ name: 'v', type: 'integer' }], [[1]])
+    setBudget(store.db, { datasetId: gone, epsilon: '7', reason: 'before deletion', officer: 'olga' })
+    deleteDataset(store.db, gone)
+
+    expect(lookupDataset(store.db, 'kept')).toEqual({ id: kept, name: 'kept', deleted: false })
+    expect(lookupDataset(store.db, String(kept))).toEqual({ id: kept, name: 'kept', deleted: false })
+    expect(lookupDataset(store.db, kept)).toEqual({ id: kept, name: 'kept', deleted: false })
+    expect(lookupDataset(store.db, 'gone')).toBeUndefined()
+    expect(lookupDataset(store.db, 'gone', { includeDeleted: true })).toEqual({ id: gone, name: 'gone', deleted: true })
+    expect(lookupDataset(store.db, gone, { includeDeleted: true })).toEqual({ id: gone, name: 'gone', deleted: true })
+    expect(lookupDataset(store.db, 'never', { includeDeleted: true })).toBeUndefined()
+
+    // Each caller keeps its own one-sentence message.
+    expect(() => resolveDataset(store.db, 'gone')).toThrow(/^There is no dataset named "gone"; run "datasets list" to see them$/)
+    expect(() => resolveDataset(store.db, String(gone))).toThrow(/^There is no dataset \d+ \(it may have been deleted\)$/)
+    expect(findDataset(store.db, 'gone')).toEqual({ id: gone, name: 'gone' })
+    expect(() => findDataset(store.db, 'never')).toThrow(/^There is no dataset "never" in this workspace; list them with "quiet-alarm datasets"$/)
+    store.close()
+
+    // The ledger command shows a deleted dataset's history by name or id; an unknown one is one clear line, exit 2.
+    for (const ref of ['gone', String(gone)]) {
+      const r = await cli(['ledger', '--db', ws.db, '--dataset', ref, '--json'])
+      expect(r.code, r.err).toBe(0)
+      const json = JSON.parse(r.out) as { entries: Array<{ datasetId: number }>; total: number }
+      expect(json.total).toBe(1)
+      expect(json.entries.map((e) => e.datasetId)).toEqual([gone])
+    }
+    const unknown = await cli(['ledger', '--db', ws.db, '--dataset', 'never'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.err.trim().split('\n')).toHaveLength(1)
+    expect(unknown.err).toMatch(/no dataset "never" in this workspace or its ledger/)
+    // Setting a budget needs a current dataset.
+    const budget = await cli(['budget', '--db', ws.db, '--dataset', 'gone', '--epsilon', '1', '--reason', 'r'])
+    expect(budget.code).toBe(2)
+    expect(budget.err).toMatch(/There is no dataset named "gone"/)
   })
 })

@@ -7,6 +7,7 @@ import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { executePrepared, runRelease } from '../../../src-main/services/releases/release-service'
 import { SecureRandom, seededRng } from '../../../src-worker/engine/random'
 import { tempWorkspace } from '../helpers'
+import { saveQuery as saveValidatedQuery } from '../../../src-main/services/datasets/query-store'
 import { DISTINCTIVE, craftDataset, saveQuery } from './fixtures'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -176,5 +177,54 @@ describe('the release path', () => {
       }
     })
     expect(seen).toEqual({ status: 'charged', amount_nano: 30_000_000_000 })
+  })
+})
+
+const COMMON = Date.UTC(2015, 0, 31, 10) // 200 rows
+const RARE = Date.UTC(2015, 0, 31, 11) // 1 row
+
+/**
+ * Regression: a saved anomaly identification query whose records give values in a form that saving converts (a
+ * timestamp as ISO text, a whole number as text) can be released, and the release compares them as saving stored them.
+ * The release path used to refuse every non-number value on a non-text column, so such a saved query could never run.
+ */
+describe('anomaly identification records in converted forms', () => {
+  it('releases a query saved with ISO timestamps and numbers as text, matching them as stored', async () => {
+    const rows: Array<[number, number]> = Array.from({ length: 200 }, () => [COMMON, 3])
+    rows.push([RARE, 3])
+    const ds = craftDataset(store.db, 'badge swipes', [
+      { name: 'at', type: 'timestamp' },
+      { name: 'floor', type: 'integer' }
+    ], rows)
+    // Saved through the datasets area's validation, which accepts these forms and keeps them as given.
+    const records = [
+      ['2015-01-31T10:00:00Z', 3],
+      ['2015-01-31 11:00:00', '3'],
+      ['2015-01-31T12:00:00Z', 3]
+    ]
+    const q = saveValidatedQuery(store.db, ds, 'odd swipe times', {
+      kind: 'anomaly-identification',
+      columns: ['at', 'floor'],
+      binWidths: [60_000, 1],
+      metric: 'linf',
+      radius: 0,
+      beta: 5,
+      k: 1,
+      records
+    })
+    expect(q.definition).toMatchObject({ records })
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test budget', officer: 'olga' })
+
+    const r = await h['releases/run']({ queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 20 } })
+    expect(r.status).toBe('answered')
+    expect(r.answer!.kind).toBe('anomaly-identification')
+    if (r.answer!.kind !== 'anomaly-identification') return
+    // The answer names the records as they were saved.
+    expect(r.answer!.records.map((x) => x.record)).toEqual(records)
+    // The rare time (1 row, ball count 1 <= beta 5) is an anomaly; the common one (200 rows) and a time absent from
+    // the data (x_i = 0) are not. Each bit flips with probability at most e^(-eps lambda) / (1 + e^-eps) < e^-20 (eps 20,
+    // lambda >= 1), so all three are right except with probability < 3 e^-20 ~ 6e-9. A record compared in another unit
+    // or time zone would miss the rare row's bin and read as absent (not an anomaly).
+    expect(r.answer!.records.map((x) => x.anomaly)).toEqual([false, true, false])
   })
 })
