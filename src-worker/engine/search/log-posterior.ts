@@ -1,35 +1,76 @@
 /**
  * The belief f over the N = n+1 individuals, kept in log space so that thousands of Bayes updates neither underflow nor
- * lose the ordering of small probabilities. After every update the log-posterior is shifted so that its maximum is 0;
- * `weight[i] = exp(log f(i) - max)` (unnormalised, in [0, 1]) and `total = sum(weight)` are refreshed in the same O(N) pass.
+ * lose the ordering of small probabilities, with linear weights alongside for the mass sums of the median split.
+ *
+ * Invariants: `weight[i] = exp(logF[i])` up to rounding (0 where it underflows), `max logF <= 0`, and the largest weight,
+ * `maxWeight`, is at least 2^-64 (otherwise `refresh` shifts logF so that its maximum is 0 and recomputes every weight with
+ * exp). `total` is the sum of the weights.
+ *
+ * Two updates:
+ * - `update(mask, inQ, outQ)`: the general one; O(N) exp, always renormalised so that max logF = 0.
+ * - `updateSplit(label, threshold, delta)`: the search's round (Q = labels below the threshold, see random-prefix.ts).
+ *   Only the difference delta = inQ - outQ matters, so the side that loses (the complement when delta >= 0, Q otherwise)
+ *   gets -|delta| added to its logF and its weights multiplied by exp(-|delta|): one exp per round instead of one per
+ *   individual, in one sequential, branch-free pass that also sums the masses afresh (no running total that could
+ *   drift). Weights only shrink, so nothing overflows; the full exp refresh runs only when the largest weight drops
+ *   below 2^-64.
  */
+const REFRESH_BELOW = 2 ** -64
+
 export class LogPosterior {
   readonly size: number
-  /** log f(i) - max_j log f(j) (so the maximum is 0) */
+  /** log f(i) up to a common constant; the maximum is <= 0 (exactly 0 after `update` or a refresh) */
   readonly logF: Float64Array
   /** exp(logF[i]); sums to `total` */
   readonly weight: Float64Array
   total = 0
-  argmax = 0
-  /** sum of the weights except the argmax (computed separately, so tiny remainders keep their precision) */
-  othersTotal = 0
+  maxWeight = 0
+  /** sum of the weights except one largest, computed on demand (NaN: not yet computed for the current posterior) */
+  private others = NaN
+  /** per-round factors and shifts, indexed by the mask value (0 = complement, 1 = Q) */
+  private readonly factor = new Float64Array(2)
+  private readonly shift = new Float64Array(2)
 
   constructor(size: number) {
     if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`the posterior needs at least one individual (got ${size})`)
     this.size = size
     this.logF = new Float64Array(size)
-    this.weight = new Float64Array(size)
-    this.refresh()
+    // The uniform prior: logF = 0 and weight = exp(0) = 1 exactly (no exp pass needed).
+    this.weight = new Float64Array(size).fill(1)
+    this.total = size
+    this.maxWeight = 1
   }
 
   /** max_i f(i) */
   maxProbability(): number {
-    return 1 / this.total
+    return this.maxWeight / this.total
   }
 
-  /** log(max f / (1 - max f)) = -log(sum of the other weights), since the argmax has weight 1. */
+  /**
+   * Sum of the weights except one largest. Taken as total - max unless that is small next to the max, where the
+   * subtraction would lose the digits; then summed separately so that tiny remainders keep their precision.
+   */
+  get othersTotal(): number {
+    if (Number.isNaN(this.others)) {
+      const wMax = this.maxWeight
+      let o = this.total - wMax
+      if (o < 1e-6 * wMax) {
+        o = 0
+        let skipped = false
+        const w = this.weight
+        for (let i = 0; i < this.size; i++) {
+          if (!skipped && w[i] === wMax) skipped = true
+          else o += w[i]
+        }
+      }
+      this.others = o
+    }
+    return this.others
+  }
+
+  /** log(max f / (1 - max f)) = log(max weight) - log(sum of the other weights). */
   logOddsMax(): number {
-    return -Math.log(this.othersTotal)
+    return Math.log(this.maxWeight) - Math.log(this.othersTotal)
   }
 
   /** f(i) */
@@ -45,87 +86,119 @@ export class LogPosterior {
     return out
   }
 
-  /** Add `inQ` to log f(i) for members of the query (mask 1) and `outQ` to the others, then renormalise. O(N). */
+  /** Add `inQ` to log f(i) for members of the query (mask 1) and `outQ` to the others, then renormalise. O(N) exp. */
   update(inQuery: Uint8Array, inQ: number, outQ: number): void {
     const l = this.logF
+    for (let i = 0; i < this.size; i++) l[i] += inQuery[i] === 1 ? inQ : outQ
+    this.refresh()
+  }
+
+  /**
+   * The Bayes update of one search round: Q = {i : label[i] < threshold} (labels and threshold below 2^31), `delta` =
+   * (increment for Q) - (increment for the complement). Equivalent to `update` up to the common constant.
+   */
+  updateSplit(label: Uint8Array, threshold: number, delta: number): void {
     const n = this.size
-    let max = -Infinity
-    let arg = 0
-    for (let i = 0; i < n; i++) {
-      const v = l[i] + (inQuery[i] === 1 ? inQ : outQ)
-      l[i] = v
-      if (v > max) {
-        max = v
-        arg = i
-      }
-    }
-    this.normalise(max, arg)
-  }
-
-  private refresh(): void {
     const l = this.logF
-    let max = -Infinity
-    let arg = 0
-    for (let i = 0; i < this.size; i++) {
-      if (l[i] > max) {
-        max = l[i]
-        arg = i
-      }
+    const w = this.weight
+    const f = this.factor
+    const s = this.shift
+    const loser = delta >= 0 ? 0 : 1
+    f[loser] = Math.exp(-Math.abs(delta))
+    s[loser] = -Math.abs(delta)
+    f[1 - loser] = 1
+    s[1 - loser] = 0
+    let total = 0
+    let wMax = -1
+    for (let i = 0; i < n; i++) {
+      const side = (label[i] - threshold) >>> 31 // 1 iff in Q, without a branch
+      const v = w[i] * f[side]
+      w[i] = v
+      l[i] += s[side]
+      total += v
+      if (v > wMax) wMax = v
     }
-    this.normalise(max, arg)
+    if (!(wMax >= REFRESH_BELOW)) {
+      this.refresh()
+      return
+    }
+    this.total = total
+    this.maxWeight = wMax
+    this.others = NaN
   }
 
-  /** Shift so that the maximum is 0, refresh the weights and the totals. */
-  private normalise(max: number, arg: number): void {
+  /** Shift logF so that its maximum is 0 and recompute every weight and the totals (O(N) exp). */
+  refresh(): void {
     const l = this.logF
     const w = this.weight
     const n = this.size
+    let max = -Infinity
+    for (let i = 0; i < n; i++) if (l[i] > max) max = l[i]
     if (!Number.isFinite(max)) throw new Error('posterior lost all its mass (an update was -Infinity everywhere)')
-    let others = 0
+    let total = 0
     for (let i = 0; i < n; i++) {
       const v = l[i] - max
       l[i] = v
       const e = v < -745 ? 0 : Math.exp(v) // exp underflows to 0 there anyway; skipping it saves time
       w[i] = e
-      others += e
+      total += e
     }
-    // The argmax has weight exactly 1; summing the others without it keeps tiny remainders precise.
-    others -= 1
-    if (others < 1e-6) {
-      others = 0
-      for (let i = 0; i < n; i++) if (i !== arg) others += w[i]
-    }
-    this.argmax = arg
-    this.othersTotal = others
-    this.total = 1 + this.othersTotal
+    this.maxWeight = 1
+    this.total = total
+    this.others = NaN
   }
 
   /**
-   * The k indices with the largest posterior, largest first. Ties are broken by `order` (earlier wins): the search passes
-   * a random permutation, so tied individuals are ordered at random rather than by index (paper section 6.2).
+   * The k indices with the largest posterior, largest first; ties are ordered uniformly at random, as if broken by a fresh
+   * random permutation of all N (paper section 6.2), using `randomInt(m)` (uniform in [0, m)) only for the tied candidates:
+   * the strictly larger ones are shuffled then stably sorted, and the missing places are filled by a uniformly drawn ordered
+   * sample of the individuals tied at the k-th largest value.
    */
-  top(k: number, order: ArrayLike<number>): number[] {
+  topRandomTies(k: number, randomInt: (m: number) => number): number[] {
     const n = this.size
     const kk = Math.min(k, n)
+    if (kk <= 0) return []
     const l = this.logF
+    // The kk-th largest value.
+    let kth: number
     if (kk > 64) {
-      const idx = Array.from(order)
-      idx.sort((a, b) => l[b] - l[a]) // stable: ties keep their order
-      return idx.slice(0, kk)
-    }
-    const best: number[] = []
-    for (let r = 0; r < n; r++) {
-      const i = order[r]
-      const v = l[i]
-      if (best.length === kk && v <= l[best[kk - 1]]) continue
-      let pos = best.length === kk ? kk - 1 : best.length
-      if (best.length < kk) best.push(i)
-      while (pos > 0 && l[best[pos - 1]] < v) {
-        best[pos] = best[pos - 1]
-        pos--
+      kth = Float64Array.from(l).sort()[n - kk]
+    } else {
+      const best = new Float64Array(kk).fill(-Infinity)
+      for (let i = 0; i < n; i++) {
+        const v = l[i]
+        if (v <= best[kk - 1]) continue
+        let pos = kk - 1
+        while (pos > 0 && best[pos - 1] < v) {
+          best[pos] = best[pos - 1]
+          pos--
+        }
+        best[pos] = v
       }
-      best[pos] = i
+      kth = best[kk - 1]
     }
-    return best
+    const above: number[] = []
+    const tied: number[] = []
+    for (let i = 0; i < n; i++) {
+      if (l[i] > kth) above.push(i)
+      else if (l[i] === kth) tied.push(i)
+    }
+    shuffleInPlace(above, above.length, randomInt)
+    above.sort((a, b) => l[b] - l[a]) // stable: equal values keep their random order
+    const need = kk - above.length
+    shuffleInPlace(tied, need, randomInt)
+    for (let r = 0; r < need; r++) above.push(tied[r])
+    return above
+  }
+}
+
+/** Partial Fisher-Yates: the first `count` places of `a` become a uniformly drawn ordered sample of its elements. */
+function shuffleInPlace(a: number[], count: number, randomInt: (m: number) => number): void {
+  const m = a.length
+  for (let r = 0; r < count && r < m - 1; r++) {
+    const j = r + randomInt(m - r)
+    const t = a[j]
+    a[j] = a[r]
+    a[r] = t
   }
 }

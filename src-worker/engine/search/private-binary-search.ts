@@ -2,9 +2,10 @@
  * Private noisy binary search for one anomaly (paper Algorithm 1, ALGORITHMS.md section 3).
  *
  * Each round: draw a fresh uniform random order, walk the individuals in that order and put into Q the longest prefix whose
- * posterior mass stays below half, or the one just past half when it is closer (the median split of eq. 10, see below); ask the oracle about Q and its complement; add the
- * log-likelihoods to the log-posterior (eq. 6 or eq. 12) and renormalise. O(N) work and at most O(N) random numbers per
- * round (only the prefix of the order is drawn: random-prefix.ts).
+ * posterior mass stays below half, or the one just past half when it is closer (the median split of eq. 10, see below);
+ * ask the oracle about Q and its complement; add the log-likelihoods to the log-posterior (eq. 6 or eq. 12) and
+ * renormalise. O(N) work per round with a small constant: the order is drawn only as far as the split needs, a few random
+ * bits per individual (random-prefix.ts), and the update is one pass with one exp (log-posterior.ts).
  *
  * Deviation from eq. 10, found by test: the strict rule "longest prefix with mass < 1/2" stalls whenever the individual
  * that crosses the half carries much of the mass. The common case is two candidates of equal mass (exact ties are the rule
@@ -15,7 +16,7 @@
  * This equals eq. 10 whenever the crossing individual is light, and is the median split of Burnashev-Zigangirov;
  * privacy is unaffected (the query is chosen from past answers only).
  */
-import { type Rng, permutation } from '../random'
+import type { Rng } from '../random'
 import { LogPosterior } from './log-posterior'
 import { RandomPrefix } from './random-prefix'
 import { type OracleKind, askOracle, prepareOracle } from './oracles'
@@ -50,8 +51,34 @@ export function validateSearchParams(p: SearchParams, individuals: number): void
   if (!(Number.isInteger(p.top) && p.top >= 1)) throw new RangeError(`top must be a whole number >= 1 (got ${p.top})`)
 }
 
+/** How many of the highest scores are kept in order to find the two sides' maxima without a pass over the individuals. */
+const TOP_SCORES = 64
+
+/** Indices of the (up to) `count` highest scores, highest first (one pass, insertion into a short list). */
+function highestScores(scores: ArrayLike<number>, count: number): Int32Array {
+  const n = scores.length
+  const c = Math.min(count, n)
+  const idx = new Int32Array(c)
+  let len = 0
+  for (let i = 0; i < n; i++) {
+    const v = scores[i]
+    if (len === c && v <= scores[idx[c - 1]]) continue
+    let pos = len === c ? c - 1 : len++
+    while (pos > 0 && scores[idx[pos - 1]] < v) {
+      idx[pos] = idx[pos - 1]
+      pos--
+    }
+    idx[pos] = i
+  }
+  return idx
+}
+
 /**
  * Run one search over `scores` (the anomaly scores x_1..x_N; only the oracle reads them). Deterministic given `rng`.
+ * Per round: the median split (random-prefix.ts: about 8N/7 candidate visits and N/14 generator calls), H(Q) and
+ * H(Q complement) from the precomputed highest scores (a pass only when all of them fall on one side), and
+ * `updateSplit` (one sequential pass, one exp: log-posterior.ts). The random numbers are drawn in a different order than
+ * before this rewrite, so seeded outputs differ from earlier versions; the distribution of every output is unchanged.
  */
 export function privateBinarySearch(scores: ArrayLike<number>, params: SearchParams, rng: Rng): SearchResult {
   const n = scores.length
@@ -61,52 +88,35 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   for (let i = 0; i < n; i++) if (!Number.isFinite(scores[i])) throw new RangeError(`score ${i} is not a finite number`)
 
   const post = new LogPosterior(n)
-  const inQuery = new Uint8Array(n)
   const prefix = new RandomPrefix(n, rng)
+  /** Q = {i : label[i] < T} (see RandomPrefix.split) */
+  const label = new Uint8Array(n)
+  const highest = highestScores(scores, TOP_SCORES)
+  const needLogOdds = halting.logInvDelta !== undefined
   let queries = 0
   let haltedBy: HaltReason | null
   for (;;) {
-    haltedBy = haltReason(halting, post.maxProbability(), post.logOddsMax(), queries)
+    haltedBy = haltReason(halting, post.maxProbability(), needLogOdds ? post.logOddsMax() : 0, queries)
     if (haltedBy !== null) break
-    // Median split: the longest prefix of a fresh random order with mass < total / 2 (drawn lazily, see random-prefix.ts).
-    const half = post.total / 2
-    const w = post.weight
-    let mass = 0
-    let k = 0
-    let maxIn = -Infinity
-    while (k < n) {
-      const i = prefix.draw(k)
-      const next = mass + w[i]
-      // Stop at the individual whose mass reaches half; include it only if that brings Q's mass closer to half.
-      if (next >= half && next - half >= half - mass) break
-      mass = next
-      inQuery[i] = 1
-      if (scores[i] > maxIn) maxIn = scores[i]
-      k++
-      if (next >= half) break
+    const T = prefix.split(post.weight, post.total, label)
+    // H(Q) and H(Q complement): the first of the highest scores on each side (ties between sides give equal values).
+    let maxIn = NaN
+    let maxOut = NaN
+    for (let r = 0; r < highest.length; r++) {
+      const i = highest[r]
+      if (label[i] < T) {
+        if (Number.isNaN(maxIn)) maxIn = scores[i]
+      } else if (Number.isNaN(maxOut)) maxOut = scores[i]
+      if (!Number.isNaN(maxIn) && !Number.isNaN(maxOut)) break
     }
-    // Degenerate posteriors (all mass on one individual, float rounding) must still give two non-empty sides.
-    if (k === 0) {
-      const i = prefix.order[0]
-      inQuery[i] = 1
-      maxIn = scores[i]
-      k = 1
-    } else if (k === n) {
-      inQuery[prefix.order[n - 1]] = 0
-      k = n - 1
-      maxIn = -Infinity
-      for (let r = 0; r < k; r++) maxIn = Math.max(maxIn, scores[prefix.order[r]])
-    }
-    let maxOut = -Infinity
-    for (let i = 0; i < n; i++) if (inQuery[i] === 0 && scores[i] > maxOut) maxOut = scores[i]
+    if (Number.isNaN(maxIn)) maxIn = maxOnSide(scores, label, T, true)
+    if (Number.isNaN(maxOut)) maxOut = maxOnSide(scores, label, T, false)
     const u = askOracle(oracle, maxIn, maxOut, rng)
-    post.update(inQuery, u.inQ, u.outQ)
-    const order = prefix.order
-    for (let r = 0; r < k; r++) inQuery[order[r]] = 0
+    post.updateSplit(label, T, u.inQ - u.outQ)
     queries++
   }
-  // Ties are broken by a fresh random permutation, so tied individuals are not ordered by index.
-  const top = post.top(params.top, permutation(rng, n))
+  // Ties are broken uniformly at random, so tied individuals are not ordered by index.
+  const top = post.topRandomTies(params.top, (m) => prefix.uniformInt(m))
   return {
     top,
     topPosterior: top.map((i) => post.probability(i)),
@@ -115,4 +125,11 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
     haltedBy,
     posterior: post.toArray()
   }
+}
+
+/** The largest score in Q (inQ) or in its complement, Q = {i : label[i] < T}. */
+function maxOnSide(scores: ArrayLike<number>, label: Uint8Array, T: number, inQ: boolean): number {
+  let m = -Infinity
+  for (let i = 0; i < scores.length; i++) if (label[i] < T === inQ && scores[i] > m) m = scores[i]
+  return m
 }

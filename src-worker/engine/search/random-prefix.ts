@@ -1,56 +1,206 @@
 /**
- * The random order of one round, drawn lazily. The search only needs the prefix of a uniform random permutation up to the
- * median split, so it draws that prefix by a partial Fisher-Yates shuffle of a persistent index array (from any starting
- * arrangement this yields exactly the distribution of the prefix of a fresh uniform permutation) and stops one element
- * after the split. Indices are drawn by rejection from 26-bit blocks of the generator's 53-bit doubles (two exact
- * uniform integers per `rng.next()`), so a round costs about a quarter of the generator calls of `permutation(rng, n)`.
+ * The median split of a search round: walk a fresh uniform random order of the individuals and put into Q the longest
+ * prefix whose mass stays below half the total, or the one just past half when that brings Q's mass closer to half (see
+ * private-binary-search.ts), without drawing the whole order.
+ *
+ * The order is drawn lazily as the order of iid uniform random binary keys (a uniform permutation: keys tie with
+ * probability 0), a few key bits per individual and level, and only as deep as the split needs, like quickselect. The
+ * candidates (initially everyone, preceded in the order by individuals of total mass `before` = 0) are split by fresh key
+ * bits into parts in key order. The first part whose cumulative mass, added to `before`, reaches half holds the individual
+ * that crosses half: the parts before it precede that individual (all in Q, added to `before`), the parts after it follow
+ * it (complement), and the search continues among its members. A single candidate is the crossing individual; the rule
+ * decides whether it joins Q. Three bits per level (eight parts): a round visits about 8N/7 candidates and uses about N/14
+ * generator calls (two 24-bit words per call). The first level is a sequential pass that writes each individual's part as
+ * a label, so most of Q is defined by a threshold on the labels rather than marked, and no individual is moved.
+ * This is exactly the distribution of walking a fresh uniform permutation (checked against enumeration in the tests).
+ *
+ * Uniform integers (for tie-breaking) are exact: Lemire's multiply-and-reject on 26-bit blocks of the generator's 53-bit
+ * doubles. Blocks are cut in batches into a typed buffer by a separate tight loop, so the hot loop does not call the
+ * generator. (The buffer draws ahead: the generator's stream is shared with the oracle's noise in a different
+ * interleaving than one-at-a-time drawing, which changes seeded outputs but no distribution: every double is used once.)
  */
 import type { Rng } from '../random'
 
 const TWO_26 = 67108864
-const TWO_27 = 134217728
-const MASK_26 = TWO_26 - 1
+const INV_TWO_26 = 1 / TWO_26
+/** generator calls per refill of a buffer */
+const BATCH = 128
+const BUFFER = 2 * BATCH
+/** parts per level of the split (three key bits per candidate and level) */
+const WAYS = 8
+/** label of an individual taken out of a full Q (above every threshold) */
+const OUT = WAYS + 1
 
 export class RandomPrefix {
-  readonly order: Uint32Array
-  private spare = -1
+  private readonly b26 = new Int32Array(BUFFER)
+  private p26 = BUFFER
+  /** the candidates of the current level */
+  private readonly cur: Int32Array
+  /** the eight parts of a deeper level: part g holds parts[g * stride .. g * stride + count[g]) (grown on demand) */
+  private parts = new Int32Array(0)
+  private stride = 0
+  private readonly count = new Int32Array(WAYS)
+  private readonly mass = new Float64Array(WAYS)
 
   constructor(readonly size: number, private readonly rng: Rng) {
-    this.order = new Uint32Array(size)
-    for (let i = 0; i < size; i++) this.order[i] = i
+    this.cur = new Int32Array(size)
   }
 
-  /** A 26-bit uniform integer (both halves of one double are used in turn). */
-  private bits26(): number {
-    if (this.spare >= 0) {
-      const s = this.spare
-      this.spare = -1
-      return s
+  // u * 2^26 and the scaled remainder are exact: both generators return multiples of 2^-53.
+  private refill26(): void {
+    const b = this.b26
+    for (let i = 0; i < b.length; i += 2) {
+      const t = this.rng.next() * TWO_26
+      const x1 = Math.floor(t)
+      b[i] = x1
+      b[i + 1] = Math.floor((t - x1) * TWO_26)
     }
-    // u * 2^26 and the scaled remainder are exact: both generators return multiples of 2^-53.
-    const a = this.rng.next() * TWO_26
-    const hi = Math.floor(a)
-    this.spare = ((a - hi) * TWO_27) & MASK_26 // 26 of the low 27 bits
-    return hi
+    this.p26 = 0
   }
 
-  /** Uniform integer in [0, m), exactly (rejection), for 1 <= m <= 2^26; a plain multiply beyond that. */
+  /** 26 uniform random bits (an integer in [0, 2^26)). */
+  bits26(): number {
+    if (this.p26 === BUFFER) this.refill26()
+    return this.b26[this.p26++]
+  }
+
+  /**
+   * Uniform integer in [0, m), exactly, for 1 <= m <= 2^26 (Lemire: floor(x m / 2^26) for a 26-bit x, rejecting the
+   * (2^26 mod m) lowest remainders that would bias it; x m < 2^52 is exact in a double). m = 1 draws nothing.
+   * A plain multiply beyond 2^26.
+   */
   uniformInt(m: number): number {
+    if (m <= 1) return 0
     if (m > TWO_26) return Math.floor(this.rng.next() * m)
-    const limit = TWO_26 - (TWO_26 % m)
     for (;;) {
-      const r = this.bits26()
-      if (r < limit) return (r % m) | 0
+      const p = this.bits26() * m
+      const hi = Math.floor(p * INV_TWO_26)
+      const lo = p - hi * TWO_26
+      if (lo >= m || lo >= TWO_26 % m) return hi
     }
   }
 
-  /** Place a uniformly chosen not-yet-drawn index at position k (k = 0, 1, ... within a round) and return it. */
-  draw(k: number): number {
-    const o = this.order
-    const j = k + this.uniformInt(this.size - k)
-    const t = o[j]
-    o[j] = o[k]
-    o[k] = t
-    return t
+  /**
+   * The median split for weights `w` (length `size`, sum `total`). Writes a label per individual and returns a threshold
+   * T: Q = {i : label[i] < T}. |Q| is between 1 and size - 1 (degenerate posteriors, with all the mass on one individual or
+   * float rounding, still give two non-empty sides: an empty Q takes the first individual of the order, a full Q gives up
+   * the last).
+   *
+   * Labels: the first level writes 1 + part (1..8) for everyone in index order, so the parts before the crossing part are
+   * Q by the threshold T = 1 + crossing part with no further writes; inside the crossing part, members that join Q get 0
+   * and the others keep T; `OUT` (9) marks an individual taken out of a full Q.
+   */
+  split(w: Float64Array, total: number, label: Uint8Array): number {
+    const n = this.size
+    const half = total / 2
+    const count = this.count
+    const mass = this.mass
+    let word = 0
+    let left = 0
+    // First level: everyone, in index order (sequential reads and label writes).
+    mass.fill(0)
+    for (let i = 0; i < n; i++) {
+      if (left === 0) {
+        if (this.p26 === BUFFER) this.refill26()
+        word = this.b26[this.p26++]
+        left = 8
+      }
+      const g = word & 7
+      word >>>= 3
+      left--
+      label[i] = g + 1
+      mass[g] += w[i]
+    }
+    let g0 = 0
+    let before = 0
+    while (g0 < WAYS - 1 && before + mass[g0] < half) before += mass[g0++]
+    const T = g0 + 1
+    // Gather the crossing part's members and count Q so far (branch-free: (x - T) >>> 31 is 1 iff x < T).
+    const cur = this.cur
+    let cnt = 0
+    let inQ = 0
+    for (let i = 0; i < n; i++) {
+      const l = label[i]
+      cur[cnt] = i
+      cnt += ((l ^ T) - 1) >>> 31
+      inQ += (l - T) >>> 31
+    }
+    if (cnt === 0) {
+      // Only by float rounding (the mass was enough to reach half): no crossing individual, so everyone is in Q.
+      let last = 0
+      for (let i = 0; i < n; i++) if (label[i] >= label[last]) last = i
+      label[last] = OUT
+      return T
+    }
+    if (cnt > this.stride) {
+      // Every deeper part is a subset of the crossing part: room for eight of its size (with slack for later rounds).
+      this.stride = Math.min(n, Math.ceil(cnt * 1.5))
+      this.parts = new Int32Array(WAYS * this.stride)
+    }
+    const parts = this.parts
+    const stride = this.stride
+    let crossing = -1
+    let includeCrossing = false
+    for (;;) {
+      if (cnt === 1) {
+        // The crossing individual: include it only if that brings Q's mass closer to half.
+        crossing = cur[0]
+        const next = before + w[crossing]
+        includeCrossing = !(next >= half && next - half >= half - before)
+        break
+      }
+      // Split the candidates by three fresh key bits each into eight parts, in key order (part 0 first).
+      count.fill(0)
+      mass.fill(0)
+      for (let r = 0; r < cnt; r++) {
+        if (left === 0) {
+          if (this.p26 === BUFFER) this.refill26()
+          word = this.b26[this.p26++]
+          left = 8
+        }
+        const g = word & 7
+        word >>>= 3
+        left--
+        const i = cur[r]
+        const c = count[g]
+        parts[g * stride + c] = i
+        count[g] = c + 1
+        mass[g] += w[i]
+      }
+      // The part holding the crossing individual: the first whose cumulative mass reaches half (non-empty then, as
+      // before < half); the parts before it join Q, the parts after it are the complement.
+      let g = 0
+      let acc = before
+      while (g < WAYS - 1 && acc + mass[g] < half) acc += mass[g++]
+      for (let h = 0; h < g; h++) {
+        const base = h * stride
+        for (let r = 0; r < count[h]; r++) label[parts[base + r]] = 0
+        inQ += count[h]
+      }
+      before = acc
+      cnt = count[g]
+      if (cnt === 0) {
+        // Only by float rounding (the candidates' mass was enough to reach half): no crossing individual.
+        if (inQ === n) {
+          for (let h = g - 1; h >= 0; h--) {
+            if (count[h] > 0) {
+              label[parts[h * stride + count[h] - 1]] = OUT
+              break
+            }
+          }
+        }
+        return T
+      }
+      const base = g * stride
+      for (let r = 0; r < cnt; r++) cur[r] = parts[base + r]
+    }
+    if (includeCrossing) {
+      label[crossing] = 0
+      inQ++
+    }
+    // Q would be empty: the crossing individual is the first of the order. Q would be everyone: it is the last.
+    if (inQ === 0) label[crossing] = 0
+    else if (inQ === n) label[crossing] = OUT
+    return T
   }
 }

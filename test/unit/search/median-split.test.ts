@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest'
+import { seededRng } from '../../../src-worker/engine/random'
+import { LogPosterior } from '../../../src-worker/engine/search'
+import { RandomPrefix } from '../../../src-worker/engine/search/random-prefix'
+import { normalUpperQuantile } from './stats'
+
+// Statistical checks in this file: 7 (split) + 2 (ties) + 3 (uniform integers) = 12 chi-square tests, each at
+// alpha = 1e-4 / 12 (Bonferroni), with fixed seeds.
+const ALPHA = 1e-4 / 12
+
+/** Upper alpha quantile of chi-square with df degrees of freedom (exact for df = 2; Wilson-Hilferty, ~1%, for df >= 3). */
+function chiSquareQuantile(df: number, alpha: number): number {
+  if (df === 2) return -2 * Math.log(alpha)
+  const z = normalUpperQuantile(alpha)
+  const h = 2 / (9 * df)
+  return df * (1 - h + z * Math.sqrt(h)) ** 3
+}
+
+/** Pearson statistic of observed counts against exact probabilities; also fails on any impossible outcome. */
+function chiSquare(observed: Map<number, number>, exact: Map<number, number>, draws: number): { stat: number; df: number } {
+  for (const k of observed.keys()) expect(exact.has(k), `outcome ${k} has probability 0`).toBe(true)
+  let stat = 0
+  for (const [k, p] of exact) {
+    const e = p * draws
+    stat += ((observed.get(k) ?? 0) - e) ** 2 / e
+  }
+  return { stat, df: exact.size - 1 }
+}
+
+function permutations(n: number): number[][] {
+  if (n === 1) return [[0]]
+  const out: number[][] = []
+  for (const p of permutations(n - 1)) for (let i = 0; i <= p.length; i++) out.push([...p.slice(0, i), n - 1, ...p.slice(i)])
+  return out
+}
+
+/** The median split by its definition: walk the order, longest prefix below half or the crossing one when closer. */
+function referenceSplit(w: number[], order: number[]): number {
+  const half = w.reduce((a, b) => a + b, 0) / 2
+  const n = w.length
+  const inQ = new Array<number>(n).fill(0)
+  let mass = 0
+  let k = 0
+  while (k < n) {
+    const i = order[k]
+    const next = mass + w[i]
+    if (next >= half && next - half >= half - mass) break
+    mass = next
+    inQ[i] = 1
+    k++
+    if (next >= half) break
+  }
+  if (k === 0) inQ[order[0]] = 1
+  else if (k === n) inQ[order[n - 1]] = 0
+  return inQ.reduce((s, v, i) => s + v * 2 ** i, 0)
+}
+
+describe('median split (random prefix drawn lazily)', () => {
+  it('has exactly the distribution of walking a fresh uniform permutation (enumeration, chi-square)', () => {
+    // Weight vectors with ties, a dominant individual, negligible individuals; dyadic values so the sums are exact.
+    const cases = [
+      [1, 1, 1, 1, 1],
+      [4, 1, 1, 1, 1],
+      [0.375, 0.375, 0.125, 0.0625, 0.0625],
+      [8, 8, 1, 0.5, 0.25, 0.125],
+      [2 ** -30, 1, 2 ** -30, 2 ** -30, 2, 2 ** -30],
+      [64, 1, 1, 1],
+      // exact tie of the inclusion rule: before = 1, crossing weight 1, half = 1.5 (the crossing one is left out)
+      [1, 1, 0.5, 0.5]
+    ]
+    const draws = 60_000
+    for (const w of cases) {
+      const n = w.length
+      const exact = new Map<number, number>()
+      const perms = permutations(n)
+      for (const p of perms) {
+        const m = referenceSplit(w, p)
+        exact.set(m, (exact.get(m) ?? 0) + 1 / perms.length)
+      }
+      const prefix = new RandomPrefix(n, seededRng(`split/${w.join(',')}`))
+      const wf = Float64Array.from(w)
+      const total = w.reduce((a, b) => a + b, 0)
+      const label = new Uint8Array(n)
+      const seen = new Map<number, number>()
+      for (let t = 0; t < draws; t++) {
+        const T = prefix.split(wf, total, label)
+        let m = 0
+        let size = 0
+        for (let i = 0; i < n; i++) {
+          if (label[i] < T) {
+            m += 2 ** i
+            size++
+          }
+        }
+        expect(size).toBeGreaterThanOrEqual(1)
+        expect(size).toBeLessThanOrEqual(n - 1)
+        seen.set(m, (seen.get(m) ?? 0) + 1)
+      }
+      const { stat, df } = chiSquare(seen, exact, draws)
+      expect(stat, `weights ${w.join(',')}`).toBeLessThan(chiSquareQuantile(df, ALPHA))
+    }
+  })
+
+  it('gives two non-empty sides on large and degenerate posteriors', () => {
+    const n = 5000
+    const prefix = new RandomPrefix(n, seededRng('sides'))
+    const label = new Uint8Array(n)
+    for (const heavy of [0, 1, 0.5, 1e300]) {
+      const w = new Float64Array(n).fill(heavy === 0 ? 0 : 1e-300)
+      w[17] = heavy === 0 ? 1 : heavy
+      const total = w.reduce((a, b) => a + b, 0)
+      for (let t = 0; t < 50; t++) {
+        const T = prefix.split(w, total, label)
+        let size = 0
+        for (let i = 0; i < n; i++) if (label[i] < T) size++
+        expect(size).toBeGreaterThanOrEqual(1)
+        expect(size).toBeLessThanOrEqual(n - 1)
+      }
+    }
+  })
+})
+
+describe('posterior updates', () => {
+  it('updateSplit equals the general update (same posterior), including across refreshes', () => {
+    const n = 300
+    const rng = seededRng('upd')
+    const a = new LogPosterior(n)
+    const b = new LogPosterior(n)
+    const label = new Uint8Array(n)
+    const mask = new Uint8Array(n)
+    for (let t = 0; t < 400; t++) {
+      const T = 1 + Math.floor(rng.next() * 8)
+      for (let i = 0; i < n; i++) {
+        label[i] = Math.floor(rng.next() * 10)
+        mask[i] = label[i] < T ? 1 : 0
+      }
+      // mostly small increments, sometimes tens of nats (forces the exp refresh below 2^-64)
+      const scale = rng.next() < 0.1 ? 60 : 2
+      const inQ = (rng.next() - 0.5) * scale
+      const outQ = (rng.next() - 0.5) * scale
+      a.update(mask, inQ, outQ)
+      b.updateSplit(label, T, inQ - outQ)
+      expect(b.maxProbability()).toBeCloseTo(a.maxProbability(), 9)
+    }
+    const fa = a.toArray()
+    const fb = b.toArray()
+    const la = a.logF
+    const lb = b.logF
+    const shift = lb[0] - la[0]
+    for (let i = 0; i < n; i++) {
+      expect(Math.abs(fb[i] - fa[i])).toBeLessThanOrEqual(1e-9 * Math.max(fa[i], 1e-300) + 1e-300)
+      expect(lb[i] - shift).toBeCloseTo(la[i], 6)
+    }
+    expect(b.logOddsMax()).toBeCloseTo(a.logOddsMax(), 6)
+  })
+
+  it('top-|S| orders tied individuals uniformly at random', () => {
+    const draws = 30_000
+    const prefix = new RandomPrefix(6, seededRng('ties'))
+    const randomInt = (m: number) => prefix.uniformInt(m)
+    // (a) logF = [0, -1, -1, -1, -1, -2]: index 0 first, then an ordered pair of the four tied ones (12 pairs).
+    const p = new LogPosterior(6)
+    p.update(Uint8Array.from([1, 0, 0, 0, 0, 0]), 1, 0)
+    p.update(Uint8Array.from([0, 0, 0, 0, 0, 1]), -1, 0)
+    const seenA = new Map<number, number>()
+    for (let t = 0; t < draws; t++) {
+      const top = p.topRandomTies(3, randomInt)
+      expect(top[0]).toBe(0)
+      const key = top[1] * 10 + top[2]
+      seenA.set(key, (seenA.get(key) ?? 0) + 1)
+    }
+    const exactA = new Map<number, number>()
+    for (const x of [1, 2, 3, 4]) for (const y of [1, 2, 3, 4]) if (x !== y) exactA.set(x * 10 + y, 1 / 12)
+    const a = chiSquare(seenA, exactA, draws)
+    expect(a.stat).toBeLessThan(chiSquareQuantile(a.df, ALPHA))
+    // (b) all six tied: the top 2 is a uniformly drawn ordered pair (30 pairs).
+    const q = new LogPosterior(6)
+    const seenB = new Map<number, number>()
+    for (let t = 0; t < draws; t++) {
+      const top = q.topRandomTies(2, randomInt)
+      const key = top[0] * 10 + top[1]
+      seenB.set(key, (seenB.get(key) ?? 0) + 1)
+    }
+    const exactB = new Map<number, number>()
+    for (let x = 0; x < 6; x++) for (let y = 0; y < 6; y++) if (x !== y) exactB.set(x * 10 + y, 1 / 30)
+    const b = chiSquare(seenB, exactB, draws)
+    expect(b.stat).toBeLessThan(chiSquareQuantile(b.df, ALPHA))
+  })
+})
+
+describe('exact uniform integers', () => {
+  it('uniformInt(m) is uniform on [0, m) (chi-square), including a range where skipping the rejection would bias it', () => {
+    // m = 3 * 2^24: without Lemire's rejection, values = 0 (mod 3) would get two of the 2^26 blocks and the others one,
+    // i.e. residues mod 3 with probabilities 1/2, 1/4, 1/4; binned by residue that bias is gross. The other cases bin
+    // by range.
+    const cases: Array<[number, number, (x: number) => number, number]> = [
+      [3, 60_000, (x) => x, 3],
+      [1000, 200_000, (x) => Math.floor(x / 20), 50],
+      [3 * 2 ** 24, 60_000, (x) => x % 3, 3]
+    ]
+    for (const [m, draws, bin, bins] of cases) {
+      const prefix = new RandomPrefix(2, seededRng(`int/${m}`))
+      const counts = new Map<number, number>()
+      for (let t = 0; t < draws; t++) {
+        const x = prefix.uniformInt(m)
+        expect(Number.isInteger(x) && x >= 0 && x < m).toBe(true)
+        counts.set(bin(x), (counts.get(bin(x)) ?? 0) + 1)
+      }
+      // every case has m divisible by the number of bins, so the bins are equally likely
+      const exact = new Map<number, number>()
+      for (let k = 0; k < bins; k++) exact.set(k, 1 / bins)
+      const c = chiSquare(counts, exact, draws)
+      expect(c.stat, `m = ${m}`).toBeLessThan(chiSquareQuantile(c.df, ALPHA))
+    }
+  })
+})
