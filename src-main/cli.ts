@@ -100,7 +100,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   } catch (e) {
     if (isUserError(e)) {
       io.stderr.write(`${PROG}: ${e.message.split('\n')[0]}\n`)
-      return 2
+      // A release charged but not answered wrote its charge: not "bad input, nothing written".
+      return e.code === 'release-failed' ? 1 : 2
     }
     const msg = e instanceof Error ? e.message : String(e)
     io.stderr.write(`${PROG}: unexpected failure: ${msg.split('\n')[0]}\n`)
