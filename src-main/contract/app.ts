@@ -59,6 +59,11 @@ export interface AppMethods {
    * Headless: fails with code "use-upload": the browser must upload the file instead (`/api/upload`).
    */
   'app/choose-file': { req: ChooseFileRequest; res: { path: string | null } }
+  /**
+   * Sets the number of worker threads now (only while no job runs) and remembers it in the workspace for the next start
+   * (a `--workers N` given at start still wins for that session).
+   */
+  'app/set-workers': { req: { workers: number }; res: PoolStatus }
 }
 
 export const appMethodNames: Record<keyof AppMethods, true> = {
@@ -67,5 +72,6 @@ export const appMethodNames: Record<keyof AppMethods, true> = {
   'jobs/get': true,
   'jobs/cancel': true,
   'diagnostics/self-check': true,
-  'app/choose-file': true
+  'app/choose-file': true,
+  'app/set-workers': true
 }

@@ -32,4 +32,6 @@ export interface ServiceContext {
   events: EventHub
   /** Set by the Electron shell; when absent, reports use headless Chromium. */
   pdfPrinter?: PdfPrinter
+  /** Replaces the worker pool with one of this size (callers make sure no job is running). */
+  resizePool?: (size: number) => Promise<void>
 }

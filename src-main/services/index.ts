@@ -14,6 +14,7 @@ import { EventHub } from './events'
 import type { Handlers, PdfPrinter, ServiceContext } from './handler-types'
 import { JobRegistry } from './jobs/job-registry'
 import { WorkerPool, defaultPoolSize } from './pool/worker-pool'
+import { loadWorkerSetting } from './app/worker-setting'
 import { projectRoot, resolveWorkerScript } from './pool/worker-script'
 import { defaultDatabasePath, openStore } from './store/store'
 
@@ -42,13 +43,18 @@ export function createServices(options: ServicesOptions): Services {
   const script = resolveWorkerScript({ ...process.env, ...options.workerEnv })
   let pool: WorkerPool
   try {
-    pool = new WorkerPool(script, options.poolSize ?? defaultPoolSize())
+    pool = new WorkerPool(script, options.poolSize ?? loadWorkerSetting(store) ?? defaultPoolSize())
   } catch (e) {
     store.close()
     throw e
   }
   const jobs = new JobRegistry(events)
   const context: ServiceContext = { mode: options.mode, store, pool, jobs, events, pdfPrinter: options.pdfPrinter }
+  context.resizePool = async (size) => {
+    const old = context.pool
+    context.pool = new WorkerPool(script, size)
+    await old.shutdown()
+  }
   const handlers: Handlers = {
     ...appHandlers(context),
     ...datasetsHandlers(context),
@@ -79,7 +85,7 @@ export function createServices(options: ServicesOptions): Services {
     dispatch,
     async close() {
       jobs.cancelAll()
-      await pool.shutdown()
+      await context.pool.shutdown()
       store.close()
     }
   }

@@ -61,6 +61,21 @@ describe('app shell in headless mode', () => {
     await again.getByTestId('self-check-result').waitFor()
   })
 
+  it('Settings changes the worker count; the status panel follows', async () => {
+    const page = await newPage(browser)
+    await shell.open(page, app.url)
+    await shell.goTo(page, 'Settings')
+    await page.getByLabel('Worker threads').fill('1')
+    await page.getByTestId('settings-workers-apply').click()
+    expect(await page.getByTestId('settings-workers-message').innerText()).toMatch(/^Now 1 worker; remembered for the next start\./)
+    await page.getByTestId('settings-workers').filter({ hasText: /^1$/ }).waitFor()
+    await page.getByRole('region', { name: 'Status' }).getByTestId('status-pool').filter({ hasText: /^1 worker, / }).waitFor({ timeout: 10_000 })
+    // Out of range: the form itself refuses it (the service would too: see the services integration test).
+    await page.getByLabel('Worker threads').fill('0')
+    expect(await page.getByLabel('Worker threads').evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false)
+    await screenshot(page, 'settings-workers')
+  })
+
   it('without the token the UI says how to get in and the API refuses', async () => {
     const page = await newPage(browser)
     await page.goto(`${app.origin}/`)

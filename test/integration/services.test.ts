@@ -52,6 +52,26 @@ describe('services: engine work on two workers, progress, store', () => {
     expect(await services.call('jobs/cancel', { jobId })).toEqual({ cancelled: false })
   })
 
+  it('changes the worker count when idle, refuses while a job runs, and remembers it for the next start', async () => {
+    const { jobId } = await services.call('diagnostics/self-check', { batches: 200, samplesPerBatch: 1_000_000 })
+    await expect(services.call('app/set-workers', { workers: 1 })).rejects.toThrow(/A job is running/)
+    await services.call('jobs/cancel', { jobId })
+    await services.context.jobs.settled(jobId)
+    await expect(services.call('app/set-workers', { workers: 0 })).rejects.toThrow(/whole number from 1 to 32/)
+    expect(await services.call('app/set-workers', { workers: 1 })).toMatchObject({ size: 1, busy: 0 })
+    const { jobId: again } = await services.call('diagnostics/self-check', { batches: 2, samplesPerBatch: 1000 })
+    const done = await services.context.jobs.settled(again)
+    expect(done?.state).toBe('done')
+    expect((done!.result as SelfCheckResult).workersUsed).toBe(1)
+    // A fresh start on the same workspace (no explicit size) uses the remembered count.
+    await services.close()
+    services = createServices({ mode: 'headless', dbPath: ws.db })
+    expect(services.context.pool.size).toBe(1)
+    await services.close()
+    services = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 2 })
+    expect(services.context.pool.size).toBe(2)
+  })
+
   it('answers bad requests with one clear sentence through dispatch', async () => {
     expect(await services.dispatch('diagnostics/self-check', { batches: 0 })).toEqual({
       ok: false,

@@ -3,6 +3,7 @@ import { UserError } from '../errors'
 import type { HandlerMap, ServiceContext } from '../handler-types'
 import { LATEST_SCHEMA_VERSION } from '../store/migrations'
 import { lastSelfCheck, runSelfCheck, validateSelfCheck } from './self-check'
+import { MAX_WORKERS, saveWorkerSetting } from './worker-setting'
 
 export const APP_VERSION = '0.1.0'
 
@@ -28,6 +29,18 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
       const valid = validateSelfCheck(req ?? {})
       const job = ctx.jobs.start('self-check', 'Sampler self-check', 'samples', (jc) => runSelfCheck(ctx.store, ctx.pool, valid, jc))
       return { jobId: job.jobId }
+    },
+    'app/set-workers': async ({ workers }) => {
+      if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+        throw new UserError(`The worker count must be a whole number from 1 to ${MAX_WORKERS} (got ${String(workers)})`)
+      }
+      if (ctx.jobs.list().some((j) => j.state === 'running')) {
+        throw new UserError('A job is running: wait for it to finish, or cancel it, before changing the worker count', 'busy')
+      }
+      if (!ctx.resizePool) throw new UserError('The worker count cannot be changed here', 'unsupported')
+      await ctx.resizePool(workers)
+      saveWorkerSetting(ctx.store, workers)
+      return ctx.pool.status()
     },
     // The desktop shell answers this one itself (native dialog, src-main/electron/main.ts); reaching the services means
     // there is no dialog to show.

@@ -1,8 +1,63 @@
-import { useState } from 'react'
+import { type FormEvent, useState } from 'react'
 import { useClient, useJob, useQuery } from '../api/hooks'
 import { ProgressBar } from '../components/ProgressBar'
 import type { SelfCheckResult } from '../../../src-main/contract'
 import type { ScreenProps } from '.'
+
+function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => void }) {
+  const client = useClient()
+  const [value, setValue] = useState('')
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null)
+  const [busy, setBusy] = useState(false)
+  const apply = async (e: FormEvent) => {
+    e.preventDefault()
+    setMessage(null)
+    setBusy(true)
+    try {
+      const pool = await client.call('app/set-workers', { workers: Number(value) })
+      setMessage({ ok: true, text: `Now ${pool.size} ${pool.size === 1 ? 'worker' : 'workers'}; remembered for the next start.` })
+      setValue('')
+      props.onChanged()
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message })
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <section className="panel">
+      <h2>Worker pool</h2>
+      <p>
+        Simulations and sweeps run on <strong data-testid="settings-workers">{props.size ?? '…'}</strong>{' '}
+        {props.size === 1 ? 'worker thread' : 'worker threads'} (default: processor cores minus one). A change applies at once when no job is running, and is remembered in this workspace; <code>--workers N</code> at start
+        overrides it for that session.
+      </p>
+      <form className="inline-form" onSubmit={apply}>
+        <label>
+          Worker threads
+          <input
+            type="number"
+            min={1}
+            max={32}
+            step={1}
+            value={value}
+            placeholder={props.size !== undefined ? String(props.size) : ''}
+            onChange={(e) => setValue(e.target.value)}
+            data-testid="settings-workers-input"
+          />
+        </label>
+        <button type="submit" disabled={busy || value === ''} data-testid="settings-workers-apply">
+          Apply
+        </button>
+      </form>
+      {message && (
+        <p className={message.ok ? 'ok' : 'error'} data-testid="settings-workers-message">
+          {message.text}
+        </p>
+      )}
+    </section>
+  )
+}
 
 export function SettingsScreen(_props: ScreenProps) {
   const client = useClient()
@@ -37,13 +92,7 @@ export function SettingsScreen(_props: ScreenProps) {
           <code>QUIET_ALARM_DB</code>.
         </p>
       </section>
-      <section className="panel">
-        <h2>Worker pool</h2>
-        <p>
-          Simulations and sweeps run on <strong>{status.data?.pool.size ?? '…'}</strong> worker threads (default: processor cores minus one). Start
-          with <code>--workers N</code> to change it.
-        </p>
-      </section>
+      <WorkerPoolPanel size={status.data?.pool.size} onChanged={status.reload} />
       <section className="panel">
         <h2>Sampler self-check</h2>
         <p>
