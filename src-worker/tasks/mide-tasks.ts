@@ -5,23 +5,17 @@
  * Denied trials (eps needed > eps_max) count in `denied` and leave every other metric undefined (NaN), as in
  * `aggregateThresholdTrials`.
  */
-import { type ThresholdMechanism, runThresholdTrials } from '../engine/mide'
+import { type ThresholdMechanism, type ThresholdParams, runThresholdTrials } from '../engine/mide'
 import { crashIfAsked, lowerThreadPriority, type TrialBatchResult } from './search-tasks'
 import type { TaskContext } from './types'
 
-export interface ThresholdTrialBatch {
+export interface ThresholdTrialBatch extends ThresholdParams {
   cellSeed: string
   firstTrial: number
   count: number
   counts: Float64Array
   thresholds: Float64Array
   mechanism: ThresholdMechanism
-  alpha: number
-  beta: number
-  epsMax: number
-  eps1: number
-  steps: number
-  fineSteps: number
   crash?: boolean
 }
 

@@ -7,10 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumPath } from '../../src-main/services/reports/chromium-printer'
 
 export const ROOT = resolve(__dirname, '..', '..')
 export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots')
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const CHROMIUM = chromiumPath()
 
 export interface RunningApp {
   url: string
@@ -68,16 +69,7 @@ export async function startApp(extraArgs: string[] = []): Promise<RunningApp> {
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync'
-    ]
+    args: CHROMIUM_ARGS
   })
 }
 

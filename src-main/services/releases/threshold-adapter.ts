@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3'
 import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import { type Rng, assertSecure } from '../../../src-worker/engine/random'
 import { runThresholdMechanism } from '../../../src-worker/engine/mide/run'
+import type { ThresholdParams } from '../../../src-worker/engine/mide/params'
 import { evaluateThresholdQuery } from '../datasets/threshold-evaluation'
 
 export interface ThresholdEvaluation {
@@ -25,14 +26,6 @@ export interface ThresholdEvaluation {
   thresholdText: string
 }
 
-export interface ThresholdMechanismParams {
-  alpha: number
-  beta: number
-  epsMax: number
-  eps1: number
-  steps: number
-  fineSteps: number
-}
 
 export interface ThresholdRun {
   /** 1 = flagged (decided positive or still undecided at the end). */
@@ -84,7 +77,7 @@ export function runThreshold(
   mechanism: 'tslm' | 'ppwlm' | 'dppwlm',
   counts: Float64Array,
   thresholds: Float64Array,
-  params: ThresholdMechanismParams,
+  params: ThresholdParams,
   rng: Rng
 ): ThresholdRun {
   assertSecure(rng)

@@ -3,6 +3,10 @@
  * 002), so that ledger and release tests do not depend on the CSV import.
  */
 import type Database from 'better-sqlite3'
+import { openStore, type Store } from '../../../src-main/services/store/store'
+import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
+import type { ServiceContext } from '../../../src-main/services/handler-types'
+import { tempWorkspace } from '../helpers'
 import type { QueryDefinition } from '../../../src-main/contract/datasets'
 
 export interface CraftedColumn {
@@ -39,3 +43,20 @@ export function saveQuery(db: Database.Database, datasetId: number, name: string
 
 /** Distinctive numbers: nothing else in an output is likely to contain them by accident. */
 export const DISTINCTIVE = [7919, 104729, 1299709, 15485863, 86028121, 179424673]
+
+/** A fresh workspace, its store and the ledger area's handlers (each test file's beforeEach). */
+export function openLedgerWorkspace(prefix: string): { ws: ReturnType<typeof tempWorkspace>; store: Store; h: ReturnType<typeof ledgerHandlers> } {
+  const ws = tempWorkspace(prefix)
+  const store = openStore(ws.db)
+  return { ws, store, h: ledgerHandlers({ store } as unknown as ServiceContext) }
+}
+
+/** Close the store (a test may have closed it already) and remove the workspace (each test file's afterEach). */
+export function closeLedgerWorkspace(store: Store, ws: ReturnType<typeof tempWorkspace>): void {
+  try {
+    store.close()
+  } catch {
+    /* closed */
+  }
+  ws.cleanup()
+}

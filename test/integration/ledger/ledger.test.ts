@@ -12,7 +12,7 @@ import { deleteDataset, lookupDataset, resolveDataset } from '../../../src-main/
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { findDataset } from '../../../src-main/services/reports/report-data'
 import { tempWorkspace } from '../helpers'
-import { craftDataset, saveQuery } from './fixtures'
+import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -52,18 +52,9 @@ function audit(kind: string) {
 }
 
 beforeEach(() => {
-  ws = tempWorkspace('qa-ledger-')
-  store = openStore(ws.db)
-  h = ledgerHandlers({ store } as unknown as ServiceContext)
+  ;({ ws, store, h } = openLedgerWorkspace('qa-ledger-'))
 })
-afterEach(() => {
-  try {
-    store.close()
-  } catch {
-    /* closed */
-  }
-  ws.cleanup()
-})
+afterEach(() => closeLedgerWorkspace(store, ws))
 
 describe('ledger storage', () => {
   it('refuses UPDATE and DELETE of entries and cell charges', async () => {

@@ -1,32 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { main } from '../../../src-main/cli'
-import { openStore, type Store } from '../../../src-main/services/store/store'
+import type { Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
-import type { ServiceContext } from '../../../src-main/services/handler-types'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { executePrepared, runRelease } from '../../../src-main/services/releases/release-service'
 import { SecureRandom, seededRng } from '../../../src-worker/engine/random'
 import { tempWorkspace } from '../helpers'
 import { saveQuery as saveValidatedQuery } from '../../../src-main/services/datasets/query-store'
-import { DISTINCTIVE, craftDataset, saveQuery } from './fixtures'
+import { DISTINCTIVE, craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
 let h: ReturnType<typeof ledgerHandlers>
 
 beforeEach(() => {
-  ws = tempWorkspace('qa-release-')
-  store = openStore(ws.db)
-  h = ledgerHandlers({ store } as unknown as ServiceContext)
+  ;({ ws, store, h } = openLedgerWorkspace('qa-release-'))
 })
-afterEach(() => {
-  try {
-    store.close()
-  } catch {
-    /* closed */
-  }
-  ws.cleanup()
-})
+afterEach(() => closeLedgerWorkspace(store, ws))
 
 /**
  * Crafted data whose true values are distinctive numbers: the queried tuple ('X', 7919) occurs 7919 times (x_i and its

@@ -1,14 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
-import type { ServiceContext } from '../../../src-main/services/handler-types'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { executePrepared } from '../../../src-main/services/releases/release-service'
 import { seededRng } from '../../../src-worker/engine/random'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { main } from '../../../src-main/cli'
 import { tempWorkspace } from '../helpers'
-import { craftDataset, saveQuery } from './fixtures'
+import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -18,18 +17,9 @@ let h: ReturnType<typeof ledgerHandlers>
 const COUNTS: Record<string, number> = { R1: 7919, R2: 8191, R3: 6151, R4: 3571 }
 
 beforeEach(() => {
-  ws = tempWorkspace('qa-thr-')
-  store = openStore(ws.db)
-  h = ledgerHandlers({ store } as unknown as ServiceContext)
+  ;({ ws, store, h } = openLedgerWorkspace('qa-thr-'))
 })
-afterEach(() => {
-  try {
-    store.close()
-  } catch {
-    /* closed */
-  }
-  ws.cleanup()
-})
+afterEach(() => closeLedgerWorkspace(store, ws))
 
 function setup() {
   const rows: Array<[string, string]> = []
