@@ -13,6 +13,8 @@ import seedrandom from 'seedrandom'
 /** A source of uniform doubles in [0, 1). */
 export interface Rng {
   next(): number
+  /** Fill the first `count` (default: all) entries of `out` with uniform random 32-bit words, in one batch. */
+  fillWords(out: Int32Array, count?: number): void
   /** 'seeded' for simulations, 'secure' for releases. */
   readonly kind: 'seeded' | 'secure'
 }
@@ -26,6 +28,11 @@ class SeededRng implements Rng {
   next(): number {
     // double(): 53 bits of randomness in [0, 1).
     return this.prng.double()
+  }
+  fillWords(out: Int32Array, count = out.length): void {
+    // int32(): one step of the generator, 32 random bits.
+    const prng = this.prng
+    for (let k = 0; k < count; k++) out[k] = prng.int32()
   }
 }
 
@@ -68,6 +75,11 @@ export class SecureRandom implements Rng {
       this.pos = 0
     }
     return this.words[this.pos++]
+  }
+
+  fillWords(out: Int32Array, count = out.length): void {
+    // Straight from the CSPRNG (at most 65,536 bytes per call).
+    for (let k = 0; k < count; k += 16384) globalThis.crypto.getRandomValues(out.subarray(k, Math.min(count, k + 16384)))
   }
 
   next(): number {

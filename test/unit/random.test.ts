@@ -49,6 +49,28 @@ describe('random', () => {
     expect(xs.some((u) => (u * 2 ** 53) % 2 ** 21 !== 0)).toBe(true)
   })
 
+  it('fillWords: seeded words are reproducible and fill only the requested count; every bit is fair (binomial bound)', () => {
+    const a = new Int32Array(10), b = new Int32Array(10)
+    seededRng('w').fillWords(a, 6)
+    seededRng('w').fillWords(b, 6)
+    expect(Array.from(a)).toEqual(Array.from(b))
+    expect(Array.from(a.subarray(6))).toEqual([0, 0, 0, 0])
+    // Each of the 32 bit positions over 20,000 words: |ones - n/2| below the normal bound at alpha = 1e-4 / 64 per
+    // position and generator (z = 4.8; Bonferroni over 32 positions x 2 generators). The secure one is not seeded, so
+    // its check could fail by chance with probability below 1e-4 overall.
+    const n = 20_000
+    for (const rng of [seededRng('bits'), SecureRandom.create()]) {
+      const words = new Int32Array(n + 5).fill(7)
+      rng.fillWords(words, n)
+      expect(Array.from(words.subarray(n))).toEqual([7, 7, 7, 7, 7])
+      for (let bit = 0; bit < 32; bit++) {
+        let ones = 0
+        for (let k = 0; k < n; k++) ones += (words[k] >>> bit) & 1
+        expect(Math.abs(ones - n / 2), `${rng.kind} bit ${bit}`).toBeLessThan(4.8 * Math.sqrt(n / 4))
+      }
+    }
+  })
+
   it('permutation is a permutation', () => {
     const p = permutation(seededRng(7), 1000)
     expect(new Set(p).size).toBe(1000)

@@ -15,6 +15,8 @@
  *   drift). Weights only shrink, so nothing overflows; the full exp refresh runs only when the largest weight drops
  *   below 2^-64.
  */
+import { type PartLabeller, PARTS, PARTS_PER_WORD } from './random-prefix'
+
 const REFRESH_BELOW = 2 ** -64
 
 export class LogPosterior {
@@ -27,9 +29,12 @@ export class LogPosterior {
   maxWeight = 0
   /** sum of the weights except one largest, computed on demand (NaN: not yet computed for the current posterior) */
   private others = NaN
-  /** per-round factors and shifts, indexed by the mask value (0 = complement, 1 = Q) */
-  private readonly factor = new Float64Array(2)
-  private readonly shift = new Float64Array(2)
+  /**
+   * One round's small numbers in one array (each typed array a hot loop touches costs it a map and bounds check per
+   * access in V8): [factor for the complement, factor for Q, shift for the complement, shift for Q, then the eight parts'
+   * masses when relabelling].
+   */
+  private readonly round = new Float64Array(4 + PARTS)
 
   constructor(size: number) {
     if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`the posterior needs at least one individual (got ${size})`)
@@ -96,30 +101,62 @@ export class LogPosterior {
   /**
    * The Bayes update of one search round: Q = {i : label[i] < threshold} (labels and threshold below 2^31), `delta` =
    * (increment for Q) - (increment for the complement). Equivalent to `update` up to the common constant.
+   *
+   * With `relabel` (the next round's median split, random-prefix.ts), the same pass also draws the next round's first
+   * level: it overwrites each label with a fresh part 1..8 (three bits of a random word each) and sums the parts'
+   * masses under the updated weights into `relabel.partMass`, so the next split can start at `splitLabelled`.
    */
-  updateSplit(label: Uint8Array, threshold: number, delta: number): void {
+  updateSplit(label: Uint8Array, threshold: number, delta: number, relabel?: PartLabeller): void {
     const n = this.size
     const l = this.logF
     const w = this.weight
-    const f = this.factor
-    const s = this.shift
+    const r = this.round
     const loser = delta >= 0 ? 0 : 1
-    f[loser] = Math.exp(-Math.abs(delta))
-    s[loser] = -Math.abs(delta)
-    f[1 - loser] = 1
-    s[1 - loser] = 0
+    r[loser] = Math.exp(-Math.abs(delta))
+    r[1 - loser] = 1
+    r[2 + loser] = -Math.abs(delta)
+    r[3 - loser] = 0
     let total = 0
-    let wMax = -1
-    for (let i = 0; i < n; i++) {
-      const side = (label[i] - threshold) >>> 31 // 1 iff in Q, without a branch
-      const v = w[i] * f[side]
-      w[i] = v
-      l[i] += s[side]
-      total += v
-      if (v > wMax) wMax = v
+    let wMax = -Infinity // a double from the start, so the loop keeps it unboxed
+    if (relabel === undefined) {
+      for (let i = 0; i < n; i++) {
+        const side = (label[i] - threshold) >>> 31 // 1 iff in Q, without a branch
+        const v = w[i] * r[side]
+        w[i] = v
+        l[i] += r[2 + side]
+        total += v
+        if (v > wMax) wMax = v
+      }
+    } else {
+      r.fill(0, 4)
+      const words = relabel.freshWords(Math.ceil(n / PARTS_PER_WORD))
+      // Ten individuals per random word, in an inner loop that keeps the word in a register.
+      for (let i = 0, pos = 0; i < n; ) {
+        let word = words[pos++] | 0
+        const end = Math.min(n, i + PARTS_PER_WORD)
+        for (; i < end; i++) {
+          const side = (label[i] - threshold) >>> 31
+          const v = w[i] * r[side]
+          w[i] = v
+          l[i] += r[2 + side]
+          total += v
+          if (v > wMax) wMax = v
+          const g = word & 7
+          word >>= 3
+          label[i] = g + 1
+          r[4 + g] += v
+        }
+      }
+      relabel.partMass.set(r.subarray(4))
     }
     if (!(wMax >= REFRESH_BELOW)) {
       this.refresh()
+      if (relabel !== undefined) {
+        // The weights were recomputed: the parts' masses follow them.
+        const mass = relabel.partMass
+        mass.fill(0)
+        for (let i = 0; i < n; i++) mass[label[i] - 1] += w[i]
+      }
       return
     }
     this.total = total

@@ -95,10 +95,11 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   const needLogOdds = halting.logInvDelta !== undefined
   let queries = 0
   let haltedBy: HaltReason | null
+  prefix.labelParts(post.weight, label)
   for (;;) {
     haltedBy = haltReason(halting, post.maxProbability(), needLogOdds ? post.logOddsMax() : 0, queries)
     if (haltedBy !== null) break
-    const T = prefix.split(post.weight, post.total, label)
+    const T = prefix.splitLabelled(post.weight, post.total, label)
     // H(Q) and H(Q complement): the first of the highest scores on each side (ties between sides give equal values).
     let maxIn = NaN
     let maxOut = NaN
@@ -112,7 +113,7 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
     if (Number.isNaN(maxIn)) maxIn = maxOnSide(scores, label, T, true)
     if (Number.isNaN(maxOut)) maxOut = maxOnSide(scores, label, T, false)
     const u = askOracle(oracle, maxIn, maxOut, rng)
-    post.updateSplit(label, T, u.inQ - u.outQ)
+    post.updateSplit(label, T, u.inQ - u.outQ, prefix)
     queries++
   }
   // Ties are broken uniformly at random, so tied individuals are not ordered by index.

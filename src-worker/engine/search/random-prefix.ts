@@ -9,31 +9,48 @@
  * bits into parts in key order. The first part whose cumulative mass, added to `before`, reaches half holds the individual
  * that crosses half: the parts before it precede that individual (all in Q, added to `before`), the parts after it follow
  * it (complement), and the search continues among its members. A single candidate is the crossing individual; the rule
- * decides whether it joins Q. Three bits per level (eight parts): a round visits about 8N/7 candidates and uses about N/14
- * generator calls (two 24-bit words per call). The first level is a sequential pass that writes each individual's part as
- * a label, so most of Q is defined by a threshold on the labels rather than marked, and no individual is moved.
+ * decides whether it joins Q. Three bits per level (eight parts), ten parts per 32-bit random word: a round visits about
+ * 8N/7 candidates and uses about N/9 words. The first level is a sequential pass that writes each individual's part as a
+ * label, so most of Q is defined by a threshold on the labels rather than marked, and no individual is moved; the search
+ * does that pass inside the posterior update of the round before (`LogPosterior.updateSplit` with this as its
+ * `PartLabeller`), so a round reads the individuals twice, not three times.
  * This is exactly the distribution of walking a fresh uniform permutation (checked against enumeration in the tests).
  *
- * Uniform integers (for tie-breaking) are exact: Lemire's multiply-and-reject on 26-bit blocks of the generator's 53-bit
- * doubles. Blocks are cut in batches into a typed buffer by a separate tight loop, so the hot loop does not call the
- * generator. (The buffer draws ahead: the generator's stream is shared with the oracle's noise in a different
- * interleaving than one-at-a-time drawing, which changes seeded outputs but no distribution: every double is used once.)
+ * The random words come in batches (`Rng.fillWords`: the CSPRNG's own buffer for releases, the seeded generator's 32-bit
+ * steps for simulations), so the hot loops do not call the generator. Uniform integers (for tie-breaking) are exact:
+ * Lemire's multiply-and-reject on 26-bit blocks (the top 26 bits of a word). (The buffer draws ahead: the generator's
+ * stream is shared with the oracle's noise in another interleaving than one-at-a-time drawing, which changes seeded
+ * outputs but no distribution: every word is used once.)
  */
 import type { Rng } from '../random'
 
 const TWO_26 = 67108864
 const INV_TWO_26 = 1 / TWO_26
-/** generator calls per refill of a buffer */
-const BATCH = 128
-const BUFFER = 2 * BATCH
+/** random words per refill of the small buffer for uniform integers */
+const TIE_WORDS = 64
+/** three-bit parts taken from one 32-bit word */
+export const PARTS_PER_WORD = 10
+
+/** The next round's first-level split, drawn during an update (implemented by RandomPrefix). */
+export interface PartLabeller {
+  /** a buffer whose first `count` words are fresh uniform random 32-bit words, drawn in one batch */
+  freshWords(count: number): Int32Array
+  /** the eight parts' masses, written by the update */
+  readonly partMass: Float64Array
+}
+
 /** parts per level of the split (three key bits per candidate and level) */
-const WAYS = 8
+export const PARTS = 8
+const WAYS = PARTS
 /** label of an individual taken out of a full Q (above every threshold) */
 const OUT = WAYS + 1
 
-export class RandomPrefix {
-  private readonly b26 = new Int32Array(BUFFER)
-  private p26 = BUFFER
+export class RandomPrefix implements PartLabeller {
+  /** random words for the parts, drawn in one batch per pass (a hot loop must not call out: it would lose its registers) */
+  private readonly keyWords: Int32Array
+  /** random words for uniform integers; tieWords[tiePos..] are unused */
+  private readonly tieWords = new Int32Array(TIE_WORDS)
+  private tiePos = TIE_WORDS
   /** the candidates of the current level */
   private readonly cur: Int32Array
   /** the eight parts of a deeper level: part g holds parts[g * stride .. g * stride + count[g]) (grown on demand) */
@@ -44,24 +61,22 @@ export class RandomPrefix {
 
   constructor(readonly size: number, private readonly rng: Rng) {
     this.cur = new Int32Array(size)
+    this.keyWords = new Int32Array(Math.ceil(size / PARTS_PER_WORD))
   }
 
-  // u * 2^26 and the scaled remainder are exact: both generators return multiples of 2^-53.
-  private refill26(): void {
-    const b = this.b26
-    for (let i = 0; i < b.length; i += 2) {
-      const t = this.rng.next() * TWO_26
-      const x1 = Math.floor(t)
-      b[i] = x1
-      b[i + 1] = Math.floor((t - x1) * TWO_26)
-    }
-    this.p26 = 0
+  /** The key-word buffer with its first `count` (at most ceil(size / 10)) words freshly drawn. */
+  freshWords(count: number): Int32Array {
+    this.rng.fillWords(this.keyWords, count)
+    return this.keyWords
   }
 
   /** 26 uniform random bits (an integer in [0, 2^26)). */
   bits26(): number {
-    if (this.p26 === BUFFER) this.refill26()
-    return this.b26[this.p26++]
+    if (this.tiePos === TIE_WORDS) {
+      this.rng.fillWords(this.tieWords)
+      this.tiePos = 0
+    }
+    return this.tieWords[this.tiePos++] >>> 6
   }
 
   /**
@@ -91,26 +106,46 @@ export class RandomPrefix {
    * and the others keep T; `OUT` (9) marks an individual taken out of a full Q.
    */
   split(w: Float64Array, total: number, label: Uint8Array): number {
+    this.labelParts(w, label)
+    return this.splitLabelled(w, total, label)
+  }
+
+  /** The masses of the eight first-level parts (filled by `labelParts`, or by `LogPosterior.updateSplit` when relabelling). */
+  get partMass(): Float64Array {
+    return this.mass
+  }
+
+  /**
+   * The first level of a split on its own: a fresh part 1..8 per individual in index order, and the parts' masses
+   * (`partMass`). `LogPosterior.updateSplit` can do the same inside its update pass (see there), saving a pass per round.
+   */
+  labelParts(w: Float64Array, label: Uint8Array): void {
+    const n = this.size
+    const mass = this.mass
+    const words = this.freshWords(Math.ceil(n / PARTS_PER_WORD))
+    mass.fill(0)
+    for (let i = 0, pos = 0; i < n; ) {
+      let word = words[pos++] | 0
+      const end = Math.min(n, i + PARTS_PER_WORD)
+      for (; i < end; i++) {
+        const g = word & 7
+        word >>= 3
+        label[i] = g + 1
+        mass[g] += w[i]
+      }
+    }
+  }
+
+
+  /**
+   * The rest of the split, after the first level: `label` holds a fresh part 1..8 per individual (drawn from this
+   * generator) and `partMass` the parts' masses under `w`. Returns T as `split` does.
+   */
+  splitLabelled(w: Float64Array, total: number, label: Uint8Array): number {
     const n = this.size
     const half = total / 2
     const count = this.count
     const mass = this.mass
-    let word = 0
-    let left = 0
-    // First level: everyone, in index order (sequential reads and label writes).
-    mass.fill(0)
-    for (let i = 0; i < n; i++) {
-      if (left === 0) {
-        if (this.p26 === BUFFER) this.refill26()
-        word = this.b26[this.p26++]
-        left = 8
-      }
-      const g = word & 7
-      word >>>= 3
-      left--
-      label[i] = g + 1
-      mass[g] += w[i]
-    }
     let g0 = 0
     let before = 0
     while (g0 < WAYS - 1 && before + mass[g0] < half) before += mass[g0++]
@@ -152,20 +187,19 @@ export class RandomPrefix {
       // Split the candidates by three fresh key bits each into eight parts, in key order (part 0 first).
       count.fill(0)
       mass.fill(0)
-      for (let r = 0; r < cnt; r++) {
-        if (left === 0) {
-          if (this.p26 === BUFFER) this.refill26()
-          word = this.b26[this.p26++]
-          left = 8
+      const words = this.freshWords(Math.ceil(cnt / PARTS_PER_WORD))
+      for (let r = 0, pos = 0; r < cnt; ) {
+        let word = words[pos++] | 0
+        const end = Math.min(cnt, r + PARTS_PER_WORD)
+        for (; r < end; r++) {
+          const g = word & 7
+          word >>= 3
+          const i = cur[r]
+          const c = count[g]
+          parts[g * stride + c] = i
+          count[g] = c + 1
+          mass[g] += w[i]
         }
-        const g = word & 7
-        word >>>= 3
-        left--
-        const i = cur[r]
-        const c = count[g]
-        parts[g * stride + c] = i
-        count[g] = c + 1
-        mass[g] += w[i]
       }
       // The part holding the crossing individual: the first whose cumulative mass reaches half (non-empty then, as
       // before < half); the parts before it join Q, the parts after it are the complement.

@@ -154,6 +154,34 @@ describe('posterior updates', () => {
     expect(b.logOddsMax()).toBeCloseTo(a.logOddsMax(), 6)
   })
 
+  it('updateSplit with relabelling draws the same next first level as labelParts would (same words), across refreshes', () => {
+    // Two identical searches' states: one relabels inside the update, the other updates and then calls labelParts. Both
+    // prefixes draw the same words in the same order, so labels and part masses must agree exactly (masses up to the
+    // order of summation).
+    const n = 1003
+    const a = new LogPosterior(n), b = new LogPosterior(n)
+    const pa = new RandomPrefix(n, seededRng('relabel')), pb = new RandomPrefix(n, seededRng('relabel'))
+    const la = new Uint8Array(n), lb = new Uint8Array(n)
+    const rng = seededRng('relabel-deltas')
+    pa.labelParts(a.weight, la)
+    pb.labelParts(b.weight, lb)
+    for (let t = 0; t < 300; t++) {
+      const Ta = pa.splitLabelled(a.weight, a.total, la)
+      const Tb = pb.splitLabelled(b.weight, b.total, lb)
+      expect(Ta).toBe(Tb)
+      expect(Array.from(la)).toEqual(Array.from(lb))
+      const delta = (rng.next() - 0.5) * (rng.next() < 0.1 ? 120 : 4) // sometimes far enough to force a refresh
+      a.updateSplit(la, Ta, delta, pa)
+      b.updateSplit(lb, Tb, delta)
+      pb.labelParts(b.weight, lb)
+      expect(Array.from(la)).toEqual(Array.from(lb))
+      for (let g = 0; g < 8; g++) {
+        expect(Math.abs(pa.partMass[g] - pb.partMass[g])).toBeLessThanOrEqual(1e-12 * b.total)
+      }
+      expect(a.maxProbability()).toBe(b.maxProbability())
+    }
+  })
+
   it('top-|S| orders tied individuals uniformly at random', () => {
     const draws = 30_000
     const prefix = new RandomPrefix(6, seededRng('ties'))
