@@ -15,7 +15,7 @@
  *   drift). Weights only shrink, so nothing overflows; the full exp refresh runs only when the largest weight drops
  *   below 2^-64.
  */
-import { type PartLabeller, PARTS, PARTS_PER_WORD } from './random-prefix'
+import { type NextParts, PARTS, PARTS_PER_WORD, partOf } from './random-prefix'
 
 const REFRESH_BELOW = 2 ** -64
 
@@ -31,8 +31,8 @@ export class LogPosterior {
   private others = NaN
   /**
    * One round's small numbers in one array (each typed array a hot loop touches costs it a map and bounds check per
-   * access in V8): [factor for the complement, factor for Q, shift for the complement, shift for Q, then the eight parts'
-   * masses when relabelling].
+   * access in V8): [factor for the complement, factor for Q, shift for the complement, shift for Q, then the next eight
+   * parts' masses].
    */
   private readonly round = new Float64Array(4 + PARTS)
 
@@ -99,14 +99,13 @@ export class LogPosterior {
   }
 
   /**
-   * The Bayes update of one search round: Q = {i : label[i] < threshold} (labels and threshold below 2^31), `delta` =
-   * (increment for Q) - (increment for the complement). Equivalent to `update` up to the common constant.
+   * The Bayes update of one search round: Q = {i : part(i) < threshold} (parts packed ten to a word, random-prefix.ts),
+   * `delta` = (increment for Q) - (increment for the complement). Equivalent to `update` up to the common constant.
    *
-   * With `relabel` (the next round's median split, random-prefix.ts), the same pass also draws the next round's first
-   * level: it overwrites each label with a fresh part 1..8 (three bits of a random word each) and sums the parts'
-   * masses under the updated weights into `relabel.partMass`, so the next split can start at `splitLabelled`.
+   * With `next` (the next round's fresh parts, random-prefix.ts), the same pass also sums the next round's part masses
+   * under the updated weights into `next.partMass`, so the next split can start at `splitLabelled`.
    */
-  updateSplit(label: Uint8Array, threshold: number, delta: number, relabel?: PartLabeller): void {
+  updateSplit(parts: Int32Array, threshold: number, delta: number, next?: NextParts): void {
     const n = this.size
     const l = this.logF
     const w = this.weight
@@ -118,44 +117,52 @@ export class LogPosterior {
     r[3 - loser] = 0
     let total = 0
     let wMax = -Infinity // a double from the start, so the loop keeps it unboxed
-    if (relabel === undefined) {
-      for (let i = 0; i < n; i++) {
-        const side = (label[i] - threshold) >>> 31 // 1 iff in Q, without a branch
-        const v = w[i] * r[side]
-        w[i] = v
-        l[i] += r[2 + side]
-        total += v
-        if (v > wMax) wMax = v
-      }
-    } else {
-      r.fill(0, 4)
-      const words = relabel.freshWords(Math.ceil(n / PARTS_PER_WORD))
-      // Ten individuals per random word, in an inner loop that keeps the word in a register.
-      for (let i = 0, pos = 0; i < n; ) {
-        let word = words[pos++] | 0
-        const end = Math.min(n, i + PARTS_PER_WORD)
+    // Imported bindings are read afresh at every use (live bindings): the hot loops use local copies.
+    const perWord = PARTS_PER_WORD
+    // Ten individuals per word, in an inner loop that keeps the words in registers.
+    if (next === undefined) {
+      for (let i = 0, k = 0; i < n; k++) {
+        let word = parts[k] | 0
+        const end = Math.min(n, i + perWord)
         for (; i < end; i++) {
-          const side = (label[i] - threshold) >>> 31
+          const side = ((word & 7) - threshold) >>> 31 // 1 iff in Q, without a branch
+          word >>= 3
           const v = w[i] * r[side]
           w[i] = v
           l[i] += r[2 + side]
           total += v
           if (v > wMax) wMax = v
-          const g = word & 7
-          word >>= 3
-          label[i] = g + 1
-          r[4 + g] += v
         }
       }
-      relabel.partMass.set(r.subarray(4))
+    } else {
+      r.fill(0, 4)
+      const fresh = next.parts
+      for (let i = 0, k = 0; i < n; k++) {
+        let word = parts[k] | 0
+        let nextWord = fresh[k] | 0
+        const end = Math.min(n, i + perWord)
+        for (; i < end; i++) {
+          const side = ((word & 7) - threshold) >>> 31
+          word >>= 3
+          const v = w[i] * r[side]
+          w[i] = v
+          l[i] += r[2 + side]
+          if (v > wMax) wMax = v
+          const g = nextWord & 7
+          nextWord >>= 3
+          r[4 + g] += v // the total is the sum of these (no serial chain of adds through one register)
+        }
+      }
+      for (let g = 4; g < r.length; g++) total += r[g]
+      next.partMass.set(r.subarray(4))
     }
     if (!(wMax >= REFRESH_BELOW)) {
       this.refresh()
-      if (relabel !== undefined) {
-        // The weights were recomputed: the parts' masses follow them.
-        const mass = relabel.partMass
+      if (next !== undefined) {
+        // The weights were recomputed: the next parts' masses follow them.
+        const mass = next.partMass
         mass.fill(0)
-        for (let i = 0; i < n; i++) mass[label[i] - 1] += w[i]
+        for (let i = 0; i < n; i++) mass[partOf(next.parts, i)] += w[i]
       }
       return
     }

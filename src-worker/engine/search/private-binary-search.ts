@@ -18,7 +18,7 @@
  */
 import type { Rng } from '../random'
 import { LogPosterior } from './log-posterior'
-import { RandomPrefix } from './random-prefix'
+import { RandomPrefix, inQuery } from './random-prefix'
 import { type OracleKind, askOracle, prepareOracle } from './oracles'
 import { type HaltReason, type HaltingRules, haltReason, prepareHalting } from './halting'
 
@@ -89,31 +89,31 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
 
   const post = new LogPosterior(n)
   const prefix = new RandomPrefix(n, rng)
-  /** Q = {i : label[i] < T} (see RandomPrefix.split) */
-  const label = new Uint8Array(n)
   const highest = highestScores(scores, TOP_SCORES)
   const needLogOdds = halting.logInvDelta !== undefined
   let queries = 0
   let haltedBy: HaltReason | null
-  prefix.labelParts(post.weight, label)
+  prefix.labelParts(post.weight)
   for (;;) {
     haltedBy = haltReason(halting, post.maxProbability(), needLogOdds ? post.logOddsMax() : 0, queries)
     if (haltedBy !== null) break
-    const T = prefix.splitLabelled(post.weight, post.total, label)
+    const T = prefix.splitLabelled(post.weight, post.total)
+    const parts = prefix.parts
     // H(Q) and H(Q complement): the first of the highest scores on each side (ties between sides give equal values).
     let maxIn = NaN
     let maxOut = NaN
     for (let r = 0; r < highest.length; r++) {
       const i = highest[r]
-      if (label[i] < T) {
+      if (inQuery(parts, T, i)) {
         if (Number.isNaN(maxIn)) maxIn = scores[i]
       } else if (Number.isNaN(maxOut)) maxOut = scores[i]
       if (!Number.isNaN(maxIn) && !Number.isNaN(maxOut)) break
     }
-    if (Number.isNaN(maxIn)) maxIn = maxOnSide(scores, label, T, true)
-    if (Number.isNaN(maxOut)) maxOut = maxOnSide(scores, label, T, false)
+    if (Number.isNaN(maxIn)) maxIn = maxOnSide(scores, parts, T, true)
+    if (Number.isNaN(maxOut)) maxOut = maxOnSide(scores, parts, T, false)
     const u = askOracle(oracle, maxIn, maxOut, rng)
-    post.updateSplit(label, T, u.inQ - u.outQ, prefix)
+    post.updateSplit(parts, T, u.inQ - u.outQ, prefix.drawNext())
+    prefix.adoptNext()
     queries++
   }
   // Ties are broken uniformly at random, so tied individuals are not ordered by index.
@@ -128,9 +128,9 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   }
 }
 
-/** The largest score in Q (inQ) or in its complement, Q = {i : label[i] < T}. */
-function maxOnSide(scores: ArrayLike<number>, label: Uint8Array, T: number, inQ: boolean): number {
+/** The largest score in Q (inQ) or in its complement, Q = {i : part(i) < T}. */
+function maxOnSide(scores: ArrayLike<number>, parts: Int32Array, T: number, inQ: boolean): number {
   let m = -Infinity
-  for (let i = 0; i < scores.length; i++) if (label[i] < T === inQ && scores[i] > m) m = scores[i]
+  for (let i = 0; i < scores.length; i++) if (inQuery(parts, T, i) === inQ && scores[i] > m) m = scores[i]
   return m
 }

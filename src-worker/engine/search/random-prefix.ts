@@ -9,16 +9,20 @@
  * bits into parts in key order. The first part whose cumulative mass, added to `before`, reaches half holds the individual
  * that crosses half: the parts before it precede that individual (all in Q, added to `before`), the parts after it follow
  * it (complement), and the search continues among its members. A single candidate is the crossing individual; the rule
- * decides whether it joins Q. Three bits per level (eight parts), ten parts per 32-bit random word: a round visits about
- * 8N/7 candidates and uses about N/9 words. The first level is a sequential pass that writes each individual's part as a
- * label, so most of Q is defined by a threshold on the labels rather than marked, and no individual is moved; the search
- * does that pass inside the posterior update of the round before (`LogPosterior.updateSplit` with this as its
- * `PartLabeller`), so a round reads the individuals twice, not three times.
- * This is exactly the distribution of walking a fresh uniform permutation (checked against enumeration in the tests).
+ * decides whether it joins Q. Three bits per level (eight parts): a round visits about 8N/7 candidates and uses about
+ * N/9 random words. This is exactly the distribution of walking a fresh uniform permutation (checked against
+ * enumeration in the tests).
  *
- * The random words come in batches (`Rng.fillWords`: the CSPRNG's own buffer for releases, the seeded generator's 32-bit
+ * Packed parts: the first level's three key bits per individual are a random 32-bit word per ten individuals, used as it
+ * is (individual i's part is bits 3(i mod 10) .. 3(i mod 10) + 2 of word floor(i / 10)), so drawing the first level
+ * writes nothing per individual. Q is then "part below a threshold T", and only the members of the crossing part (about
+ * N/8) get their field rewritten when the deeper levels decide their side (see `splitLabelled`). The search sums the
+ * parts' masses inside the posterior update of the round before (`LogPosterior.updateSplit` with `NextParts`), so a
+ * round reads the weights once for the update and once more only for the crossing part's members.
+ *
+ * The random words come in batches (`Rng.fillWords`: the CSPRNG itself for releases, the seeded generator's 32-bit
  * steps for simulations), so the hot loops do not call the generator. Uniform integers (for tie-breaking) are exact:
- * Lemire's multiply-and-reject on 26-bit blocks (the top 26 bits of a word). (The buffer draws ahead: the generator's
+ * Lemire's multiply-and-reject on 26-bit blocks (the top 26 bits of a word). (The buffers draw ahead: the generator's
  * stream is shared with the oracle's noise in another interleaving than one-at-a-time drawing, which changes seeded
  * outputs but no distribution: every word is used once.)
  */
@@ -28,46 +32,75 @@ const TWO_26 = 67108864
 const INV_TWO_26 = 1 / TWO_26
 /** random words per refill of the small buffer for uniform integers */
 const TIE_WORDS = 64
-/** three-bit parts taken from one 32-bit word */
+/** parts per level of the split (three key bits per candidate and level) */
+export const PARTS = 8
+/** three-bit parts in one 32-bit word (30 of its bits) */
 export const PARTS_PER_WORD = 10
+/** 0b001001...001: the lowest bit of each of the ten fields */
+const FIELD_LOW_BITS = 0x09249249
 
-/** The next round's first-level split, drawn during an update (implemented by RandomPrefix). */
-export interface PartLabeller {
-  /** a buffer whose first `count` words are fresh uniform random 32-bit words, drawn in one batch */
-  freshWords(count: number): Int32Array
-  /** the eight parts' masses, written by the update */
+/** Number of words holding one part per individual. */
+export function partWords(size: number): number {
+  return Math.ceil(size / PARTS_PER_WORD)
+}
+
+/** The part (0..7) of individual i. */
+export function partOf(parts: Int32Array, i: number): number {
+  const k = (i / PARTS_PER_WORD) | 0
+  return (parts[k] >>> (3 * (i - k * PARTS_PER_WORD))) & 7
+}
+
+/** Is individual i in Q = {i : part < threshold}? */
+export function inQuery(parts: Int32Array, threshold: number, i: number): boolean {
+  return partOf(parts, i) < threshold
+}
+
+function setPart(parts: Int32Array, i: number, part: number): void {
+  const k = (i / PARTS_PER_WORD) | 0
+  const s = 3 * (i - k * PARTS_PER_WORD)
+  parts[k] = (parts[k] & ~(7 << s)) | (part << s)
+}
+
+/**
+ * The next round's first level, filled in by the posterior update of this round (`LogPosterior.updateSplit`): `parts`
+ * holds fresh random words; the update writes the eight parts' masses under the updated weights.
+ */
+export interface NextParts {
+  readonly parts: Int32Array
   readonly partMass: Float64Array
 }
 
-/** parts per level of the split (three key bits per candidate and level) */
-export const PARTS = 8
-const WAYS = PARTS
-/** label of an individual taken out of a full Q (above every threshold) */
-const OUT = WAYS + 1
-
-export class RandomPrefix implements PartLabeller {
-  /** random words for the parts, drawn in one batch per pass (a hot loop must not call out: it would lose its registers) */
+export class RandomPrefix {
+  /** the current round's parts, and a spare buffer for the next round's */
+  private current: Int32Array
+  private spare: Int32Array
+  /** the current parts' masses */
+  readonly partMass = new Float64Array(PARTS)
+  /** random words for the deeper levels, drawn in one batch per level */
   private readonly keyWords: Int32Array
   /** random words for uniform integers; tieWords[tiePos..] are unused */
   private readonly tieWords = new Int32Array(TIE_WORDS)
   private tiePos = TIE_WORDS
   /** the candidates of the current level */
   private readonly cur: Int32Array
-  /** the eight parts of a deeper level: part g holds parts[g * stride .. g * stride + count[g]) (grown on demand) */
-  private parts = new Int32Array(0)
+  /** the eight parts of a deeper level: part g holds sub[g * stride .. g * stride + count[g]) (grown on demand) */
+  private sub = new Int32Array(0)
   private stride = 0
-  private readonly count = new Int32Array(WAYS)
-  private readonly mass = new Float64Array(WAYS)
+  private readonly count = new Int32Array(PARTS)
+  private readonly mass = new Float64Array(PARTS)
+  private readonly next: { parts: Int32Array; readonly partMass: Float64Array }
 
   constructor(readonly size: number, private readonly rng: Rng) {
     this.cur = new Int32Array(size)
-    this.keyWords = new Int32Array(Math.ceil(size / PARTS_PER_WORD))
+    this.current = new Int32Array(partWords(size))
+    this.spare = new Int32Array(partWords(size))
+    this.keyWords = new Int32Array(partWords(size))
+    this.next = { parts: this.spare, partMass: this.partMass }
   }
 
-  /** The key-word buffer with its first `count` (at most ceil(size / 10)) words freshly drawn. */
-  freshWords(count: number): Int32Array {
-    this.rng.fillWords(this.keyWords, count)
-    return this.keyWords
+  /** The current round's parts (ten 3-bit fields per word); after `splitLabelled`, Q = {i : part < T}. */
+  get parts(): Int32Array {
+    return this.current
   }
 
   /** 26 uniform random bits (an integer in [0, 2^26)). */
@@ -95,85 +128,124 @@ export class RandomPrefix implements PartLabeller {
     }
   }
 
-  /**
-   * The median split for weights `w` (length `size`, sum `total`). Writes a label per individual and returns a threshold
-   * T: Q = {i : label[i] < T}. |Q| is between 1 and size - 1 (degenerate posteriors, with all the mass on one individual or
-   * float rounding, still give two non-empty sides: an empty Q takes the first individual of the order, a full Q gives up
-   * the last).
-   *
-   * Labels: the first level writes 1 + part (1..8) for everyone in index order, so the parts before the crossing part are
-   * Q by the threshold T = 1 + crossing part with no further writes; inside the crossing part, members that join Q get 0
-   * and the others keep T; `OUT` (9) marks an individual taken out of a full Q.
-   */
-  split(w: Float64Array, total: number, label: Uint8Array): number {
-    this.labelParts(w, label)
-    return this.splitLabelled(w, total, label)
+  /** Is anyone's current part in [lo, hi]? */
+  private anyInParts(lo: number, hi: number): boolean {
+    for (let i = 0; i < this.size; i++) {
+      const g = partOf(this.current, i)
+      if (g >= lo && g <= hi) return true
+    }
+    return false
   }
 
-  /** The masses of the eight first-level parts (filled by `labelParts`, or by `LogPosterior.updateSplit` when relabelling). */
-  get partMass(): Float64Array {
-    return this.mass
+  /** Is individual i in Q, for the threshold T that `split` or `splitLabelled` returned? */
+  inQ(i: number, T: number): boolean {
+    return inQuery(this.current, T, i)
   }
 
   /**
-   * The first level of a split on its own: a fresh part 1..8 per individual in index order, and the parts' masses
-   * (`partMass`). `LogPosterior.updateSplit` can do the same inside its update pass (see there), saving a pass per round.
+   * The median split for weights `w` (length `size`, sum `total`): draws fresh parts and returns a threshold T with
+   * Q = {i : inQ(i, T)}. |Q| is between 1 and size - 1 (degenerate posteriors, with all the mass on one individual or
+   * float rounding, still give two non-empty sides: an empty Q takes the first individual of the order, a full Q gives
+   * up the last).
    */
-  labelParts(w: Float64Array, label: Uint8Array): void {
+  split(w: Float64Array, total: number): number {
+    this.labelParts(w)
+    return this.splitLabelled(w, total)
+  }
+
+  /** The first level on its own: fresh parts for everyone and their masses under `w`. */
+  labelParts(w: Float64Array): void {
     const n = this.size
-    const mass = this.mass
-    const words = this.freshWords(Math.ceil(n / PARTS_PER_WORD))
+    const parts = this.current
+    const mass = this.partMass
+    this.rng.fillWords(parts)
     mass.fill(0)
-    for (let i = 0, pos = 0; i < n; ) {
-      let word = words[pos++] | 0
+    for (let i = 0, k = 0; i < n; k++) {
+      let word = parts[k] | 0
       const end = Math.min(n, i + PARTS_PER_WORD)
       for (; i < end; i++) {
         const g = word & 7
         word >>= 3
-        label[i] = g + 1
         mass[g] += w[i]
       }
     }
   }
 
+  /**
+   * The spare buffer filled with fresh random words, for the posterior update to sum the next round's part masses into
+   * `partMass`; `adoptNext` then makes it the current parts.
+   */
+  drawNext(): NextParts {
+    this.rng.fillWords(this.spare)
+    return this.next
+  }
+
+  /** Make the parts drawn by `drawNext` (and summed by the update) the current ones. */
+  adoptNext(): void {
+    const t = this.current
+    this.current = this.spare
+    this.spare = t
+    this.next.parts = t
+  }
 
   /**
-   * The rest of the split, after the first level: `label` holds a fresh part 1..8 per individual (drawn from this
-   * generator) and `partMass` the parts' masses under `w`. Returns T as `split` does.
+   * The rest of the split, after the first level: `parts` holds the current parts and `partMass` their masses under
+   * `w`. Returns T; Q = {i : part < T}.
+   *
+   * With crossing part c: when c >= 1, T = c and the members of part c that join Q get part 0; when c = 0, T = 1 and the
+   * members of part 0 that stay out get part 7. An individual taken out of a full Q gets part 7 (T <= 7 always), one put
+   * into an empty Q gets part 0 (T >= 1 always).
    */
-  splitLabelled(w: Float64Array, total: number, label: Uint8Array): number {
+  splitLabelled(w: Float64Array, total: number): number {
     const n = this.size
     const half = total / 2
-    const count = this.count
-    const mass = this.mass
-    let g0 = 0
+    const parts = this.current
+    const partMass = this.partMass
+    let c = 0
     let before = 0
-    while (g0 < WAYS - 1 && before + mass[g0] < half) before += mass[g0++]
-    const T = g0 + 1
-    // Gather the crossing part's members and count Q so far (branch-free: (x - T) >>> 31 is 1 iff x < T).
+    while (c < PARTS - 1 && before + partMass[c] < half) before += partMass[c++]
+    let after = 0
+    for (let g = c + 1; g < PARTS; g++) after += partMass[g]
+    // Whether anyone precedes / follows the crossing part (a positive mass says so; zero mass needs a look: weights can
+    // underflow to 0). Q must end up with between 1 and n - 1 members.
+    const anyBefore = before > 0 || (c > 0 && this.anyInParts(0, c - 1))
+    const anyAfter = after > 0 || (c < PARTS - 1 && this.anyInParts(c + 1, PARTS - 1))
+    let joiners = false
+    let stayers = false
+    const T = c === 0 ? 1 : c
+    /** Rewrite joiners (c >= 1) or those staying out (c = 0); the others already have the right part. */
+    const markJoiners = c > 0
+    // The crossing part's members: fields equal to c, found a word at a time (a zero field of word ^ cccc...).
     const cur = this.cur
+    const pattern = Math.imul(c, FIELD_LOW_BITS)
     let cnt = 0
-    let inQ = 0
-    for (let i = 0; i < n; i++) {
-      const l = label[i]
-      cur[cnt] = i
-      cnt += ((l ^ T) - 1) >>> 31
-      inQ += (l - T) >>> 31
+    for (let k = 0, base = 0; base < n; k++, base += PARTS_PER_WORD) {
+      const x = parts[k] ^ pattern
+      let m = ~(x | (x >>> 1) | (x >>> 2)) & FIELD_LOW_BITS
+      while (m !== 0) {
+        const bit = 31 - Math.clz32(m & -m)
+        const i = base + ((bit * 11) >>> 5) // bit / 3 for bit = 0, 3, ..., 27
+        if (i < n) cur[cnt++] = i
+        m &= m - 1
+      }
     }
     if (cnt === 0) {
       // Only by float rounding (the mass was enough to reach half): no crossing individual, so everyone is in Q.
+      // Take out the last one of the order (the last individual of the highest non-empty part).
       let last = 0
-      for (let i = 0; i < n; i++) if (label[i] >= label[last]) last = i
-      label[last] = OUT
+      for (let i = 0; i < n; i++) if (partOf(parts, i) >= partOf(parts, last)) last = i
+      setPart(parts, last, 7)
       return T
     }
     if (cnt > this.stride) {
       // Every deeper part is a subset of the crossing part: room for eight of its size (with slack for later rounds).
       this.stride = Math.min(n, Math.ceil(cnt * 1.5))
-      this.parts = new Int32Array(WAYS * this.stride)
+      this.sub = new Int32Array(PARTS * this.stride)
     }
-    const parts = this.parts
+    const sub = this.sub
     const stride = this.stride
+    const count = this.count
+    const mass = this.mass
     let crossing = -1
     let includeCrossing = false
     for (;;) {
@@ -187,7 +259,8 @@ export class RandomPrefix implements PartLabeller {
       // Split the candidates by three fresh key bits each into eight parts, in key order (part 0 first).
       count.fill(0)
       mass.fill(0)
-      const words = this.freshWords(Math.ceil(cnt / PARTS_PER_WORD))
+      const words = this.keyWords
+      this.rng.fillWords(words, partWords(cnt))
       for (let r = 0, pos = 0; r < cnt; ) {
         let word = words[pos++] | 0
         const end = Math.min(cnt, r + PARTS_PER_WORD)
@@ -195,46 +268,48 @@ export class RandomPrefix implements PartLabeller {
           const g = word & 7
           word >>= 3
           const i = cur[r]
-          const c = count[g]
-          parts[g * stride + c] = i
-          count[g] = c + 1
+          const k = count[g]
+          sub[g * stride + k] = i
+          count[g] = k + 1
           mass[g] += w[i]
         }
       }
       // The part holding the crossing individual: the first whose cumulative mass reaches half (non-empty then, as
-      // before < half); the parts before it join Q, the parts after it are the complement.
+      // before < half); the parts before it join Q, the parts after it stay out.
       let g = 0
       let acc = before
-      while (g < WAYS - 1 && acc + mass[g] < half) acc += mass[g++]
-      for (let h = 0; h < g; h++) {
-        const base = h * stride
-        for (let r = 0; r < count[h]; r++) label[parts[base + r]] = 0
-        inQ += count[h]
+      while (g < PARTS - 1 && acc + mass[g] < half) acc += mass[g++]
+      for (let h = 0; h < PARTS; h++) {
+        if (h === g || count[h] === 0) continue
+        if (h < g) joiners = true
+        else stayers = true
+        if (h < g === markJoiners) {
+          const b = h * stride
+          const value = markJoiners ? 0 : 7
+          for (let r = 0; r < count[h]; r++) setPart(parts, sub[b + r], value)
+        }
       }
       before = acc
       cnt = count[g]
       if (cnt === 0) {
         // Only by float rounding (the candidates' mass was enough to reach half): no crossing individual.
-        if (inQ === n) {
+        if (!anyAfter && !stayers) {
           for (let h = g - 1; h >= 0; h--) {
             if (count[h] > 0) {
-              label[parts[h * stride + count[h] - 1]] = OUT
+              setPart(parts, sub[h * stride + count[h] - 1], 7)
               break
             }
           }
         }
         return T
       }
-      const base = g * stride
-      for (let r = 0; r < cnt; r++) cur[r] = parts[base + r]
+      const b = g * stride
+      for (let r = 0; r < cnt; r++) cur[r] = sub[b + r]
     }
-    if (includeCrossing) {
-      label[crossing] = 0
-      inQ++
-    }
+    if (includeCrossing === markJoiners) setPart(parts, crossing, markJoiners ? 0 : 7)
     // Q would be empty: the crossing individual is the first of the order. Q would be everyone: it is the last.
-    if (inQ === 0) label[crossing] = 0
-    else if (inQ === n) label[crossing] = OUT
+    if (!includeCrossing && !anyBefore && !joiners) setPart(parts, crossing, 0)
+    else if (includeCrossing && !anyAfter && !stayers) setPart(parts, crossing, 7)
     return T
   }
 }

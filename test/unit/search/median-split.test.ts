@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { seededRng } from '../../../src-worker/engine/random'
 import { LogPosterior } from '../../../src-worker/engine/search'
-import { RandomPrefix } from '../../../src-worker/engine/search/random-prefix'
+import { RandomPrefix, partOf, partWords } from '../../../src-worker/engine/search/random-prefix'
 import { normalUpperQuantile } from './stats'
 
 // Statistical checks in this file: 7 (split) + 2 (ties) + 3 (uniform integers) = 12 chi-square tests, each at
@@ -80,14 +80,13 @@ describe('median split (random prefix drawn lazily)', () => {
       const prefix = new RandomPrefix(n, seededRng(`split/${w.join(',')}`))
       const wf = Float64Array.from(w)
       const total = w.reduce((a, b) => a + b, 0)
-      const label = new Uint8Array(n)
       const seen = new Map<number, number>()
       for (let t = 0; t < draws; t++) {
-        const T = prefix.split(wf, total, label)
+        const T = prefix.split(wf, total)
         let m = 0
         let size = 0
         for (let i = 0; i < n; i++) {
-          if (label[i] < T) {
+          if (prefix.inQ(i, T)) {
             m += 2 ** i
             size++
           }
@@ -104,15 +103,14 @@ describe('median split (random prefix drawn lazily)', () => {
   it('gives two non-empty sides on large and degenerate posteriors', () => {
     const n = 5000
     const prefix = new RandomPrefix(n, seededRng('sides'))
-    const label = new Uint8Array(n)
     for (const heavy of [0, 1, 0.5, 1e300]) {
       const w = new Float64Array(n).fill(heavy === 0 ? 0 : 1e-300)
       w[17] = heavy === 0 ? 1 : heavy
       const total = w.reduce((a, b) => a + b, 0)
       for (let t = 0; t < 50; t++) {
-        const T = prefix.split(w, total, label)
+        const T = prefix.split(w, total)
         let size = 0
-        for (let i = 0; i < n; i++) if (label[i] < T) size++
+        for (let i = 0; i < n; i++) if (prefix.inQ(i, T)) size++
         expect(size).toBeGreaterThanOrEqual(1)
         expect(size).toBeLessThanOrEqual(n - 1)
       }
@@ -126,20 +124,18 @@ describe('posterior updates', () => {
     const rng = seededRng('upd')
     const a = new LogPosterior(n)
     const b = new LogPosterior(n)
-    const label = new Uint8Array(n)
+    const parts = new Int32Array(partWords(n))
     const mask = new Uint8Array(n)
     for (let t = 0; t < 400; t++) {
-      const T = 1 + Math.floor(rng.next() * 8)
-      for (let i = 0; i < n; i++) {
-        label[i] = Math.floor(rng.next() * 10)
-        mask[i] = label[i] < T ? 1 : 0
-      }
+      const T = 1 + Math.floor(rng.next() * 7)
+      rng.fillWords(parts)
+      for (let i = 0; i < n; i++) mask[i] = partOf(parts, i) < T ? 1 : 0
       // mostly small increments, sometimes tens of nats (forces the exp refresh below 2^-64)
       const scale = rng.next() < 0.1 ? 60 : 2
       const inQ = (rng.next() - 0.5) * scale
       const outQ = (rng.next() - 0.5) * scale
       a.update(mask, inQ, outQ)
-      b.updateSplit(label, T, inQ - outQ)
+      b.updateSplit(parts, T, inQ - outQ)
       expect(b.maxProbability()).toBeCloseTo(a.maxProbability(), 9)
     }
     const fa = a.toArray()
@@ -154,32 +150,36 @@ describe('posterior updates', () => {
     expect(b.logOddsMax()).toBeCloseTo(a.logOddsMax(), 6)
   })
 
-  it('updateSplit with relabelling draws the same next first level as labelParts would (same words), across refreshes', () => {
-    // Two identical searches' states: one relabels inside the update, the other updates and then calls labelParts. Both
-    // prefixes draw the same words in the same order, so labels and part masses must agree exactly (masses up to the
-    // order of summation).
+  it('updateSplit with the next parts sums the same first level as labelParts would (same words), across refreshes', () => {
+    // Two identical searches' states: one sums the next parts' masses inside the update, the other updates and then calls
+    // labelParts. Both prefixes draw the same words in the same order, so parts and splits must agree exactly, and part
+    // masses up to the order of summation.
     const n = 1003
     const a = new LogPosterior(n), b = new LogPosterior(n)
     const pa = new RandomPrefix(n, seededRng('relabel')), pb = new RandomPrefix(n, seededRng('relabel'))
-    const la = new Uint8Array(n), lb = new Uint8Array(n)
     const rng = seededRng('relabel-deltas')
-    pa.labelParts(a.weight, la)
-    pb.labelParts(b.weight, lb)
+    pa.labelParts(a.weight)
+    pb.labelParts(b.weight)
+    let refreshes = 0
     for (let t = 0; t < 300; t++) {
-      const Ta = pa.splitLabelled(a.weight, a.total, la)
-      const Tb = pb.splitLabelled(b.weight, b.total, lb)
+      const Ta = pa.splitLabelled(a.weight, a.total)
+      const Tb = pb.splitLabelled(b.weight, b.total)
       expect(Ta).toBe(Tb)
-      expect(Array.from(la)).toEqual(Array.from(lb))
+      expect(Array.from(pa.parts)).toEqual(Array.from(pb.parts))
       const delta = (rng.next() - 0.5) * (rng.next() < 0.1 ? 120 : 4) // sometimes far enough to force a refresh
-      a.updateSplit(la, Ta, delta, pa)
-      b.updateSplit(lb, Tb, delta)
-      pb.labelParts(b.weight, lb)
-      expect(Array.from(la)).toEqual(Array.from(lb))
+      a.updateSplit(pa.parts, Ta, delta, pa.drawNext())
+      pa.adoptNext()
+      const before = b.maxWeight
+      b.updateSplit(pb.parts, Tb, delta)
+      if (b.maxWeight === 1 && before !== 1) refreshes++
+      pb.labelParts(b.weight)
+      expect(Array.from(pa.parts)).toEqual(Array.from(pb.parts))
       for (let g = 0; g < 8; g++) {
         expect(Math.abs(pa.partMass[g] - pb.partMass[g])).toBeLessThanOrEqual(1e-12 * b.total)
       }
       expect(a.maxProbability()).toBe(b.maxProbability())
     }
+    expect(refreshes).toBeGreaterThan(0)
   })
 
   it('top-|S| orders tied individuals uniformly at random', () => {
