@@ -8,13 +8,18 @@
  *   listed under `skipped` with the reason. The noisy-max oracles need tens of thousands of rounds per run on the series
  *   whose threshold ratio is about 0.01-0.02 (their update per round is at most 2 eps (t_h - t_l) / t_l nats), so they do
  *   not finish there; `totalMs` then covers the finished series only and `complete` is false.
+ *   `totalMs` is wall time; `totalCpuMs` is the CPU time this process used meanwhile (one thread: it should match the wall
+ *   time on an idle machine and stays put when other work shares the cores); `loadAverage` is the 1-minute load when
+ *   the bench started.
  */
 import { readdirSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { seededRng } from '../../src-worker/engine/random'
 import { type OracleKind, ORACLE_KINDS, privateBinarySearch, runSearchTrials, aggregateSearchTrials } from '../../src-worker/engine/search'
 import { loadNabPreset } from '../../src-main/cli/commands/search'
 import { report, round, timeRuns } from './timing'
 
+const loadAtStart = loadavg()[0]
 const n = 10_000
 const gen = seededRng('bench-scores')
 const scores = new Float64Array(n)
@@ -34,6 +39,7 @@ const presets = files.map((f) => ({ name: f.replace(/\.csv$/, ''), p: loadNabPre
 
 interface SeriesFigure {
   ms: number
+  cpuMs: number
   meanQueries: number
   errorRate: number
   cappedRuns: number
@@ -43,6 +49,7 @@ function nab(oracle: OracleKind) {
   const perSeries: Record<string, SeriesFigure> = {}
   const skipped: Record<string, string> = {}
   let total = 0
+  let totalCpu = 0
   for (const { name, p } of presets) {
     const params = (maxQueries?: number) => ({
       epsilon: 1, tLow: p.tLow, tHigh: p.tHigh, oracle, top: 4, halting: { tau: 0.5, maxQueries }
@@ -64,16 +71,28 @@ function nab(oracle: OracleKind) {
       continue
     }
     const t1 = performance.now()
+    const c1 = process.cpuUsage()
     const m = runSearchTrials(ev(), 1, 0, RUNS)
+    const c = process.cpuUsage(c1)
     const ms = performance.now() - t1
+    const cpuMs = (c.user + c.system) / 1000
     total += ms
+    totalCpu += cpuMs
     const a = aggregateSearchTrials(m)
-    perSeries[name] = { ms: round(ms, 0), meanQueries: a.meanQueries, errorRate: a.errorRate, cappedRuns: a.cappedTrials }
+    perSeries[name] = { ms: round(ms, 0), cpuMs: round(cpuMs, 0), meanQueries: a.meanQueries, errorRate: a.errorRate, cappedRuns: a.cappedTrials }
   }
-  return { totalMs: round(total, 0), complete: Object.keys(skipped).length === 0, runsPerSeries: RUNS, perSeries, skipped }
+  return {
+    totalMs: round(total, 0),
+    totalCpuMs: round(totalCpu, 0),
+    complete: Object.keys(skipped).length === 0,
+    runsPerSeries: RUNS,
+    perSeries,
+    skipped
+  }
 }
 
 const out: Record<string, unknown> = {
+  loadAverage: round(loadAtStart, 2),
   single10k: { ...single, meanQueries: round(queries / (30 + 5), 1), targetMedianMs: 20 }
 }
 const label: Record<OracleKind, string> = { rr: 'Rr', binary: 'Binary', direct: 'Direct' }

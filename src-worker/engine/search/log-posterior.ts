@@ -15,9 +15,12 @@
  *   drift). Weights only shrink, so nothing overflows; the full exp refresh runs only when the largest weight drops
  *   below 2^-64.
  */
-import { type NextParts, PARTS, PARTS_PER_WORD, partOf } from './random-prefix'
+import { type NextParts, PART_BITS, PARTS, PARTS_PER_WORD, partOf } from './random-prefix'
 
 const REFRESH_BELOW = 2 ** -64
+/** PART_BITS as a constant of this module: the hot loops shift by it, and imported bindings are read afresh at each use */
+const PART_SHIFT = 4
+if (PART_SHIFT !== PART_BITS) throw new Error('log-posterior.ts: PART_SHIFT must equal PART_BITS of random-prefix.ts')
 
 export class LogPosterior {
   readonly size: number
@@ -31,8 +34,8 @@ export class LogPosterior {
   private others = NaN
   /**
    * One round's small numbers in one array (each typed array a hot loop touches costs it a map and bounds check per
-   * access in V8): [factor for the complement, factor for Q, shift for the complement, shift for Q, then the next eight
-   * parts' masses].
+   * access in V8): [factor for the complement, factor for Q, shift for the complement, shift for Q, then the next
+   * sixteen parts' masses].
    */
   private readonly round = new Float64Array(4 + PARTS)
 
@@ -99,7 +102,7 @@ export class LogPosterior {
   }
 
   /**
-   * The Bayes update of one search round: Q = {i : part(i) < threshold} (parts packed ten to a word, random-prefix.ts),
+   * The Bayes update of one search round: Q = {i : part(i) < threshold} (parts packed eight to a word, random-prefix.ts),
    * `delta` = (increment for Q) - (increment for the complement). Equivalent to `update` up to the common constant.
    *
    * With `next` (the next round's fresh parts, random-prefix.ts), the same pass also sums the next round's part masses
@@ -119,14 +122,15 @@ export class LogPosterior {
     let wMax = -Infinity // a double from the start, so the loop keeps it unboxed
     // Imported bindings are read afresh at every use (live bindings): the hot loops use local copies.
     const perWord = PARTS_PER_WORD
-    // Ten individuals per word, in an inner loop that keeps the words in registers.
+    const fieldMask = PARTS - 1
+    // Eight individuals per word, in an inner loop that keeps the words in registers.
     if (next === undefined) {
       for (let i = 0, k = 0; i < n; k++) {
         let word = parts[k] | 0
         const end = Math.min(n, i + perWord)
         for (; i < end; i++) {
-          const side = ((word & 7) - threshold) >>> 31 // 1 iff in Q, without a branch
-          word >>= 3
+          const side = ((word & fieldMask) - threshold) >>> 31 // 1 iff in Q, without a branch
+          word >>= PART_SHIFT
           const v = w[i] * r[side]
           w[i] = v
           l[i] += r[2 + side]
@@ -142,14 +146,14 @@ export class LogPosterior {
         let nextWord = fresh[k] | 0
         const end = Math.min(n, i + perWord)
         for (; i < end; i++) {
-          const side = ((word & 7) - threshold) >>> 31
-          word >>= 3
+          const side = ((word & fieldMask) - threshold) >>> 31
+          word >>= PART_SHIFT
           const v = w[i] * r[side]
           w[i] = v
           l[i] += r[2 + side]
           if (v > wMax) wMax = v
-          const g = nextWord & 7
-          nextWord >>= 3
+          const g = nextWord & fieldMask
+          nextWord >>= PART_SHIFT
           r[4 + g] += v // the total is the sum of these (no serial chain of adds through one register)
         }
       }

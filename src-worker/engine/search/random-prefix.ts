@@ -9,14 +9,14 @@
  * bits into parts in key order. The first part whose cumulative mass, added to `before`, reaches half holds the individual
  * that crosses half: the parts before it precede that individual (all in Q, added to `before`), the parts after it follow
  * it (complement), and the search continues among its members. A single candidate is the crossing individual; the rule
- * decides whether it joins Q. Three bits per level (eight parts): a round visits about 8N/7 candidates and uses about
- * N/9 random words. This is exactly the distribution of walking a fresh uniform permutation (checked against
- * enumeration in the tests).
+ * decides whether it joins Q. Four key bits at the first level (sixteen parts), three at each deeper one (eight parts): a
+ * round visits about N + N/14 candidates and uses about N/7 random words. This is exactly the distribution of walking a
+ * fresh uniform permutation (checked against enumeration in the tests).
  *
- * Packed parts: the first level's three key bits per individual are a random 32-bit word per ten individuals, used as it
- * is (individual i's part is bits 3(i mod 10) .. 3(i mod 10) + 2 of word floor(i / 10)), so drawing the first level
+ * Packed parts: the first level's four key bits per individual are a random 32-bit word per eight individuals, used as
+ * it is (individual i's part is bits 4(i mod 8) .. 4(i mod 8) + 3 of word floor(i / 8)), so drawing the first level
  * writes nothing per individual. Q is then "part below a threshold T", and only the members of the crossing part (about
- * N/8) get their field rewritten when the deeper levels decide their side (see `splitLabelled`). The search sums the
+ * N/16) get their field rewritten when the deeper levels decide their side (see `splitLabelled`). The search sums the
  * parts' masses inside the posterior update of the round before (`LogPosterior.updateSplit` with `NextParts`), so a
  * round reads the weights once for the update and once more only for the crossing part's members.
  *
@@ -32,22 +32,29 @@ const TWO_26 = 67108864
 const INV_TWO_26 = 1 / TWO_26
 /** random words per refill of the small buffer for uniform integers */
 const TIE_WORDS = 64
-/** parts per level of the split (three key bits per candidate and level) */
-export const PARTS = 8
-/** three-bit parts in one 32-bit word (30 of its bits) */
-export const PARTS_PER_WORD = 10
-/** 0b001001...001: the lowest bit of each of the ten fields */
-const FIELD_LOW_BITS = 0x09249249
+/** key bits per individual at the first level */
+export const PART_BITS = 4
+/** parts of the first level: the crossing part holds about N/16 individuals */
+export const PARTS = 1 << PART_BITS
+/** first-level parts in one 32-bit word: eight four-bit fields */
+export const PARTS_PER_WORD = 8
+/** the highest part */
+const LAST = PARTS - 1
+/** 0x11111111: the lowest bit of each of the eight fields */
+const FIELD_LOW_BITS = 0x11111111
+/** parts per deeper level (three key bits per candidate and level), ten to a random word */
+const WAYS = 8
+const WAYS_PER_WORD = 10
 
 /** Number of words holding one part per individual. */
 export function partWords(size: number): number {
   return Math.ceil(size / PARTS_PER_WORD)
 }
 
-/** The part (0..7) of individual i. */
+/** The first-level part (0..15) of individual i. */
 export function partOf(parts: Int32Array, i: number): number {
   const k = (i / PARTS_PER_WORD) | 0
-  return (parts[k] >>> (3 * (i - k * PARTS_PER_WORD))) & 7
+  return (parts[k] >>> (PART_BITS * (i - k * PARTS_PER_WORD))) & LAST
 }
 
 /** Is individual i in Q = {i : part < threshold}? */
@@ -57,13 +64,13 @@ export function inQuery(parts: Int32Array, threshold: number, i: number): boolea
 
 function setPart(parts: Int32Array, i: number, part: number): void {
   const k = (i / PARTS_PER_WORD) | 0
-  const s = 3 * (i - k * PARTS_PER_WORD)
-  parts[k] = (parts[k] & ~(7 << s)) | (part << s)
+  const s = PART_BITS * (i - k * PARTS_PER_WORD)
+  parts[k] = (parts[k] & ~(LAST << s)) | (part << s)
 }
 
 /**
  * The next round's first level, filled in by the posterior update of this round (`LogPosterior.updateSplit`): `parts`
- * holds fresh random words; the update writes the eight parts' masses under the updated weights.
+ * holds fresh random words; the update writes the sixteen parts' masses under the updated weights.
  */
 export interface NextParts {
   readonly parts: Int32Array
@@ -86,19 +93,19 @@ export class RandomPrefix {
   /** the eight parts of a deeper level: part g holds sub[g * stride .. g * stride + count[g]) (grown on demand) */
   private sub = new Int32Array(0)
   private stride = 0
-  private readonly count = new Int32Array(PARTS)
-  private readonly mass = new Float64Array(PARTS)
+  private readonly count = new Int32Array(WAYS)
+  private readonly mass = new Float64Array(WAYS)
   private readonly next: { parts: Int32Array; readonly partMass: Float64Array }
 
   constructor(readonly size: number, private readonly rng: Rng) {
     this.cur = new Int32Array(size)
     this.current = new Int32Array(partWords(size))
     this.spare = new Int32Array(partWords(size))
-    this.keyWords = new Int32Array(partWords(size))
+    this.keyWords = new Int32Array(Math.ceil(size / WAYS_PER_WORD))
     this.next = { parts: this.spare, partMass: this.partMass }
   }
 
-  /** The current round's parts (ten 3-bit fields per word); after `splitLabelled`, Q = {i : part < T}. */
+  /** The current round's parts (eight 4-bit fields per word); after `splitLabelled`, Q = {i : part < T}. */
   get parts(): Int32Array {
     return this.current
   }
@@ -164,8 +171,8 @@ export class RandomPrefix {
       let word = parts[k] | 0
       const end = Math.min(n, i + PARTS_PER_WORD)
       for (; i < end; i++) {
-        const g = word & 7
-        word >>= 3
+        const g = word & LAST
+        word >>= PART_BITS
         mass[g] += w[i]
       }
     }
@@ -193,8 +200,8 @@ export class RandomPrefix {
    * `w`. Returns T; Q = {i : part < T}.
    *
    * With crossing part c: when c >= 1, T = c and the members of part c that join Q get part 0; when c = 0, T = 1 and the
-   * members of part 0 that stay out get part 7. An individual taken out of a full Q gets part 7 (T <= 7 always), one put
-   * into an empty Q gets part 0 (T >= 1 always).
+   * members of part 0 that stay out get part 15. An individual taken out of a full Q gets part 15 (T <= 15 always), one
+   * put into an empty Q gets part 0 (T >= 1 always).
    */
   splitLabelled(w: Float64Array, total: number): number {
     const n = this.size
@@ -203,13 +210,13 @@ export class RandomPrefix {
     const partMass = this.partMass
     let c = 0
     let before = 0
-    while (c < PARTS - 1 && before + partMass[c] < half) before += partMass[c++]
+    while (c < LAST && before + partMass[c] < half) before += partMass[c++]
     let after = 0
     for (let g = c + 1; g < PARTS; g++) after += partMass[g]
     // Whether anyone precedes / follows the crossing part (a positive mass says so; zero mass needs a look: weights can
     // underflow to 0). Q must end up with between 1 and n - 1 members.
     const anyBefore = before > 0 || (c > 0 && this.anyInParts(0, c - 1))
-    const anyAfter = after > 0 || (c < PARTS - 1 && this.anyInParts(c + 1, PARTS - 1))
+    const anyAfter = after > 0 || (c < LAST && this.anyInParts(c + 1, LAST))
     let joiners = false
     let stayers = false
     const T = c === 0 ? 1 : c
@@ -221,10 +228,10 @@ export class RandomPrefix {
     let cnt = 0
     for (let k = 0, base = 0; base < n; k++, base += PARTS_PER_WORD) {
       const x = parts[k] ^ pattern
-      let m = ~(x | (x >>> 1) | (x >>> 2)) & FIELD_LOW_BITS
+      let m = ~(x | (x >>> 1) | (x >>> 2) | (x >>> 3)) & FIELD_LOW_BITS // (four-bit fields)
       while (m !== 0) {
         const bit = 31 - Math.clz32(m & -m)
-        const i = base + ((bit * 11) >>> 5) // bit / 3 for bit = 0, 3, ..., 27
+        const i = base + (bit >>> 2)
         if (i < n) cur[cnt++] = i
         m &= m - 1
       }
@@ -234,13 +241,13 @@ export class RandomPrefix {
       // Take out the last one of the order (the last individual of the highest non-empty part).
       let last = 0
       for (let i = 0; i < n; i++) if (partOf(parts, i) >= partOf(parts, last)) last = i
-      setPart(parts, last, 7)
+      setPart(parts, last, LAST)
       return T
     }
     if (cnt > this.stride) {
       // Every deeper part is a subset of the crossing part: room for eight of its size (with slack for later rounds).
       this.stride = Math.min(n, Math.ceil(cnt * 1.5))
-      this.sub = new Int32Array(PARTS * this.stride)
+      this.sub = new Int32Array(WAYS * this.stride)
     }
     const sub = this.sub
     const stride = this.stride
@@ -260,10 +267,10 @@ export class RandomPrefix {
       count.fill(0)
       mass.fill(0)
       const words = this.keyWords
-      this.rng.fillWords(words, partWords(cnt))
+      this.rng.fillWords(words, Math.ceil(cnt / WAYS_PER_WORD))
       for (let r = 0, pos = 0; r < cnt; ) {
         let word = words[pos++] | 0
-        const end = Math.min(cnt, r + PARTS_PER_WORD)
+        const end = Math.min(cnt, r + WAYS_PER_WORD)
         for (; r < end; r++) {
           const g = word & 7
           word >>= 3
@@ -278,14 +285,14 @@ export class RandomPrefix {
       // before < half); the parts before it join Q, the parts after it stay out.
       let g = 0
       let acc = before
-      while (g < PARTS - 1 && acc + mass[g] < half) acc += mass[g++]
-      for (let h = 0; h < PARTS; h++) {
+      while (g < WAYS - 1 && acc + mass[g] < half) acc += mass[g++]
+      for (let h = 0; h < WAYS; h++) {
         if (h === g || count[h] === 0) continue
         if (h < g) joiners = true
         else stayers = true
         if (h < g === markJoiners) {
           const b = h * stride
-          const value = markJoiners ? 0 : 7
+          const value = markJoiners ? 0 : LAST
           for (let r = 0; r < count[h]; r++) setPart(parts, sub[b + r], value)
         }
       }
@@ -296,7 +303,7 @@ export class RandomPrefix {
         if (!anyAfter && !stayers) {
           for (let h = g - 1; h >= 0; h--) {
             if (count[h] > 0) {
-              setPart(parts, sub[h * stride + count[h] - 1], 7)
+              setPart(parts, sub[h * stride + count[h] - 1], LAST)
               break
             }
           }
@@ -306,10 +313,10 @@ export class RandomPrefix {
       const b = g * stride
       for (let r = 0; r < cnt; r++) cur[r] = sub[b + r]
     }
-    if (includeCrossing === markJoiners) setPart(parts, crossing, markJoiners ? 0 : 7)
+    if (includeCrossing === markJoiners) setPart(parts, crossing, markJoiners ? 0 : LAST)
     // Q would be empty: the crossing individual is the first of the order. Q would be everyone: it is the last.
     if (!includeCrossing && !anyBefore && !joiners) setPart(parts, crossing, 0)
-    else if (includeCrossing && !anyAfter && !stayers) setPart(parts, crossing, 7)
+    else if (includeCrossing && !anyAfter && !stayers) setPart(parts, crossing, LAST)
     return T
   }
 }

@@ -174,10 +174,11 @@ describe('posterior updates', () => {
       if (b.maxWeight === 1 && before !== 1) refreshes++
       pb.labelParts(b.weight)
       expect(Array.from(pa.parts)).toEqual(Array.from(pb.parts))
-      for (let g = 0; g < 8; g++) {
+      for (let g = 0; g < pa.partMass.length; g++) {
         expect(Math.abs(pa.partMass[g] - pb.partMass[g])).toBeLessThanOrEqual(1e-12 * b.total)
       }
-      expect(a.maxProbability()).toBe(b.maxProbability())
+      // the totals are summed in another order (by part)
+      expect(Math.abs(a.maxProbability() - b.maxProbability())).toBeLessThanOrEqual(1e-12 * b.maxProbability())
     }
     expect(refreshes).toBeGreaterThan(0)
   })
