@@ -1,6 +1,6 @@
 /**
  * Reproduces the search tables of README "Anomaly search" (paper Figs. 1-4 on the seven NAB series), 100 runs per cell, seed 1.
- *   node --import tsx test/bench/search-reproduce.ts [all|fig2|fig34] [series-prefix ...] > tables.md
+ *   node --import tsx test/bench/search-reproduce.ts [all|fig2|fig2b|fig1|fig34] [series-prefix ...] > tables.md
  * Every cell equals one CLI call, e.g.
  *   quiet-alarm search --nab-preset ../shared/data/nab/nyc_taxi.csv --oracle direct --epsilon 1 --max-queries 200 --json
  */
@@ -44,6 +44,20 @@ if (which === 'all' || which === 'fig2') {
       const cells = EPS.map((e) => fmtCell(cell(f, oracle, e, { tau: 0.5, maxQueries: CAP })))
       out(`| ${short(f)} | ${p.scores.length} | ${p.thresholdRatio.toFixed(3)} | ${oracle} | ${cells.join(' | ')} |`)
     }
+  }
+  out('')
+}
+
+if (which === 'all' || which === 'fig2b') {
+  // Fig. 2's comparison at equal total privacy risk: no tau, every run asks exactly b / eps queries.
+  const f = 'ec2_request_latency_system_failure.csv'
+  const SETTINGS = [[1, 20], [1, 30], [2, 40]] as const
+  out(`### Error rate at equal eps and equal total privacy risk on ${short(f)} (Fig. 2 at a fixed budget b, no tau)`)
+  out('')
+  out(`| oracle | ${SETTINGS.map(([e, b]) => `eps = ${e}, b = ${b}`).join(' | ')} |`)
+  out(`|---|${SETTINGS.map(() => '---').join('|')}|`)
+  for (const oracle of ['rr', 'binary', 'direct'] as const) {
+    out(`| ${oracle} | ${SETTINGS.map(([e, b]) => r2(cell(f, oracle, e, { budget: b }).errorRate)).join(' | ')} |`)
   }
   out('')
 }

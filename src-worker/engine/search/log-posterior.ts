@@ -8,12 +8,12 @@
  *
  * Two updates:
  * - `update(mask, inQ, outQ)`: the general one; O(N) exp, always renormalised so that max logF = 0.
- * - `updateSplit(label, threshold, delta)`: the search's round (Q = labels below the threshold, see random-prefix.ts).
- *   Only the difference delta = inQ - outQ matters, so the side that loses (the complement when delta >= 0, Q otherwise)
- *   gets -|delta| added to its logF and its weights multiplied by exp(-|delta|): one exp per round instead of one per
- *   individual, in one sequential, branch-free pass that also sums the masses afresh (no running total that could
- *   drift). Weights only shrink, so nothing overflows; the full exp refresh runs only when the largest weight drops
- *   below 2^-64.
+ * - `updateSplit(parts, threshold, delta, next?)`: the search's round (Q = parts below the threshold, see
+ *   random-prefix.ts). Only the difference delta = inQ - outQ matters, so the side that loses (the complement when
+ *   delta >= 0, Q otherwise) gets -|delta| added to its logF and its weights multiplied by exp(-|delta|): one exp per
+ *   round instead of one per individual, in one sequential, branch-free pass that also sums the masses afresh (no
+ *   running total that could drift), by the next round's parts when `next` is given. Weights only shrink, so nothing
+ *   overflows; the full exp refresh runs only when the largest weight drops below 2^-64.
  */
 import { type NextParts, PART_BITS, PARTS, PARTS_PER_WORD, partOf } from './random-prefix'
 
@@ -154,7 +154,7 @@ export class LogPosterior {
           if (v > wMax) wMax = v
           const g = nextWord & fieldMask
           nextWord >>= PART_SHIFT
-          r[4 + g] += v // the total is the sum of these (no serial chain of adds through one register)
+          r[4 + g] += v // the total is the sum of the parts' masses
         }
       }
       for (let g = 4; g < r.length; g++) total += r[g]

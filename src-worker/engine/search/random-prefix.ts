@@ -37,7 +37,7 @@ export const PART_BITS = 4
 /** parts of the first level: the crossing part holds about N/16 individuals */
 export const PARTS = 1 << PART_BITS
 /** first-level parts in one 32-bit word: eight four-bit fields */
-export const PARTS_PER_WORD = 8
+export const PARTS_PER_WORD = 32 / PART_BITS
 /** the highest part */
 const LAST = PARTS - 1
 /** 0x11111111: the lowest bit of each of the eight fields */
