@@ -19,21 +19,69 @@ export interface Rng {
   readonly kind: 'seeded' | 'secure'
 }
 
+/** Independent Alea streams that `fillWords` steps side by side (Alea's steps form a serial chain: 4 streams in one loop
+ * draw about 3.5 times as fast as one). */
+const WORD_STREAMS = 4
+
 class SeededRng implements Rng {
   readonly kind = 'seeded' as const
   private readonly prng: seedrandom.PRNG
-  constructor(seed: string) {
+  /** Alea states (s0, s1, s2, c) of the word streams, created on first use */
+  private streams: Float64Array | null = null
+  constructor(private readonly seed: string) {
     this.prng = seedrandom.alea(seed)
   }
   next(): number {
     // double(): 53 bits of randomness in [0, 1).
     return this.prng.double()
   }
+  /**
+   * Words from four Alea streams of their own, seeded by Mash from this seed (as trial seeds are derived from a base
+   * seed), interleaved: word k comes from stream k mod 4, each stream's word being its `int32()`. A count that is not a
+   * multiple of 4 draws the last group whole and drops the rest, so every stream always advances together.
+   */
   fillWords(out: Int32Array, count = out.length): void {
-    // int32(): one step of the generator, 32 random bits.
-    const prng = this.prng
-    for (let k = 0; k < count; k++) out[k] = prng.int32()
+    const st = this.streams ?? (this.streams = wordStreams(this.seed))
+    let a0 = st[0], a1 = st[1], a2 = st[2], ac = st[3]
+    let b0 = st[4], b1 = st[5], b2 = st[6], bc = st[7]
+    let c0 = st[8], c1 = st[9], c2 = st[10], cc = st[11]
+    let d0 = st[12], d1 = st[13], d2 = st[14], dc = st[15]
+    for (let k = 0; k < count; k += WORD_STREAMS) {
+      // Alea's step: t = 2091639 s0 + c 2^-32; (s0, s1, s2) <- (s1, s2, t - floor(t)); c <- floor(t); word = s2 2^32.
+      let t = 2091639 * a0 + ac * 2.3283064365386963e-10
+      a0 = a1; a1 = a2; ac = t | 0; a2 = t - ac
+      t = 2091639 * b0 + bc * 2.3283064365386963e-10
+      b0 = b1; b1 = b2; bc = t | 0; b2 = t - bc
+      t = 2091639 * c0 + cc * 2.3283064365386963e-10
+      c0 = c1; c1 = c2; cc = t | 0; c2 = t - cc
+      t = 2091639 * d0 + dc * 2.3283064365386963e-10
+      d0 = d1; d1 = d2; dc = t | 0; d2 = t - dc
+      if (k + WORD_STREAMS <= count) {
+        out[k] = (a2 * 0x100000000) | 0
+        out[k + 1] = (b2 * 0x100000000) | 0
+        out[k + 2] = (c2 * 0x100000000) | 0
+        out[k + 3] = (d2 * 0x100000000) | 0
+      } else {
+        const last = [a2, b2, c2, d2]
+        for (let j = 0; k + j < count; j++) out[k + j] = (last[j] * 0x100000000) | 0
+      }
+    }
+    st[0] = a0; st[1] = a1; st[2] = a2; st[3] = ac
+    st[4] = b0; st[5] = b1; st[6] = b2; st[7] = bc
+    st[8] = c0; st[9] = c1; st[10] = c2; st[11] = cc
+    st[12] = d0; st[13] = d1; st[14] = d2; st[15] = dc
   }
+}
+
+/** Initial states of the word streams of `seed` (seedrandom's Alea seeding; the separator keeps them apart from seeds
+ * that callers derive with `deriveSeed`). */
+function wordStreams(seed: string): Float64Array {
+  const st = new Float64Array(4 * WORD_STREAMS)
+  for (let j = 0; j < WORD_STREAMS; j++) {
+    const s = seedrandom.alea(`${seed}\u0000words\u0000${j}`, { state: true }).state()
+    st.set([s.s0, s.s1, s.s2, s.c], 4 * j)
+  }
+  return st
 }
 
 /** Reproducible generator for simulations. The seed is stored with whatever results it produced. */

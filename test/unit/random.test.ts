@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import seedrandom from 'seedrandom'
 import { SecureRandom, assertSecure, laplace, seededRng, permutation } from '../../src-worker/engine/random'
 
 // Kolmogorov-Smirnov critical value at alpha = 1e-4: c(alpha) = sqrt(-ln(alpha/2)/2) ~= 2.2, D_crit = c / sqrt(n).
@@ -47,6 +48,27 @@ describe('random', () => {
     // 53-bit doubles: multiplying by 2^53 gives whole numbers; with 10,000 draws some need more than 32 bits.
     expect(xs.every((u) => Number.isInteger(u * 2 ** 53))).toBe(true)
     expect(xs.some((u) => (u * 2 ** 53) % 2 ** 21 !== 0)).toBe(true)
+  })
+
+  it('the seeded generator is seedrandom\'s Alea: next() is double(); fillWords interleaves four Alea streams\' int32()', () => {
+    for (const seed of ['1', 'fig2/rr/7', 'search', '']) {
+      const ours = seededRng(seed)
+      const ref = seedrandom.alea(seed)
+      const streams = [0, 1, 2, 3].map((j) => seedrandom.alea(`${seed}\u0000words\u0000${j}`))
+      const words = new Int32Array(37)
+      for (let round = 0; round < 50; round++) {
+        for (let k = 0; k < 5; k++) expect(ours.next()).toBe(ref.double())
+        const count = 3 + (round % 30)
+        ours.fillWords(words, count)
+        const groups = Math.ceil(count / 4)
+        for (let g = 0; g < groups; g++) {
+          for (let j = 0; j < 4; j++) {
+            const w = streams[j].int32()
+            if (4 * g + j < count) expect(words[4 * g + j]).toBe(w)
+          }
+        }
+      }
+    }
   })
 
   it('fillWords: seeded words are reproducible and fill only the requested count; every bit is fair (binomial bound)', () => {
