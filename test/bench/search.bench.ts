@@ -8,6 +8,8 @@
  *   listed under `skipped` with the reason. The noisy-max oracles need tens of thousands of rounds per run on the series
  *   whose threshold ratio is about 0.01-0.02 (their update per round is at most 2 eps (t_h - t_l) / t_l nats), so they do
  *   not finish there; `totalMs` then covers the finished series only and `complete` is false.
+ * - nabDirectEps1Cap200: the direct oracle on all seven series with the Fig. 2 protocol of the README tables (tau = 0.5,
+ *   at most 200 queries per run), so that every series finishes; `maxSeriesMs` is the slowest series' 100 runs.
  *   `totalMs` is wall time; `totalCpuMs` is the CPU time this process used meanwhile (one thread: it should match the wall
  *   time on an idle machine and stays put when other work shares the cores); `loadAverage` is the 1-minute load when
  *   the bench started.
@@ -45,7 +47,8 @@ interface SeriesFigure {
   cappedRuns: number
 }
 
-function nab(oracle: OracleKind) {
+/** 100 runs per series; with `cap`, every run stops after at most `cap` queries (no probe needed). */
+function nab(oracle: OracleKind, cap?: number) {
   const perSeries: Record<string, SeriesFigure> = {}
   const skipped: Record<string, string> = {}
   let total = 0
@@ -55,6 +58,12 @@ function nab(oracle: OracleKind) {
       epsilon: 1, tLow: p.tLow, tHigh: p.tHigh, oracle, top: 4, halting: { tau: 0.5, maxQueries }
     })
     const ev = (maxQueries?: number) => ({ scores: p.scores, anomalies: [p.anomaly], params: params(maxQueries) })
+    if (cap !== undefined) {
+      perSeries[name] = timedSeries(ev(cap))
+      total += perSeries[name].ms
+      totalCpu += perSeries[name].cpuMs
+      continue
+    }
     const t0 = performance.now()
     const probe = runSearchTrials(ev(PROBE_QUERIES), 'probe', 0, 1)[0]
     const probeMs = performance.now() - t0
@@ -70,25 +79,30 @@ function nab(oracle: OracleKind) {
         `100 runs are projected at ${round((probeMs * RUNS) / 1000, 0)} s`
       continue
     }
-    const t1 = performance.now()
-    const c1 = process.cpuUsage()
-    const m = runSearchTrials(ev(), 1, 0, RUNS)
-    const c = process.cpuUsage(c1)
-    const ms = performance.now() - t1
-    const cpuMs = (c.user + c.system) / 1000
-    total += ms
-    totalCpu += cpuMs
-    const a = aggregateSearchTrials(m)
-    perSeries[name] = { ms: round(ms, 0), cpuMs: round(cpuMs, 0), meanQueries: a.meanQueries, errorRate: a.errorRate, cappedRuns: a.cappedTrials }
+    perSeries[name] = timedSeries(ev())
+    total += perSeries[name].ms
+    totalCpu += perSeries[name].cpuMs
   }
   return {
     totalMs: round(total, 0),
     totalCpuMs: round(totalCpu, 0),
+    maxSeriesMs: Math.max(0, ...Object.values(perSeries).map((f) => f.ms)),
     complete: Object.keys(skipped).length === 0,
     runsPerSeries: RUNS,
     perSeries,
     skipped
   }
+}
+
+/** RUNS runs of one evaluation (seed 1): wall and CPU time, and what the runs did. */
+function timedSeries(ev: Parameters<typeof runSearchTrials>[0]): SeriesFigure {
+  const t1 = performance.now()
+  const c1 = process.cpuUsage()
+  const m = runSearchTrials(ev, 1, 0, RUNS)
+  const c = process.cpuUsage(c1)
+  const ms = performance.now() - t1
+  const a = aggregateSearchTrials(m)
+  return { ms: round(ms, 0), cpuMs: round((c.user + c.system) / 1000, 0), meanQueries: a.meanQueries, errorRate: a.errorRate, cappedRuns: a.cappedTrials }
 }
 
 const out: Record<string, unknown> = {
@@ -99,4 +113,5 @@ const label: Record<OracleKind, string> = { rr: 'Rr', binary: 'Binary', direct: 
 for (const oracle of ORACLE_KINDS) {
   out[`nab${label[oracle]}Eps1`] = oracle === 'rr' ? { ...nab(oracle), targetTotalMs: 5000 } : nab(oracle)
 }
+out.nabDirectEps1Cap200 = nab('direct', 200)
 report(out)
