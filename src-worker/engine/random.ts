@@ -19,8 +19,8 @@ export interface Rng {
   readonly kind: 'seeded' | 'secure'
 }
 
-/** Independent Alea streams that `fillWords` steps side by side (Alea's steps form a serial chain: 4 streams in one loop
- * draw about 3.5 times as fast as one). */
+/** Independent Alea streams that `fillWords` steps side by side (one stream's steps form a serial chain of dependent
+ * arithmetic: four in one loop draw about three times as fast as one). */
 const WORD_STREAMS = 4
 
 class SeededRng implements Rng {

@@ -75,10 +75,11 @@ function highestScores(scores: ArrayLike<number>, count: number): Int32Array {
 
 /**
  * Run one search over `scores` (the anomaly scores x_1..x_N; only the oracle reads them). Deterministic given `rng`.
- * Per round: the median split (random-prefix.ts: about 8N/7 candidate visits and N/14 generator calls), H(Q) and
- * H(Q complement) from the precomputed highest scores (a pass only when all of them fall on one side), and
- * `updateSplit` (one sequential pass, one exp: log-posterior.ts). The random numbers are drawn in a different order than
- * before this rewrite, so seeded outputs differ from earlier versions; the distribution of every output is unchanged.
+ * Per round: the median split (random-prefix.ts: the first level's parts are random words drawn in one batch, and only
+ * the crossing part, about N/16 individuals, is visited further), H(Q) and H(Q complement) from the precomputed highest
+ * scores (a pass only when all of them fall on one side), and `updateSplit` (one sequential pass and one exp, which also
+ * sums the next round's first-level parts: log-posterior.ts). The random numbers are drawn in another order than in
+ * earlier versions of the engine, so seeded outputs differ from theirs; the distribution of every output is unchanged.
  */
 export function privateBinarySearch(scores: ArrayLike<number>, params: SearchParams, rng: Rng): SearchResult {
   const n = scores.length
