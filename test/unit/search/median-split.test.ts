@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { seededRng } from '../../../src-worker/engine/random'
+import { type Rng, seededRng } from '../../../src-worker/engine/random'
 import { LogPosterior } from '../../../src-worker/engine/search'
 import { RandomPrefix, partOf, partWords } from '../../../src-worker/engine/search/random-prefix'
 import { normalUpperQuantile } from './stats'
 
-// Statistical checks in this file: 7 (split) + 2 (ties) + 3 (uniform integers) = 12 chi-square tests, each at
-// alpha = 1e-4 / 12 (Bonferroni), with fixed seeds.
-const ALPHA = 1e-4 / 12
+// Statistical checks in this file: 9 (split) + 2 (ties) + 3 (uniform integers) = 14 chi-square tests, each at
+// alpha = 1e-4 / 14 (Bonferroni), with fixed seeds.
+const ALPHA = 1e-4 / 14
 
 /** Upper alpha quantile of chi-square with df degrees of freedom (exact for df = 2; Wilson-Hilferty, ~1%, for df >= 3). */
 function chiSquareQuantile(df: number, alpha: number): number {
@@ -35,7 +35,7 @@ function permutations(n: number): number[][] {
 }
 
 /** The median split by its definition: walk the order, longest prefix below half or the crossing one when closer. */
-function referenceSplit(w: number[], order: number[]): number {
+function referenceQ(w: number[], order: number[]): number[] {
   const half = w.reduce((a, b) => a + b, 0) / 2
   const n = w.length
   const inQ = new Array<number>(n).fill(0)
@@ -52,7 +52,86 @@ function referenceSplit(w: number[], order: number[]): number {
   }
   if (k === 0) inQ[order[0]] = 1
   else if (k === n) inQ[order[n - 1]] = 0
-  return inQ.reduce((s, v, i) => s + v * 2 ** i, 0)
+  return inQ
+}
+
+/** Q of the definition as a bit mask (small n only). */
+function referenceSplit(w: number[], order: number[]): number {
+  return referenceQ(w, order).reduce((s, v, i) => s + v * 2 ** i, 0)
+}
+
+/** A generator that records every batch of words it hands out. */
+function recording(base: Rng): { rng: Rng; batches: Int32Array[] } {
+  const batches: Int32Array[] = []
+  const rng: Rng = {
+    kind: 'seeded',
+    next: () => base.next(),
+    fillWords(out, count = out.length) {
+      base.fillWords(out, count)
+      batches.push(out.slice(0, count))
+    }
+  }
+  return { rng, batches }
+}
+
+/** Q of the definition as a set. */
+function referenceSet(w: number[], order: number[]): Set<number> {
+  const q = new Set<number>()
+  referenceQ(w, order).forEach((v, i) => v === 1 && q.add(i))
+  return q
+}
+
+/** `reps` splits of `w`: each must equal the definition walked in the order of the keys drawn for it (null = all did). */
+function splitsFollowTheirKeys(w: number[], seed: string, reps: number): string | null {
+  const n = w.length
+  const { rng, batches } = recording(seededRng(seed))
+  const prefix = new RandomPrefix(n, rng)
+  const wf = Float64Array.from(w)
+  const total = w.reduce((a, b) => a + b, 0)
+  const half = total / 2
+  for (let t = 0; t < reps; t++) {
+    batches.length = 0
+    const T = prefix.split(wf, total)
+    const got = new Set<number>()
+    for (let i = 0; i < n; i++) if (prefix.inQ(i, T)) got.add(i)
+    const first = batches[0]
+    if (first.length !== partWords(n)) return `first level drew ${first.length} words`
+    const keys: number[][] = []
+    for (let i = 0; i < n; i++) keys.push([(first[i >> 3] >>> (4 * (i & 7))) & 15])
+    const partMass = new Array<number>(16).fill(0)
+    for (let i = 0; i < n; i++) partMass[keys[i][0]] += w[i]
+    let before = 0
+    let c = 0
+    while (c < 15 && before + partMass[c] < half) before += partMass[c++]
+    let cand: number[] = []
+    for (let i = 0; i < n; i++) if (keys[i][0] === c) cand.push(i)
+    let level = 1
+    while (cand.length > 1) {
+      const words = batches[level++]
+      if (words === undefined) return `no words for level ${level}`
+      if (words.length !== Math.ceil(cand.length / 10)) return `level ${level} drew ${words.length} words for ${cand.length}`
+      const mass = new Array<number>(8).fill(0)
+      for (let r = 0; r < cand.length; r++) {
+        const g = (words[Math.floor(r / 10)] >>> (3 * (r % 10))) & 7
+        keys[cand[r]].push(g)
+        mass[g] += w[cand[r]]
+      }
+      let g = 0
+      while (g < 7 && before + mass[g] < half) before += mass[g++]
+      cand = cand.filter((i) => keys[i][keys[i].length - 1] === g)
+    }
+    if (batches.length !== level) return `drew ${batches.length} batches, the keys use ${level}`
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
+      const ka = keys[a], kb = keys[b]
+      for (let j = 0; j < Math.min(ka.length, kb.length); j++) if (ka[j] !== kb[j]) return ka[j] - kb[j]
+      return a - b
+    })
+    const ref = referenceSet(w, order)
+    if (ref.size !== got.size || [...ref].some((i) => !got.has(i))) {
+      return `split ${t}: T=${T} c=${c} definition ${[...ref].sort((a, b) => a - b)} got ${[...got].sort((a, b) => a - b)}`
+    }
+  }
+  return null
 }
 
 describe('median split (random prefix drawn lazily)', () => {
@@ -66,7 +145,10 @@ describe('median split (random prefix drawn lazily)', () => {
       [2 ** -30, 1, 2 ** -30, 2 ** -30, 2, 2 ** -30],
       [64, 1, 1, 1],
       // exact tie of the inclusion rule: before = 1, crossing weight 1, half = 1.5 (the crossing one is left out)
-      [1, 1, 0.5, 0.5]
+      [1, 1, 0.5, 0.5],
+      // zero weights: who precedes the crossing individual is known only by looking
+      [0, 1],
+      [0, 0, 1, 0]
     ]
     const draws = 60_000
     for (const w of cases) {
@@ -100,6 +182,37 @@ describe('median split (random prefix drawn lazily)', () => {
     }
   })
 
+  it('equals the definition on the order its own random keys imply (recorded words), for n up to 700 and zero weights', () => {
+    // The split draws iid keys: four bits for everyone (one word per eight individuals), then three more bits per level
+    // for the remaining candidates (one word per ten). Recording the words gives each individual's key prefix; sorting by
+    // it (ties by index: they cannot matter, see below) is a uniform order, and walking it by the definition must give
+    // exactly the split's Q. Checks the packing, the crossing part's search in groups of 24, the rewriting of sides, the
+    // rescues of an empty or full Q, and that no word is drawn beyond what the keys use. Individuals whose keys tie are
+    // all outside the crossing chain, so their relative order does not change Q.
+    const gen = seededRng('keys/weights')
+    const failures: string[] = []
+    for (let trial = 0; trial < 1200; trial++) {
+      const n = 2 + Math.floor(gen.next() * (trial < 600 ? 70 : 700))
+      const kind = trial % 6
+      const w: number[] = []
+      for (let i = 0; i < n; i++) {
+        const u = gen.next()
+        if (kind === 0) w.push(Math.floor(u * 4)) // zeros and small whole numbers
+        else if (kind === 1) w.push(u < 0.9 ? 0 : 1 + Math.floor(gen.next() * 3))
+        else if (kind === 2) w.push(1)
+        else if (kind === 3) w.push(u < 0.5 ? 0 : 2 ** Math.floor(gen.next() * 6))
+        else if (kind === 4) w.push(0)
+        else w.push(2 ** -Math.floor(u * 30))
+      }
+      if (kind === 4) w[Math.floor(gen.next() * n)] = 1
+      if (w.every((x) => x === 0)) w[0] = 1
+      const f = splitsFollowTheirKeys(w, `keys/${trial}`, 10)
+      if (f) failures.push(`n=${n} w=${w.join(',')}: ${f}`)
+      if (failures.length >= 3) break
+    }
+    expect(failures.join('\n')).toBe('')
+  })
+
   it('gives two non-empty sides on large and degenerate posteriors', () => {
     const n = 5000
     const prefix = new RandomPrefix(n, seededRng('sides'))
@@ -127,7 +240,7 @@ describe('posterior updates', () => {
     const parts = new Int32Array(partWords(n))
     const mask = new Uint8Array(n)
     for (let t = 0; t < 400; t++) {
-      const T = 1 + Math.floor(rng.next() * 7)
+      const T = 1 + Math.floor(rng.next() * 15)
       rng.fillWords(parts)
       for (let i = 0; i < n; i++) mask[i] = partOf(parts, i) < T ? 1 : 0
       // mostly small increments, sometimes tens of nats (forces the exp refresh below 2^-64)
