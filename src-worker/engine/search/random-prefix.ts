@@ -10,8 +10,9 @@
  * that crosses half: the parts before it precede that individual (all in Q, added to `before`), the parts after it follow
  * it (complement), and the search continues among its members. A single candidate is the crossing individual; the rule
  * decides whether it joins Q. Four key bits at the first level (sixteen parts), three at each deeper one (eight parts): a
- * round visits about N + N/14 candidates and uses about N/8 + N/140 random words. This is exactly the distribution of walking a
- * fresh uniform permutation (checked against enumeration in the tests).
+ * round visits about N + N/14 candidates and uses about N/8 + N/140 random words. This is exactly the distribution of
+ * walking a fresh uniform permutation (checked against enumeration, and split by split against the order of the recorded
+ * keys, in the tests).
  *
  * Packed parts: the first level's four key bits per individual are a random 32-bit word per eight individuals, used as
  * it is (individual i's part is bits 4(i mod 8) .. 4(i mod 8) + 3 of word floor(i / 8)), so drawing the first level
