@@ -10,7 +10,7 @@
  *   not finish there; `totalMs` then covers the finished series only and `complete` is false.
  * - nabDirectEps1Cap200: the direct oracle on all seven series with the Fig. 2 protocol of the README tables (tau = 0.5,
  *   at most 200 queries per run), so that every series finishes; `maxSeriesMs` is the slowest series' 100 runs.
- *   `totalMs` is wall time; `totalCpuMs` is the CPU time this process used meanwhile (one thread: it should match the wall
+ * Times: `totalMs` is wall time; `totalCpuMs` is the CPU time this process used meanwhile (one thread: it should match the wall
  *   time on an idle machine and stays put when other work shares the cores); `loadAverage` is the 1-minute load when
  *   the bench started.
  */
