@@ -20,6 +20,7 @@
  * Cost: at most 2^C (C + 1) numeric passes; C is limited to 12.
  */
 import { type ColumnKind, type Metric, radiusThreshold } from './metric'
+import { distinctKeys } from './distinct-keys'
 
 const DENSE_LIMIT = 1 << 22
 const MAX_CATEGORICAL = 12
@@ -43,17 +44,6 @@ function upperBound(a: Int32Array, x: number, l: number, h: number): number {
 }
 
 function lowerBound(a: Int32Array, x: number, l: number, h: number): number {
-  while (l < h) {
-    const mid = (l + h) >>> 1
-    if (a[mid] < x) l = mid + 1
-    else h = mid
-  }
-  return l
-}
-
-function lowerBoundF(a: Float64Array, x: number): number {
-  let l = 0
-  let h = a.length
   while (l < h) {
     const mid = (l + h) >>> 1
     if (a[mid] < x) l = mid + 1
@@ -131,12 +121,10 @@ function countWithin(
     for (let t = 0; t < P; t++) rk += (points[j * d + pdims[t]] - lo[t]) * stride[t]
     keys[j] = rk * lspan + (hasLast ? points[j * d + lastDim] - loL : 0)
   }
-  const uniq = keys.slice().sort()
-  let u = 0
-  for (let j = 0; j < m; j++) if (j === 0 || uniq[j] !== uniq[j - 1]) uniq[u++] = uniq[j]
-  const ukeys = uniq.subarray(0, u)
+  const { distinct: ukeys, index } = distinctKeys(keys)
+  const u = ukeys.length
   const w = new Float64Array(u)
-  for (let j = 0; j < m; j++) w[lowerBoundF(ukeys, keys[j])] += weights[j]
+  for (let j = 0; j < m; j++) w[index[j]] += weights[j]
   const lastVals = new Int32Array(u)
   const cum = new Float64Array(u + 1)
   const rowStartList: number[] = []

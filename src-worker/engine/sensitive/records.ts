@@ -6,6 +6,7 @@
  * occur; the database x is the histogram `counts` over X (x_i = number of records equal to tuple i).
  */
 import type { ColumnKind } from './metric'
+import { distinctKeys } from './distinct-keys'
 
 export interface ColumnSpec {
   kind: ColumnKind
@@ -119,14 +120,12 @@ export function buildUniverse(columns: readonly ColumnValues[], specs: readonly 
       for (let k = 0; k < d; k++) key += (coords[i * d + k] - lo[k]) * stride[k]
       keys[i] = key
     }
-    const sorted = keys.slice().sort()
-    let m = 0
-    for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[m++] = sorted[i]
-    const distinct = sorted.subarray(0, m)
+    const { distinct, index } = distinctKeys(keys)
+    const m = distinct.length
     order = new Int32Array(m).fill(-1)
     counts = new Float64Array(m)
     for (let i = 0; i < n; i++) {
-      const p = lowerBound(distinct, keys[i])
+      const p = index[i]
       recordPoint[i] = p
       counts[p]++
       if (order[p] < 0) order[p] = i
@@ -166,17 +165,6 @@ export function buildUniverse(columns: readonly ColumnValues[], specs: readonly 
   const points = new Int32Array(m * d)
   for (let p = 0; p < m; p++) points.set(coords.subarray(order[p] * d, order[p] * d + d), p * d)
   return { dims: d, kinds, binWidths, categories, size: m, points, counts, recordPoint, total: n }
-}
-
-function lowerBound(a: Float64Array, x: number): number {
-  let l = 0
-  let h = a.length
-  while (l < h) {
-    const mid = (l + h) >>> 1
-    if (a[mid] < x) l = mid + 1
-    else h = mid
-  }
-  return l
 }
 
 /** Binned tuple of one raw record (numbers for numeric coordinates, strings for categorical). An unseen category gets code -1. */
