@@ -4,25 +4,17 @@
  * and the CSV export.
  */
 import { readFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, newPage, screenshot, startApp, type RunningApp } from './app'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { screenshot } from './app'
+import { openAppForFile } from './open-app'
 import { experiments } from './pages/experiments'
-import { shell } from './pages/shell'
 
-let app: RunningApp
-let browser: Browser
+const opened = openAppForFile()
 let page: Page
 
-beforeAll(async () => {
-  app = await startApp()
-  browser = await launchBrowser()
-  page = await newPage(browser)
-  await shell.open(page, app.url)
-})
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
+beforeAll(() => {
+  page = opened.page
 })
 
 describe('experiments', () => {

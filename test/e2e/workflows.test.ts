@@ -6,31 +6,25 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { ROOT, SCREENSHOTS, launchBrowser, newPage, screenshot, startApp, type RunningApp } from './app'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { ROOT, SCREENSHOTS, screenshot, type RunningApp } from './app'
+import { openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { ledger } from './pages/ledger'
 import { queries } from './pages/queries'
 import { shell } from './pages/shell'
 
+const opened = openAppForFile()
 let app: RunningApp
-let browser: Browser
 let page: Page
 
 const NYC_TAXI = join(ROOT, '..', 'shared', 'data', 'nab', 'nyc_taxi.csv')
 const OCCUPANCY = join(ROOT, 'resources', 'sample', 'occupancy.csv')
 const CAPACITIES = join(ROOT, 'resources', 'sample', 'capacities.csv')
 
-beforeAll(async () => {
-  app = await startApp()
-  browser = await launchBrowser()
-  page = await newPage(browser)
-  await shell.open(page, app.url)
-})
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
+beforeAll(() => {
+  ;({ app, page } = opened)
 })
 
 describe('datasets', () => {
