@@ -18,7 +18,18 @@ export interface DatasetColumn {
   type: ColumnType
   /** Whether the type was inferred from the preview or set by the user. */
   typeSource: 'inferred' | 'override'
+  /**
+   * Person-level datasets: whether the column holds at most one value per person (checked over all rows at import). Cells
+   * over such columns are accounted in parallel; over others a person may lie in many cells. Absent for row-level datasets.
+   */
+  perPerson?: boolean
 }
+
+/**
+ * What a dataset's guarantees protect (declared at import, fixed): each row is a different person (row-level), or a
+ * person column identifies the person, who may have many rows (person-level).
+ */
+export type PrivacyUnit = { kind: 'row' } | { kind: 'person'; column: string }
 
 export interface DatasetInfo {
   id: number
@@ -31,6 +42,13 @@ export interface DatasetInfo {
   sourceBytes: number
   delimiter: Delimiter
   createdAt: string
+  /**
+   * Declared public by the privacy officer (a ledger entry with a reason). Only a public dataset may supply values that
+   * reach a release (thresholds, group lists, the individuals of a search) and only its rows can be paged.
+   */
+  public: boolean
+  /** The privacy unit: row-level, or person-level with its person column. */
+  unit: PrivacyUnit
 }
 
 /** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */
@@ -43,7 +61,8 @@ export interface BadRow {
 }
 
 export interface PreviewFileRequest {
-  path: string
+  /** A `FileHandle.fileId` from `app/choose-file` (desktop) or the upload route (headless); never a path. */
+  fileId: string
   /** Detected from the header line when absent. */
   delimiter?: Delimiter
   /** How many rows to return (default 20, at most 200). Types are always inferred from up to 1,000 rows. */
@@ -64,7 +83,8 @@ export interface PreviewFileResponse {
 }
 
 export interface ImportRequest {
-  path: string
+  /** A `FileHandle.fileId` from `app/choose-file` (desktop) or the upload route (headless); never a path. */
+  fileId: string
   /** Default: the file name without its extension. Must not be used by another dataset. */
   name?: string
   delimiter?: Delimiter
@@ -74,6 +94,11 @@ export interface ImportRequest {
   onBadRow?: 'skip' | 'abort'
   /** How many bad rows to list in the result when skipping (default 20, at most 1,000); all are counted. */
   reportBadRows?: number
+  /**
+   * The privacy unit: the column identifying a person (person-level: a person may have many rows, guarantees cover all
+   * of them). Absent: row-level, each row is a different person.
+   */
+  personColumn?: string
 }
 
 /** The `result` of a finished import job (kind "import", unit "rows"). */
@@ -149,9 +174,15 @@ export interface ThresholdQueryDefinition {
   threshold: ThresholdSpec
   /**
    * The predicate set, when thresholds do not define it (constant and reference thresholds): explicit key tuples in
-   * groupBy order. Absent: every key tuple that occurs anywhere in the dataset (ignoring filter and period), treated as public.
+   * groupBy order. Exactly one of `groups`, `groupsFrom` or a column threshold gives the predicates: a key list read
+   * from private data is refused (it would release which keys exist).
    */
   groups?: Array<Array<string | number | null>>
+  /**
+   * The predicate set from a public dataset: its distinct key tuples. `on` maps each group-by column to that dataset's
+   * column (default: the same name).
+   */
+  groupsFrom?: { datasetId: number; on?: Record<string, string> }
 }
 
 export interface AnomalyIdentificationDefinition {
@@ -170,8 +201,17 @@ export interface AnomalyIdentificationDefinition {
 export interface AnomalySearchDefinition {
   kind: 'anomaly-search'
   scoreColumn: string
-  /** Optional column naming the individuals (default: row number). */
+  /** The column naming the individuals; a release needs it (the individuals are matched on it). */
   idColumn?: string
+  /**
+   * The individuals searched (public, the paper's model of n+1 known individuals): ids as the catalog shows them in
+   * `idColumn`. An individual with no row has the score `scoreFloor`; one with several rows, the largest.
+   */
+  individuals?: string[]
+  /** The individuals from a public dataset's column (its distinct values), instead of `individuals`. */
+  individualsFrom?: { datasetId: number; column: string }
+  /** L: scores are clipped to [L, inf) before the search; the noise scale is (tLow - L) / eps (default 0). */
+  scoreFloor?: number
   tLow: number
   tHigh: number
   epsilonPerQuery: number
@@ -208,6 +248,8 @@ export interface DatasetMethods {
   'datasets/rename': { req: { datasetId: number; name: string }; res: DatasetInfo }
   /** Drops the data and its saved queries; ledger history about the dataset stays (ids are never reused). */
   'datasets/delete': { req: { datasetId: number }; res: { deleted: true } }
+  /** The privacy officer declares a dataset public (a ledger entry with a reason): its values may then reach releases. */
+  'datasets/declare-public': { req: { datasetId: number; reason: string; officer: string }; res: DatasetInfo }
   /** Validates the definition against the dataset's columns and saves it (saved queries are immutable). */
   'queries/save': { req: { datasetId: number; name: string; definition: QueryDefinition }; res: SavedQuery }
   'queries/list': { req: { datasetId?: number }; res: SavedQuery[] }
@@ -224,6 +266,7 @@ export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
   'datasets/rows': true,
   'datasets/rename': true,
   'datasets/delete': true,
+  'datasets/declare-public': true,
   'queries/save': true,
   'queries/list': true,
   'queries/get': true,

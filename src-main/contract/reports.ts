@@ -38,11 +38,8 @@ export interface ReportExportRequest extends ReportRequest {
   table?: ReportTable
   /** pdf: default 'A4'. */
   pageSize?: ReportPageSize
-  /**
-   * Absolute path of the file to write (desktop: from a save dialog). Absent: the file is kept by the service and
-   * fetched with `reports/download` (headless mode).
-   */
-  outPath?: string
+  // No output path (issue 15): the file is kept by the service, then fetched with `reports/download` (headless) or saved
+  // through the desktop's save dialog with `reports/save`.
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -126,7 +123,7 @@ export interface ReportUnlock {
 export interface ReportLedgerEntry {
   seq: number
   at: string
-  kind: 'charge' | 'budget'
+  kind: 'charge' | 'budget' | 'public'
   datasetId: number
   datasetName: string
   notion: PrivacyNotion | null
@@ -214,8 +211,6 @@ export interface ReportExportResult {
   format: ReportFormat
   table: ReportTable | null
   fileName: string
-  /** Where the file is on the machine running the services. */
-  path: string
   bytes: number
   mimeType: string
   fileSha256: string
@@ -231,10 +226,16 @@ export interface ReportMethods {
   'reports/export': { req: ReportExportRequest; res: { jobId: string } }
   /** The file a finished export job wrote, as base64 (headless mode: the browser saves it as a download). */
   'reports/download': { req: { jobId: string }; res: { fileName: string; mimeType: string; bytes: number; base64: string } }
+  /**
+   * Desktop: the shell shows a save dialog in the main process and writes the file a finished export job produced there
+   * (saved: false when the user cancels). Headless: fails with code "use-download" (use `reports/download`).
+   */
+  'reports/save': { req: { jobId: string }; res: { saved: boolean; fileName: string } }
 }
 
 export const reportsMethodNames: Record<keyof ReportMethods, true> = {
   'reports/preview': true,
   'reports/export': true,
-  'reports/download': true
+  'reports/download': true,
+  'reports/save': true
 }

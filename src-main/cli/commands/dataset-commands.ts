@@ -1,12 +1,13 @@
 /**
- * Store commands of the datasets area: `import`, `datasets [list|show|rows|rename|delete]`, `query [save|list|show|delete]`.
+ * Store commands of the datasets area: `import`, `datasets [list|show|rows|rename|delete|public]`, `query [save|list|show|delete]`.
  * They open the workspace directly (no worker pool) and always close it.
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { ColumnType, DatasetInfo, Delimiter, SavedQuery } from '../../contract/datasets'
 import { CancelledError, UserError } from '../../services/errors'
-import { datasetRows, deleteDataset, listDatasets, renameDataset, resolveDataset } from '../../services/datasets/catalog'
+import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset, resolveDataset } from '../../services/datasets/catalog'
+import { declarePublic } from '../../services/datasets/public-datasets'
 import { isColumnType } from '../../services/datasets/column-types'
 import { type ImportProgress, planImport, runImport } from '../../services/datasets/import-dataset'
 import { deleteQuery, getQuery, listQueries, saveQuery } from '../../services/datasets/query-store'
@@ -122,13 +123,16 @@ const importCommand: CliCommand = {
 
 const datasetsCommand: CliCommand = {
   name: 'datasets',
-  summary: 'List, show, page through, rename or delete datasets',
-  usage: 'datasets [list|show|rows|rename|delete] --db PATH [--dataset ID|NAME] [--name NEW] [--offset N] [--limit N]',
-  subcommands: ['list', 'show', 'rows', 'rename', 'delete'],
+  summary: 'List, show, page through (public ones), rename, delete or declare public datasets',
+  usage:
+    'datasets [list|show|rows|rename|delete|public] --db PATH [--dataset ID|NAME] [--name NEW] [--offset N] [--limit N] [--reason TEXT --officer NAME (public)]',
+  subcommands: ['list', 'show', 'rows', 'rename', 'delete', 'public'],
   options: {
     db: dbOption,
     dataset: { type: 'string', description: 'dataset id or name (show, rows, rename, delete)' },
     name: { type: 'string', description: 'new name (rename)' },
+    reason: { type: 'string', description: 'why the dataset may be released (public; recorded in the ledger)' },
+    officer: { type: 'string', description: 'who declares it public (public; recorded)', defaultText: 'privacy officer' },
     offset: { type: 'string', description: 'first row, 0-based (rows)', defaultText: '0' },
     limit: { type: 'string', description: 'number of rows (rows)', defaultText: '20' }
   },
@@ -165,6 +169,15 @@ const datasetsCommand: CliCommand = {
           const d = resolveDataset(db, reqString(values, 'dataset'))
           deleteDataset(db, d.info.id)
           return { json: { deleted: d.info.id, name: d.info.name }, text: `Deleted dataset ${d.info.id} "${d.info.name}" (its ledger history stays)` }
+        }
+        case 'public': {
+          // An officer act (ALGORITHMS.md section 5): only a public dataset may supply values that reach a release.
+          const d = resolveDataset(db, reqString(values, 'dataset'))
+          const entry = declarePublic(db, { datasetId: d.info.id, reason: reqString(values, 'reason'), officer: optString(values, 'officer') ?? 'privacy officer' })
+          return {
+            json: { dataset: getDataset(db, d.info.id).info, ledgerSeq: entry.seq },
+            text: `Dataset ${d.info.id} "${d.info.name}" is now public (ledger entry ${entry.seq}); its values may reach releases and its rows can be browsed`
+          }
         }
         default:
           throw new UsageError(`unknown datasets subcommand "${sub}"`)

@@ -9,6 +9,7 @@ import type { PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract
 import { lookupDataset, resolveDataset } from '../../services/datasets/catalog'
 import { planImport, runImport } from '../../services/datasets/import-dataset'
 import { getQuery, saveQuery } from '../../services/datasets/query-store'
+import { declarePublic } from '../../services/datasets/public-datasets'
 import { isUserError } from '../../services/errors'
 import { projectRoot } from '../../services/pool/worker-script'
 import { setBudget } from '../../services/ledger/budgets'
@@ -245,7 +246,11 @@ export const demoCommand: CliCommand = {
         reason: 'Demo: the anomaly search may ask up to 10 questions at epsilon 2 each',
         officer
       })
-      out.push('2. Budgets set by the privacy officer: 5 per notion on occupancy and person-hours; anomaly-restricted DP on person-hours raised to 25 (reasons recorded).')
+      declarePublic(store.db, { datasetId: cap.id, reason: 'Demo: room capacities are posted at every door (fire-safety signage)', officer })
+      out.push(
+        '2. Budgets set by the privacy officer: 5 per notion on occupancy and person-hours; anomaly-restricted DP on person-hours raised to 25 (reasons recorded).',
+        '   The officer declared "capacities" public (room capacities are posted at every door): only public data may supply thresholds and group lists.'
+      )
       const q1 = saveQuery(store.db, occ.id, 'Rooms over capacity, Tue 12 March 14:00', {
         kind: 'threshold',
         period: { column: 'timestamp', from: '2024-03-12T14:00:00Z', to: '2024-03-12T15:00:00Z' },
@@ -271,6 +276,8 @@ export const demoCommand: CliCommand = {
         kind: 'anomaly-search',
         scoreColumn: 'hours_on_site',
         idColumn: 'person_id',
+        // The individuals searched are public: the badge numbers issued (P0001 to P0900), not read from the data.
+        individuals: Array.from({ length: 900 }, (_, i) => `P${String(i + 1).padStart(4, '0')}`),
         tLow: 50,
         tHigh: 120,
         epsilonPerQuery: 2,

@@ -5,8 +5,9 @@
  * Rows with an empty value in any chosen column are left out (reported as `skippedRows`).
  * Numeric columns (integer, real, timestamp in ms) come as Float64Array; text columns as string[] (categorical).
  *
- * `anomalyIdentificationQuery` and `anomalySearchQuery` resolve a saved query against its dataset's columns without
- * reading any data (what a release checks before it is charged); the loaders build on them.
+ * `anomalyIdentificationQuery`, `anomalySearchQuery` and `searchIndividuals` resolve a saved query against its dataset's
+ * columns and public tables without reading the searched data (what a release checks before it is charged); the loaders
+ * build on them.
  */
 import type Database from 'better-sqlite3'
 import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, QueryDefinition, SavedQuery } from '../../contract/datasets'
@@ -14,6 +15,7 @@ import { UserError } from '../errors'
 import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
 import { toDisplay } from './column-types'
 import { findColumn, storedValueFor } from './query-definitions'
+import { publicSource, publicValues } from './public-datasets'
 import { getQuery } from './query-store'
 
 export interface AiqColumnData {
@@ -103,34 +105,73 @@ export function anomalySearchQuery(db: Database.Database, queryId: number): Anom
   return { ...q, score, idColumn }
 }
 
+/**
+ * The individuals of a search, in the definition's (or the public table's) order, as canonical ids: the id column's
+ * display form (numbers as numbers print, timestamps in ISO 8601). Public: read from the definition or a public dataset,
+ * never from the searched data. Ids listed twice in a public table count once.
+ */
+export function searchIndividuals(db: Database.Database, q: AnomalySearchQuery): string[] {
+  const def = q.definition
+  if (!q.idColumn) throw new UserError(`Query "${q.query.name}" names no id column; a search release matches its public list of individuals on one`, 'not-public')
+  const idCol = q.idColumn
+  let raw: string[]
+  if (def.individuals) raw = def.individuals
+  else if (def.individualsFrom) {
+    const src = publicSource(db, def.individualsFrom.datasetId, q.dataset.info.id, 'list of individuals')
+    raw = publicValues(db, src, findColumn(src, def.individualsFrom.column, 'column of the list of individuals'))
+  } else {
+    throw new UserError(
+      `Query "${q.query.name}" does not name the individuals it searches; they must be public: save a query that lists them ("individuals") or takes them from a public dataset ("individualsFrom")`,
+      'not-public'
+    )
+  }
+  const seen = new Set<string>()
+  const out: string[] = []
+  for (const id of raw) {
+    const c = canonicalId(idCol, id)
+    if (!seen.has(c)) {
+      seen.add(c)
+      out.push(c)
+    }
+  }
+  if (out.length < 2) throw new UserError(`Query "${q.query.name}" searches ${out.length} individual(s); a search needs at least two`, 'bad-query')
+  return out
+}
+
+function canonicalId(col: CatalogColumn, id: string): string {
+  const stored = storedValueFor(col, col.type === 'integer' || col.type === 'real' ? id.trim() : id, `The individual "${id.slice(0, 40)}"`)
+  return String(toDisplay(col.type, stored))
+}
+
 export interface AnomalySearchData {
   definition: AnomalySearchDefinition
   datasetId: number
-  /** One score per individual (file order). */
+  /** One score per listed individual, in `ids` order: the largest of its rows, clipped to [L, inf); L if it has no row. */
   scores: Float64Array
-  /**
-   * The individuals' ids: the id column as the catalog shows it (timestamps in ISO 8601), "row N" where it is empty,
-   * or without an id column the 1-based row number in the file.
-   */
+  /** The public ids of the individuals. */
   ids: string[]
-  skippedRows: number
+  /** L, the score floor. */
+  floor: number
 }
 
+/** The scores of the public individuals, read from the searched data (internal: after the charge, or in a simulation). */
 export function loadAnomalySearchData(store: { db: Database.Database }, queryId: number): AnomalySearchData {
   const db = store.db
-  const { definition: def, dataset: ds, score, idColumn: idCol } = anomalySearchQuery(db, queryId)
-  const sel = idCol ? `${ident(score.sqlName)}, ${ident(idCol.sqlName)}, rowid` : `${ident(score.sqlName)}, rowid`
-  const rows = db.prepare(`SELECT ${sel} FROM ${ident(ds.tableName)} WHERE ${ident(score.sqlName)} IS NOT NULL ORDER BY rowid`).raw().all() as unknown[][]
-  const idOf = (r: unknown[]): string => {
-    if (!idCol) return String(r[1])
-    const shown = toDisplay(idCol.type, r[1])
-    return shown === null ? `row ${String(r[2])}` : String(shown)
+  const q = anomalySearchQuery(db, queryId)
+  const ids = searchIndividuals(db, q)
+  const idCol = q.idColumn!
+  const floor = q.definition.scoreFloor ?? 0
+  const sc = ident(q.score.sqlName)
+  const id = ident(idCol.sqlName)
+  const rows = db.prepare(`SELECT ${id}, max(${sc}) FROM ${ident(q.dataset.tableName)} WHERE ${sc} IS NOT NULL AND ${id} IS NOT NULL GROUP BY ${id}`).raw().all() as unknown[][]
+  const best = new Map<string, number>()
+  for (const [k, v] of rows) {
+    const key = String(toDisplay(idCol.type, k))
+    const x = Number(v)
+    const prev = best.get(key)
+    if (prev === undefined || x > prev) best.set(key, x)
   }
-  return {
-    definition: def,
-    datasetId: ds.info.id,
-    scores: Float64Array.from(rows, (r) => Number(r[0])),
-    ids: rows.map(idOf),
-    skippedRows: ds.info.rowCount - rows.length
-  }
+  // Clipping makes every normal individual's score lie in [L, tLow]: the oracle's sensitivity is tLow - L.
+  const scores = Float64Array.from(ids, (i) => Math.max(floor, best.get(i) ?? floor))
+  return { definition: q.definition, datasetId: q.dataset.info.id, scores, ids, floor }
 }

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3'
 import type { CellValue, ColumnType, DatasetColumn, DatasetInfo, Delimiter, RowsResponse } from '../../contract/datasets'
 import { UserError } from '../errors'
 import { toDisplay } from './column-types'
+import { datasetUnit } from './privacy-unit'
 
 export interface CatalogColumn extends DatasetColumn {
   /** Generated SQL name: c1, c2, ... */
@@ -40,6 +41,8 @@ interface DatasetRow {
   row_count: number
   skipped_rows: number
   created_at: string
+  /** 1 when the privacy officer declared the dataset public (a ledger entry of kind 'public'). */
+  is_public: number
 }
 interface ColumnRow {
   dataset_id: number
@@ -48,10 +51,22 @@ interface ColumnRow {
   sql_name: string
   type: ColumnType
   type_source: 'inferred' | 'override'
+  /** Person-level datasets: 1 when the column holds one value per person (migration 006); NULL for row-level ones. */
+  per_person: number | null
 }
 
+/** The catalog row with the public flag, which lives in the ledger (an officer's declaration is an entry of kind 'public'). */
+const DATASET_SELECT = `SELECT d.*, EXISTS (SELECT 1 FROM ledger_entries e WHERE e.kind = 'public' AND e.dataset_id = d.id) AS is_public FROM datasets d`
+
 function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
-  const columns: CatalogColumn[] = cols.map((c) => ({ position: c.position, name: c.name, type: c.type, typeSource: c.type_source, sqlName: c.sql_name }))
+  const columns: CatalogColumn[] = cols.map((c) => ({
+    position: c.position,
+    name: c.name,
+    type: c.type,
+    typeSource: c.type_source,
+    sqlName: c.sql_name,
+    ...(c.per_person === null || c.per_person === undefined ? {} : { perPerson: c.per_person === 1 })
+  }))
   return {
     tableName: d.table_name,
     columns,
@@ -64,9 +79,17 @@ function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
       sourceFile: d.source_file,
       sourceBytes: d.source_bytes,
       delimiter: d.delimiter as Delimiter,
-      createdAt: d.created_at
+      createdAt: d.created_at,
+      public: d.is_public === 1,
+      unit: { kind: 'row' }
     }
   }
+}
+
+/** The dataset's privacy unit (services/datasets/privacy-unit.ts; row-level unless declared at import). */
+function withUnit(db: Database.Database, ds: CatalogDataset): CatalogDataset {
+  ds.info.unit = datasetUnit(db, ds.info.id)
+  return ds
 }
 
 export function checkDatasetId(id: unknown): number {
@@ -75,10 +98,10 @@ export function checkDatasetId(id: unknown): number {
 }
 
 export function findDataset(db: Database.Database, id: number): CatalogDataset | undefined {
-  const d = db.prepare('SELECT * FROM datasets WHERE id = ?').get(id) as DatasetRow | undefined
+  const d = db.prepare(`${DATASET_SELECT} WHERE d.id = ?`).get(id) as DatasetRow | undefined
   if (!d) return undefined
   const cols = db.prepare('SELECT * FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(id) as ColumnRow[]
-  return toCatalog(d, cols)
+  return withUnit(db, toCatalog(d, cols))
 }
 
 export function getDataset(db: Database.Database, id: unknown): CatalogDataset {
@@ -121,7 +144,7 @@ export function resolveDataset(db: Database.Database, ref: string): CatalogDatas
 }
 
 export function listDatasets(db: Database.Database): DatasetInfo[] {
-  const ds = db.prepare('SELECT * FROM datasets ORDER BY id').all() as DatasetRow[]
+  const ds = db.prepare(`${DATASET_SELECT} ORDER BY d.id`).all() as DatasetRow[]
   const cols = db.prepare('SELECT * FROM dataset_columns ORDER BY dataset_id, position').all() as ColumnRow[]
   const by = new Map<number, ColumnRow[]>()
   for (const c of cols) {
@@ -129,7 +152,7 @@ export function listDatasets(db: Database.Database): DatasetInfo[] {
     list.push(c)
     by.set(c.dataset_id, list)
   }
-  return ds.map((d) => toCatalog(d, by.get(d.id) ?? []).info)
+  return ds.map((d) => withUnit(db, toCatalog(d, by.get(d.id) ?? [])).info)
 }
 
 export const MAX_NAME_LENGTH = 200
@@ -169,9 +192,19 @@ export function deleteDataset(db: Database.Database, id: unknown): void {
 
 export const MAX_PAGE = 1000
 
-/** Rows in file order (rowids are dense 1..n: imports insert in order and rows are never deleted). */
+/** Rows in file order, of public datasets only (rowids are dense 1..n: imports insert in order and rows are never deleted). */
 export function datasetRows(db: Database.Database, id: unknown, offset = 0, limit = 50): RowsResponse {
   const ds = getDataset(db, id)
+  // The rows of a private dataset are what releases protect: they are never shown through the contract.
+  if (!ds.info.public) {
+    throw new UserError(`The rows of "${ds.info.name}" are private and are not shown; only datasets the privacy officer declared public can be browsed`, 'private-data')
+  }
+  return storedRows(db, ds, offset, limit)
+}
+
+/** Internal (tests, public datasets): the stored rows in file order, as the catalog shows values. Never a contract method on its own. */
+export function storedRows(db: Database.Database, idOrDataset: unknown, offset = 0, limit = 50): RowsResponse {
+  const ds = typeof idOrDataset === 'object' && idOrDataset !== null ? (idOrDataset as CatalogDataset) : getDataset(db, idOrDataset)
   if (!Number.isSafeInteger(offset) || offset < 0) throw new UserError('offset must be a whole number >= 0', 'bad-input')
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
   const select = ds.columns.map((c) => ident(c.sqlName)).join(', ')

@@ -1,7 +1,8 @@
-import { basename } from 'node:path'
+import { declarePublic } from './public-datasets'
 import type { DatasetMethods } from '../../contract/datasets'
 import { UserError } from '../errors'
 import type { HandlerMap, ServiceContext } from '../handler-types'
+import { FileHandles } from '../app/file-handles'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from './catalog'
 import { planImport, runImport } from './import-dataset'
 import { previewFile } from './preview-file'
@@ -11,6 +12,8 @@ import { dropOrphanStagingTables } from './staging'
 /** Handlers of the datasets area (issue 6). */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
   const db = ctx.store.db
+  // Files are named by opaque handles (desktop dialog, headless upload), never by a path (issue 15).
+  const files = (ctx.files ??= new FileHandles())
   // Startup: a crash during an import leaves an orphan staging table; drop it (never a partial dataset).
   dropOrphanStagingTables(db)
   const req = <T>(r: T): T => {
@@ -18,12 +21,17 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
     return r
   }
   return {
-    'datasets/preview-file': async (r) => previewFile(req(r)),
+    'datasets/preview-file': async (r) => {
+      const f = files.resolve(req(r).fileId)
+      return previewFile({ delimiter: r.delimiter, rows: r.rows, path: f.path })
+    },
     'datasets/import': async (r) => {
-      const plan = planImport(db, req(r))
+      const { fileId, ...rest } = req(r)
+      const f = files.resolve(fileId)
+      const plan = planImport(db, { ...rest, path: f.path, sourceName: f.fileName })
       // Progress in rows; the total is estimated from the bytes read until the end (then exact). The bytes read and the
       // file's size go along as the detail (exact: the bar and the time left follow them).
-      const job = ctx.jobs.start('import', `Import ${basename(plan.path)} as "${plan.name}"`, 'rows', (jc) =>
+      const job = ctx.jobs.start('import', `Import ${plan.sourceName} as "${plan.name}"`, 'rows', (jc) =>
         runImport(db, plan, {
           signal: jc.signal,
           onProgress: (p) => {
@@ -41,6 +49,11 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
     'datasets/delete': async (r) => {
       deleteDataset(db, req(r).datasetId)
       return { deleted: true as const }
+    },
+    'datasets/declare-public': async (r) => {
+      const q = req(r)
+      declarePublic(db, { datasetId: q.datasetId, reason: q.reason, officer: q.officer })
+      return getDataset(db, q.datasetId).info
     },
     'queries/save': async (r) => saveQuery(db, req(r).datasetId, r.name, r.definition),
     'queries/list': async (r) => listQueries(db, (r ?? {}).datasetId),

@@ -15,7 +15,8 @@ import type {
 } from '../../contract/datasets'
 import { UserError } from '../errors'
 import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from './column-types'
-import { type CatalogColumn, type CatalogDataset, getDataset } from './catalog'
+import { type CatalogColumn, type CatalogDataset } from './catalog'
+import { publicSource } from './public-datasets'
 
 export const FILTER_OPERATORS: readonly FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
 export const MAX_GROUP_BY = 8
@@ -23,6 +24,7 @@ export const MAX_IN_LIST = 1000
 export const MAX_FILTERS = 32
 export const MAX_EXPLICIT_GROUPS = 100_000
 export const MAX_CAP = 1_000_000
+export const MAX_INDIVIDUALS = 100_000
 
 function bad(message: string): never {
   throw new UserError(message, 'bad-query')
@@ -109,7 +111,8 @@ function checkThreshold(db: Database.Database, ds: CatalogDataset, raw: unknown,
       return { kind: 'constant', value: finite(raw.value, 'The constant threshold') }
     case 'column': {
       if (typeof raw.datasetId !== 'number') bad('A column threshold needs the datasetId of the table holding the thresholds')
-      const other = getDataset(db, raw.datasetId)
+      // The thresholds are released with the decisions: they must be public (ALGORITHMS.md section 5).
+      const other = publicSource(db, raw.datasetId, ds.info.id, 'threshold table')
       const col = findColumn(other, raw.column, 'threshold column')
       if (col.type !== 'integer' && col.type !== 'real') bad(`The threshold column "${col.name}" must hold numbers (it holds ${describeType(col.type)})`)
       const on: Record<string, string> = {}
@@ -157,6 +160,24 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
   const out: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold }
   if (filter) out.filter = filter
   if (period) out.period = period
+  if (raw.groups !== undefined && raw.groupsFrom !== undefined) bad('Give the groups either in "groups" or by "groupsFrom", not both')
+  if (threshold.kind !== 'column' && raw.groups === undefined && raw.groupsFrom === undefined) {
+    bad(
+      'The groups of a threshold query must be public: list them in "groups", take them from a public dataset ("groupsFrom"), or use a column threshold from a public dataset. ' +
+        'Groups read from the counted data would release which keys exist in it'
+    )
+  }
+  if (raw.groupsFrom !== undefined) {
+    if (threshold.kind === 'column') bad('"groupsFrom" cannot be given with a column threshold: the threshold table defines the groups')
+    if (!isObject(raw.groupsFrom)) bad('"groupsFrom" must be {"datasetId": N} with an optional "on" mapping group-by columns to its columns')
+    const src = publicSource(db, raw.groupsFrom.datasetId, ds.info.id, 'group list dataset')
+    if (raw.groupsFrom.on !== undefined && !isObject(raw.groupsFrom.on)) bad('"groupsFrom.on" must map each group-by column to a column of the group list dataset')
+    const given = (raw.groupsFrom.on ?? {}) as Record<string, unknown>
+    for (const k of Object.keys(given)) if (!groupBy.includes(k)) bad(`"groupsFrom.on" names "${k.slice(0, 80)}", which is not a group-by column`)
+    const on: Record<string, string> = {}
+    for (const g of groupBy) on[g] = findColumn(src, given[g] ?? g, `key column matching "${g}" in the group list dataset`).name
+    out.groupsFrom = { datasetId: src.info.id, on }
+  }
   if (raw.groups !== undefined) {
     if (threshold.kind === 'column') bad('"groups" cannot be given with a column threshold: the threshold table defines the groups')
     if (!Array.isArray(raw.groups) || raw.groups.length === 0 || raw.groups.length > MAX_EXPLICIT_GROUPS) bad(`"groups" must be a list of 1 to ${MAX_EXPLICIT_GROUPS} key lists`)
@@ -214,12 +235,13 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
   return out
 }
 
-export function checkAnomalySearch(ds: CatalogDataset, raw: Record<string, unknown>): AnomalySearchDefinition {
+export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, raw: Record<string, unknown>): AnomalySearchDefinition {
   const score = findColumn(ds, raw.scoreColumn, 'score column')
   if (score.type !== 'integer' && score.type !== 'real') bad(`The score column "${score.name}" must hold numbers (it holds ${describeType(score.type)})`)
   const tLow = finite(raw.tLow, 'tLow')
   const tHigh = finite(raw.tHigh, 'tHigh')
-  if (!(tLow > 0)) bad('tLow must be > 0 (it is the sensitivity of the oracle)')
+  const scoreFloor = raw.scoreFloor === undefined ? 0 : finite(raw.scoreFloor, 'The score floor L')
+  if (!(tLow > scoreFloor)) bad(`tLow must be greater than the score floor L = ${scoreFloor} (scores are clipped to [L, inf); the noise scale is (tLow - L) / eps)`)
   if (!(tHigh > tLow)) bad('tHigh must be greater than tLow')
   const eps = finite(raw.epsilonPerQuery, 'epsilonPerQuery')
   if (!(eps > 0)) bad('epsilonPerQuery must be > 0')
@@ -227,7 +249,32 @@ export function checkAnomalySearch(ds: CatalogDataset, raw: Record<string, unkno
   if (!(budget >= eps)) bad('The budget must be at least epsilonPerQuery (it bounds the charge)')
   if (raw.oracle !== 'rr' && raw.oracle !== 'binary' && raw.oracle !== 'direct') bad('The oracle must be rr, binary or direct')
   const out: AnomalySearchDefinition = { kind: 'anomaly-search', scoreColumn: score.name, tLow, tHigh, epsilonPerQuery: eps, budget, oracle: raw.oracle }
-  if (raw.idColumn !== undefined) out.idColumn = findColumn(ds, raw.idColumn, 'id column').name
+  if (raw.scoreFloor !== undefined) out.scoreFloor = scoreFloor
+  // The individuals searched are public (the paper's model of n+1 known individuals): from the definition or a public
+  // dataset, matched on the id column. A list read from the searched data would release who is in it.
+  if (raw.idColumn === undefined) bad('An anomaly search needs an id column naming the individuals (idColumn)')
+  out.idColumn = findColumn(ds, raw.idColumn, 'id column').name
+  if ((raw.individuals === undefined) === (raw.individualsFrom === undefined)) {
+    bad('Name the individuals searched (they are public): list their ids in "individuals", or take them from a public dataset with "individualsFrom"')
+  }
+  if (raw.individuals !== undefined) {
+    if (!Array.isArray(raw.individuals) || raw.individuals.length < 2 || raw.individuals.length > MAX_INDIVIDUALS) {
+      bad(`"individuals" must list 2 to ${MAX_INDIVIDUALS} ids (for more, take them from a public dataset with "individualsFrom")`)
+    }
+    const seen = new Set<string>()
+    out.individuals = raw.individuals.map((v, i) => {
+      if (typeof v !== 'string' && typeof v !== 'number') bad(`Individual ${i + 1} must be an id (text or a number)`)
+      const id = String(v)
+      if (seen.has(id)) bad(`Individual ${i + 1} is listed twice`)
+      seen.add(id)
+      return id
+    })
+  } else {
+    const from = raw.individualsFrom
+    if (!isObject(from)) bad('"individualsFrom" must be {"datasetId": N, "column": NAME}')
+    const src = publicSource(db, from.datasetId, ds.info.id, 'list of individuals')
+    out.individualsFrom = { datasetId: src.info.id, column: findColumn(src, from.column, 'column of the list of individuals').name }
+  }
   if (raw.tau !== undefined) {
     const tau = finite(raw.tau, 'tau')
     if (!(tau > 0 && tau < 1)) bad('tau must be between 0 and 1')
@@ -251,7 +298,7 @@ export function checkDefinition(db: Database.Database, ds: CatalogDataset, raw: 
     case 'anomaly-identification':
       return checkAnomalyIdentification(ds, raw)
     case 'anomaly-search':
-      return checkAnomalySearch(ds, raw)
+      return checkAnomalySearch(db, ds, raw)
     default:
       bad('The query kind must be threshold, anomaly-identification or anomaly-search')
   }

@@ -14,7 +14,7 @@ type Db = Database.Database
 export interface EntryRow {
   seq: number
   at: string
-  kind: 'charge' | 'budget'
+  kind: 'charge' | 'budget' | 'public'
   dataset_id: number
   dataset_name: string
   notion: PrivacyNotion | null
@@ -29,7 +29,7 @@ export interface EntryRow {
 }
 
 export interface AppendInput {
-  kind: 'charge' | 'budget'
+  kind: 'charge' | 'budget' | 'public'
   datasetId: number
   datasetName: string
   notion: PrivacyNotion | null

@@ -70,7 +70,12 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
   for (const e of entries) {
     const notion = e.notion ? NOTION_LABEL[e.notion] : 'every notion'
     const where = e.kind === 'charge' ? (e.cellCount ? ` [${e.cellCount} cells]` : ' [whole dataset]') : ''
-    const what = e.kind === 'budget' ? `budget of "${e.datasetName}" set by ${e.actor}: ${e.description}` : `${e.description}${where}`
+    const what =
+      e.kind === 'budget'
+        ? `budget of "${e.datasetName}" set by ${e.actor}: ${e.description}`
+        : e.kind === 'public'
+          ? `"${e.datasetName}" declared public by ${e.actor}: ${e.description}`
+          : `${e.description}${where}`
     out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(e.epsilonExact, 12)}  ${what}`)
   }
   return out.join('\n')

@@ -42,10 +42,19 @@ export function aiqGuarantee(o: { mechanism: 'dp' | 'sp'; epsilon: number; k: nu
   )
 }
 
-export function searchGuarantee(o: { top: number; scoreColumn: string; tLow: number; tHigh: number; maxQueries: number; chargeNano: number }): string {
+export function searchGuarantee(o: {
+  top: number
+  scoreColumn: string
+  tLow: number
+  tHigh: number
+  floor: number
+  individuals: number
+  maxQueries: number
+  chargeNano: number
+}): string {
   return (
-    `Shows the ${o.top} individuals most likely to be the one whose ${o.scoreColumn} exceeds ${num(o.tHigh)}, ` +
-    `after at most ${o.maxQueries} noisy group questions. ` +
+    `Shows the ${o.top} of the ${o.individuals} listed individuals most likely to be the one whose ${o.scoreColumn} exceeds ${num(o.tHigh)}, ` +
+    `after at most ${o.maxQueries} noisy group questions. The list of individuals is public (it is part of the query); scores below ${num(o.floor)} are raised to ${num(o.floor)} before the search. ` +
     `Privacy: ${NOTION_LABEL['anomaly-restricted-dp']}, epsilon at most ${nanoToDisplay(o.chargeNano)}: every individual whose ${o.scoreColumn} is at most ${num(o.tLow)} is protected; the anomaly is not.`
   )
 }

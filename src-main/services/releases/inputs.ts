@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3'
 import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, SavedQuery, ThresholdQueryDefinition } from '../../contract/datasets'
 import { UserError } from '../errors'
 import { findDataset } from '../datasets/catalog'
-import { anomalyIdentificationQuery, anomalySearchQuery } from '../datasets/anomaly-loaders'
+import { anomalyIdentificationQuery } from '../datasets/anomaly-loaders'
 import { getQuery } from '../datasets/query-store'
 
 type Db = Database.Database
@@ -44,12 +44,6 @@ export function checkAiqRecords(db: Db, q: SavedQueryRow): void {
 export function searchDefinition(q: SavedQueryRow): AnomalySearchDefinition {
   if (q.definition.kind !== 'anomaly-search') throw new UserError(`Query ${q.id} is not an anomaly search query`)
   return q.definition
-}
-
-/** Checks the score and id columns before anything is charged. */
-export function checkSearchColumns(db: Db, q: SavedQueryRow): void {
-  const { dataset } = anomalySearchQuery(db, q.id)
-  if (dataset.info.rowCount < 2) throw new UserError('The search needs at least two individuals (rows)')
 }
 
 // ---------------------------------------------------------------------------------------------------------------

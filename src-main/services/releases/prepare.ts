@@ -13,10 +13,10 @@ import { UserError } from '../errors'
 import { type CellKey, WHOLE_DATASET, cellKey } from '../ledger/cells'
 import { MAX_NANO, decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDisplay } from '../ledger/units'
 import { aiqGuarantee, num, searchGuarantee, thresholdGuarantee } from './guarantee'
-import { type SavedQueryRow, aiqDefinition, checkAiqRecords, checkSearchColumns, loadSavedQuery, searchDefinition, thresholdDefinition } from './inputs'
-import { evaluateThreshold, runThreshold } from './threshold-adapter'
+import { type SavedQueryRow, aiqDefinition, checkAiqRecords, loadSavedQuery, searchDefinition, thresholdDefinition } from './inputs'
+import { publicThreshold, runThreshold } from './threshold-adapter'
 import { getDataset } from '../datasets/catalog'
-import { loadAnomalyIdentificationData, loadAnomalySearchData } from '../datasets/anomaly-loaders'
+import { anomalySearchQuery, loadAnomalyIdentificationData, loadAnomalySearchData, searchIndividuals } from '../datasets/anomaly-loaders'
 import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 
@@ -91,15 +91,18 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
   const steps = p.steps === undefined ? 4 : finite(p.steps, 'steps', (v) => Number.isInteger(v) && v >= 2 && v <= 50, 'a whole number from 2 to 50')
   const fineSteps = p.fineSteps === undefined ? 3 : finite(p.fineSteps, 'fine-steps', (v) => Number.isInteger(v) && v >= 1 && v <= 50, 'a whole number from 1 to 50')
 
-  const ev = evaluateThreshold(db, query.id, def)
-  const countSensitivity = ev.sensitivity
+  // Everything up to `execute` is computed from the definition and public tables only (the preview shows it).
+  const pub = publicThreshold(db, query.datasetId, def)
+  const countSensitivity = pub.sensitivity
   if (!(Number.isInteger(countSensitivity) && countSensitivity >= 1)) throw new Error('sensitivity must be a whole number >= 1')
-  // A reference threshold is factor x an aggregate (max or mean over time buckets) of the same group's count in another
-  // period of the same dataset: one person moves it by at most factor x the count's sensitivity, so the compared
-  // quantity (count - threshold) has sensitivity s (1 + factor). The charge and the noise follow that.
+  // A reference threshold is factor x an aggregate (max or mean over time buckets) of the same group's count in a
+  // reference period of the same dataset. Adding one person raises the count by some a in [0, s] and every bucket's
+  // count by at most s, so the max or mean over buckets by some b in [0, s]: the compared quantity count - factor x ref
+  // moves by a - factor x b, which lies in [-factor s, s]. Its sensitivity is s max(1, factor) (not s (1 + factor):
+  // both rise together). Removing a person is the same move backwards. The charge and the noise follow that.
   const referenceFactor = def.threshold.kind === 'reference' ? def.threshold.factor : 0
-  const s = countSensitivity * (1 + referenceFactor)
-  if (ev.keys.length === 0) throw new UserError(`Query "${query.name}" has no predicates (no groups); nothing to release`)
+  const s = countSensitivity * Math.max(1, referenceFactor)
+  if (pub.keys.length === 0) throw new UserError(`Query "${query.name}" has no predicates (its public group list is empty); nothing to release`)
   // The mechanism runs on counts / s (sensitivity 1), so the requested accuracy alpha becomes alpha / s.
   const engineParams = { alpha: alpha / s, beta, epsMax: 1e9, eps1, steps, fineSteps }
   const bad = checkThresholdParams(mechanism as ThresholdMechanism, engineParams)
@@ -113,26 +116,26 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
     )
   }
   const perUnit = mechanism === 'tslm' ? 'ln(1/(2 beta))/alpha' : `ln(m/(2 beta))/alpha with m = ${steps}`
-  const chargeExplained = `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} (${ev.countText}${referenceFactor > 0 ? `; x (1 + ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(chargeNano)}`
+  const chargeExplained = `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} (${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(chargeNano)}`
   // Cells: the predicate's group keys, plus the filter's equality conditions (which only narrow the region).
   // Filter values are written in the group keys' canonical text form (as `groupKey` writes them: "3", ISO timestamps),
   // so that a cell named by a filter and the same cell named by a group-by compare equal.
   const dataset = getDataset(db, query.datasetId)
   const fixed: Record<string, string> = {}
   for (const f of def.filter ?? []) {
-    if (f.op === '=' && (typeof f.value === 'string' || typeof f.value === 'number') && !ev.groupBy.includes(f.column)) {
+    if (f.op === '=' && (typeof f.value === 'string' || typeof f.value === 'number') && !pub.groupBy.includes(f.column)) {
       const col = findColumn(dataset, f.column, 'filter column')
       const part = keyPart(col.type, storedValueFor(col, f.value, `filter value for "${f.column}"`))
       if (part !== null) fixed[f.column] = part
     }
   }
-  const cells = ev.keys.map((k) => {
+  const cells = pub.keys.map((k) => {
     const conj: Record<string, string | number | null> = { ...fixed }
-    ev.groupBy.forEach((c, j) => (conj[c] = k[j]))
+    pub.groupBy.forEach((c, j) => (conj[c] = k[j]))
     return cellKey(conj)
   })
   const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s }
-  const guarantee = thresholdGuarantee({ groupBy: ev.groupBy, countText: ev.countText, beta, alpha, chargeNano, predicates: ev.keys.length })
+  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: pub.keys.length })
   return {
     query,
     datasetName,
@@ -144,21 +147,23 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
     cells,
     guarantee,
     publicParams,
-    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${ev.keys.length} predicates`,
+    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${pub.keys.length} predicates`,
     execute(rng) {
-      const counts = ev.counts.map((c) => c / s)
-      const thresholds = ev.thresholds.map((c) => c / s)
+      // After the charge: the true counts (and a reference threshold) come from the counted data here, and only here.
+      const truth = pub.evaluate()
+      const counts = truth.counts.map((c) => c / s)
+      const thresholds = truth.thresholds.map((c) => c / s)
       const run = runThreshold(mechanism, counts, thresholds, engineParams, rng)
       const flagged: Array<Array<string | number | null>> = []
-      // Public part of each predicate (group, threshold) with its released decision; never the count.
-      const decisions: ThresholdDecision[] = ev.keys.map((key, i) => {
+      // Public part of each predicate (group, public threshold) with its released decision; never the count.
+      const decisions: ThresholdDecision[] = pub.keys.map((key, i) => {
         const isFlagged = run.positive[i] !== 0
         if (isFlagged) flagged.push(key)
         // A reference threshold is computed from the dataset's own counts: it is not public, so it is not released.
-        return { key, label: ev.labels[i], threshold: referenceFactor > 0 ? null : ev.thresholds[i], flagged: isFlagged }
+        return { key, label: pub.labels[i], threshold: pub.thresholds === null ? null : pub.thresholds[i], flagged: isFlagged }
       })
       let max = 0
-      const perPredicate = ev.keys.map((key, i) => {
+      const perPredicate = pub.keys.map((key, i) => {
         const e = run.epsilonPerPredicate[i]
         if (e > max) max = e
         return { predicate: key, epsilon: e }
@@ -166,12 +171,12 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
       return {
         answer: {
           kind: 'threshold',
-          predicates: ev.keys.length,
-          groupBy: ev.groupBy,
+          predicates: pub.keys.length,
+          groupBy: pub.groupBy,
           flagged,
           decisions,
-          thresholdText: ev.thresholdText,
-          countText: ev.countText
+          thresholdText: pub.thresholdText,
+          countText: pub.countText
         },
         exPost: { spentMax: max, perPredicate }
       }
@@ -245,15 +250,18 @@ export function snapPosterior(p: number): number {
 
 function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName: string): PreparedRelease {
   const def = searchDefinition(query)
-  checkSearchColumns(db, query)
+  // The individuals are public (definition or public table): their number and ids may shape the price and messages.
+  const individuals = searchIndividuals(db, anomalySearchQuery(db, query.id))
   const eps = finite(def.epsilonPerQuery, 'epsilonPerQuery', (v) => v > 0 && v <= 1e6, 'a number > 0')
   const budget = finite(def.budget, 'budget', (v) => v > 0 && v <= 1e6, 'a number > 0')
+  const floor = def.scoreFloor ?? 0
+  if (!(def.tLow > floor)) throw new UserError(`tLow must be greater than the score floor L = ${num(floor)}`)
   const perQueryNano = decimalToNano(eps, 'up')
   if (perQueryNano === 0) throw new UserError('epsilon per query is below the ledger resolution of 1e-9')
   const maxQueries = queriesAllowedByBudget(budget, eps)
   if (maxQueries < 1) throw new UserError(`The search budget ${num(budget)} does not allow a single query at epsilon ${num(eps)}; raise the budget in the saved query`)
   const chargeNano = checkedProduct(perQueryNano, maxQueries)
-  const top = def.top ?? 4
+  const top = Math.min(def.top ?? 4, individuals.length)
   const engineEps = epsilonAtMost(perQueryNano)
   // The engine stops when (T+1) eps > b: with b = maxQueries x engineEps it asks at most maxQueries questions.
   const engineBudget = maxQueries * engineEps
@@ -268,14 +276,39 @@ function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName:
     chargeNano,
     chargeExplained: `at most ${maxQueries} group questions (budget ${num(budget)} / epsilon ${num(eps)}) x epsilon ${nanoToDisplay(perQueryNano)} = ${nanoToDisplay(chargeNano)}`,
     cells: [WHOLE_DATASET],
-    guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, maxQueries, chargeNano }),
-    publicParams: { oracle: def.oracle, epsilonPerQuery: eps, budget, maxQueries, tLow: def.tLow, tHigh: def.tHigh, tau: tau ?? null, delta: def.delta ?? null, top },
-    description: `Anomaly search "${query.name}" (${def.oracle} oracle), at most ${maxQueries} questions at epsilon ${num(eps)}`,
+    guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, floor, individuals: individuals.length, maxQueries, chargeNano }),
+    publicParams: {
+      oracle: def.oracle,
+      epsilonPerQuery: eps,
+      budget,
+      maxQueries,
+      tLow: def.tLow,
+      tHigh: def.tHigh,
+      scoreFloor: floor,
+      individuals: individuals.length,
+      tau: tau ?? null,
+      delta: def.delta ?? null,
+      top
+    },
+    description: `Anomaly search "${query.name}" (${def.oracle} oracle) over ${individuals.length} public individuals, at most ${maxQueries} questions at epsilon ${num(eps)}`,
     execute(rng) {
+      // After the charge: the scores come from the searched data here, clipped to [L, inf) by the loader.
       const data = loadAnomalySearchData({ db }, query.id)
+      // Shifted by L: the engine's oracle has sensitivity tLow and sees scores >= 0 (every normal score in [0, tLow - L]).
+      const shifted = data.scores.map((x) => x - floor)
       const out = releaseAnomalySearch(
-        data.scores,
-        { epsilon: engineEps, tLow: def.tLow, tHigh: def.tHigh, oracle: def.oracle, budget: engineBudget, tau, delta: def.delta, top, posteriorGrid: POSTERIOR_GRID },
+        shifted,
+        {
+          epsilon: engineEps,
+          tLow: def.tLow - floor,
+          tHigh: def.tHigh - floor,
+          oracle: def.oracle,
+          budget: engineBudget,
+          tau,
+          delta: def.delta,
+          top,
+          posteriorGrid: POSTERIOR_GRID
+        },
         rng
       )
       if (out.posterior.length !== out.top.length) throw new Error('the search returned a posterior that does not match its top-S')

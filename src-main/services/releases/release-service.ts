@@ -17,6 +17,29 @@ import { type ExecutionResult, type PreparedRelease, prepareRelease } from './pr
 
 type Db = Database.Database
 
+/**
+ * When an answer (or a failure) was stored, as the analyst sees it: rounded UP to the whole second (ALGORITHMS.md
+ * section 5), written with ".000" so that it still sorts as text with the ledger's millisecond times and is never before
+ * the charge. A millisecond answer time would time the data-dependent work done after the charge. (The charge time,
+ * `created_at`, is the ledger entry's time: it comes before any data is read and keeps its milliseconds.)
+ */
+export function answerTime(now: Date = new Date()): string {
+  return new Date(Math.ceil(now.getTime() / 1000) * 1000).toISOString()
+}
+
+/**
+ * What a failed release says, whatever failed: the cause may depend on the private data (a value out of range, an empty
+ * selection), so it is never shown (ALGORITHMS.md section 5: a data problem found after the charge fails the release
+ * with a neutral sentence).
+ */
+/** Answer times written before they were rounded have milliseconds: shown rounded up the same way. */
+function toWholeSecond(iso: string): string {
+  const ms = Date.parse(iso)
+  return Number.isFinite(ms) ? answerTime(new Date(ms)) : iso
+}
+
+export const NEUTRAL_FAILURE = 'the answer could not be computed from the data'
+
 /** Releases being answered by this process right now (anything else left 'charged' was interrupted). */
 const inFlight = new Set<string>()
 const flightKey = (db: Db, id: number) => `${db.name}#${id}`
@@ -110,7 +133,7 @@ function storeAnswer(db: Db, releaseId: number, result: ExecutionResult): void {
   db.transaction(() => {
     db.prepare(`UPDATE releases SET status = 'answered', answer = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
       canonicalJson(result.answer),
-      nowIso(),
+      answerTime(),
       releaseId
     )
     db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, canonicalJson(result.exPost))
@@ -134,9 +157,10 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
     try {
       result = executePrepared(prepared, SecureRandom.create())
     } catch (e) {
-      // The charge stays (noise may have been drawn). The reason is recorded without data values.
-      const reason = e instanceof UserError ? e.message.replace(/\.$/, '') : 'the mechanism failed'
-      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(reason, nowIso(), releaseId)
+      // The charge stays (noise may have been drawn). The cause is not recorded: it may depend on the data.
+      void e
+      const reason = NEUTRAL_FAILURE
+      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(reason, answerTime(), releaseId)
       throw new UserError(`Release ${releaseId} was charged but not answered (${reason}); the charge stays in the ledger`, 'release-failed')
     }
     storeAnswer(db, releaseId, result)
@@ -202,7 +226,7 @@ function toRecord(db: Db, r: ReleaseRow): ReleaseRecord {
     status,
     statusText,
     answer: r.answer === null ? null : (JSON.parse(r.answer) as ReleaseAnswer),
-    answeredAt: r.status === 'answered' ? r.answered_at : null
+    answeredAt: r.status === 'answered' && r.answered_at !== null ? toWholeSecond(r.answered_at) : null
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The two outside pieces a threshold release needs, behind one small interface:
- * - part A's evaluation of a saved threshold query (predicates with true counts and thresholds, and the sensitivity);
+ * - the datasets area's public predicates of a saved threshold query (before the charge) and their true counts and
+ *   thresholds (after it);
  * - the MIDE engine's threshold mechanisms (run with the secure generator).
  */
 import type Database from 'better-sqlite3'
@@ -8,24 +9,28 @@ import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import { type Rng, assertSecure } from '../../../src-worker/engine/random'
 import { runThresholdMechanism } from '../../../src-worker/engine/mide/run'
 import type { ThresholdParams } from '../../../src-worker/engine/mide/params'
-import { evaluateThresholdQuery } from '../datasets/threshold-evaluation'
+import { getDataset } from '../datasets/catalog'
+import { thresholdCounts } from '../datasets/threshold-evaluation'
+import { thresholdPredicates } from '../datasets/threshold-predicates'
 
-export interface ThresholdEvaluation {
+/** A threshold query's predicates and parameters from public inputs only: what a preview and the charge are built from. */
+export interface PublicThreshold {
   groupBy: string[]
   /** Key tuples in groupBy order, one per predicate. */
   keys: Array<Array<string | number | null>>
   /** Public labels of the predicates ("building=A, room=A-101"), in the same order. */
   labels: string[]
-  counts: Float64Array
-  thresholds: Float64Array
-  /** The most one person (or row) can change the counts: the contribution cap, or 1. */
+  /** Public thresholds, or null for a reference threshold (computed from the counted data after the charge, never shown). */
+  thresholds: Float64Array | null
+  /** The most one person (or row) can change one count: the contribution cap, or 1. */
   sensitivity: number
   /** What is counted, in words ("rows", "persons, each counted at most 3 times"). */
   countText: string
-  /** What the thresholds are, in words (they are public query parameters). */
+  /** What the thresholds are, in words. */
   thresholdText: string
+  /** The true counts and thresholds: reads the counted dataset. Call only after the charge (or in a simulation). */
+  evaluate(): { counts: Float64Array; thresholds: Float64Array }
 }
-
 
 export interface ThresholdRun {
   /** 1 = flagged (decided positive or still undecided at the end). */
@@ -34,24 +39,25 @@ export interface ThresholdRun {
   epsilonPerPredicate: Float64Array
 }
 
-export function evaluateThreshold(db: Database.Database, queryId: number, def: ThresholdQueryDefinition): ThresholdEvaluation {
-  const ev = evaluateThresholdQuery({ db }, queryId)
-  const n = ev.predicates.length
-  const counts = new Float64Array(n)
-  const thresholds = new Float64Array(n)
-  const labels = ev.predicates.map((p) => p.label)
-  const keys = ev.predicates.map((p, i) => {
-    counts[i] = p.count
-    thresholds[i] = p.threshold
-    return JSON.parse(p.key) as Array<string | number | null>
-  })
+export function publicThreshold(db: Database.Database, datasetId: number, def: ThresholdQueryDefinition): PublicThreshold {
+  const ds = getDataset(db, datasetId)
+  const pred = thresholdPredicates(db, ds, def)
   const countText =
     def.count.kind === 'persons'
       ? def.count.cap === 1
         ? `count of distinct ${def.count.personColumn}`
         : `count of distinct ${def.count.personColumn} (each counted at most ${def.count.cap} times)`
       : 'row count'
-  return { groupBy: ev.groupBy, keys, labels, counts, thresholds, sensitivity: ev.sensitivity, countText, thresholdText: describeThresholds(db, def, countText) }
+  return {
+    groupBy: def.groupBy,
+    keys: pred.keys.map((k) => JSON.parse(k) as Array<string | number | null>),
+    labels: pred.labels,
+    thresholds: pred.thresholds,
+    sensitivity: def.count.kind === 'persons' ? def.count.cap : 1,
+    countText,
+    thresholdText: describeThresholds(db, def, countText),
+    evaluate: () => thresholdCounts(db, ds, def, pred)
+  }
 }
 
 const short = (x: number) => Number(x.toPrecision(6)).toString()
@@ -64,7 +70,7 @@ export function describeThresholds(db: Database.Database, def: ThresholdQueryDef
       return `the constant ${short(th.value)}`
     case 'column': {
       const other = db.prepare('SELECT name FROM datasets WHERE id = ?').get(th.datasetId) as { name: string } | undefined
-      return `column "${th.column}" of dataset ${other ? `"${other.name}"` : th.datasetId}`
+      return `column "${th.column}" of public dataset ${other ? `"${other.name}"` : th.datasetId}`
     }
     case 'reference':
       return `${short(th.factor)} × the ${th.aggregate} per ${th.bucket} of the ${countText} from ${th.from} to ${th.to}`

@@ -30,6 +30,12 @@ export interface SearchParams {
   halting: HaltingRules
   /** |S|: how many indices to output (paper: 4) */
   top: number
+  /**
+   * Releases: after a posterior rule (tau, delta) has stopped the search, keep asking (and discarding) questions until
+   * this many were asked, so that the run time does not tell how many questions the answer used (that number is
+   * ex-post and sealed). The answer is the one at the stop; the extra answers never reach the output.
+   */
+  padToQueries?: number
 }
 
 export interface SearchResult {
@@ -93,11 +99,17 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   const highest = highestScores(scores, TOP_SCORES)
   const needLogOdds = halting.logInvDelta !== undefined
   let queries = 0
-  let haltedBy: HaltReason | null
+  let haltedBy: HaltReason | null = null
+  let answer: SearchResult | null = null
+  const pad = params.padToQueries ?? 0
+  let asked = 0
   prefix.labelParts(post.weight)
   for (;;) {
-    haltedBy = haltReason(halting, post.maxProbability(), needLogOdds ? post.logOddsMax() : 0, queries)
-    if (haltedBy !== null) break
+    if (answer === null) {
+      haltedBy = haltReason(halting, post.maxProbability(), needLogOdds ? post.logOddsMax() : 0, queries)
+      if (haltedBy !== null) answer = finish(post, prefix, params, queries, haltedBy)
+    }
+    if (answer !== null && asked >= pad) break
     const T = prefix.splitLabelled(post.weight, post.total)
     const parts = prefix.parts
     // H(Q) and H(Q complement): the first of the highest scores on each side (ties between sides give equal values).
@@ -115,9 +127,14 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
     const u = askOracle(oracle, maxIn, maxOut, rng)
     post.updateSplit(parts, T, u.inQ - u.outQ, prefix.drawNext())
     prefix.adoptNext()
-    queries++
+    asked++
+    if (answer === null) queries++
   }
-  // Ties are broken uniformly at random, so tied individuals are not ordered by index.
+  return answer
+}
+
+/** The answer at the stop. Ties are broken uniformly at random, so tied individuals are not ordered by index. */
+function finish(post: LogPosterior, prefix: RandomPrefix, params: SearchParams, queries: number, haltedBy: HaltReason): SearchResult {
   const top = post.topRandomTies(params.top, (m) => prefix.uniformInt(m))
   return {
     top,

@@ -2,9 +2,10 @@
  * The release path of the anomaly search: called by the release service with the secure generator (ALGORITHMS.md
  * section 4; ARCHITECTURE.md "Releases and the ledger"). Thresholds come from the user, never from the data.
  *
- * Shown: the top-|S| indices, their posterior snapped to a coarse grid (the posterior is a function of noisy values),
- * the number of queries, the total privacy risk spent T eps and the rule that stopped the search. Never shown: the noisy
- * oracle answers, the rest of the posterior.
+ * Returned: the top-|S| indices, their posterior snapped to a coarse grid (the posterior is a function of noisy values),
+ * and, for the sealed ex-post record only, the number of queries, T eps and the rule that stopped the search. Never
+ * returned: the noisy oracle answers, the rest of the posterior. The search keeps asking (and discarding) questions up
+ * to the budget's cap after it stops, so its run time does not depend on when it stopped.
  * Charge: a budget is required, so the worst case floor(b/eps) eps is known before anything runs (data-independent).
  */
 import { type Rng, assertSecure } from '../random'
@@ -27,6 +28,11 @@ export interface SearchReleaseRequest {
   top: number
   /** grid the shown posterior is rounded to (default 0.001) */
   posteriorGrid?: number
+  /**
+   * Ask (and discard) questions after a posterior rule stopped the search, up to the most the budget allows, so that the
+   * run time does not tell how many questions the answer used (default true).
+   */
+  padToBudget?: boolean
 }
 
 export interface SearchReleaseAnswer {
@@ -68,7 +74,8 @@ export function releaseAnomalySearch(scores: ArrayLike<number>, req: SearchRelea
       tHigh: req.tHigh,
       oracle: req.oracle,
       top: req.top,
-      halting: { tau: req.tau, delta: req.delta, budget: req.budget }
+      halting: { tau: req.tau, delta: req.delta, budget: req.budget },
+      padToQueries: req.padToBudget === false ? 0 : queriesAllowedByBudget(req.budget, req.epsilon)
     },
     rng
   )

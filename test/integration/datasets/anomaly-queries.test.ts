@@ -38,24 +38,46 @@ describe('anomaly query definitions', () => {
     expect(data.records).toEqual([[34, 'Oslo', Date.UTC(2015, 0, 1)]])
   })
 
-  it('saves an anomaly search query and loads its scores and ids', async () => {
+  it('an anomaly search takes its individuals from the definition or a public dataset, never from the searched data', async () => {
+    const base = { kind: 'anomaly-search', scoreColumn: 'income', tLow: 60000, tHigh: 90000, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct' } as const
     const q = await h.handlers['queries/save']({
       datasetId: ds,
       name: 'top earner',
-      definition: { kind: 'anomaly-search', scoreColumn: 'income', idColumn: 'name', tLow: 60000, tHigh: 90000, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct', tau: 0.5, top: 2 }
+      definition: { ...base, idColumn: 'name', individuals: ['cid', 'zed', 'ann', 'bob'], tau: 0.5, top: 2 }
     })
     const data = loadAnomalySearchData(h.store, q.id)
-    expect(Array.from(data.scores)).toEqual([51000.5, 42000, 99000])
-    expect(data.ids).toEqual(['ann', 'bob', 'cid'])
-    // Ids read as the catalog shows them (a timestamp in ISO 8601); an empty id reads as its row number in the file.
-    const base = { kind: 'anomaly-search', scoreColumn: 'income', tLow: 60000, tHigh: 90000, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct' } as const
-    const byTime = await h.handlers['queries/save']({ datasetId: ds, name: 'by time', definition: { ...base, idColumn: 'at' } })
-    expect(loadAnomalySearchData(h.store, byTime.id).ids).toEqual(['2015-01-01T10:00:00.000Z', '2015-01-02T10:00:00.000Z', '2015-01-03T10:00:00.000Z'])
-    const byAge = await h.handlers['queries/save']({ datasetId: ds, name: 'by age', definition: { ...base, idColumn: 'age' } })
-    expect(loadAnomalySearchData(h.store, byAge.id).ids).toEqual(['34', 'row 2', '71'])
-    const byRow = await h.handlers['queries/save']({ datasetId: ds, name: 'by row', definition: base })
-    expect(loadAnomalySearchData(h.store, byRow.id).ids).toEqual(['1', '2', '3'])
-    for (const x of [byTime, byAge, byRow]) await h.handlers['queries/delete']({ queryId: x.id })
+    // In the definition's order; "zed" has no row: the floor L = 0.
+    expect(data.ids).toEqual(['cid', 'zed', 'ann', 'bob'])
+    expect(Array.from(data.scores)).toEqual([99000, 0, 51000.5, 42000])
+    // Scores below L are clipped to L; an individual with several rows counts with the largest.
+    writeFileSync(join(h.dir, 'scores.csv'), 'who,score\nx,-1000\ny,10\ny,12\nz,3\n')
+    const sc = ((await h.importAndWait({ path: join(h.dir, 'scores.csv'), name: 'scores' })).result as ImportResult).dataset.id
+    const clipped = await h.handlers['queries/save']({
+      datasetId: sc,
+      name: 'clipped',
+      definition: { kind: 'anomaly-search', scoreColumn: 'score', idColumn: 'who', individuals: ['x', 'y', 'z'], scoreFloor: 5, tLow: 8, tHigh: 11, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct' }
+    })
+    expect(Array.from(loadAnomalySearchData(h.store, clipped.id).scores)).toEqual([5, 12, 5])
+    // Ids are matched in the catalog's form: a timestamp in ISO 8601, whichever way it was written.
+    const byTime = await h.handlers['queries/save']({ datasetId: ds, name: 'by time', definition: { ...base, idColumn: 'at', individuals: ['2015-01-03 10:00:00', '2015-01-01T10:00:00Z'] } })
+    const t = loadAnomalySearchData(h.store, byTime.id)
+    expect(t.ids).toEqual(['2015-01-03T10:00:00.000Z', '2015-01-01T10:00:00.000Z'])
+    expect(Array.from(t.scores)).toEqual([99000, 51000.5])
+    // From a public dataset's column: refused while it is private, accepted once the officer declared it public.
+    writeFileSync(join(h.dir, 'staff.csv'), 'badge\nbob\nann\nbob\n')
+    const staff = ((await h.importAndWait({ path: join(h.dir, 'staff.csv'), name: 'staff' })).result as ImportResult).dataset.id
+    const fromStaff = { ...base, idColumn: 'name', individualsFrom: { datasetId: staff, column: 'badge' } }
+    await expect(h.handlers['queries/save']({ datasetId: ds, name: 'from staff', definition: fromStaff })).rejects.toThrow(
+      'The list of individuals "staff" is not public: its values would reach the release.'
+    )
+    await h.handlers['datasets/declare-public']({ datasetId: staff, reason: 'the staff badge list is posted', officer: 'officer' })
+    const fs = await h.handlers['queries/save']({ datasetId: ds, name: 'from staff', definition: fromStaff })
+    expect(loadAnomalySearchData(h.store, fs.id).ids).toEqual(['bob', 'ann'])
+    // The searched dataset can never supply its own list, even when public.
+    await expect(
+      h.handlers['queries/save']({ datasetId: ds, name: 'self', definition: { ...base, idColumn: 'name', individualsFrom: { datasetId: ds, column: 'name' } } })
+    ).rejects.toThrow('The list of individuals cannot be the counted dataset "people" itself')
+    for (const x of [byTime, fs]) await h.handlers['queries/delete']({ queryId: x.id })
     expect((await h.handlers['queries/list']({ datasetId: ds })).map((x) => x.name)).toEqual(['unusual people', 'top earner'])
     await h.handlers['queries/delete']({ queryId: q.id })
     expect(() => loadAnomalySearchData(h.store, q.id)).toThrow(`There is no saved query ${q.id}`)
@@ -63,7 +85,7 @@ describe('anomaly query definitions', () => {
 
   it('refuses definitions that do not fit, with one sentence each', async () => {
     const aiq = { kind: 'anomaly-identification', columns: ['age'], binWidths: [1], metric: 'l1', radius: 1, beta: 1, k: 1 }
-    const search = { kind: 'anomaly-search', scoreColumn: 'income', tLow: 1, tHigh: 2, epsilonPerQuery: 0.1, budget: 1, oracle: 'rr' }
+    const search = { kind: 'anomaly-search', scoreColumn: 'income', idColumn: 'name', individuals: ['ann', 'bob'], tLow: 1, tHigh: 2, epsilonPerQuery: 0.1, budget: 1, oracle: 'rr' }
     const bad: Array<[unknown, string]> = [
       [{ ...aiq, columns: ['nope'] }, 'Dataset "people" has no column "nope" (used as the column 1)'],
       [{ ...aiq, binWidths: [0] }, 'The bin width of "age" must be > 0'],
@@ -75,6 +97,10 @@ describe('anomaly query definitions', () => {
       [{ ...search, scoreColumn: 'city' }, 'The score column "city" must hold numbers (it holds text)'],
       [{ ...search, budget: 0.01 }, 'The budget must be at least epsilonPerQuery (it bounds the charge)'],
       [{ ...search, oracle: 'magic' }, 'The oracle must be rr, binary or direct'],
+      [{ ...search, scoreFloor: 1 }, 'tLow must be greater than the score floor L = 1'],
+      [{ ...search, idColumn: undefined }, 'An anomaly search needs an id column naming the individuals (idColumn)'],
+      [{ ...search, individuals: undefined }, 'Name the individuals searched (they are public)'],
+      [{ ...search, individuals: ['ann', 'ann'] }, 'Individual 2 is listed twice'],
       [{ kind: 'sql', text: 'DROP TABLE datasets' }, 'The query kind must be threshold, anomaly-identification or anomaly-search']
     ]
     for (const [definition, message] of bad) {

@@ -44,7 +44,7 @@ describe('bad CSV corpus: one clear message each, nothing stored', () => {
     const c = corpus.find((x) => x.kind === 'duplicate column names')!
     const file = join(h.dir, 'dup-preview.csv')
     writeFileSync(file, c.content)
-    await expect(h.handlers['datasets/preview-file']({ path: file })).rejects.toThrow(c.message)
+    await expect(h.handlers['datasets/preview-file']({ fileId: h.file(file) })).rejects.toThrow(c.message)
   })
 
   it('skipping bad rows imports the good ones and reports the bad ones with their lines', async () => {
@@ -61,7 +61,7 @@ describe('bad CSV corpus: one clear message each, nothing stored', () => {
       { line: 4, reason: 'has only delimiters, no values' },
       { line: 5, reason: 'has 1 field, the header has 3 (it seems to use ";" instead of ",")' }
     ])
-    const rows = await h.handlers['datasets/rows']({ datasetId: r.dataset.id })
+    const rows = await h.storedRows({ datasetId: r.dataset.id })
     expect(rows.rows).toEqual([
       [1, 2, 3],
       [9, 10, 11]

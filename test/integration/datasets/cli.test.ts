@@ -58,6 +58,15 @@ describe('CLI: import, datasets, query', () => {
   it('lists, shows rows, renames, saves a query from a spec file, deletes', async () => {
     const text = (await cli('datasets', '--db', ws.db)).out
     expect(text).toMatch(/^1 {2}occupancy {2}2,000 rows/)
+    // The rows of a private dataset are never shown; the officer's declaration (recorded in the ledger) makes them browsable.
+    const refused = await cli('datasets', 'rows', '--db', ws.db, '--dataset', 'occupancy', '--limit', '2', '--json')
+    expect(refused.code).toBe(2)
+    expect(refused.out).toBe('')
+    expect(refused.err).toBe('quiet-alarm: The rows of "occupancy" are private and are not shown; only datasets the privacy officer declared public can be browsed\n')
+    const declared = await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'synthetic test data', '--officer', 'Jo (officer)', '--json')
+    expect(declared.code).toBe(0)
+    expect(JSON.parse(declared.out).dataset.public).toBe(true)
+    expect((await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'again', '--officer', 'Jo')).err).toBe('quiet-alarm: Dataset "occupancy" is already public\n')
     const rows = JSON.parse((await cli('datasets', 'rows', '--db', ws.db, '--dataset', 'occupancy', '--limit', '2', '--json')).out)
     expect(rows.rows).toEqual([
       ['r0', 'p0', '2015-01-01T00:00:00.000Z', 0],
@@ -69,7 +78,7 @@ describe('CLI: import, datasets, query', () => {
       JSON.stringify({
         dataset: 'occ',
         name: 'rooms over 30',
-        definition: { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 30 } }
+        definition: { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 30 }, groups: [['r0'], ['r1']] }
       })
     )
     const saved = JSON.parse((await cli('query', 'save', '--db', ws.db, '--spec', 'q.json', '--json')).out)
@@ -96,7 +105,8 @@ describe('CLI: import, datasets, query', () => {
         ok: false,
         error: { message: 'There is no dataset 42 (it may have been deleted)', code: 'not-found' }
       })
-      const r = await services.dispatch('datasets/import', { path: join(ws.dir, 'occ.tsv'), onBadRow: 'skip' })
+      const { fileId } = services.context.files!.register(join(ws.dir, 'occ.tsv'))
+      const r = await services.dispatch('datasets/import', { fileId, onBadRow: 'skip' })
       expect(r.ok).toBe(true)
       const info = await services.context.jobs.settled((r as { value: { jobId: string } }).value.jobId)
       expect(info?.state).toBe('done')

@@ -4,7 +4,11 @@
  */
 import type { Events, EventName, JobInfo, JobProgress } from '../../../src-main/contract'
 import { datasetsHandlers } from '../../../src-main/services/datasets/datasets-handlers'
+import { storedRows } from '../../../src-main/services/datasets/catalog'
+import type { RowsResponse } from '../../../src-main/contract/datasets'
 import { EventHub } from '../../../src-main/services/events'
+import { FileHandles } from '../../../src-main/services/app/file-handles'
+import type { ImportPathRequest } from '../../../src-main/services/datasets/import-dataset'
 import type { ServiceContext } from '../../../src-main/services/handler-types'
 import { JobRegistry } from '../../../src-main/services/jobs/job-registry'
 import type { WorkerPool } from '../../../src-main/services/pool/worker-pool'
@@ -17,9 +21,13 @@ export interface Harness {
   ctx: ServiceContext
   handlers: ReturnType<typeof datasetsHandlers>
   events: Array<{ name: EventName; payload: Events[EventName] }>
-  /** Starts an import and waits for its job to finish. */
-  importAndWait(req: Parameters<ReturnType<typeof datasetsHandlers>['datasets/import']>[0]): Promise<JobInfo>
+  /** Starts an import of a local file (registered as the desktop dialog would) and waits for its job to finish. */
+  importAndWait(req: ImportPathRequest): Promise<JobInfo>
+  /** The opaque handle of a local file, as `app/choose-file` or the upload route would give it. */
+  file(path: string): string
   progressOf(jobId: string): JobProgress[]
+  /** The stored rows of any dataset, read internally (the contract's `datasets/rows` shows public datasets only). */
+  storedRows(req: { datasetId: number; offset?: number; limit?: number }): Promise<RowsResponse>
   /** Tables of the workspace database (sqlite_master). */
   tables(): string[]
   cleanup(): void
@@ -32,7 +40,8 @@ export function harness(): Harness {
   const events: Harness['events'] = []
   hub.on((name, payload) => events.push({ name, payload }))
   const jobs = new JobRegistry(hub)
-  const ctx: ServiceContext = { mode: 'headless', store, jobs, events: hub, pool: null as unknown as WorkerPool }
+  const files = new FileHandles()
+  const ctx: ServiceContext = { mode: 'headless', store, jobs, events: hub, pool: null as unknown as WorkerPool, files }
   const handlers = datasetsHandlers(ctx)
   return {
     dir: ws.dir,
@@ -40,12 +49,14 @@ export function harness(): Harness {
     ctx,
     handlers,
     events,
-    async importAndWait(req) {
-      const { jobId } = await handlers['datasets/import'](req)
+    file: (path) => files.register(path).fileId,
+    async importAndWait({ path, sourceName, ...rest }) {
+      const { jobId } = await handlers['datasets/import']({ ...rest, fileId: files.register(path, { fileName: sourceName }).fileId })
       const info = await jobs.settled(jobId)
       if (!info) throw new Error('job vanished')
       return info
     },
+    storedRows: async (r) => storedRows(store.db, r.datasetId, r.offset ?? 0, r.limit ?? 50),
     progressOf: (jobId) => events.filter((e) => e.name === 'job/progress' && (e.payload as JobProgress).jobId === jobId).map((e) => e.payload as JobProgress),
     tables: () => (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name),
     cleanup() {

@@ -35,7 +35,7 @@ describe('import', () => {
         ',,c,,,,'
       ].join('\n')
     )
-    const preview = await h.handlers['datasets/preview-file']({ path: p })
+    const preview = await h.handlers['datasets/preview-file']({ fileId: h.file(p) })
     expect(preview.columns.map((c) => c.inferredType)).toEqual(['integer', 'real', 'text', 'timestamp', 'text', 'timestamp', 'text'])
     expect(preview.delimiter).toBe(',')
     expect(preview.rows[0]).toEqual(['1', '2.5', 'a', '2015-01-01 10:00:00', '02134', '2015-01-01', ''])
@@ -49,7 +49,7 @@ describe('import', () => {
       ['day', 'timestamp', 'inferred'],
       ['empty', 'text', 'inferred']
     ])
-    const rows = await h.handlers['datasets/rows']({ datasetId: r.dataset.id })
+    const rows = await h.storedRows({ datasetId: r.dataset.id })
     expect(rows.rows).toEqual([
       [1, 2.5, 'a', '2015-01-01T10:00:00.000Z', '02134', '2015-01-01T00:00:00.000Z', null],
       [2, -3, 'b', '2015-01-02T11:30:00.000Z', '10001', '2015-01-02T00:00:00.000Z', null],
@@ -69,7 +69,7 @@ describe('import', () => {
       ['real', 'override'],
       ['text', 'override']
     ])
-    expect((await h.handlers['datasets/rows']({ datasetId: r.dataset.id })).rows).toEqual([
+    expect((await h.storedRows({ datasetId: r.dataset.id })).rows).toEqual([
       [7, 1, '2015-01-01'],
       [12, 2, '2015-01-02']
     ])
@@ -77,13 +77,13 @@ describe('import', () => {
 
   it('reads a BOM, TSV, CRLF and quoted fields with delimiters, quotes and newlines (RFC 4180)', async () => {
     const p = file('bom.tsv', Buffer.from('\ufeffname\tnote\tn\r\n"a\tb"\t"say ""hi""\r\nthere"\t1\r\nc\td\t2\r\n', 'utf8'))
-    const preview = await h.handlers['datasets/preview-file']({ path: p })
+    const preview = await h.handlers['datasets/preview-file']({ fileId: h.file(p) })
     expect(preview.hasBom).toBe(true)
     expect(preview.delimiter).toBe('\t')
     const r = await importOk({ path: p, name: 'tsv' })
     expect(r.dataset.columns.map((c) => c.name)).toEqual(['name', 'note', 'n'])
     expect(r.dataset.delimiter).toBe('\t')
-    expect((await h.handlers['datasets/rows']({ datasetId: r.dataset.id })).rows).toEqual([
+    expect((await h.storedRows({ datasetId: r.dataset.id })).rows).toEqual([
       ['a\tb', 'say "hi"\r\nthere', 1],
       ['c', 'd', 2]
     ])
@@ -103,20 +103,20 @@ describe('import', () => {
     expect(content.subarray((1 << 20) - 1, (1 << 20) + 1)).toEqual(Buffer.from('é'))
     expect(content.subarray((1 << 21) - 1, (1 << 21) + 3)).toEqual(Buffer.from('😀'))
     const r = await importOk({ path: file('split.csv', content), name: 'split' })
-    const rows = (await h.handlers['datasets/rows']({ datasetId: r.dataset.id })).rows
+    const rows = (await h.storedRows({ datasetId: r.dataset.id })).rows
     expect(rows.map((x) => Array.from(String(x[1])).slice(-3).join(''))).toEqual(['xxé', 'y😀z', 'ok'])
     const tiny = await importOk({ path: file('tiny.csv', 'a\n1'), name: 'tiny' })
-    expect((await h.handlers['datasets/rows']({ datasetId: tiny.dataset.id })).rows).toEqual([[1]])
+    expect((await h.storedRows({ datasetId: tiny.dataset.id })).rows).toEqual([[1]])
   })
 
   it('detects a semicolon delimiter and accepts an explicit one', async () => {
     const p = file('semi.csv', 'a;b;"c;d"\n1;2;3\n')
-    const preview = await h.handlers['datasets/preview-file']({ path: p })
+    const preview = await h.handlers['datasets/preview-file']({ fileId: h.file(p) })
     expect(preview.delimiter).toBe(';')
     expect(preview.columns.map((c) => c.name)).toEqual(['a', 'b', 'c;d'])
     const plain = file('semi-plain.csv', 'a;b;c,d\n1;2;3,4\n')
-    expect((await h.handlers['datasets/preview-file']({ path: plain })).columns.map((c) => c.name)).toEqual(['a', 'b', 'c,d'])
-    expect((await h.handlers['datasets/preview-file']({ path: plain, delimiter: ',' })).columns.map((c) => c.name)).toEqual(['a;b;c', 'd'])
+    expect((await h.handlers['datasets/preview-file']({ fileId: h.file(plain) })).columns.map((c) => c.name)).toEqual(['a', 'b', 'c,d'])
+    expect((await h.handlers['datasets/preview-file']({ fileId: h.file(plain), delimiter: ',' })).columns.map((c) => c.name)).toEqual(['a;b;c', 'd'])
   })
 
   it('treats column names and values that look like SQL as data', async () => {
@@ -125,7 +125,7 @@ describe('import', () => {
     const r = await importOk({ path: p, name: `evil"; DROP TABLE datasets; --` })
     expect(r.dataset.name).toBe('evil"; DROP TABLE datasets; --')
     expect(r.dataset.columns.map((c) => c.name)).toEqual(['x"; DROP TABLE datasets; --', '[id]', "'; DELETE FROM queries; '", 'c1', 'rowid'])
-    expect((await h.handlers['datasets/rows']({ datasetId: r.dataset.id })).rows).toEqual([
+    expect((await h.storedRows({ datasetId: r.dataset.id })).rows).toEqual([
       ['"; DROP TABLE datasets; --', 1, "'); DROP TABLE ds_1; --", 'x', 'y'],
       ['[br]', 2, 'a"b', 'x', 'z']
     ])
@@ -160,7 +160,7 @@ describe('import', () => {
     expect(job.progress?.detail).toMatchObject({ bytesDone: size, bytesTotal: size })
     // Cancel after the first progress event.
     const before = { tables: h.tables(), datasets: await h.handlers['datasets/list']({}) }
-    const { jobId } = await h.handlers['datasets/import']({ path: p, name: 'big again' })
+    const { jobId } = await h.handlers['datasets/import']({ fileId: h.file(p), name: 'big again' })
     await waitFor(() => h.progressOf(jobId).some((e) => e.done > 0), 'first progress')
     expect(h.ctx.jobs.cancel(jobId)).toBe(true)
     const info = await h.ctx.jobs.settled(jobId)
@@ -173,7 +173,7 @@ describe('import', () => {
     const a = await importOk({ path: file('cat-a.csv', 'k,v\n' + Array.from({ length: 120 }, (_, i) => `${i},${i * i}`).join('\n')), name: 'cat a' })
     const list = await h.handlers['datasets/list']({})
     expect(list.find((d) => d.id === a.dataset.id)).toMatchObject({ name: 'cat a', rowCount: 120, columns: [{ name: 'k' }, { name: 'v' }] })
-    const page = await h.handlers['datasets/rows']({ datasetId: a.dataset.id, offset: 100, limit: 5 })
+    const page = await h.storedRows({ datasetId: a.dataset.id, offset: 100, limit: 5 })
     expect(page.rows).toEqual([100, 101, 102, 103, 104].map((i) => [i, i * i]))
     expect(page.total).toBe(120)
     await expect(h.handlers['datasets/rename']({ datasetId: a.dataset.id, name: 'tsv' })).rejects.toThrow('Another dataset is already named "tsv"; choose another name')
@@ -182,7 +182,7 @@ describe('import', () => {
     const q = await h.handlers['queries/save']({
       datasetId: a.dataset.id,
       name: 'q',
-      definition: { kind: 'threshold', groupBy: ['k'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 1 } }
+      definition: { kind: 'threshold', groupBy: ['k'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 1 }, groups: [[1], [2]] }
     })
     await h.handlers['datasets/delete']({ datasetId: a.dataset.id })
     expect((await h.handlers['datasets/list']({})).some((d) => d.id === a.dataset.id)).toBe(false)
@@ -190,6 +190,6 @@ describe('import', () => {
     await expect(h.handlers['queries/get']({ queryId: q.id })).rejects.toThrow(`There is no saved query ${q.id}`)
     const c = await importOk({ path: file('cat-c.csv', 'a\n1\n'), name: 'cat b' })
     expect(c.dataset.id).toBeGreaterThan(a.dataset.id)
-    await expect(h.handlers['datasets/rows']({ datasetId: a.dataset.id })).rejects.toThrow(`There is no dataset ${a.dataset.id}`)
+    await expect(h.storedRows({ datasetId: a.dataset.id })).rejects.toThrow(`There is no dataset ${a.dataset.id}`)
   })
 })

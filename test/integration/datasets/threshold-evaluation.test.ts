@@ -61,6 +61,7 @@ beforeAll(async () => {
   writeFileSync(join(h.dir, 'limits.csv'), 'site,limit\nr1,40\nr2,35.5\nr3,10\nr4,0\nr9,7\n')
   job = await h.importAndWait({ path: join(h.dir, 'limits.csv'), name: 'limits' })
   limits = (job.result as ImportResult).dataset.id
+  await h.handlers['datasets/declare-public']({ datasetId: limits, reason: 'posted room limits', officer: 'officer' })
 })
 afterAll(() => h.cleanup())
 
@@ -98,8 +99,10 @@ function allKeys(def: ThresholdQueryDefinition): string[] {
   return [...new Set(rows.map((r) => keyOf(def.groupBy.map((c) => field(r, c)))))]
 }
 
+/** Saves `def`; without a public source of groups, with every key tuple of the generated rows listed in `groups`. */
 function save(def: ThresholdQueryDefinition, datasetId = ds): Promise<number> {
-  return h.handlers['queries/save']({ datasetId, name: 'q', definition: def }).then((q) => q.id)
+  const definition = def.threshold.kind === 'column' || def.groups || def.groupsFrom ? def : { ...def, groups: allKeys(def).map((k) => JSON.parse(k) as Key) }
+  return h.handlers['queries/save']({ datasetId, name: 'q', definition }).then((q) => q.id)
 }
 
 function asMap(e: ThresholdEvaluation): Map<string, { count: number; threshold: number }> {
@@ -240,7 +243,7 @@ describe('threshold query evaluation equals a naive computation', () => {
   })
 
   it('refuses definitions that do not fit the dataset, with one sentence each', async () => {
-    const base = { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 1 } }
+    const base = { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 1 }, groups: [['r1']] }
     const bad: Array<[unknown, RegExp]> = [
       [{ ...base, groupBy: ['nope'] }, /^Dataset "events" has no column "nope" \(used as the group-by column 1\)$/],
       [{ ...base, filter: [{ column: 'room', op: '; DROP', value: 1 }] }, /^Filter condition 1: the operator must be one of/],
@@ -248,7 +251,7 @@ describe('threshold query evaluation equals a naive computation', () => {
       [{ ...base, period: { column: 'room', from: '2015-01-01', to: '2015-02-01' } }, /^The period column "room" must be a timestamp column/],
       [{ ...base, period: { column: 'at', from: '2015-02-01', to: '2015-01-01' } }, /must be before its "to"/],
       [{ ...base, count: { kind: 'persons', personColumn: 'person', cap: 0 } }, /^The contribution cap must be a whole number from 1/],
-      [{ ...base, threshold: { kind: 'column', datasetId: limits, column: 'limit' } }, /^Dataset "limits" has no column "room"/],
+      [{ ...base, groups: undefined, threshold: { kind: 'column', datasetId: limits, column: 'limit' } }, /^Dataset "limits" has no column "room"/],
       [{ ...base, threshold: { kind: 'reference', factor: 0.8, aggregate: 'max', bucket: 'week', from: '2015-01-01', to: '2015-02-01' } }, /bucket must be "hour" or "day"/],
       [{ ...base, groups: [['r1'], ['r1']] }, /^Group 2 is listed twice/]
     ]

@@ -62,6 +62,7 @@ describe('crash safety of releases', () => {
         kind: 'anomaly-search',
         scoreColumn: 'score',
         idColumn: 'who',
+        individuals: scores.map((s) => s[0]),
         tLow: 50,
         tHigh: 400,
         epsilonPerQuery: 0.001,
@@ -73,7 +74,8 @@ describe('crash safety of releases', () => {
         kind: 'threshold',
         groupBy: ['site'],
         count: { kind: 'rows' },
-        threshold: { kind: 'constant', value: 40 }
+        threshold: { kind: 'constant', value: 40 },
+        groups: [['s1'], ['s2']]
       })
       for (const d of [ds, sds]) setBudget(store.db, { datasetId: d, epsilon: '1000000', reason: 'crash test', officer: 'test' })
       store.close()

@@ -51,6 +51,7 @@ function crafted() {
     kind: 'anomaly-search',
     scoreColumn: 'score',
     idColumn: 'who',
+    individuals: people.map((p) => p[0]),
     tLow: 2 * DISTINCTIVE[1],
     tHigh: DISTINCTIVE[4],
     epsilonPerQuery: 1,

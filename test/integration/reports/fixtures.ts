@@ -108,7 +108,8 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
     kind: 'threshold',
     groupBy: ['building', 'room'],
     count: { kind: 'rows' },
-    threshold: { kind: 'constant', value: 9 }
+    threshold: { kind: 'constant', value: 9 },
+    groups: [...new Set(occupancyRows().map((r) => JSON.stringify([r[0], r[1]])))].map((k) => JSON.parse(k) as string[])
   })
   const aiq = saveQuery(db, datasetId, 'Unusual presence', {
     kind: 'anomaly-identification',
@@ -128,6 +129,7 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
     kind: 'anomaly-search',
     scoreColumn: 'hours',
     idColumn: 'person',
+    individuals: personRows.map((r) => String(r[0])),
     tLow: 60,
     tHigh: 200,
     epsilonPerQuery: 0.5,

@@ -7,6 +7,8 @@ import { PAPER_DEFAULTS, THRESHOLD_MECHANISMS, WorkloadError, finalStepEpsilon, 
 import type { ThresholdTrialBatch } from '../../../../src-worker/tasks/mide-tasks'
 import type { WorkloadRef } from '../../../contract/experiments'
 import { evaluateThresholdQuery } from '../../datasets'
+import { isPublicDataset } from '../../datasets/public-datasets'
+import { getQuery } from '../../datasets/query-store'
 import { UserError } from '../../errors'
 import { contentHash, defaultLabel, readText } from '../workload-files'
 import { type EngineAdapter, type LoadedWorkload, type ParamDef, num, positive, wholeAtLeast } from './types'
@@ -65,6 +67,13 @@ export const thresholdAdapter: EngineAdapter<ThresholdWorkload> = {
   async loadWorkload(ref: WorkloadRef, ctx): Promise<LoadedWorkload<ThresholdWorkload>> {
     if (ref.kind === 'saved-query') {
       // Ground truth of a saved query (simulation only). Counts with sensitivity s are run in units of s.
+      // A simulation reports error rates and positives against the true counts, uncharged: only public data may be used.
+      const q = getQuery(ctx.store.db, ref.queryId)
+      if (!isPublicDataset(ctx.store.db, q.datasetId)) {
+        throw new UserError(
+          `Saved query ${ref.queryId} counts a private dataset: a simulation reports results against its true counts without charging the ledger, so only queries on public datasets can be swept. Release it instead, or sweep a workload file.`
+        )
+      }
       const ev = evaluateThresholdQuery(ctx.store, ref.queryId)
       if (ev.predicates.length === 0) throw new UserError(`Saved query ${ref.queryId} has no predicates; check its groups and thresholds.`)
       const s = ev.sensitivity > 0 ? ev.sensitivity : 1

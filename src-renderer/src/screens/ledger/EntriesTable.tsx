@@ -47,7 +47,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                 <tr key={e.seq} id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
                   <td className="num">{e.seq}</td>
                   <td>{formatDate(e.at)}</td>
-                  <td>{e.kind === 'charge' ? 'charge' : 'budget'}</td>
+                  <td>{e.kind}</td>
                   <td>{e.datasetName}</td>
                   <td>{e.notion ?? 'every notion'}</td>
                   <td className="num">{formatExact(e.epsilonExact)}</td>

@@ -1,0 +1,103 @@
+/**
+ * Public datasets (ALGORITHMS.md section 5). A dataset is public only by the privacy officer's act, with a reason,
+ * recorded as a ledger entry of kind 'public' (hash-chained) and an audit event. Only a public dataset may supply values
+ * that reach a release: column thresholds, group lists, the individuals of a search. Everything else is private,
+ * including which keys occur in a private dataset.
+ *
+ * The checks here read the public dataset's own rows (never a private one's), so their messages may name rows and
+ * values: whatever they say is public.
+ */
+import type Database from 'better-sqlite3'
+import type { LedgerEntry } from '../../contract/ledger'
+import { UserError } from '../errors'
+import { appendEntry, recordAudit } from '../ledger/ledger-store'
+import { toLedgerEntry } from '../ledger/ledger-views'
+import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
+import { groupKey, toDisplay } from './column-types'
+
+export interface DeclarePublicInput {
+  datasetId: number
+  reason: string
+  officer: string
+}
+
+/** The officer's act: records that `datasetId` is public. Idempotent acts are refused (it is already public). */
+export function declarePublic(db: Database.Database, input: DeclarePublicInput): LedgerEntry {
+  const ds = getDataset(db, input.datasetId)
+  const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
+  if (reason.length < 3) throw new UserError('Declaring a dataset public needs a reason (a few words saying why its values may be released); it is recorded in the ledger')
+  if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
+  const officer = typeof input.officer === 'string' ? input.officer.trim() : ''
+  if (officer === '') throw new UserError('Say who declares the dataset public (officer); it is recorded in the ledger')
+  if (ds.info.public) throw new UserError(`Dataset "${ds.info.name}" is already public`, 'conflict')
+  const run = db.transaction(() => {
+    const row = appendEntry(db, {
+      kind: 'public',
+      datasetId: ds.info.id,
+      datasetName: ds.info.name,
+      notion: null,
+      amountNano: 0,
+      cells: [],
+      releaseId: null,
+      actor: officer.slice(0, 100),
+      description: reason,
+      detail: { act: 'declare-public', columns: ds.info.columns.map((c) => c.name) }
+    })
+    recordAudit(db, 'officer/declare-public', officer.slice(0, 100), `dataset:${ds.info.id}`, { seq: row.seq, reason })
+    return row
+  })
+  return toLedgerEntry(run.immediate())
+}
+
+export function isPublicDataset(db: Database.Database, datasetId: number): boolean {
+  return db.prepare(`SELECT 1 FROM ledger_entries WHERE kind = 'public' AND dataset_id = ? LIMIT 1`).get(datasetId) !== undefined
+}
+
+/**
+ * A dataset that a query names as the source of released values (`role`, e.g. "threshold table"): it must exist, be
+ * public and not be the counted dataset itself. One sentence otherwise (the sentence names only public facts).
+ */
+export function publicSource(db: Database.Database, datasetId: unknown, countedId: number, role: string): CatalogDataset {
+  const other = getDataset(db, datasetId)
+  if (other.info.id === countedId) {
+    throw new UserError(`The ${role} cannot be the counted dataset "${other.info.name}" itself: its values would be released; use a public dataset`, 'not-public')
+  }
+  if (!other.info.public) {
+    throw new UserError(
+      `The ${role} "${other.info.name}" is not public: its values would reach the release. Ask the privacy officer to declare it public (quiet-alarm datasets public), or use another source`,
+      'not-public'
+    )
+  }
+  return other
+}
+
+/** The distinct key tuples of a public dataset's columns, in first-appearance order, with their stored values. */
+export function publicKeys(db: Database.Database, ds: CatalogDataset, cols: CatalogColumn[]): Array<{ key: string; values: unknown[] }> {
+  const sel = cols.map((c) => ident(c.sqlName)).join(', ')
+  const rows = db.prepare(`SELECT ${sel} FROM ${ident(ds.tableName)} ORDER BY rowid`).raw().all() as unknown[][]
+  const seen = new Set<string>()
+  const out: Array<{ key: string; values: unknown[] }> = []
+  const types = cols.map((c) => c.type)
+  for (const r of rows) {
+    const key = groupKey(types, r)
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ key, values: r })
+  }
+  return out
+}
+
+/** The distinct values of one public column as the catalog shows them (text), empty values left out. */
+export function publicValues(db: Database.Database, ds: CatalogDataset, col: CatalogColumn): string[] {
+  const rows = db.prepare(`SELECT ${ident(col.sqlName)} FROM ${ident(ds.tableName)} WHERE ${ident(col.sqlName)} IS NOT NULL ORDER BY rowid`).raw().all() as unknown[][]
+  const out: string[] = []
+  const seen = new Set<string>()
+  for (const [v] of rows) {
+    const s = String(toDisplay(col.type, v))
+    if (!seen.has(s)) {
+      seen.add(s)
+      out.push(s)
+    }
+  }
+  return out
+}

@@ -1,0 +1,93 @@
+/**
+ * The predicates of a threshold query, from public inputs only (ALGORITHMS.md section 5): the definition's explicit
+ * `groups`, a public dataset's key tuples (`groupsFrom`), or the rows of a public threshold table (column thresholds).
+ * Nothing here reads the counted dataset's rows, so a preview, a price, a guarantee sentence and every message built
+ * from this are data-independent. The checks of a public table (two rows for one group, a missing threshold) read that
+ * public table only, so their messages may name its rows.
+ */
+import type Database from 'better-sqlite3'
+import type { ColumnType, ThresholdQueryDefinition } from '../../contract/datasets'
+import { UserError } from '../errors'
+import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
+import { groupKey, toDisplay } from './column-types'
+import { publicKeys, publicSource } from './public-datasets'
+import { findColumn, storedValueFor } from './query-definitions'
+
+export interface PublicPredicates {
+  groupBy: string[]
+  /** Stable key of each predicate's group: JSON list of its key values (text form) in group-by order. */
+  keys: string[]
+  /** e.g. `room=B12, day=2015-01-01T00:00:00.000Z` */
+  labels: string[]
+  /** Public thresholds (constant or from a public table); null for a reference threshold (computed from private data after the charge). */
+  thresholds: Float64Array | null
+}
+
+export const PRIVATE_GROUPS_REFUSED =
+  'The groups of a threshold query must be public: list them in "groups", take them from a public dataset ("groupsFrom"), or use a column threshold from a public dataset. ' +
+  'Groups read from the counted data would release which keys exist in it'
+
+function labeller(cols: readonly CatalogColumn[], names: readonly string[]) {
+  const types: ColumnType[] = cols.map((c) => c.type)
+  return (stored: readonly unknown[]) =>
+    names.map((n, i) => `${n}=${stored[i] === null || stored[i] === undefined ? '(empty)' : String(toDisplay(types[i], stored[i]))}`).join(', ')
+}
+
+/** The predicates of `def` on the counted dataset `ds`, from the definition and public tables only. */
+export function thresholdPredicates(db: Database.Database, ds: CatalogDataset, def: ThresholdQueryDefinition): PublicPredicates {
+  const keyCols = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
+  const keys: string[] = []
+  const labels: string[] = []
+  const th = def.threshold
+  if (th.kind === 'column') {
+    const other = publicSource(db, th.datasetId, ds.info.id, 'threshold table')
+    const onCols = def.groupBy.map((g) => findColumn(other, th.on?.[g] ?? g, 'threshold key column'))
+    const thrCol = findColumn(other, th.column, 'threshold column')
+    const rows = db
+      .prepare(`SELECT ${[...onCols, thrCol].map((c) => ident(c.sqlName)).join(', ')} FROM ${ident(other.tableName)} ORDER BY rowid`)
+      .raw()
+      .all() as unknown[][]
+    const seen = new Set<string>()
+    const thresholds = new Float64Array(rows.length)
+    const label = labeller(onCols, keyCols.map((c) => c.name))
+    rows.forEach((r, idx) => {
+      const keyVals = r.slice(0, onCols.length)
+      const key = groupKey(onCols.map((c) => c.type), keyVals)
+      // The threshold table is public: its row numbers may be named.
+      if (seen.has(key)) throw new UserError(`The public threshold table "${other.info.name}" has two rows for the same group (row ${idx + 1}); keep one row per group`, 'bad-query')
+      seen.add(key)
+      const t = r[onCols.length]
+      if (typeof t !== 'number') throw new UserError(`The public threshold table "${other.info.name}" has no threshold on row ${idx + 1}; fill it in or remove the row`, 'bad-query')
+      thresholds[idx] = t
+      keys.push(key)
+      labels.push(label(keyVals))
+    })
+    return { groupBy: def.groupBy, keys, labels, thresholds }
+  }
+  if (def.groupsFrom) {
+    const src = publicSource(db, def.groupsFrom.datasetId, ds.info.id, 'group list dataset')
+    const onCols = def.groupBy.map((g) => findColumn(src, def.groupsFrom!.on?.[g] ?? g, 'key column of the group list dataset'))
+    const label = labeller(onCols, keyCols.map((c) => c.name))
+    for (const k of publicKeys(db, src, onCols)) {
+      keys.push(k.key)
+      labels.push(label(k.values))
+    }
+  } else if (def.groups) {
+    const label = labeller(keyCols, keyCols.map((c) => c.name))
+    const types = keyCols.map((c) => c.type)
+    for (const g of def.groups) {
+      const stored = g.map((v, i) => storedValueFor(keyCols[i], v, 'A group value'))
+      keys.push(groupKey(types, stored))
+      labels.push(label(stored))
+    }
+  } else {
+    throw new UserError(PRIVATE_GROUPS_REFUSED, 'not-public')
+  }
+  const thresholds = th.kind === 'constant' ? new Float64Array(keys.length).fill(th.value) : null
+  return { groupBy: def.groupBy, keys, labels, thresholds }
+}
+
+/** The same, for a saved query's dataset id (used where only the id is at hand). */
+export function thresholdPredicatesOf(db: Database.Database, datasetId: number, def: ThresholdQueryDefinition): PublicPredicates {
+  return thresholdPredicates(db, getDataset(db, datasetId), def)
+}
