@@ -50,6 +50,8 @@ export interface SearchResult {
   haltedBy: HaltReason
   /** the whole posterior f (length N), for evaluation and plots; a release must not show it */
   posterior: Float64Array
+  /** rounds computed, the padding after the stop included (`padToQueries`): what the run time follows */
+  rounds: number
 }
 
 export function validateSearchParams(p: SearchParams, individuals: number): void {
@@ -130,6 +132,7 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
     asked++
     if (answer === null) queries++
   }
+  answer.rounds = asked
   return answer
 }
 
@@ -142,7 +145,8 @@ function finish(post: LogPosterior, prefix: RandomPrefix, params: SearchParams, 
     queries,
     privacyRisk: queries * params.epsilon,
     haltedBy,
-    posterior: post.toArray()
+    posterior: post.toArray(),
+    rounds: queries
   }
 }
 

@@ -44,6 +44,8 @@ export interface SearchReleaseAnswer {
   /** T eps actually spent (at most the charge) */
   privacyRisk: number
   haltedBy: HaltReason
+  /** rounds computed, the padding to the budget's cap included (equal for every input of the same query) */
+  rounds: number
 }
 
 export const DEFAULT_POSTERIOR_GRID = 0.001
@@ -85,6 +87,7 @@ export function releaseAnomalySearch(scores: ArrayLike<number>, req: SearchRelea
     posteriorGrid: grid,
     queries: r.queries,
     privacyRisk: r.privacyRisk,
-    haltedBy: r.haltedBy
+    haltedBy: r.haltedBy,
+    rounds: r.rounds
   }
 }

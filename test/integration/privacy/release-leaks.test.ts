@@ -1,0 +1,273 @@
+/**
+ * The release-path leaks found by the audit, each written as the attack an analyst tried on the demo's sample data
+ * (resources/sample: occupancy, capacities, person-hours). Each is now refused before anything is charged, or the
+ * release carries nothing of the private data. ALGORITHMS.md section 5 states the rules.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { resolve } from 'node:path'
+import type { QueryDefinition } from '../../../src-main/contract/datasets'
+import type { ReleaseParams } from '../../../src-main/contract/ledger'
+import { planImport, runImport } from '../../../src-main/services/datasets/import-dataset'
+import { datasetRows } from '../../../src-main/services/datasets/catalog'
+import { declarePublic } from '../../../src-main/services/datasets/public-datasets'
+import { saveQuery } from '../../../src-main/services/datasets/query-store'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { NEUTRAL_FAILURE, getRelease, previewRelease, runRelease } from '../../../src-main/services/releases/release-service'
+import { openStore, type Store } from '../../../src-main/services/store/store'
+import { type Rng, seededRng } from '../../../src-worker/engine/random'
+import { privateBinarySearch } from '../../../src-worker/engine/search'
+import { saveQuery as insertQueryUnchecked } from '../ledger/fixtures'
+import { tempWorkspace } from '../helpers'
+
+const SAMPLE = resolve(__dirname, '../../../resources/sample')
+const OFFICER = 'Olga (privacy officer)'
+
+interface Workspace {
+  ws: ReturnType<typeof tempWorkspace>
+  store: Store
+  occ: number
+  cap: number
+  ph: number
+}
+
+async function sampleWorkspace(prefix: string, edit?: (db: Store['db'], ids: { occ: number; ph: number }) => void): Promise<Workspace> {
+  const ws = tempWorkspace(prefix)
+  const store = openStore(ws.db)
+  const imp = async (file: string, name: string) => (await runImport(store.db, planImport(store.db, { path: resolve(SAMPLE, file), name, onBadRow: 'abort' }))).dataset.id
+  const occ = await imp('occupancy.csv', 'occupancy')
+  const cap = await imp('capacities.csv', 'capacities')
+  const ph = await imp('person-hours.csv', 'person-hours')
+  for (const d of [occ, ph]) setBudget(store.db, { datasetId: d, epsilon: '50', reason: 'attack tests', officer: OFFICER })
+  declarePublic(store.db, { datasetId: cap, reason: 'capacities are posted at the doors', officer: OFFICER })
+  edit?.(store.db, { occ, ph })
+  return { ws, store, occ, cap, ph }
+}
+
+function ledgerRows(db: Store['db']): number {
+  return (db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n
+}
+
+const TSLM: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 }
+
+let w: Workspace
+beforeAll(async () => {
+  w = await sampleWorkspace('qa-leaks-')
+})
+afterAll(() => {
+  w.store.close()
+  w.ws.cleanup()
+})
+
+describe('finding 1: column thresholds copied another dataset into the release', () => {
+  const byPerson = (datasetId: number, column: string): QueryDefinition => ({
+    kind: 'threshold',
+    groupBy: ['person_id'],
+    count: { kind: 'rows' },
+    threshold: { kind: 'column', datasetId, column }
+  })
+
+  it('thresholds from the private "person-hours" are refused when saved, and an old saved query is refused before any charge', () => {
+    expect(() => saveQuery(w.store.db, w.occ, 'hours of everyone', byPerson(w.ph, 'hours_on_site'))).toThrow(
+      'The threshold table "person-hours" is not public: its values would reach the release. Ask the privacy officer to declare it public (quiet-alarm datasets public), or use another source'
+    )
+    // A query saved before this rule existed (written straight into the table) cannot be previewed or released.
+    const old = insertQueryUnchecked(w.store.db, w.occ, 'old: hours of everyone', byPerson(w.ph, 'hours_on_site'))
+    const before = ledgerRows(w.store.db)
+    expect(() => previewRelease(w.store.db, { queryId: old, params: TSLM })).toThrow(/is not public/)
+    expect(() => runRelease(w.store.db, { queryId: old, params: TSLM })).toThrow(/is not public/)
+    expect(ledgerRows(w.store.db)).toBe(before)
+  })
+
+  it('the counted dataset can never be its own threshold table, even when public', async () => {
+    const own = await sampleWorkspace('qa-leaks-own-', (db, ids) => declarePublic(db, { datasetId: ids.occ, reason: 'test: even a public dataset', officer: OFFICER }))
+    try {
+      const def: QueryDefinition = { kind: 'threshold', groupBy: ['person_id', 'room', 'timestamp'], count: { kind: 'rows' }, threshold: { kind: 'column', datasetId: own.occ, column: 'minutes' } }
+      expect(() => saveQuery(own.store.db, own.occ, 'minutes of every row', def)).toThrow('The threshold table cannot be the counted dataset "occupancy" itself')
+      const old = insertQueryUnchecked(own.store.db, own.occ, 'old: minutes of every row', def)
+      expect(() => runRelease(own.store.db, { queryId: old, params: TSLM })).toThrow('The threshold table cannot be the counted dataset "occupancy" itself')
+      expect((own.store.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'").get() as { n: number }).n).toBe(0)
+    } finally {
+      own.store.close()
+      own.ws.cleanup()
+    }
+  })
+
+  it('with a public threshold table, every released threshold is one of its values and every predicate one of its keys', () => {
+    const q = saveQuery(w.store.db, w.occ, 'rooms over capacity', {
+      kind: 'threshold',
+      period: { column: 'timestamp', from: '2024-03-12T14:00:00Z', to: '2024-03-12T15:00:00Z' },
+      groupBy: ['building', 'room'],
+      count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+      threshold: { kind: 'column', datasetId: w.cap, column: 'capacity' }
+    })
+    const r = runRelease(w.store.db, { queryId: q.id, params: TSLM })
+    const capRows = datasetRows(w.store.db, w.cap, 0, 1000).rows
+    const publicPairs = new Set(capRows.map((x) => JSON.stringify([x[0], x[1], x[2]])))
+    if (r.answer?.kind !== 'threshold') throw new Error('no threshold answer')
+    expect(r.answer.decisions!.length).toBe(capRows.length)
+    for (const d of r.answer.decisions!) expect(publicPairs.has(JSON.stringify([...d.key, d.threshold]))).toBe(true)
+  })
+})
+
+describe('finding 2: a predicate list read from the data gave infinite epsilon', () => {
+  const everyTuple: QueryDefinition = {
+    kind: 'threshold',
+    filter: [{ column: 'minutes', op: '<', value: -1 }],
+    groupBy: ['person_id', 'room', 'timestamp'],
+    count: { kind: 'rows' },
+    threshold: { kind: 'constant', value: 1 }
+  }
+  it('grouping by (person_id, room, timestamp) without a public group list is refused when saved and when released', () => {
+    expect(() => saveQuery(w.store.db, w.occ, 'presence tuples', everyTuple)).toThrow(/^The groups of a threshold query must be public/)
+    const old = insertQueryUnchecked(w.store.db, w.occ, 'old: presence tuples', everyTuple)
+    const before = ledgerRows(w.store.db)
+    expect(() => previewRelease(w.store.db, { queryId: old, params: TSLM })).toThrow(/^The groups of a threshold query must be public/)
+    expect(() => runRelease(w.store.db, { queryId: old, params: TSLM })).toThrow(/^The groups of a threshold query must be public/)
+    expect(ledgerRows(w.store.db)).toBe(before)
+  })
+  it('explicit groups are released as given, whether or not they occur in the data', () => {
+    const q = saveQuery(w.store.db, w.occ, 'two tuples', {
+      ...everyTuple,
+      groups: [
+        ['P0007', 'A-101', '2024-03-04T08:00:00Z'],
+        ['NOBODY', 'Z-999', '2024-03-04T08:00:00Z']
+      ]
+    })
+    const r = runRelease(w.store.db, { queryId: q.id, params: TSLM })
+    if (r.answer?.kind !== 'threshold') throw new Error('no threshold answer')
+    expect(r.answer.predicates).toBe(2)
+    expect(r.answer.decisions!.map((d) => d.key[0])).toEqual(['P0007', 'NOBODY'])
+  })
+})
+
+describe('finding 3: the free preview and error messages read the data', () => {
+  it('a preview is the same whatever the private rows hold (keys present, duplicates, values)', async () => {
+    // A second workspace whose private occupancy differs: half its rows gone, another person's rows doubled.
+    const other = await sampleWorkspace('qa-leaks-b-', (db, ids) => {
+      const t = `ds_${ids.occ}`
+      db.exec(`DELETE FROM "${t}" WHERE rowid % 2 = 0; INSERT INTO "${t}" SELECT * FROM "${t}" WHERE c2 = 'P0010'; UPDATE "${t}" SET c9 = c9 * 7`)
+      db.exec(`DELETE FROM "ds_${ids.ph}" WHERE rowid > 100`)
+    })
+    try {
+      const defs: QueryDefinition[] = [
+        {
+          kind: 'threshold',
+          groupBy: ['building', 'room'],
+          count: { kind: 'persons', personColumn: 'person_id', cap: 2 },
+          threshold: { kind: 'reference', factor: 1.5, aggregate: 'max', bucket: 'hour', column: 'timestamp', from: '2024-03-04T00:00:00Z', to: '2024-03-11T00:00:00Z' },
+          groupsFrom: { datasetId: w.cap }
+        },
+        { kind: 'threshold', groupBy: ['building', 'room'], count: { kind: 'rows' }, threshold: { kind: 'column', datasetId: w.cap, column: 'capacity' } },
+        { kind: 'anomaly-identification', columns: ['building', 'hour_of_day'], binWidths: [null, 1], metric: 'l1', radius: 1, beta: 5, k: 2, records: [['C', 3]] }
+      ]
+      const params: ReleaseParams[] = [TSLM, { ...TSLM, mechanism: 'dppwlm' }, { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 }]
+      defs.forEach((def, i) => {
+        const qa = saveQuery(w.store.db, w.occ, `same ${i}`, def).id
+        const qb = saveQuery(other.store.db, other.occ, `same ${i}`, def).id
+        const strip = (p: ReturnType<typeof previewRelease>) => ({ ...p, queryId: 0, spentBefore: 0, spentBeforeExact: '', spentAfter: 0, spentAfterExact: '', remaining: 0, remainingExact: '' })
+        expect(strip(previewRelease(other.store.db, { queryId: qb, params: params[i] }))).toEqual(strip(previewRelease(w.store.db, { queryId: qa, params: params[i] })))
+      })
+      const search: QueryDefinition = {
+        kind: 'anomaly-search',
+        scoreColumn: 'hours_on_site',
+        idColumn: 'person_id',
+        individuals: Array.from({ length: 900 }, (_, i) => `P${String(i + 1).padStart(4, '0')}`),
+        tLow: 50,
+        tHigh: 120,
+        epsilonPerQuery: 2,
+        budget: 20,
+        oracle: 'direct'
+      }
+      const sa = saveQuery(w.store.db, w.ph, 'search', search).id
+      const sb = saveQuery(other.store.db, other.ph, 'search', search).id
+      const pa = previewRelease(w.store.db, { queryId: sa, params: { kind: 'anomaly-search' } })
+      const pb = previewRelease(other.store.db, { queryId: sb, params: { kind: 'anomaly-search' } })
+      expect({ ...pb, queryId: 0, spentBefore: 0, spentBeforeExact: '', spentAfter: 0, spentAfterExact: '', remaining: 0, remainingExact: '' }).toEqual({
+        ...pa,
+        queryId: 0,
+        spentBefore: 0,
+        spentBeforeExact: '',
+        spentAfter: 0,
+        spentAfterExact: '',
+        remaining: 0,
+        remainingExact: ''
+      })
+    } finally {
+      other.store.close()
+      other.ws.cleanup()
+    }
+  })
+
+  it('a data problem found after the charge fails the release with a neutral sentence; the charge stays', () => {
+    // Anomaly identification over a column whose values are all empty in the data: only the data can tell.
+    const t = `ds_${w.ph}`
+    w.store.db.exec(`ALTER TABLE "${t}" ADD COLUMN c99 INTEGER`)
+    w.store.db.prepare(`INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, 99, 'badge_floor', 'c99', 'integer', 'inferred')`).run(w.ph)
+    const q = saveQuery(w.store.db, w.ph, 'empty column', { kind: 'anomaly-identification', columns: ['badge_floor'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
+    const before = ledgerRows(w.store.db)
+    let message = ''
+    try {
+      runRelease(w.store.db, { queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } })
+    } catch (e) {
+      message = (e as Error).message
+    }
+    expect(ledgerRows(w.store.db)).toBe(before + 1)
+    const id = Number(/^Release (\d+) /.exec(message)?.[1])
+    expect(message).toBe(`Release ${id} was charged but not answered (${NEUTRAL_FAILURE}); the charge stays in the ledger`)
+    expect(getRelease(w.store.db, id).statusText).toBe(`charged, no answer: failed (${NEUTRAL_FAILURE})`)
+  })
+})
+
+describe('finding 4: anomaly search scores were not clipped', () => {
+  it('the guarantee names the clipping and the public list; scores below L reach the search as L (see empirical-privacy.test.ts)', () => {
+    const q = saveQuery(w.store.db, w.ph, 'clipped search', {
+      kind: 'anomaly-search',
+      scoreColumn: 'hours_on_site',
+      idColumn: 'person_id',
+      individuals: ['P0001', 'P0002', 'P0003'],
+      scoreFloor: 20,
+      tLow: 50,
+      tHigh: 120,
+      epsilonPerQuery: 1,
+      budget: 3,
+      oracle: 'direct'
+    })
+    const p = previewRelease(w.store.db, { queryId: q.id, params: { kind: 'anomaly-search' } })
+    expect(p.guarantee).toContain('of the 3 listed individuals')
+    expect(p.guarantee).toContain('The list of individuals is public (it is part of the query); scores below 20 are raised to 20 before the search.')
+    expect(p.guarantee).toContain('every individual whose hours_on_site is at most 50 is protected')
+  })
+})
+
+describe('finding 5: timing', () => {
+  it('answer times are whole seconds, never before the charge', () => {
+    const q = saveQuery(w.store.db, w.occ, 'timed', { kind: 'threshold', groupBy: ['building'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 10 }, groups: [['A'], ['B']] })
+    const r = runRelease(w.store.db, { queryId: q.id, params: TSLM })
+    expect(r.answeredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/)
+    expect(Date.parse(r.answeredAt!)).toBeGreaterThanOrEqual(Date.parse(r.createdAt))
+  })
+
+  it('a search computes as many rounds whether it stops after a few questions or uses its whole budget', () => {
+    // One individual far above the rest: the posterior passes tau after a few questions. All alike: it never does.
+    const rng: Rng = seededRng('padding')
+    const params = { epsilon: 1, tLow: 10, tHigh: 100, oracle: 'direct' as const, top: 4, halting: { tau: 0.5, budget: 40 }, padToQueries: 40 }
+    const clear = privateBinarySearch(Float64Array.from({ length: 200 }, (_, i) => (i === 7 ? 1000 : 5)), params, rng)
+    const flat = privateBinarySearch(Float64Array.from({ length: 200 }, () => 5), params, rng)
+    expect(clear.queries).toBeLessThan(40)
+    expect(flat.queries).toBe(40)
+    expect(clear.rounds).toBe(40)
+    expect(flat.rounds).toBe(40)
+    // The answer is the one at the stop: the padding rounds change nothing that is released.
+    const unpadded = privateBinarySearch(Float64Array.from({ length: 200 }, (_, i) => (i === 7 ? 1000 : 5)), { ...params, padToQueries: 0 }, seededRng('padding'))
+    expect(unpadded.rounds).toBe(unpadded.queries)
+    expect(clear.top).toEqual(unpadded.top)
+    expect(clear.queries).toBe(unpadded.queries)
+  })
+})
+
+describe('private rows are not browsable through the contract', () => {
+  it('datasets/rows refuses a private dataset and pages a public one', () => {
+    expect(() => datasetRows(w.store.db, w.occ, 0, 5)).toThrow('The rows of "occupancy" are private and are not shown')
+    expect(datasetRows(w.store.db, w.cap, 0, 2).rows).toHaveLength(2)
+  })
+})
