@@ -13,9 +13,10 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { createServices, type Services, type ServicesOptions } from './services'
+import { FileHandles } from './services/app/file-handles'
+import { refusePathParameters } from './services/app/door-guard'
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
@@ -34,8 +35,12 @@ const MIME: Record<string, string> = {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
-/** Largest file the browser may hand over for import. */
-const MAX_UPLOAD_BYTES = 16 * 1024 ** 3
+/** Largest file the browser may hand over for import (counted on the bytes received, not on what the client declares). */
+export const MAX_UPLOAD_BYTES = 16 * 1024 ** 3
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 ** 3 ? `${+(bytes / 1024 ** 3).toFixed(2)} GiB` : `${+(bytes / 1024 ** 2).toFixed(2)} MiB`
+}
 
 export interface HeadlessOptions extends Omit<ServicesOptions, 'mode'> {
   port?: number
@@ -45,6 +50,8 @@ export interface HeadlessOptions extends Omit<ServicesOptions, 'mode'> {
   uploadDir?: string
   /** Use this token instead of a random one (tests only). */
   token?: string
+  /** Largest upload accepted (default 16 GiB; tests use less). */
+  maxUploadBytes?: number
 }
 
 export interface HeadlessServer {
@@ -94,13 +101,53 @@ function safeUploadName(name: string): string {
   return base.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'upload'
 }
 
+/**
+ * Streams an upload into `path`, counting the bytes as they arrive: past `limit` it stops reading at once (a chunked
+ * upload declares no length, so the header alone proves nothing).
+ */
+function receiveUpload(req: IncomingMessage, path: string, limit: number): Promise<'ok' | 'too-large' | 'disk' | 'error'> {
+  return new Promise((resolvePromise) => {
+    const out = createWriteStream(path, { mode: 0o600 })
+    let received = 0
+    let settled = false
+    const settle = (r: 'ok' | 'too-large' | 'disk' | 'error') => {
+      if (settled) return
+      settled = true
+      req.removeListener('data', onData)
+      if (r !== 'ok') {
+        req.pause()
+        out.destroy()
+      }
+      resolvePromise(r)
+    }
+    const onData = (chunk: Buffer) => {
+      received += chunk.length
+      if (received > limit) return settle('too-large')
+      if (!out.write(chunk)) {
+        req.pause()
+        out.once('drain', () => req.resume())
+      }
+    }
+    req.on('data', onData)
+    req.once('end', () => {
+      if (!settled) out.end()
+    })
+    req.once('aborted', () => settle('error'))
+    req.once('error', () => settle('error'))
+    out.once('error', (e: NodeJS.ErrnoException) => settle(e.code === 'ENOSPC' || e.code === 'EDQUOT' ? 'disk' : 'error'))
+    out.once('close', () => settle(received > limit ? 'too-large' : 'ok'))
+  })
+}
+
 export async function startHeadless(options: HeadlessOptions = {}): Promise<HeadlessServer> {
   const token = options.token ?? randomBytes(24).toString('base64url')
   const rendererDir = resolve(options.rendererDir ?? defaultRendererDir())
   // Uploaded files are personal data: a folder of our own (0700), files 0600, removed when the server stops.
   const uploadDir = resolve(options.uploadDir ?? mkdtempSync(join(tmpdir(), 'quiet-alarm-uploads-')))
   const ownsUploadDir = options.uploadDir === undefined
+  const maxUpload = options.maxUploadBytes ?? MAX_UPLOAD_BYTES
   const services = createServices({ ...options, mode: 'headless' })
+  const files = (services.context.files ??= new FileHandles())
   const streams = new Set<ServerResponse>()
   let port = 0
 
@@ -162,26 +209,44 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
             })
             return
           }
-          const outcome = await services.dispatch(method, (body as { req?: unknown })?.req)
+          const callReq = (body as { req?: unknown })?.req
+          // No contract method takes a server-side path (issue 15): a parameter naming a file is refused before dispatch.
+          const refused = refusePathParameters(method, callReq)
+          const outcome = refused ? { ok: false as const, error: refused } : await services.dispatch(method, callReq)
           send(res, 200, outcome, securityHeaders)
           return
         }
         if (url.pathname === '/api/upload' && req.method === 'POST') {
-          // The browser's way to hand a local file to the services: streamed to a private temp folder.
-          if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES) {
-            send(res, 413, { ok: false, error: { message: 'The file is larger than 16 GiB, the most that can be uploaded', code: 'too-large' } })
+          // The browser's way to hand a local file to the services: streamed into a private folder, registered under an
+          // opaque handle (the answer names no path). The cap is enforced on the bytes received, whatever the client declares.
+          const tooLarge = () => {
+            send(
+              res,
+              413,
+              { ok: false, error: { message: `The file is larger than ${sizeText(maxUpload)}, the most that can be uploaded; import it with the CLI instead`, code: 'too-large' } },
+              { Connection: 'close', ...securityHeaders }
+            )
+            // Stop reading the rest: the connection goes once the answer is out.
+            res.once('finish', () => req.socket.destroy())
+          }
+          const declared = req.headers['content-length']
+          if (declared !== undefined && !(Number(declared) <= maxUpload)) {
+            tooLarge()
             return
           }
+          const fileName = safeUploadName(url.searchParams.get('name') ?? 'upload.csv')
           mkdirSync(uploadDir, { recursive: true, mode: 0o700 })
-          const path = join(uploadDir, `${randomUUID()}-${safeUploadName(url.searchParams.get('name') ?? 'upload.csv')}`)
-          try {
-            await pipeline(req, createWriteStream(path, { mode: 0o600 }))
-          } catch {
+          const path = join(uploadDir, `${randomUUID()}-${fileName}`)
+          const outcome = await receiveUpload(req, path, maxUpload)
+          if (outcome !== 'ok') {
             rmSync(path, { force: true })
-            send(res, 500, { ok: false, error: { message: 'The upload could not be saved (is the disk full?)', code: 'upload' } })
+            if (outcome === 'too-large') tooLarge()
+            else if (outcome === 'disk') send(res, 507, { ok: false, error: { message: `The upload could not be saved: the disk holding ${uploadDir} is full`, code: 'disk-full' } })
+            else if (!res.headersSent && !req.socket.destroyed) send(res, 500, { ok: false, error: { message: 'The upload could not be saved', code: 'upload' } })
             return
           }
-          send(res, 200, { ok: true, value: { path, bytes: statSync(path).size } }, securityHeaders)
+          const handle = files.register(path, { fileName: url.searchParams.get('name') ?? fileName, owned: true })
+          send(res, 200, { ok: true, value: handle }, securityHeaders)
           return
         }
         send(res, 404, { ok: false, error: { message: 'No such API route', code: 'not-found' } })

@@ -47,6 +47,18 @@ export interface ChooseFileRequest {
   filters?: Array<{ name: string; extensions: string[] }>
 }
 
+/**
+ * A file the user chose (desktop: the native open dialog in the main process) or uploaded (headless: `POST /api/upload`),
+ * referred to by an opaque, random id. The path stays in the main process / the server: no contract method takes a
+ * server-side path (issue 15).
+ */
+export interface FileHandle {
+  fileId: string
+  /** The file's own name (no folder), for display and as the default dataset name. */
+  fileName: string
+  bytes: number
+}
+
 export interface AppMethods {
   'app/status': { req: Record<string, never>; res: AppStatus }
   'jobs/list': { req: Record<string, never>; res: JobInfo[] }
@@ -55,10 +67,11 @@ export interface AppMethods {
   /** Runs a sampler self-check on the worker pool and records it in the workspace. */
   'diagnostics/self-check': { req: SelfCheckRequest; res: { jobId: string } }
   /**
-   * Desktop: the Electron shell shows a native open dialog and returns the chosen path (null when the user cancels).
-   * Headless: fails with code "use-upload": the browser must upload the file instead (`/api/upload`).
+   * Desktop: the Electron shell shows a native open dialog and returns a handle to the chosen file (null when the user
+   * cancels); the path never leaves the main process. Headless: fails with code "use-upload": the browser uploads the
+   * file instead (`POST /api/upload`, which answers with the same `FileHandle`).
    */
-  'app/choose-file': { req: ChooseFileRequest; res: { path: string | null } }
+  'app/choose-file': { req: ChooseFileRequest; res: { file: FileHandle | null } }
   /**
    * Sets the number of worker threads now (only while no job runs) and remembers it in the workspace for the next start
    * (a `--workers N` given at start still wins for that session).

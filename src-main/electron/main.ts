@@ -1,15 +1,22 @@
 /**
  * The Electron shell: app lifecycle, one window, IPC registration. Thin: everything else is in services.
- * Security defaults: contextIsolation, sandbox, no nodeIntegration, CSP (index.html), navigation and window.open denied,
- * permission requests refused, IPC accepted only from our own page.
+ * Security (settings in shell-options.ts, unit-tested with a stand-in for `electron`): contextIsolation, sandbox, no
+ * Node in the page; the page comes from the `app://quiet-alarm/` protocol with a strict CSP header (never file://);
+ * the dev server URL only in a development build and matched by exact origin; navigation and window.open denied;
+ * every permission check and request denied; IPC accepted only from our own page.
+ * Files: the native open dialog registers the chosen file under an opaque handle and reports are saved through the
+ * native save dialog, both here in the main process: no contract method takes a path (issue 15).
  */
-import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import type { ChooseFileRequest } from '../contract'
+import type { CallOutcome, ChooseFileRequest, FileHandle } from '../contract'
 import { createServices, type Services } from '../services'
+import { FileHandles } from '../services/app/file-handles'
+import { refusePathParameters } from '../services/app/door-guard'
+import { writeAtomically } from '../services/reports/build-report'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
 import { createElectronPdfPrinter } from './pdf-printer'
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler, denyAllPermissions, isOurPage, rendererSource, windowOptions } from './shell-options'
 
 let services: Services | null = null
 let mainWindow: BrowserWindow | null = null
@@ -22,47 +29,31 @@ function workspaceArg(argv = process.argv): string | undefined {
   return eq ? eq.slice(5) : process.env.QUIET_ALARM_DB
 }
 
-const rendererIndex = join(__dirname, '../renderer/index.html')
-const devUrl = process.env.ELECTRON_RENDERER_URL
-
-function isOurPage(url: string): boolean {
-  if (devUrl && url.startsWith(devUrl)) return true
-  return url.startsWith(pathToFileURL(rendererIndex).href)
-}
+/** A development build (`electron-vite dev`); `npm start` and packaged apps are production builds. */
+const DEV_BUILD = (import.meta as ImportMeta & { env?: { DEV?: boolean } }).env?.DEV === true && !app.isPackaged
+const rendererDir = join(__dirname, '../renderer')
+const source = rendererSource({ devBuild: DEV_BUILD, devUrl: process.env.ELECTRON_RENDERER_URL })
 
 function trustedSender(e: IpcMainInvokeEvent): boolean {
   const frame = e.senderFrame
-  return !!frame && frame === mainWindow?.webContents.mainFrame && isOurPage(frame.url)
+  return !!frame && frame === mainWindow?.webContents.mainFrame && isOurPage(frame.url, source)
 }
 
 function createWindow(): void {
-  mainWindow = new BrowserWindow({
-    width: 1280,
-    height: 800,
-    minWidth: 960,
-    minHeight: 640,
-    title: 'Quiet Alarm',
-    show: false,
-    webPreferences: {
-      preload: join(__dirname, '../preload/index.js'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webviewTag: false,
-      spellcheck: false
-    }
-  })
+  mainWindow = new BrowserWindow(windowOptions(join(__dirname, '../preload/index.js')))
   mainWindow.once('ready-to-show', () => mainWindow?.show())
   mainWindow.on('closed', () => {
     mainWindow = null
   })
-  if (devUrl) void mainWindow.loadURL(devUrl)
-  else void mainWindow.loadFile(rendererIndex)
+  void mainWindow.loadURL(source.url)
 }
 
-/** `app/choose-file`: the native open dialog (only the shell can show one); the renderer gets a path, never file access. */
-async function chooseFile(req: unknown): Promise<{ ok: true; value: { path: string | null } } | { ok: false; error: { message: string; code: string } }> {
+type Outcome<T> = CallOutcome<T>
+
+/** `app/choose-file`: the native open dialog; the renderer gets an opaque handle, never the path. */
+async function chooseFile(req: unknown): Promise<Outcome<{ file: FileHandle | null }>> {
   if (!mainWindow) return { ok: false, error: { message: 'There is no window to show the file dialog in.', code: 'no-window' } }
+  if (!services) return { ok: false, error: { message: 'The workspace is not open.', code: 'store' } }
   const r = (req ?? {}) as ChooseFileRequest
   const filters = Array.isArray(r.filters)
     ? r.filters
@@ -74,24 +65,51 @@ async function chooseFile(req: unknown): Promise<{ ok: true; value: { path: stri
     properties: ['openFile'],
     filters: [...filters, { name: 'All files', extensions: ['*'] }]
   })
-  return { ok: true, value: { path: out.canceled || out.filePaths.length === 0 ? null : out.filePaths[0] } }
+  if (out.canceled || out.filePaths.length === 0) return { ok: true, value: { file: null } }
+  try {
+    const files = (services.context.files ??= new FileHandles())
+    return { ok: true, value: { file: files.register(out.filePaths[0]) } }
+  } catch (e) {
+    return { ok: false, error: { message: (e as Error).message, code: 'bad-input' } }
+  }
 }
 
+/** `reports/save`: the native save dialog; the file a finished export produced is written where the user chose. */
+async function saveReport(req: unknown): Promise<Outcome<{ saved: boolean; fileName: string }>> {
+  if (!mainWindow) return { ok: false, error: { message: 'There is no window to show the save dialog in.', code: 'no-window' } }
+  if (!services) return { ok: false, error: { message: 'The workspace is not open.', code: 'store' } }
+  const jobId = (req as { jobId?: unknown } | null)?.jobId
+  const dl = await services.dispatch('reports/download', { jobId })
+  if (!dl.ok) return dl
+  const file = dl.value as { fileName: string; base64: string }
+  const out = await dialog.showSaveDialog(mainWindow, { title: 'Save the report', defaultPath: join(app.getPath('downloads'), file.fileName) })
+  if (out.canceled || !out.filePath) return { ok: true, value: { saved: false, fileName: file.fileName } }
+  try {
+    writeAtomically(out.filePath, Buffer.from(file.base64, 'base64'))
+  } catch (e) {
+    return { ok: false, error: { message: (e as Error).message, code: 'bad-output' } }
+  }
+  return { ok: true, value: { saved: true, fileName: file.fileName } }
+}
+
+// Before ready: the scheme the page is served from.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }])
 app.enableSandbox()
 
 app.on('web-contents-created', (_e, contents) => {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
   contents.on('will-navigate', (ev, url) => {
-    if (!isOurPage(url)) ev.preventDefault()
+    if (!isOurPage(url, source)) ev.preventDefault()
   })
   contents.on('will-redirect', (ev, url) => {
-    if (!isOurPage(url)) ev.preventDefault()
+    if (!isOurPage(url, source)) ev.preventDefault()
   })
   contents.on('will-attach-webview', (ev) => ev.preventDefault())
 })
 
-app.whenReady().then(() => {
-  session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false))
+void app.whenReady().then(() => {
+  denyAllPermissions(session.defaultSession)
+  protocol.handle(APP_SCHEME, appProtocolHandler(rendererDir))
   try {
     services = createServices({ mode: 'desktop', dbPath: workspaceArg(), pdfPrinter: createElectronPdfPrinter() })
   } catch (e) {
@@ -101,7 +119,10 @@ app.whenReady().then(() => {
   const startError = services ? null : 'The workspace could not be opened; see the terminal for the reason.'
   ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown) => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
+    const refused = refusePathParameters(String(method), req)
+    if (refused) return { ok: false, error: refused }
     if (method === 'app/choose-file') return chooseFile(req)
+    if (method === 'reports/save') return saveReport(req)
     if (!services) return { ok: false, error: { message: startError, code: 'store' } }
     return services.dispatch(method, req)
   })

@@ -1,4 +1,5 @@
 import type { MethodName, Methods } from '../contract'
+import type { FileHandles } from './app/file-handles'
 import type { EventHub } from './events'
 import type { JobRegistry } from './jobs/job-registry'
 import type { WorkerPool } from './pool/worker-pool'
@@ -34,4 +35,8 @@ export interface ServiceContext {
   pdfPrinter?: PdfPrinter
   /** Replaces the worker pool with one of this size (callers make sure no job is running). */
   resizePool?: (size: number) => Promise<void>
+  /** Files chosen in the desktop dialog or uploaded, by opaque id (no contract method takes a path). Created on first use. */
+  files?: FileHandles
+  /** Run when the services close (temporary files of reports, uploads). */
+  onClose?: Array<() => void>
 }

@@ -5,6 +5,7 @@
 import type { CallOutcome, MethodName, RequestOf, ResponseOf } from '../contract'
 import { isMethodName } from '../contract'
 import { appHandlers } from './app/app-handlers'
+import { FileHandles } from './app/file-handles'
 import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
 import { ledgerHandlers } from './ledger/ledger-handlers'
@@ -49,7 +50,7 @@ export function createServices(options: ServicesOptions): Services {
     throw e
   }
   const jobs = new JobRegistry(events)
-  const context: ServiceContext = { mode: options.mode, store, pool, jobs, events, pdfPrinter: options.pdfPrinter }
+  const context: ServiceContext = { mode: options.mode, store, pool, jobs, events, pdfPrinter: options.pdfPrinter, files: new FileHandles(), onClose: [] }
   context.resizePool = async (size) => {
     const old = context.pool
     context.pool = new WorkerPool(script, size)
@@ -87,6 +88,15 @@ export function createServices(options: ServicesOptions): Services {
       jobs.cancelAll()
       await context.pool.shutdown()
       store.close()
+      // Temporary files (report exports, officer editions included; uploads) go with the services.
+      context.files?.closeAll()
+      for (const f of context.onClose ?? []) {
+        try {
+          f()
+        } catch (e) {
+          process.stderr.write(`cleanup failed: ${(e as Error)?.message ?? String(e)}\n`)
+        }
+      }
     }
   }
 }

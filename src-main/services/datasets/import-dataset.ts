@@ -25,8 +25,17 @@ const BATCH_ROWS = 5000
 const DEFAULT_REPORT = 20
 const MAX_REPORT = 1000
 
+/**
+ * The service's own form of an import request: a path, which only the CLI and the file-handle registry supply (the
+ * contract's `datasets/import` takes a `fileId`). `sourceName`: the file's name as the user knows it (default: the
+ * path's base name).
+ */
+export type ImportPathRequest = Omit<ImportRequest, 'fileId'> & { path: string; sourceName?: string }
+
 export interface ImportPlan {
   path: string
+  /** The file's own name, recorded as the dataset's source. */
+  sourceName: string
   fileBytes: number
   name: string
   delimiter: Delimiter
@@ -53,10 +62,11 @@ export interface ImportHooks {
 }
 
 /** Checks an import request before any work starts (synchronous, so the caller gets the error directly). */
-export function planImport(db: Database.Database, req: ImportRequest): ImportPlan {
-  if (!req || typeof req !== 'object') throw new UserError('An import request needs a file path', 'bad-input')
+export function planImport(db: Database.Database, req: ImportPathRequest): ImportPlan {
+  if (!req || typeof req !== 'object') throw new UserError('An import request needs a file', 'bad-input')
   const fileBytes = checkReadableFile(req.path)
-  const fallback = basename(req.path, extname(req.path)) || 'dataset'
+  const sourceName = basename(req.sourceName ?? req.path)
+  const fallback = basename(sourceName, extname(sourceName)) || 'dataset'
   const name = checkDatasetName(req.name === undefined || req.name === '' ? fallback : req.name)
   if (nameTaken(db, name)) throw new UserError(`A dataset named "${name}" already exists; choose another name`, 'conflict')
   if (req.delimiter !== undefined && !(DELIMITERS as readonly string[]).includes(req.delimiter)) {
@@ -74,7 +84,7 @@ export function planImport(db: Database.Database, req: ImportRequest): ImportPla
   if (onBadRow !== 'skip' && onBadRow !== 'abort') throw new UserError('onBadRow must be "skip" or "abort"', 'bad-input')
   const report = req.reportBadRows ?? DEFAULT_REPORT
   if (!Number.isSafeInteger(report) || report < 0 || report > MAX_REPORT) throw new UserError(`reportBadRows must be a whole number from 0 to ${MAX_REPORT}`, 'bad-input')
-  return { path: req.path, fileBytes, name, delimiter: req.delimiter ?? detectDelimiter(req.path), types, onBadRow, reportBadRows: report }
+  return { path: req.path, sourceName, fileBytes, name, delimiter: req.delimiter ?? detectDelimiter(req.path), types, onBadRow, reportBadRows: report }
 }
 
 /** Column names from the header row, checked. */
@@ -278,7 +288,7 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
       }
       const info = db
         .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(plan.name, staging, basename(plan.path), summary.bytes, plan.delimiter, rows, badCount)
+        .run(plan.name, staging, plan.sourceName, summary.bytes, plan.delimiter, rows, badCount)
       const dsId = Number(info.lastInsertRowid)
       const table = `ds_${dsId}`
       db.exec(`ALTER TABLE ${ident(staging!)} RENAME TO ${ident(table)}`)

@@ -11,7 +11,10 @@ import { INFER_ROWS, checkHeader, makeRowChecker } from './import-dataset'
 const DEFAULT_ROWS = 20
 const MAX_ROWS = 200
 
-export async function previewFile(req: PreviewFileRequest): Promise<PreviewFileResponse> {
+/** The service's own form of the request: a path, which only the CLI and the file-handle registry supply. */
+export type PreviewPathRequest = Omit<PreviewFileRequest, 'fileId'> & { path: string }
+
+export async function previewFile(req: PreviewPathRequest): Promise<PreviewFileResponse> {
   if (!req || typeof req !== 'object') throw new UserError('Choose a file to preview', 'bad-input')
   const fileBytes = checkReadableFile(req.path)
   if (req.delimiter !== undefined && !(DELIMITERS as readonly string[]).includes(req.delimiter)) {

@@ -4,7 +4,7 @@
  * Shared by the `reports/*` handlers (as a job) and the `report` CLI command.
  */
 import { closeSync, constants, accessSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { ReportData, ReportEdition, ReportExportRequest, ReportFormat, ReportPageSize, ReportRequest, ReportTable, ReportVerification } from '../../contract/reports'
 import { CancelledError, UserError } from '../errors'
 import type { PdfPrinter } from '../handler-types'
@@ -182,13 +182,6 @@ export async function produceReport(store: Store, r: ResolvedExport, o: ProduceO
   if (o.signal?.aborted) throw new CancelledError()
   o.onProgress?.(100, 100)
   return { data, verification, bytes, fileName: reportFileName(r, data), mimeType: MIME[r.format] }
-}
-
-export function checkOutPath(outPath: unknown): string | undefined {
-  if (outPath === undefined || outPath === null || outPath === '') return undefined
-  if (typeof outPath !== 'string' || !isAbsolute(outPath)) throw new UserError('outPath must be an absolute file path', 'bad-output')
-  checkWritable(outPath)
-  return outPath
 }
 
 export { sha256Hex }

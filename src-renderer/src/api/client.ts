@@ -3,14 +3,14 @@
  * - desktop: Electron IPC through the preload's `window.quietAlarm`;
  * - headless: HTTP POST /api/call/<method> with the session token, and an EventSource on /api/events.
  */
-import type { CallOutcome, EventName, Events, MethodName, QuietAlarmBridge, RequestOf, ResponseOf } from '../../../src-main/contract'
+import type { CallOutcome, EventName, Events, FileHandle, MethodName, QuietAlarmBridge, RequestOf, ResponseOf } from '../../../src-main/contract'
 
 export interface Transport {
   readonly kind: 'ipc' | 'http'
   call(method: MethodName, req: unknown): Promise<CallOutcome<unknown>>
   onEvent(listener: (name: EventName, payload: unknown) => void): () => void
-  /** Headless only: hand a local file to the services (returns its server-side path). */
-  upload?(file: File, onProgress?: (sent: number, total: number) => void): Promise<{ path: string; bytes: number }>
+  /** Headless only: hand a local file to the services; the answer is an opaque handle (never a server-side path). */
+  upload?(file: File, onProgress?: (sent: number, total: number) => void): Promise<FileHandle>
 }
 
 export class ApiError extends Error {
@@ -73,7 +73,7 @@ export function httpTransport(token: string, base = ''): Transport {
         xhr.upload.onprogress = (e) => onProgress?.(e.loaded, e.total)
         xhr.onload = () => {
           try {
-            const body = JSON.parse(xhr.responseText) as CallOutcome<{ path: string; bytes: number }>
+            const body = JSON.parse(xhr.responseText) as CallOutcome<FileHandle>
             if (body.ok) resolve(body.value)
             else reject(new ApiError(body.error.message, body.error.code))
           } catch {

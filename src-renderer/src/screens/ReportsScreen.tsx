@@ -69,6 +69,12 @@ export function ReportsScreen(_props: ScreenProps) {
   const doDownload = () =>
     void act.run(async () => {
       if (!jobId) return
+      if (client.transport.kind === 'ipc') {
+        // Desktop: the shell's save dialog writes the file; the page never names a path.
+        const s = await client.call('reports/save', { jobId })
+        setSaved(s.saved ? `${s.fileName} saved.` : null)
+        return
+      }
       const f = await client.call('reports/download', { jobId })
       downloadBytes(f.fileName, base64ToBytes(f.base64), f.mimeType)
       setSaved(`${f.fileName} (${formatCount(f.bytes)} bytes) saved to your downloads.`)
@@ -152,7 +158,7 @@ export function ReportsScreen(_props: ScreenProps) {
             <p>
               {result.fileName} · {formatCount(result.bytes)} bytes · SHA-256 <code>{result.fileSha256.slice(0, 16)}…</code>{' '}
               <button type="button" className="secondary" onClick={doDownload} data-testid="report-download">
-                Download
+                {client.transport.kind === 'ipc' ? 'Save…' : 'Download'}
               </button>
             </p>
           )}

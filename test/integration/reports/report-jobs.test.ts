@@ -4,7 +4,8 @@
  * test/bench/report.bench.ts for the timing).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { JobProgress } from '../../../src-main/contract'
 import type { ReportExportResult } from '../../../src-main/contract/reports'
@@ -32,7 +33,7 @@ afterAll(async () => {
   ws?.cleanup()
 })
 
-async function exportAndWait(req: Parameters<Services['call']>[1] & object): Promise<{ result: ReportExportResult; progress: JobProgress[] }> {
+async function exportAndWait(req: Parameters<Services['call']>[1] & object): Promise<{ result: ReportExportResult & { jobId: string }; progress: JobProgress[] }> {
   const progress: JobProgress[] = []
   const off = services.events.on((name, payload) => {
     if (name === 'job/progress') progress.push(payload as JobProgress)
@@ -45,6 +46,14 @@ async function exportAndWait(req: Parameters<Services['call']>[1] & object): Pro
   } finally {
     off()
   }
+}
+
+/** What the browser's download gives: the exported file, written where the test wants it. */
+async function downloadTo(svc: Services, jobId: string, dir: string): Promise<string> {
+  const dl = await svc.call('reports/download', { jobId })
+  const file = join(dir, `${jobId}-${dl.fileName}`)
+  writeFileSync(file, Buffer.from(dl.base64, 'base64'))
+  return file
 }
 
 describe('reports through the services', () => {
@@ -61,21 +70,36 @@ describe('reports through the services', () => {
     const { result, progress } = await exportAndWait({ format: 'pdf', pageSize: 'Letter' })
     expect(progress.length).toBeGreaterThan(0)
     expect(progress[progress.length - 1].done).toBe(progress[progress.length - 1].total)
-    expect(existsSync(result.path)).toBe(true)
-    const bytes = readFileSync(result.path)
+    const file = await downloadTo(services, result.jobId, ws.dir)
+    const bytes = readFileSync(file)
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-')
     expect(sha256(bytes)).toBe(result.fileSha256)
-    const dl = await services.call('reports/download', { jobId: (result as ReportExportResult & { jobId: string }).jobId })
-    expect(Buffer.from(dl.base64, 'base64').equals(bytes)).toBe(true)
-    expect(dl.mimeType).toBe('application/pdf')
-    expect(pdfText(result.path)).toContain(result.dataSha256)
+    expect((await services.call('reports/download', { jobId: result.jobId })).mimeType).toBe('application/pdf')
+    expect(pdfText(file)).toContain(result.dataSha256)
   })
 
-  it('writes to an absolute outPath, and the JSON export hashes to the data SHA-256', async () => {
+  it('never writes to a path the request names (issue 15); the JSON download hashes to the data SHA-256', async () => {
     const out = join(ws.dir, 'svc.json')
-    const { result } = await exportAndWait({ format: 'json', outPath: out })
-    expect(result.path).toBe(out)
-    expect(sha256(readFileSync(out))).toBe(result.dataSha256)
+    const r = await services.dispatch('reports/export', { format: 'json', outPath: out })
+    expect(r).toMatchObject({ ok: false, error: { code: 'bad-input' } })
+    expect(existsSync(out)).toBe(false)
+    const { result } = await exportAndWait({ format: 'json' })
+    expect(result).not.toHaveProperty('path')
+    expect(sha256(readFileSync(await downloadTo(services, result.jobId, ws.dir)))).toBe(result.dataSha256)
+    // The desktop's save dialog lives in the Electron shell; the services alone have none.
+    expect(await services.dispatch('reports/save', { jobId: result.jobId })).toMatchObject({ ok: false, error: { code: 'use-download' } })
+  })
+
+  it('removes its exported files (officer editions hold sealed costs) when the services stop', async () => {
+    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('quiet-alarm-reports-')))
+    const svc = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 1 })
+    const { jobId } = await svc.call('reports/export', { format: 'json', edition: 'officer', officer: 'Jane Doe', reason: 'audit' })
+    expect((await svc.context.jobs.settled(jobId))?.state).toBe('done')
+    const mine = readdirSync(tmpdir()).filter((n) => n.startsWith('quiet-alarm-reports-') && !before.has(n))
+    expect(mine).toHaveLength(1)
+    expect(readdirSync(join(tmpdir(), mine[0], jobId))).toHaveLength(1)
+    await svc.close()
+    expect(existsSync(join(tmpdir(), mine[0]))).toBe(false)
   })
 
   it('cancels an export', async () => {
@@ -92,7 +116,7 @@ describe('reports through the services', () => {
       [{ format: 'pdf', datasetId: 999 }, /no dataset/],
       [{ format: 'pdf', from: '2025-02-01', to: '2025-01-01' }, /period is empty/],
       [{ format: 'pdf', edition: 'officer' }, /officer/],
-      [{ format: 'pdf', outPath: 'relative.pdf' }, /absolute/],
+      [{ format: 'pdf', outPath: 'relative.pdf' }, /download/],
       [{ format: 'csv', table: 'nope' }, /table must be one of/]
     ]
     for (const [req, msg] of bad) {
@@ -121,6 +145,7 @@ describe('a report over 1,000 releases', () => {
       const pdfMs = performance.now() - started
       expect(info?.state, info?.error ?? '').toBe('done')
       const result = info!.result as ReportExportResult
+      const pdf = await downloadTo(svc, jobId, big.dir)
       const c0 = performance.now()
       const csv = await svc.call('reports/export', { format: 'csv', table: 'releases' })
       const csvInfo = await svc.context.jobs.settled(csv.jobId)
@@ -128,10 +153,11 @@ describe('a report over 1,000 releases', () => {
       const n = listReleases(svc.context.store.db).length
       expect(n).toBeGreaterThanOrEqual(1000)
       expect(result.releases).toBe(n)
-      expect(pdfText(result.path)).toContain(`Releases in period ${n}`)
-      const rows = readFileSync((csvInfo!.result as ReportExportResult).path, 'utf8').trim().split('\r\n').length - 1
+      expect(csvInfo?.state).toBe('done')
+      expect(pdfText(pdf)).toContain(`Releases in period ${n}`)
+      const rows = readFileSync(await downloadTo(svc, csv.jobId, big.dir), 'utf8').trim().split('\r\n').length - 1
       expect(rows).toBe(n)
-      renderPages(result.path, 'test-results/report-pages', 'large', 3)
+      renderPages(pdf, 'test-results/report-pages', 'large', 3)
       process.stdout.write(
         `1,000-release report: fixture ${((t1 - t0) / 1000).toFixed(1)} s; PDF ${(pdfMs / 1000).toFixed(2)} s (${(result.bytes / 1e6).toFixed(2)} MB); releases CSV ${(csvMs / 1000).toFixed(2)} s\n`
       )

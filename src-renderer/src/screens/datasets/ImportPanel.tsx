@@ -1,9 +1,10 @@
 /**
  * Pick a file -> preview with inferred (editable) types -> import with progress and Cancel -> result with a bad-row report.
- * Headless: the file field uploads the file to the service. Desktop: the shell's native dialog gives a path.
+ * Headless: the file field uploads the file to the service. Desktop: the shell's native dialog. Either way the page gets
+ * an opaque handle to the file, never a path (issue 15).
  */
 import { useEffect, useId, useRef, useState } from 'react'
-import type { ColumnType, ImportResult, JobProgress, PreviewFileResponse } from '../../../../src-main/contract'
+import type { ColumnType, FileHandle, ImportResult, JobProgress, PreviewFileResponse } from '../../../../src-main/contract'
 import { useAction, useClient, useJob } from '../../api/hooks'
 import { ErrorText, SelectField, TextField } from '../../components/Fields'
 import { JobPanel } from '../../components/JobPanel'
@@ -18,11 +19,7 @@ const TYPES: Array<{ value: ColumnType; label: string }> = [
   { value: 'timestamp', label: 'Date and time' }
 ]
 
-interface Picked {
-  path: string
-  fileName: string
-  bytes: number
-}
+type Picked = FileHandle
 
 function stripExtension(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? name
@@ -56,10 +53,10 @@ export function ImportPanel(props: { onImported: () => void }) {
     setUpload(null)
   }
 
-  const previewPath = async (p: Picked) => {
+  const previewFile = async (p: Picked) => {
     setPicked(p)
     setName(stripExtension(p.fileName))
-    const pv = await client.call('datasets/preview-file', { path: p.path, rows: 8 })
+    const pv = await client.call('datasets/preview-file', { fileId: p.fileId, rows: 8 })
     setPreview(pv)
     setTypes(Object.fromEntries(pv.columns.map((c) => [c.name, c.inferredType])))
   }
@@ -73,18 +70,18 @@ export function ImportPanel(props: { onImported: () => void }) {
       setUpload({ sent: 0, total: file.size, startedMs })
       const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total, startedMs }))
       setUpload(null)
-      await previewPath({ path: up.path, fileName: file.name, bytes: up.bytes })
+      await previewFile(up)
     }).finally(() => setUpload(null))
   }
 
   const chooseNative = () => {
     reset()
     void pick.run(async () => {
-      const { path } = await client.call('app/choose-file', {
+      const { file } = await client.call('app/choose-file', {
         title: 'Choose a CSV or TSV file to import',
         filters: [{ name: 'CSV and TSV', extensions: ['csv', 'tsv', 'txt'] }]
       })
-      if (path) await previewPath({ path, fileName: path, bytes: 0 })
+      if (file) await previewFile(file)
     })
   }
 
@@ -95,7 +92,7 @@ export function ImportPanel(props: { onImported: () => void }) {
     )
     void start.run(async () => {
       const { jobId } = await client.call('datasets/import', {
-        path: picked.path,
+        fileId: picked.fileId,
         name: name.trim(),
         delimiter: preview.delimiter,
         types: overrides,
