@@ -4,6 +4,9 @@
  *
  * Stored forms: integer -> SQLite INTEGER (safe JS integers only), real -> REAL, text -> TEXT,
  * timestamp -> INTEGER milliseconds since 1970-01-01 UTC. An empty field is NULL in every type.
+ * Every value is kept exactly (issue 15): an integer beyond +-(2^53 - 1) is not a JS number, and a decimal whose digits a
+ * double cannot hold is not a real, so a column with such values is inferred as text (ids 12345678901234567 and
+ * 12345678901234568 stay two different ids); typed as integer or real by the user, such a value is a bad row.
  * Timestamps: ISO 8601 (`2015-01-31`, `2015-01-31T10:00`, `...:05.123Z`, `...+01:00`) or `YYYY-MM-DD HH:MM:SS`;
  * a timestamp without an offset is read as UTC (so day and hour buckets follow the wall clock of the file).
  */
@@ -33,11 +36,49 @@ export function parseInteger(raw: string): number | typeof BAD_VALUE {
   return Number.isSafeInteger(x) ? x : BAD_VALUE
 }
 
+/** Significant digits and exponent of a decimal numeral (value = digits x 10^exp), without leading or trailing zeros. */
+function decimalParts(s: string): { digits: string; exp: number } {
+  const body = s.replace(/^[+-]/, '')
+  const e = body.search(/[eE]/)
+  const mantissa = e < 0 ? body : body.slice(0, e)
+  let exp = e < 0 ? 0 : Number(body.slice(e + 1))
+  const dot = mantissa.indexOf('.')
+  let digits = mantissa.replace('.', '')
+  if (dot >= 0) exp -= mantissa.length - dot - 1
+  digits = digits.replace(/^0+/, '')
+  const trailing = digits.length - digits.replace(/0+$/, '').length
+  digits = digits.slice(0, digits.length - trailing)
+  return { digits, exp: digits === '' ? 0 : exp + trailing }
+}
+
+/** Whether the double `x` is exactly the decimal `s` shows (its shortest form has the same digits). */
+function roundTrips(s: string, x: number): boolean {
+  const a = decimalParts(s)
+  if (x === 0) return a.digits === ''
+  // Up to 15 significant digits every decimal in the normal double range survives the trip.
+  if (a.digits.length <= 15 && Math.abs(x) >= 2.3e-308) return true
+  const b = decimalParts(x.toExponential())
+  return a.digits === b.digits && a.exp === b.exp
+}
+
 export function parseReal(raw: string): number | typeof BAD_VALUE {
   const s = raw.trim()
   if (!REAL_RE.test(s)) return BAD_VALUE
   const x = Number(s)
-  return Number.isFinite(x) ? x : BAD_VALUE
+  // Never rounded: 12345678901234567 or 0.12345678901234567891 are not reals (a double would change them).
+  return Number.isFinite(x) && roundTrips(s, x) ? x : BAD_VALUE
+}
+
+/** Why a value that looks like a number is not one of `type`, when that is about exactness (for bad-row messages). */
+export function inexactHint(type: ColumnType, raw: string): string {
+  const s = raw.trim()
+  if ((type === 'integer' || type === 'real') && INTEGER_RE.test(s) && !Number.isSafeInteger(Number(s))) {
+    return ' (a whole number beyond +-9007199254740991 cannot be stored exactly as a number: make the column text)'
+  }
+  if (type === 'real' && REAL_RE.test(s) && Number.isFinite(Number(s))) {
+    return ' (more digits than a number can hold exactly: make the column text)'
+  }
+  return ''
 }
 
 function digits(s: string, at: number, n: number): number {
@@ -115,7 +156,7 @@ export function toStored(type: ColumnType, raw: string): StoredValue | typeof BA
 export function toDisplay(type: ColumnType, v: unknown): CellValue {
   if (v === null || v === undefined) return null
   if (type === 'timestamp' && typeof v === 'number') return new Date(v).toISOString()
-  if (typeof v === 'bigint') return Number(v)
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()
   if (typeof v === 'number' || typeof v === 'string') return v
   return String(v)
 }

@@ -13,7 +13,7 @@ import type Database from 'better-sqlite3'
 import { basename, extname } from 'node:path'
 import type { BadRow, ColumnType, Delimiter, ImportRequest, ImportResult } from '../../contract/datasets'
 import { CancelledError, UserError } from '../errors'
-import { BAD_VALUE, type StoredValue, describeType, inferType, isColumnType, sqlTypeOf, toStored } from './column-types'
+import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isColumnType, sqlTypeOf, toStored } from './column-types'
 import { checkDatasetName, getDataset, ident, nameTaken } from './catalog'
 import { DELIMITERS, checkReadableFile, delimiterName, detectDelimiter, readCsv } from './csv-reader'
 import { dropOrphanStagingTables, newStagingName, releaseStagingName } from './staging'
@@ -144,8 +144,8 @@ export function makeRowChecker(names: string[], types: ColumnType[], sources: Ar
       if (v === BAD_VALUE) {
         const reason =
           sources[i] === 'override'
-            ? `: column "${names[i]}" is set to ${describeType(types[i])} but has ${quoteValue(fields[i])}`
-            : `: column "${names[i]}" looked like ${describeType(types[i])} in the first rows but has ${quoteValue(fields[i])}`
+            ? `: column "${names[i]}" is set to ${describeType(types[i])} but has ${quoteValue(fields[i])}${inexactHint(types[i], fields[i])}`
+            : `: column "${names[i]}" looked like ${describeType(types[i])} in the first rows but has ${quoteValue(fields[i])}${inexactHint(types[i], fields[i])}`
         return { reason, column: i }
       }
       out[i] = v
