@@ -8,7 +8,10 @@
  * what the ledger holds (whole nano-epsilon, charges rounded up, budgets rounded down).
  */
 
-/** Privacy notions. Epsilons under different notions are never added together; each has its own account and budget. */
+/**
+ * Privacy notions. Every notion protects a normal person (or row: the dataset's unit) with its epsilon, so a normal
+ * person's loss is the sum over notions; each notion keeps its own account as a breakdown (ALGORITHMS.md section 6).
+ */
 export type PrivacyNotion = 'eps-dp' | 'predicate-wise-dp' | 'eps-k-sensitive' | 'anomaly-restricted-dp'
 
 export type ReleaseKind = 'threshold' | 'anomaly-identification' | 'anomaly-search'
@@ -37,6 +40,11 @@ export interface LedgerEntry {
   description: string
   prevHash: string
   hash: string
+  /**
+   * True for entries written before privacy units existed (migration 006): "row-level accounting (before person-level
+   * units)". They are kept and counted as they were; every dataset of that time is row-level.
+   */
+  rowLevelAccounting?: boolean
 }
 
 export interface LedgerEntriesRequest {
@@ -62,12 +70,16 @@ export interface NotionAccount {
   label: string
   /** What an epsilon under this notion protects, in words. */
   meaning: string
-  /** The dataset's spend under this notion: the maximum over cells of their totals (parallel composition). */
+  /** The dataset's spend under this notion: the maximum over cells of their totals (parallel composition). Part of `spentPerUnit`. */
   spent: number
   spentExact: string
-  /** null: no budget set, releases under this notion are denied. */
+  /** The notion's own budget (an extra cap set by the officer); null: none, only the budget per unit applies. */
   budget: number | null
   budgetExact: string | null
+  /**
+   * What this notion may still spend: the smaller of its own budget's remainder and the dataset's `remainingPerUnit`;
+   * null when neither budget is set (releases under this notion are denied).
+   */
   remaining: number | null
   remainingExact: string | null
   /** Releases charged under this notion. */
@@ -82,13 +94,38 @@ export interface DatasetLedger {
   datasetName: string
   /** False when the dataset was deleted (its ledger history stays). */
   exists: boolean
+  /** The privacy unit (CLI/JSON contract): "row", or the name of the person column. */
+  unit: string
+  unitKind: 'row' | 'person'
+  /** The unit in words: 'person-level (person column "person_id")' or 'row-level (each row is a different person)'. */
+  unitText: string
+  /**
+   * What one normal unit (person or row) has lost at most: the SUM over notions of each notion's `spent` (every notion
+   * protects a normal unit, so their epsilons add up). The headline figure.
+   */
+  spentPerUnit: number
+  spentPerUnitExact: string
+  /**
+   * The budget one unit is held to: the officer's budget set without a notion; without one, the sum of the notions' own
+   * budgets; 0 when no budget is set (releases are denied).
+   */
+  budgetPerUnit: number
+  budgetPerUnitExact: string
+  /** Where `budgetPerUnit` comes from. */
+  budgetPerUnitSource: 'per-unit' | 'notion-budgets' | 'none'
+  /** budgetPerUnit - spentPerUnit (negative if a budget was lowered below what was spent); null when no budget is set. */
+  remainingPerUnit: number | null
+  remainingPerUnitExact: string | null
+  /** Entries of this dataset written before privacy units existed (row-level accounting); 0 for newer workspaces. */
+  rowLevelEntries: number
+  /** Per-notion breakdown of `spentPerUnit`: each notion also says whom it does not protect (anomalies, non-sensitive records). */
   accounts: NotionAccount[]
   budgetChanges: Array<{ seq: number; at: string; notion: PrivacyNotion | null; epsilonExact: string; actor: string; reason: string }>
 }
 
 export interface LedgerSummary {
   datasets: DatasetLedger[]
-  /** Said wherever notions appear together. */
+  /** Said wherever notions appear together: how they add up. */
   notionsNote: string
   entries: number
   headHash: string
@@ -173,6 +210,7 @@ export interface ReleasePreview {
   chargeExplained: string
   /** Cells the release would charge (0 = the whole dataset). */
   cellCount: number
+  /** What one unit has lost at most, summed over notions (`spentPerUnit`), before and after this release; `budget` is the budget per unit. */
   spentBefore: number
   spentBeforeExact: string
   spentAfter: number

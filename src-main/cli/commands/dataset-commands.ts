@@ -9,6 +9,7 @@ import { CancelledError, UserError } from '../../services/errors'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset, resolveDataset } from '../../services/datasets/catalog'
 import { declarePublic } from '../../services/datasets/public-datasets'
 import { isColumnType } from '../../services/datasets/column-types'
+import { unitName, unitText } from '../../services/datasets/privacy-unit'
 import { type ImportProgress, planImport, runImport } from '../../services/datasets/import-dataset'
 import { deleteQuery, getQuery, listQueries, saveQuery } from '../../services/datasets/query-store'
 import { dropOrphanStagingTables } from '../../services/datasets/staging'
@@ -54,13 +55,15 @@ function cellText(v: unknown): string {
 }
 
 function columnsText(d: DatasetInfo): string {
-  return d.columns.map((c) => `${c.name}:${c.type}`).join(', ')
+  // On a person-level dataset, "*" marks a column with more than one value for some person.
+  return d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === false ? '*' : ''}`).join(', ') + (d.columns.some((c) => c.perPerson === false) ? '  (* more than one value per person)' : '')
 }
 
 const importCommand: CliCommand = {
   name: 'import',
   summary: 'Import a CSV/TSV file into the workspace database as a dataset',
-  usage: 'import --db PATH --file F [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
+  usage:
+    'import --db PATH --file F [--person-column NAME | --row-level] [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
   options: {
     db: dbOption,
     file: { type: 'string', description: 'the CSV or TSV file (UTF-8, header row)' },
@@ -68,7 +71,9 @@ const importCommand: CliCommand = {
     delimiter: { type: 'string', description: 'comma, tab, semicolon or bar', defaultText: 'detected from the header line' },
     type: { type: 'string', description: 'type overrides, comma-separated column=integer|real|text|timestamp' },
     'on-bad-row': { type: 'string', description: 'abort (nothing stored) or skip (left out and reported)', defaultText: 'abort' },
-    'report-bad-rows': { type: 'string', description: 'how many skipped bad rows to list', defaultText: '20' }
+    'report-bad-rows': { type: 'string', description: 'how many skipped bad rows to list', defaultText: '20' },
+    'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
+    'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' }
   },
   async run(values, _pos, ctx) {
     const file = resolve(ctx.cwd, reqString(values, 'file'))
@@ -81,8 +86,11 @@ const importCommand: CliCommand = {
     const types = parseTypeOverrides(optString(values, 'type'))
     const onBadRow = choice('on-bad-row', optString(values, 'on-bad-row') ?? 'abort', ['skip', 'abort'] as const)
     const report = optNumber(values, 'report-bad-rows', 20, { integer: true, ge: 0, le: 1000 })
+    const personColumn = optString(values, 'person-column')
+    if (personColumn !== undefined && values['row-level']) throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
+    if (personColumn !== undefined && personColumn.trim() === '') throw new UsageError('--person-column needs the name of a column')
     return withStore(values, ctx, async (store) => {
-      const plan = planImport(store.db, { path: file, name: optString(values, 'name'), delimiter, types, onBadRow, reportBadRows: report })
+      const plan = planImport(store.db, { path: file, name: optString(values, 'name'), delimiter, types, onBadRow, reportBadRows: report, personColumn })
       const controller = new AbortController()
       const onSigint = () => controller.abort()
       process.once('SIGINT', onSigint)
@@ -101,14 +109,19 @@ const importCommand: CliCommand = {
         const d = r.dataset
         const lines = [
           `Imported ${d.rowCount.toLocaleString('en-US')} rows x ${d.columns.length} columns as dataset ${d.id} "${d.name}" in ${r.seconds.toFixed(1)} s`,
-          `Columns: ${columnsText(d)}`
+          `Columns: ${columnsText(d)}`,
+          `Privacy unit: ${unitText(d.unit)}${d.unit.kind === 'row' && personColumn === undefined && !values['row-level'] ? ' (the default; --person-column NAME declares a person column)' : ''}`
         ]
+        const shared = d.columns.filter((c) => c.perPerson === false).map((c) => c.name)
+        if (d.unit.kind === 'person' && shared.length) {
+          lines.push(`Columns with more than one value for some person (cells over them are charged as the whole dataset): ${shared.join(', ')}`)
+        }
         if (r.badRowCount > 0) {
           lines.push(`Skipped ${r.badRowCount} bad row${r.badRowCount === 1 ? '' : 's'}${r.badRows.length ? `; the first ${r.badRows.length}:` : ''}`)
           for (const b of r.badRows) lines.push(`  line ${b.line}: ${b.reason}`)
         }
         return {
-          json: { datasetId: d.id, name: d.name, rows: d.rowCount, columns: d.columns, badRowCount: r.badRowCount, badRows: r.badRows, bytes: r.bytes, seconds: r.seconds },
+          json: { datasetId: d.id, name: d.name, rows: d.rowCount, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, badRowCount: r.badRowCount, badRows: r.badRows, bytes: r.bytes, seconds: r.seconds },
           text: lines.join('\n')
         }
       } catch (e) {
@@ -144,13 +157,16 @@ const datasetsCommand: CliCommand = {
         case 'list': {
           const list = listDatasets(db)
           const text = list.length
-            ? list.map((d) => `${d.id}  ${d.name}  ${d.rowCount.toLocaleString('en-US')} rows  created ${d.createdAt}\n    ${columnsText(d)}`).join('\n')
+            ? list.map((d) => `${d.id}  ${d.name}  ${d.rowCount.toLocaleString('en-US')} rows  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`).join('\n')
             : 'No datasets yet; add one with "import --file F".'
           return { json: { datasets: list }, text }
         }
         case 'show': {
           const d = resolveDataset(db, reqString(values, 'dataset')).info
-          return { json: { dataset: d }, text: `${d.id}  ${d.name}  ${d.rowCount} rows (${d.skippedRows} skipped at import) from ${d.sourceFile}\n${columnsText(d)}` }
+          return {
+            json: { dataset: d },
+            text: `${d.id}  ${d.name}  ${d.rowCount} rows (${d.skippedRows} skipped at import) from ${d.sourceFile}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
+          }
         }
         case 'rows': {
           const d = resolveDataset(db, reqString(values, 'dataset'))

@@ -168,14 +168,14 @@ export const ledgerCommand: CliCommand = {
 
 export const budgetCommand: CliCommand = {
   name: 'budget',
-  summary: 'Set or raise a dataset budget (privacy officer; the reason is recorded in the ledger)',
+  summary: 'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
   usage: 'budget --db PATH --dataset D --epsilon E --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME]',
   options: {
     ...DB_OPTION,
     dataset: { type: 'string', description: 'dataset id or name' },
     epsilon: { type: 'string', description: 'the new budget (decimal; rounded down to 1e-9)' },
     reason: { type: 'string', description: 'why (required, recorded)' },
-    notion: { type: 'string', description: 'one notion only', defaultText: 'every notion' },
+    notion: { type: 'string', description: 'an extra cap on one notion only', defaultText: 'the budget per unit, summed over notions' },
     officer: { type: 'string', description: 'who sets it (recorded)', defaultText: 'the operating-system user' }
   },
   async run(values, _pos, ctx) {
@@ -189,9 +189,11 @@ export const budgetCommand: CliCommand = {
       const ds = resolveDataset(store.db, ref).info
       const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer') ?? defaultOfficer() })
       const account = datasetLedger(store.db, ds.id)
+      const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
       const text = [
-        `Budget of "${ds.name}" for ${notion ?? 'every notion'} set to ${entry.epsilonExact} (ledger entry #${entry.seq}, by ${entry.actor}: "${entry.description}").`,
-        ...account.accounts.map((a) => `  ${a.label}: budget ${a.budgetExact ?? 'not set'}, spent ${a.spentExact}, remaining ${a.remainingExact ?? '-'}`)
+        `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${entry.epsilonExact} (ledger entry #${entry.seq}, by ${entry.actor}: "${entry.description}").`,
+        `  Spent ${per} (summed over notions): ${account.spentPerUnitExact} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : account.budgetPerUnitExact}; unit: ${account.unitText}.`,
+        ...account.accounts.map((a) => `  ${a.label}: own budget ${a.budgetExact ?? '-'}, spent ${a.spentExact}, remaining ${a.remainingExact ?? '-'}`)
       ].join('\n')
       return { json: { entry, account }, text }
     })
@@ -203,10 +205,10 @@ export const budgetCommand: CliCommand = {
 
 const DEMO_FILE = 'quiet-alarm-demo.sqlite'
 
-async function importSample(store: Store, file: string, name: string): Promise<{ id: number; rows: number }> {
+async function importSample(store: Store, file: string, name: string, personColumn?: string): Promise<{ id: number; rows: number }> {
   const path = resolve(projectRoot(), 'resources', 'sample', file)
   if (!existsSync(path)) throw new UsageError(`The bundled sample ${path} is missing; regenerate it with "node --import tsx resources/sample/make-occupancy.ts"`)
-  const result = await runImport(store.db, planImport(store.db, { path, name, onBadRow: 'abort' }))
+  const result = await runImport(store.db, planImport(store.db, { path, name, onBadRow: 'abort', personColumn }))
   return { id: result.dataset.id, rows: result.dataset.rowCount }
 }
 
@@ -231,24 +233,26 @@ export const demoCommand: CliCommand = {
     try {
       out.push(`Quiet Alarm demo workspace: ${path}`, 'Sample: a SYNTHETIC building-occupancy log (resources/sample; no real person is in it).', '')
       ctx.progress('importing the sample ...')
-      const occ = await importSample(store, 'occupancy.csv', 'occupancy')
+      // Units: a person has many rows in the occupancy log (person-level, by person_id); person-hours has one row per
+      // person (person-level too); room capacities are about rooms, not persons (row-level).
+      const occ = await importSample(store, 'occupancy.csv', 'occupancy', 'person_id')
       const cap = await importSample(store, 'capacities.csv', 'capacities')
-      const ph = await importSample(store, 'person-hours.csv', 'person-hours')
-      out.push(`1. Imported: occupancy (${occ.rows} rows: person x room x hour), capacities (${cap.rows} rooms), person-hours (${ph.rows} persons).`)
+      const ph = await importSample(store, 'person-hours.csv', 'person-hours', 'person_id')
+      out.push(
+        `1. Imported: occupancy (${occ.rows} rows: person x room x hour; unit: person, by person_id), capacities (${cap.rows} rooms; unit: row), ` +
+          `person-hours (${ph.rows} persons; unit: person, by person_id).`
+      )
       const officer = 'privacy officer (demo)'
-      for (const d of [occ.id, ph.id]) {
-        setBudget(store.db, { datasetId: d, epsilon: '5', reason: 'Demo: budget for the fire-safety review of March 2024', officer })
-      }
+      setBudget(store.db, { datasetId: occ.id, epsilon: '10', reason: 'Demo: budget per person for the fire-safety review of March 2024', officer })
       setBudget(store.db, {
         datasetId: ph.id,
         epsilon: '25',
-        notion: 'anomaly-restricted-dp',
-        reason: 'Demo: the anomaly search may ask up to 10 questions at epsilon 2 each',
+        reason: 'Demo: budget per person; the anomaly search may ask up to 10 questions at epsilon 2 each',
         officer
       })
       declarePublic(store.db, { datasetId: cap.id, reason: 'Demo: room capacities are posted at every door (fire-safety signage)', officer })
       out.push(
-        '2. Budgets set by the privacy officer: 5 per notion on occupancy and person-hours; anomaly-restricted DP on person-hours raised to 25 (reasons recorded).',
+        '2. Budgets per person set by the privacy officer (what one person may lose, summed over every notion): 10 on occupancy, 25 on person-hours (reasons recorded).',
         '   The officer declared "capacities" public (room capacities are posted at every door): only public data may supply thresholds and group lists.'
       )
       const q1 = saveQuery(store.db, occ.id, 'Rooms over capacity, Tue 12 March 14:00', {

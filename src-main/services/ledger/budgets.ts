@@ -1,4 +1,8 @@
-/** Budgets: set or changed by the privacy officer, with a reason; each change is a ledger entry and an audit event. */
+/**
+ * Budgets: set or changed by the privacy officer, with a reason; each change is a ledger entry and an audit event.
+ * A budget without a notion is the dataset's budget per unit (ledger-store `admission`); a budget with a notion is an
+ * extra cap on that notion's account.
+ */
 import type Database from 'better-sqlite3'
 import type { LedgerEntry, PrivacyNotion } from '../../contract/ledger'
 import { UserError } from '../errors'
@@ -33,7 +37,9 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   } catch {
     throw new UserError(`The budget must be a non-negative decimal number of epsilon, e.g. 2.5 (got "${String(input.epsilon)}")`)
   }
-  const scope = input.notion ? NOTION_LABEL[input.notion] : 'every notion'
+  // Without a notion: the budget per unit (what one person, or row, may lose summed over notions). With one: that
+  // notion's own cap, on top of the budget per unit.
+  const scope = input.notion ? NOTION_LABEL[input.notion] : 'per unit, summed over notions'
   const run = db.transaction(() => {
     const row = appendEntry(db, {
       kind: 'budget',

@@ -6,7 +6,8 @@ import type Database from 'better-sqlite3'
 import type { PrivacyNotion } from '../../contract/ledger'
 import { GENESIS_HASH, canonicalJson, entryHash } from './canonical'
 import { type CellKey, type CellTotal, WHOLE_DATASET, cellSpend } from './cells'
-import { NOTION_LABEL } from './notions'
+import { NOTIONS, NOTION_LABEL } from './notions'
+import { datasetUnit, unitWord } from '../datasets/privacy-unit'
 import { MAX_NANO, nanoToDisplay } from './units'
 
 type Db = Database.Database
@@ -111,16 +112,54 @@ export function recordAudit(db: Db, kind: string, actor: string, subject: string
 
 // ---------------------------------------------------------------------------------------------------------------
 // Accounts
+//
+// One figure per unit (ALGORITHMS.md section 6): every notion protects a *normal* unit (not anomalous, k-sensitive,
+// score below t-low) with its epsilon, so what one normal person (or row) has lost is the SUM over notions of each
+// notion's account (basic composition). Each notion's account keeps its cell accounting (a record's spend is the sum of
+// the charges of the cells it lies in; the account's spend is the maximum over records). The headline per dataset is
+// that sum, `spentPerUnit`, held to one budget per unit; a notion's own budget, if the officer set one, is an extra cap.
 
-/** The current budget of an account: the latest budget entry for this notion or for every notion; null if none. */
-export function budgetNano(db: Db, datasetId: number, notion: PrivacyNotion): number | null {
+/** The per-unit budget: the latest budget entry that names no notion; null if the officer never set one. */
+export function unitBudgetNano(db: Db, datasetId: number): number | null {
   const row = db
-    .prepare(
-      `SELECT amount_nano FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? AND (notion = ? OR notion IS NULL)
-       ORDER BY seq DESC LIMIT 1`
-    )
+    .prepare(`SELECT amount_nano FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? AND notion IS NULL ORDER BY seq DESC LIMIT 1`)
+    .get(datasetId) as { amount_nano: number } | undefined
+  return row ? row.amount_nano : null
+}
+
+/** A notion's own cap: the latest budget entry for exactly this notion; null if none (then only the per-unit budget applies). */
+export function notionCapNano(db: Db, datasetId: number, notion: PrivacyNotion): number | null {
+  const row = db
+    .prepare(`SELECT amount_nano FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? AND notion = ? ORDER BY seq DESC LIMIT 1`)
     .get(datasetId, notion) as { amount_nano: number } | undefined
   return row ? row.amount_nano : null
+}
+
+/**
+ * The budget one unit is held to, and where it comes from: the officer's per-unit budget; without one, the sum of the
+ * notions' own budgets (only notions with a budget may spend then, so a unit's loss is at most that sum); else none.
+ */
+export function perUnitBudget(db: Db, datasetId: number): { nano: number | null; source: 'per-unit' | 'notion-budgets' | 'none' } {
+  const unit = unitBudgetNano(db, datasetId)
+  if (unit !== null) return { nano: unit, source: 'per-unit' }
+  let sum = 0
+  let any = false
+  for (const n of NOTIONS) {
+    const cap = notionCapNano(db, datasetId, n)
+    if (cap !== null) {
+      sum += cap
+      any = true
+    }
+  }
+  return any ? { nano: sum, source: 'notion-budgets' } : { nano: null, source: 'none' }
+}
+
+/**
+ * The budget that applies to one notion's account alone (kept for callers of the per-notion view): its own cap, else
+ * the per-unit budget; null when neither is set (releases under the notion are denied).
+ */
+export function budgetNano(db: Db, datasetId: number, notion: PrivacyNotion): number | null {
+  return notionCapNano(db, datasetId, notion) ?? unitBudgetNano(db, datasetId)
 }
 
 export function cellCharges(db: Db, datasetId: number, notion: PrivacyNotion): Array<{ cell: CellKey; nano: number }> {
@@ -133,6 +172,7 @@ export function cellCharges(db: Db, datasetId: number, notion: PrivacyNotion): A
 
 export interface Account {
   spentNano: number
+  /** The notion's own cap (null: none; the per-unit budget applies). */
   budgetNano: number | null
   cells: CellTotal[]
   releases: number
@@ -143,54 +183,98 @@ export function accountOf(db: Db, datasetId: number, notion: PrivacyNotion): Acc
   const releases = (
     db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? AND notion = ?`).get(datasetId, notion) as { n: number }
   ).n
-  return { spentNano: spend.maxNano, budgetNano: budgetNano(db, datasetId, notion), cells: spend.cells, releases }
+  return { spentNano: spend.maxNano, budgetNano: notionCapNano(db, datasetId, notion), cells: spend.cells, releases }
+}
+
+/** Spend per unit: the sum over notions of each notion's account spend (and the parts). */
+export function unitSpend(db: Db, datasetId: number): { spentNano: number; byNotion: Record<PrivacyNotion, number> } {
+  const byNotion = {} as Record<PrivacyNotion, number>
+  let spentNano = 0
+  for (const n of NOTIONS) {
+    byNotion[n] = cellSpend(cellCharges(db, datasetId, n)).maxNano
+    spentNano += byNotion[n]
+  }
+  return { spentNano, byNotion }
 }
 
 export interface Admission {
   allowed: boolean
+  /** What one unit (person or row) has lost at most, summed over notions, before and after this charge. */
   spentBeforeNano: number
   spentAfterNano: number
+  /** The budget per unit it is held to (`perUnitBudget`); null: no budget at all, releases are denied. */
   budgetNano: number | null
-  /** What the budget leaves for the cells this charge touches: budget - (spent after - requested). */
+  /**
+   * What the budgets leave for this charge on the cells it touches: the smaller of budget per unit - (spent per unit after -
+   * requested) and, with a notion cap, cap - (notion's spend after - requested).
+   */
   remainingNano: number | null
+  /** How far the charge goes over the binding limit (0 when allowed). */
+  overNano: number
+  /** The notion's own account, before and after, and its cap (null: none). */
+  notion: { spentBeforeNano: number; spentAfterNano: number; capNano: number | null }
   /** One sentence when denied: requested / remaining / difference, in words. */
   denial: string | null
 }
 
-/** Would charging `amountNano` on `cells` stay within the account's budget? Reads only. */
+/**
+ * Would charging `amountNano` on `cells` under `notion` stay within the budgets? Reads only. Denied when the spend per
+ * unit after the charge would exceed the budget per unit, or the notion's account would exceed its own cap, or no
+ * budget covers the notion (no per-unit budget and no cap for it).
+ */
 export function admission(db: Db, datasetId: number, datasetName: string, notion: PrivacyNotion, cells: CellKey[], amountNano: number): Admission {
   const existing = cellCharges(db, datasetId, notion)
-  const before = cellSpend(existing).maxNano
-  const after = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
-  const budget = budgetNano(db, datasetId, notion)
+  const notionBefore = cellSpend(existing).maxNano
+  const notionAfter = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
+  const total = unitSpend(db, datasetId)
+  const before = total.spentNano
+  const after = before - notionBefore + notionAfter
+  const unitNano = unitBudgetNano(db, datasetId)
+  const capNano = notionCapNano(db, datasetId, notion)
+  const budget = perUnitBudget(db, datasetId).nano
   const label = NOTION_LABEL[notion]
+  const per = `per ${unitWord(datasetUnit(db, datasetId))}`
   const eps = (n: number, mode: 'up' | 'down' = 'up') => nanoToDisplay(n, mode)
-  if (budget === null) {
+  const base = { spentBeforeNano: before, spentAfterNano: after, budgetNano: budget, notion: { spentBeforeNano: notionBefore, spentAfterNano: notionAfter, capNano } }
+  if (unitNano === null && capNano === null) {
     return {
+      ...base,
       allowed: false,
-      spentBeforeNano: before,
-      spentAfterNano: after,
-      budgetNano: null,
       remainingNano: null,
+      overNano: amountNano,
       denial:
-        `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but dataset "${datasetName}" has no ${label} budget, so 0 remains ` +
+        `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but dataset "${datasetName}" has no budget ${per} and no ${label} budget, so 0 remains ` +
         `and the request is ${eps(amountNano)} over; nothing was spent. Ask the privacy officer to set a budget (quiet-alarm budget).`
     }
   }
-  const remaining = budget - (after - amountNano)
-  if (after <= budget) return { allowed: true, spentBeforeNano: before, spentAfterNano: after, budgetNano: budget, remainingNano: remaining, denial: null }
+  const unitLeft = unitNano === null ? null : unitNano - (after - amountNano)
+  const capLeft = capNano === null ? null : capNano - (notionAfter - amountNano)
+  const remaining = unitLeft === null ? capLeft! : capLeft === null ? unitLeft : Math.min(unitLeft, capLeft)
+  const unitOver = unitNano === null ? 0 : after - unitNano
+  const capOver = capNano === null ? 0 : notionAfter - capNano
+  if (unitOver <= 0 && capOver <= 0) return { ...base, allowed: true, remainingNano: remaining, overNano: 0, denial: null }
   const where = cells.length === 1 && cells[0] === WHOLE_DATASET ? '' : ' for the cells it touches'
+  const byUnit = unitOver >= capOver
+  const what = byUnit ? `of the ${eps(unitNano!, 'down')} budget ${per} (summed over notions)` : `of the ${eps(capNano!, 'down')} ${label} budget`
+  const left = byUnit ? unitLeft! : capLeft!
   return {
+    ...base,
     allowed: false,
-    spentBeforeNano: before,
-    spentAfterNano: after,
-    budgetNano: budget,
     remainingNano: remaining,
+    overNano: Math.max(unitOver, capOver),
     denial:
-      `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but only ${eps(Math.max(0, remaining), 'down')} of the ${eps(budget, 'down')} budget ` +
-      `of dataset "${datasetName}" remains${where}; the difference is ${eps(after - budget)}. Nothing was spent. ` +
+      `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but only ${eps(Math.max(0, left), 'down')} ${what} ` +
+      `of dataset "${datasetName}" remains${where}; the difference is ${eps(Math.max(unitOver, capOver))}. Nothing was spent. ` +
       'Ask for less accuracy, or ask the privacy officer to raise the budget.'
   }
+}
+
+/** The last seq written before privacy units existed (migration 006): entries up to it are row-level accounting. 0 if none. */
+export function rowLevelThroughSeq(db: Db): number {
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_unit_epoch'`).get()
+  if (!hasTable) return 0
+  const row = db.prepare('SELECT row_level_through_seq AS seq FROM ledger_unit_epoch WHERE id = 1').get() as { seq: number } | undefined
+  return row ? row.seq : 0
 }
 
 /** The dataset's current name, or null when it was deleted (or never existed). */

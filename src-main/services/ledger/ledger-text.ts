@@ -1,6 +1,7 @@
 /** Plain-text renderings of ledger summaries, entries and releases, for the CLI (an analyst or officer reads them). */
 import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
 import { NOTION_LABEL } from './notions'
+import { ROW_LEVEL_ACCOUNTING } from './ledger-views'
 
 const line = (n = 78) => '-'.repeat(n)
 
@@ -23,15 +24,25 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
   out.push(s.notionsNote)
   if (s.datasets.length === 0) out.push('', 'No datasets yet.')
   for (const d of s.datasets) {
-    out.push('', `Dataset "${d.datasetName}" (id ${d.datasetId})${d.exists ? '' : ' [deleted; history kept]'}`)
-    if (d.accounts.every((a) => a.budget === null && a.releases === 0)) {
+    out.push('', `Dataset "${d.datasetName}" (id ${d.datasetId})${d.exists ? '' : ' [deleted; history kept]'}, unit: ${d.unitText}`)
+    const per = d.unitKind === 'person' ? 'per person' : 'per row'
+    if (d.rowLevelEntries > 0) {
+      out.push(`  ${d.rowLevelEntries} ${d.rowLevelEntries === 1 ? 'entry was' : 'entries were'} written before privacy units existed: ${ROW_LEVEL_ACCOUNTING}.`)
+    }
+    if (d.budgetPerUnitSource === 'none' && d.accounts.every((a) => a.releases === 0)) {
       out.push('  No budget set and nothing spent: releases on it are denied until the privacy officer sets a budget.')
       continue
     }
-    out.push(`  ${pad('Notion', 28)}${lpad('Spent', 12)}${lpad('Budget', 12)}${lpad('Remaining', 12)}${lpad('Releases', 10)}`)
+    const budgetText =
+      d.budgetPerUnitSource === 'none'
+        ? 'no budget set (releases are denied)'
+        : `budget ${d.budgetPerUnitExact}${d.budgetPerUnitSource === 'notion-budgets' ? ' (the sum of the notion budgets; no budget per unit set)' : ''}, remaining ${d.remainingPerUnitExact}`
+    out.push(`  Spent ${per}, summed over notions: ${d.spentPerUnitExact}; ${budgetText}`)
+    out.push(`  Breakdown by notion (each adds to the figure above):`)
+    out.push(`  ${pad('Notion', 28)}${lpad('Spent', 12)}${lpad('Own budget', 12)}${lpad('Remaining', 12)}${lpad('Releases', 10)}`)
     for (const a of d.accounts) {
       out.push(
-        `  ${pad(a.label, 28)}${lpad(a.spentExact, 12)}${lpad(a.budgetExact ?? 'not set', 12)}${lpad(a.remainingExact ?? '-', 12)}${lpad(String(a.releases), 10)}`
+        `  ${pad(a.label, 28)}${lpad(a.spentExact, 12)}${lpad(a.budgetExact ?? '-', 12)}${lpad(a.remainingExact ?? 'denied', 12)}${lpad(String(a.releases), 10)}`
       )
     }
     for (const a of d.accounts) {
@@ -56,7 +67,7 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
     if (d.budgetChanges.length) {
       out.push('  Budget changes:')
       for (const b of d.budgetChanges) {
-        out.push(`    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : 'every notion'} set to ${b.epsilonExact} by ${b.actor}: "${b.reason}"`)
+        out.push(`    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${b.epsilonExact} by ${b.actor}: "${b.reason}"`)
       }
     }
   }
@@ -68,7 +79,7 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
   out.push(`Ledger entries (${entries.length} of ${total}, newest first)`)
   out.push(`  ${pad('#', 5)}${pad('When (UTC)', 21)}${pad('Kind', 8)}${pad('Notion', 27)}${lpad('Epsilon', 12)}  What`)
   for (const e of entries) {
-    const notion = e.notion ? NOTION_LABEL[e.notion] : 'every notion'
+    const notion = e.notion ? NOTION_LABEL[e.notion] : e.kind === 'budget' ? 'budget per unit' : '-'
     const where = e.kind === 'charge' ? (e.cellCount ? ` [${e.cellCount} cells]` : ' [whole dataset]') : ''
     const what =
       e.kind === 'budget'
@@ -76,7 +87,8 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
         : e.kind === 'public'
           ? `"${e.datasetName}" declared public by ${e.actor}: ${e.description}`
           : `${e.description}${where}`
-    out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(e.epsilonExact, 12)}  ${what}`)
+    const legacy = e.rowLevelAccounting ? ` (${ROW_LEVEL_ACCOUNTING})` : ''
+    out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(e.epsilonExact, 12)}  ${what}${legacy}`)
   }
   return out.join('\n')
 }
@@ -110,7 +122,7 @@ export function previewText(p: ReleasePreview): string {
   const out: string[] = []
   out.push(`PREVIEW (nothing spent): ${p.kind} query "${p.queryName}" on dataset "${p.datasetName}"`)
   out.push(`Cost: epsilon ${p.epsilonExact} (${NOTION_LABEL[p.notion]}): ${p.chargeExplained}`)
-  out.push(`Budget: ${p.budgetExact ?? 'not set'}; spent ${p.spentBeforeExact}; after this release ${p.spentAfterExact}.`)
+  out.push(`Budget per unit: ${p.budgetExact ?? 'not set'}; spent per unit (summed over notions) ${p.spentBeforeExact}; after this release ${p.spentAfterExact}.`)
   out.push(p.allowed ? 'Would be admitted.' : p.denial ?? 'Would be denied.')
   out.push(`Guarantee: ${p.guarantee}`)
   return out.join('\n')

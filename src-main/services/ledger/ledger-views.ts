@@ -2,16 +2,23 @@
 import type Database from 'better-sqlite3'
 import type { DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
 import { WHOLE_DATASET, cellLabel } from './cells'
-import { type EntryRow, accountOf, datasetName, headOf } from './ledger-store'
+import { type EntryRow, accountOf, datasetName, headOf, perUnitBudget, rowLevelThroughSeq, unitBudgetNano } from './ledger-store'
 import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from './notions'
 import { nanoToDecimal, nanoToNumber } from './units'
+import { datasetUnit, unitName, unitText } from '../datasets/privacy-unit'
 
 type Db = Database.Database
 
 export const NOTIONS_NOTE =
-  'Each privacy notion has its own account and budget: epsilons under different notions protect different things and are never added together.'
+  'Every notion protects a normal person (not anomalous, k-sensitive, score below t-low) with its epsilon, so what one normal person ' +
+  '(or row, on a row-level dataset) has lost is the sum over notions: that sum is held to one budget per person. The notions differ in whom ' +
+  'they leave unprotected (anomalies, non-sensitive records), which each account below says; a notion may also have its own budget as an extra cap.'
 
-export function toLedgerEntry(r: EntryRow): LedgerEntry {
+/** How entries written before privacy units existed are marked (migration 006). */
+export const ROW_LEVEL_ACCOUNTING = 'row-level accounting (before person-level units)'
+
+/** An entry as the contract shows it. `rowLevelThroughSeq`: entries up to this seq are marked as row-level accounting. */
+export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
   const cells = (JSON.parse(r.cells) as string[]).filter((c) => c !== WHOLE_DATASET)
   return {
     seq: r.seq,
@@ -28,7 +35,8 @@ export function toLedgerEntry(r: EntryRow): LedgerEntry {
     actor: r.actor,
     description: r.description,
     prevHash: r.prev_hash,
-    hash: r.hash
+    hash: r.hash,
+    rowLevelAccounting: r.seq <= rowLevelThrough
   }
 }
 
@@ -39,12 +47,19 @@ export function listEntries(db: Db, req: { datasetId?: number; limit?: number; o
   const params = req.datasetId === undefined ? {} : { datasetId: req.datasetId }
   const total = (db.prepare(`SELECT count(*) AS n FROM ledger_entries ${where}`).get(params) as { n: number }).n
   const rows = db.prepare(`SELECT * FROM ledger_entries ${where} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`).all(params) as EntryRow[]
-  return { entries: rows.map(toLedgerEntry), total }
+  const through = rowLevelThroughSeq(db)
+  return { entries: rows.map((r) => toLedgerEntry(r, through)), total }
 }
 
-export function notionAccount(db: Db, datasetId: number, notion: PrivacyNotion, cellLimit = 50): NotionAccount {
+/**
+ * One notion's account. `perUnitLeftNano`: what the budget per unit leaves (null: no per-unit budget); the notion's
+ * remaining is the smaller of that and its own budget's remainder.
+ */
+export function notionAccount(db: Db, datasetId: number, notion: PrivacyNotion, cellLimit = 50, perUnitLeftNano?: number | null): NotionAccount {
   const a = accountOf(db, datasetId, notion)
-  const remaining = a.budgetNano === null ? null : a.budgetNano - a.spentNano
+  const unitLeft = perUnitLeftNano === undefined ? perUnitLeft(db, datasetId) : perUnitLeftNano
+  const capLeft = a.budgetNano === null ? null : a.budgetNano - a.spentNano
+  const remaining = capLeft === null ? unitLeft : unitLeft === null ? capLeft : Math.min(capLeft, unitLeft)
   return {
     notion,
     label: NOTION_LABEL[notion],
@@ -67,6 +82,15 @@ export function notionAccount(db: Db, datasetId: number, notion: PrivacyNotion, 
   }
 }
 
+/** What the officer's budget per unit leaves (budget - spent per unit); null when no per-unit budget was set. */
+function perUnitLeft(db: Db, datasetId: number): number | null {
+  const b = unitBudgetNano(db, datasetId)
+  if (b === null) return null
+  let spent = 0
+  for (const n of NOTIONS) spent += accountOf(db, datasetId, n).spentNano
+  return b - spent
+}
+
 export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): DatasetLedger {
   const current = datasetName(db, datasetId)
   const last = db.prepare('SELECT dataset_name FROM ledger_entries WHERE dataset_id = ? ORDER BY seq DESC LIMIT 1').get(datasetId) as
@@ -75,11 +99,29 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): Datase
   const budgetRows = db
     .prepare(`SELECT seq, at, notion, amount_nano, actor, description FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`)
     .all(datasetId) as Array<{ seq: number; at: string; notion: PrivacyNotion | null; amount_nano: number; actor: string; description: string }>
+  const unit = datasetUnit(db, datasetId)
+  const spentNano = NOTIONS.reduce((sum, n) => sum + accountOf(db, datasetId, n).spentNano, 0)
+  const budget = perUnitBudget(db, datasetId)
+  const officerBudget = unitBudgetNano(db, datasetId)
+  const remaining = budget.nano === null ? null : budget.nano - spentNano
+  const through = rowLevelThroughSeq(db)
+  const rowLevelEntries = (db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE dataset_id = ? AND seq <= ?').get(datasetId, through) as { n: number }).n
   return {
     datasetId,
     datasetName: current ?? last?.dataset_name ?? `dataset ${datasetId}`,
     exists: current !== null,
-    accounts: NOTIONS.map((n) => notionAccount(db, datasetId, n, cellLimit)),
+    unit: unitName(unit),
+    unitKind: unit.kind,
+    unitText: unitText(unit),
+    spentPerUnit: nanoToNumber(spentNano),
+    spentPerUnitExact: nanoToDecimal(spentNano),
+    budgetPerUnit: nanoToNumber(budget.nano ?? 0),
+    budgetPerUnitExact: nanoToDecimal(budget.nano ?? 0),
+    budgetPerUnitSource: budget.source,
+    remainingPerUnit: remaining === null ? null : nanoToNumber(remaining),
+    remainingPerUnitExact: remaining === null ? null : nanoToDecimal(remaining),
+    rowLevelEntries,
+    accounts: NOTIONS.map((n) => notionAccount(db, datasetId, n, cellLimit, officerBudget === null ? null : officerBudget - spentNano)),
     budgetChanges: budgetRows.map((b) => ({
       seq: b.seq,
       at: b.at,

@@ -48,7 +48,15 @@ describe('CLI: demo, budget, ledger, release', () => {
 
     const ledger = await cli(['ledger', '--db', ws.db, '--dataset', 'occupancy'], ws.dir)
     expect(ledger.code, ledger.err).toBe(0)
-    expect(ledger.out).toMatch(/eps-DP +0 +9 +9/)
+    // eps-DP has its own budget 9 now; what it may still spend is bounded by the budget per person too.
+    expect(ledger.out).toMatch(/eps-DP +0 +9 +\d/)
+    expect(ledger.out).toMatch(/Dataset "occupancy" \(id 1\), unit: person-level \(person column "person_id"\)/)
+    expect(ledger.out).toMatch(/Spent per person, summed over notions: [\d.]+; budget 10, remaining/)
+    const j = JSON.parse((await cli(['ledger', '--db', ws.db, '--json'], ws.dir)).out) as { summary: { datasets: Array<Record<string, unknown>> } }
+    const occ = j.summary.datasets.find((d) => d.datasetName === 'occupancy')!
+    expect(occ).toMatchObject({ unit: 'person_id', budgetPerUnit: 10 })
+    expect(occ.spentPerUnit).toBeCloseTo((occ.accounts as Array<{ spent: number }>).reduce((a, b) => a + b.spent, 0), 9)
+    expect(j.summary.datasets.find((d) => d.datasetName === 'capacities')).toMatchObject({ unit: 'row' })
     const s = openStore(ws.db)
     expect(verifyLedger(s.db).ok).toBe(true)
     s.close()

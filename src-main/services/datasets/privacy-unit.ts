@@ -1,0 +1,135 @@
+/**
+ * The privacy unit of a dataset (issue 14, ALGORITHMS.md section 6): what its guarantees and its ledger protect.
+ *
+ * - **row-level**: each row is a different person; a guarantee covers one row.
+ * - **person-level**: a person column identifies the person; a person may have many rows, and a guarantee covers all of
+ *   them together.
+ *
+ * Declared at import (`personColumn` in the import request, `import --person-column NAME` or `--row-level`), stored in
+ * `dataset_units` (migration 006) and fixed for good. At import, each column of a person-level dataset is checked over
+ * all rows: does it hold at most one value per person (`dataset_columns.per_person`)? Cells over such columns hold each
+ * person whole, so parallel composition across them is sound for persons; over any other column a person may lie in
+ * many cells and the cells must be charged as the whole dataset (`cellsForUnit`).
+ */
+import type Database from 'better-sqlite3'
+import type { PrivacyUnit } from '../../contract/datasets'
+import { UserError } from '../errors'
+import { type CellKey, WHOLE_DATASET, parseCellKey } from '../ledger/cells'
+
+export type { PrivacyUnit }
+
+type Db = Database.Database
+
+function hasTable(db: Db, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+}
+
+/** The dataset's unit. A dataset without a recorded unit (imported before units existed, or crafted) is row-level. */
+export function datasetUnit(db: Db, datasetId: number): { kind: 'row' } | { kind: 'person'; column: string } {
+  if (!hasTable(db, 'dataset_units')) return { kind: 'row' }
+  const row = db.prepare('SELECT person_column FROM dataset_units WHERE dataset_id = ?').get(datasetId) as { person_column: string | null } | undefined
+  return row && row.person_column !== null ? { kind: 'person', column: row.person_column } : { kind: 'row' }
+}
+
+/**
+ * Does `column` hold at most one value per unit? Always true for a column of a row-level dataset; for a person-level
+ * dataset, what the import found (the person column itself is per-person). False for a column the dataset does not have.
+ */
+export function isPerPersonColumn(db: Db, datasetId: number, column: string): boolean {
+  const row = db.prepare('SELECT per_person FROM dataset_columns WHERE dataset_id = ? AND name = ?').get(datasetId, column) as { per_person: number | null } | undefined
+  if (!row) return false
+  const unit = datasetUnit(db, datasetId)
+  if (unit.kind === 'row') return true
+  return unit.column === column || row.per_person === 1
+}
+
+/** The unit in a sentence: "each person" / "each row". */
+export function unitWord(unit: PrivacyUnit): 'person' | 'row' {
+  return unit.kind === 'person' ? 'person' : 'row'
+}
+
+/** The unit as the CLI/JSON contract names it: "row", or the person column's name. */
+export function unitName(unit: PrivacyUnit): string {
+  return unit.kind === 'person' ? unit.column : 'row'
+}
+
+/** The unit in words for the catalog, the ledger and reports: "row-level (each row is a different person)" / "person-level (person column "p")". */
+export function unitText(unit: PrivacyUnit): string {
+  return unit.kind === 'person' ? `person-level (person column "${unit.column}")` : 'row-level (each row is a different person)'
+}
+
+/** True when cells over these columns are sound for the dataset's unit: row-level, or every column holds one value per person. */
+export function cellsSoundForUnit(db: Db, datasetId: number, columns: Iterable<string>): boolean {
+  if (datasetUnit(db, datasetId).kind === 'row') return true
+  for (const c of columns) if (!isPerPersonColumn(db, datasetId, c)) return false
+  return true
+}
+
+/**
+ * The cells a release may be charged on: the given cells when parallel composition over them is sound for the unit,
+ * else the whole dataset ([WHOLE_DATASET]). A person whose rows lie in several cells would otherwise lose the sum of
+ * those cells' epsilons while the ledger counted only the largest.
+ */
+export function cellsForUnit(db: Db, datasetId: number, cells: CellKey[]): CellKey[] {
+  const unit = datasetUnit(db, datasetId)
+  return soundCells(unit, (c) => isPerPersonColumn(db, datasetId, c), cells)
+}
+
+/** `cellsForUnit` without the database: `perPerson` says whether a column holds one value per person. */
+export function soundCells(unit: PrivacyUnit, perPerson: (column: string) => boolean, cells: CellKey[]): CellKey[] {
+  if (unit.kind === 'row') return cells
+  for (const c of cells) for (const k of Object.keys(parseCellKey(c))) if (!perPerson(k)) return [WHOLE_DATASET]
+  return cells
+}
+
+/**
+ * Checks an import request's `personColumn` (undefined or null: row-level). Returns the column name or null. The column
+ * itself is checked against the header later (`checkPersonColumnInHeader`).
+ */
+export function checkPersonColumnOption(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null
+  if (typeof raw !== 'string' || raw.trim() === '') throw new UserError('The person column must be the name of a column (or leave it out: each row is a different person)', 'bad-input')
+  return raw
+}
+
+/** The person column must be in the file's header. */
+export function checkPersonColumnInHeader(personColumn: string | null, header: string[]): void {
+  if (personColumn !== null && !header.includes(personColumn)) {
+    throw new UserError(`The person column "${personColumn.slice(0, 80)}" is not in the header row; name a column of the file, or import row-level`, 'bad-input')
+  }
+}
+
+/** How many columns are checked per pass over the table (SQLite allows 2,000 result columns; two aggregates each). */
+const CHECK_CHUNK = 200
+
+/**
+ * Records the unit of a freshly imported dataset and, for a person-level one, whether each column holds at most one
+ * value per person (an empty value counts as a value; rows with an empty person field are taken as one person, which
+ * can only make a column fail the check). Runs inside the import's last transaction, on the final table.
+ */
+export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: string | null): void {
+  if (!db.inTransaction) throw new Error('the privacy unit is recorded inside the import transaction')
+  const cols = db.prepare('SELECT name, sql_name FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{ name: string; sql_name: string }>
+  const table = (db.prepare('SELECT table_name FROM datasets WHERE id = ?').get(datasetId) as { table_name: string } | undefined)?.table_name
+  if (table === undefined) throw new Error(`dataset ${datasetId} is not in the catalog`)
+  if (personColumn === null) {
+    db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, NULL)').run(datasetId)
+    return
+  }
+  const person = cols.find((c) => c.name === personColumn)
+  if (!person) throw new UserError(`The person column "${personColumn.slice(0, 80)}" is not a column of the dataset`, 'bad-input')
+  const q = (id: string) => {
+    if (!/^c\d+$/.test(id) && !/^ds_\d+$/.test(id)) throw new Error('refusing a non-generated SQL identifier')
+    return `"${id}"`
+  }
+  const setFlag = db.prepare('UPDATE dataset_columns SET per_person = ? WHERE dataset_id = ? AND name = ?')
+  for (let i = 0; i < cols.length; i += CHECK_CHUNK) {
+    const chunk = cols.slice(i, i + CHECK_CHUNK)
+    // Per person: distinct non-empty values + 1 if an empty value occurs; more than 1 anywhere = not per-person.
+    const inner = chunk.map((c, j) => `count(DISTINCT ${q(c.sql_name)}) + max(${q(c.sql_name)} IS NULL) AS n${j}`).join(', ')
+    const outer = chunk.map((_, j) => `coalesce(max(n${j}), 0) <= 1 AS ok${j}`).join(', ')
+    const row = db.prepare(`SELECT ${outer} FROM (SELECT ${inner} FROM ${q(table)} GROUP BY ${q(person.sql_name)})`).get() as Record<string, number>
+    chunk.forEach((c, j) => setFlag.run(c.name === personColumn || row[`ok${j}`] === 1 ? 1 : 0, datasetId, c.name))
+  }
+  db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(datasetId, personColumn)
+}
