@@ -10,7 +10,8 @@
  * dataset is either complete in the catalog or absent.
  */
 import type Database from 'better-sqlite3'
-import { basename, extname } from 'node:path'
+import { statfsSync } from 'node:fs'
+import { basename, dirname, extname } from 'node:path'
 import type { BadRow, ColumnType, Delimiter, ImportRequest, ImportResult } from '../../contract/datasets'
 import { CancelledError, UserError } from '../errors'
 import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isColumnType, sqlTypeOf, toStored } from './column-types'
@@ -172,6 +173,47 @@ function abortMessage(line: number, reason: string, source: 'inferred' | 'overri
   return `${what}; ${fix}`
 }
 
+function mib(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GiB`
+  return bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`
+}
+
+/** SQLite's "database or disk is full" (SQLITE_FULL), and the operating system's "no space left" on the WAL. */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /no space|disk is full/i.test(String((e as Error).message)))
+}
+
+/**
+ * A bad environment, not bad input: which disk (the workspace's folder), how much the import needed (about the file's
+ * size; the file was read this far) and how much is free, and that nothing was stored.
+ */
+export function diskFullError(db: Database.Database, plan: ImportPlan, bytesRead: number): UserError {
+  const file = db.name
+  const where = file === ':memory:' || file === '' ? 'memory' : dirname(file)
+  const pageSize = Number(db.pragma('page_size', { simple: true }))
+  const maxPages = Number(db.pragma('max_page_count', { simple: true }))
+  const pages = Number(db.pragma('page_count', { simple: true }))
+  const limit = maxPages * pageSize
+  let free: number | null = null
+  try {
+    if (where !== 'memory') {
+      const st = statfsSync(where)
+      free = Number(st.bavail) * Number(st.bsize)
+    }
+  } catch {
+    free = null
+  }
+  const needed = `about ${mib(plan.fileBytes)} (the size of ${plan.sourceName}${bytesRead > 0 ? `; ${mib(bytesRead)} of it had been read` : ''})`
+  // A workspace with a page limit below the free space reached that limit; otherwise the disk itself is full.
+  const limited = maxPages < 4294967294 && (free === null || limit < free) && pages >= maxPages - 16
+  const what = limited
+    ? `the workspace ${file} reached its size limit of ${mib(limit)} (SQLite max_page_count)`
+    : `the disk holding the workspace (${where}) is full${free === null ? '' : ` (${mib(free)} free)`}`
+  const fix = limited ? 'Use another workspace (--db), or open this one without the limit.' : 'Free some space on that disk, or use a workspace on another disk (--db).'
+  return new UserError(`Not enough space to import ${plan.sourceName}: ${what}; the import needs ${needed}. Nothing was imported. ${fix}`, 'disk-full')
+}
+
 export async function runImport(db: Database.Database, plan: ImportPlan, hooks: ImportHooks = {}): Promise<ImportResult> {
   dropOrphanStagingTables(db)
   const started = Date.now()
@@ -310,6 +352,9 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
       bytes: summary.bytes,
       seconds: (Date.now() - started) / 1000
     }
+  } catch (e) {
+    if (isDiskFull(e)) throw diskFullError(db, plan, bytes)
+    throw e
   } finally {
     if (staging !== null) {
       if (!finalized) {

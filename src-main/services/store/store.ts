@@ -9,6 +9,7 @@ import { homedir } from 'node:os'
 import { UserError } from '../errors'
 import { LATEST_SCHEMA_VERSION, type Migration, migrations as defaultMigrations } from './migrations'
 import { nativeBindingFor } from './native-binding'
+import { dropOrphanStagingTables } from '../datasets/staging'
 
 export interface Store {
   readonly db: Database.Database
@@ -65,6 +66,9 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     db.pragma('busy_timeout = 5000')
     db.pragma('synchronous = NORMAL')
     migrate(db, list, latest)
+    // A crash during an import leaves its staging table: dropped on every open (CLI, services, tests), never kept
+    // until the next import. Tables of imports still running in a live process are left alone.
+    if (!(options.readonly ?? false)) dropOrphanStagingTables(db)
   } catch (e) {
     db.close()
     if (e instanceof UserError) throw e
