@@ -148,8 +148,13 @@ export interface TimePeriod {
 export type ThresholdCount =
   /** Each row counts 1 (row-level privacy, sensitivity 1). */
   | { kind: 'rows' }
-  /** Each person counts at most `cap` rows per group: count = sum over persons of min(rows, cap); sensitivity = cap. */
-  | { kind: 'persons'; personColumn: string; cap: number }
+  /**
+   * Each person counts at most `cap` rows per group: count = sum over persons of min(rows, cap). On a person-level
+   * dataset the person column must be the dataset's, and `maxGroups` bounds the groups one person may add to in one
+   * release (persons in more are kept in a random subset of that many; default: every predicate, i.e. no truncation).
+   * One person then moves at most `maxGroups` counts by at most `cap` each.
+   */
+  | { kind: 'persons'; personColumn: string; cap: number; maxGroups?: number }
 
 export type ThresholdSpec =
   | { kind: 'constant'; value: number }
@@ -196,6 +201,11 @@ export interface AnomalyIdentificationDefinition {
   k: number
   /** Records to ask about: values in `columns` order. */
   records?: Array<Array<string | number>>
+  /**
+   * Person-level datasets: the most rows one person adds to the histogram (persons with more are kept in a random subset
+   * of that many rows). One person is then at most this many records away: the charge is multiplied by it. Default 1.
+   */
+  maxRowsPerPerson?: number
 }
 
 export interface AnomalySearchDefinition {

@@ -16,6 +16,7 @@ import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './ca
 import { toDisplay } from './column-types'
 import { findColumn, storedValueFor } from './query-definitions'
 import { publicSource, publicValues } from './public-datasets'
+import { datasetUnit } from './privacy-unit'
 import { getQuery } from './query-store'
 
 export interface AiqColumnData {
@@ -70,13 +71,18 @@ export interface AnomalyIdentificationData {
   skippedRows: number
   /** The records to ask about, converted like the columns (numbers for numeric columns). */
   records: Array<Array<number | string>>
+  /** Person-level datasets: each loaded row's person (rows without one are left out); null for row-level datasets. */
+  persons: unknown[] | null
 }
 
 export function loadAnomalyIdentificationData(store: { db: Database.Database }, queryId: number): AnomalyIdentificationData {
   const db = store.db
   const { definition: def, dataset: ds, columns: cols, records } = anomalyIdentificationQuery(db, queryId)
-  const sel = cols.map((c) => ident(c.sqlName)).join(', ')
-  const notNull = cols.map((c) => `${ident(c.sqlName)} IS NOT NULL`).join(' AND ')
+  const unit = datasetUnit(db, ds.info.id)
+  const person = unit.kind === 'person' ? findColumn(ds, unit.column, 'person column') : null
+  const all = person ? [...cols, person] : cols
+  const sel = all.map((c) => ident(c.sqlName)).join(', ')
+  const notNull = all.map((c) => `${ident(c.sqlName)} IS NOT NULL`).join(' AND ')
   const total = ds.info.rowCount
   const rows = db.prepare(`SELECT ${sel} FROM ${ident(ds.tableName)} WHERE ${notNull} ORDER BY rowid`).raw().all() as unknown[][]
   const columns: AiqColumnData[] = cols.map((c, j) => {
@@ -88,7 +94,8 @@ export function loadAnomalyIdentificationData(store: { db: Database.Database }, 
       values: categorical ? rows.map((r) => String(r[j])) : Float64Array.from(rows, (r) => Number(r[j]))
     }
   })
-  return { definition: def, datasetId: ds.info.id, columns, rowCount: rows.length, skippedRows: total - rows.length, records }
+  const persons = person ? rows.map((r) => r[cols.length]) : null
+  return { definition: def, datasetId: ds.info.id, columns, rowCount: rows.length, skippedRows: total - rows.length, records, persons }
 }
 
 export interface AnomalySearchQuery extends ResolvedQuery<AnomalySearchDefinition> {

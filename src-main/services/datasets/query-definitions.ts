@@ -17,6 +17,7 @@ import { UserError } from '../errors'
 import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from './column-types'
 import { type CatalogColumn, type CatalogDataset } from './catalog'
 import { publicSource } from './public-datasets'
+import { datasetUnit } from './privacy-unit'
 
 export const FILTER_OPERATORS: readonly FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
 export const MAX_GROUP_BY = 8
@@ -155,7 +156,14 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
     const pc = findColumn(ds, raw.count.personColumn, 'person column')
     if (groupBy.includes(pc.name)) bad('The person column cannot also be a group-by column')
     count = { kind: 'persons', personColumn: pc.name, cap: wholeAtLeast(raw.count.cap, 1, 'The contribution cap', MAX_CAP) }
+    if (raw.count.maxGroups !== undefined) count.maxGroups = wholeAtLeast(raw.count.maxGroups, 1, 'The bound on groups per person (maxGroups)', MAX_EXPLICIT_GROUPS)
   } else bad('The count kind must be "rows" or "persons"')
+  // A person-level dataset protects persons, who may have many rows: only a count that bounds each person's rows has a
+  // known sensitivity (ALGORITHMS.md section 6).
+  const unit = datasetUnit(db, ds.info.id)
+  if (unit.kind === 'person' && (count.kind !== 'persons' || count.personColumn !== unit.column)) {
+    bad(`Dataset "${ds.info.name}" protects persons (person column "${unit.column}"): count persons by "${unit.column}" with a contribution cap, e.g. {"kind":"persons","personColumn":"${unit.column}","cap":1}`)
+  }
   const threshold = checkThreshold(db, ds, raw.threshold, groupBy, period)
   const out: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold }
   if (filter) out.filter = filter
@@ -221,6 +229,7 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
     beta: wholeAtLeast(raw.beta, 1, 'beta'),
     k: wholeAtLeast(raw.k, 1, 'k')
   }
+  if (raw.maxRowsPerPerson !== undefined) out.maxRowsPerPerson = wholeAtLeast(raw.maxRowsPerPerson, 1, 'The bound on rows per person (maxRowsPerPerson)', MAX_CAP)
   if (raw.records !== undefined) {
     if (!Array.isArray(raw.records) || raw.records.length > 10_000) bad('records must be a list of at most 10,000 records')
     out.records = raw.records.map((r, i) => {
@@ -254,6 +263,11 @@ export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, ra
   // dataset, matched on the id column. A list read from the searched data would release who is in it.
   if (raw.idColumn === undefined) bad('An anomaly search needs an id column naming the individuals (idColumn)')
   out.idColumn = findColumn(ds, raw.idColumn, 'id column').name
+  // On a person-level dataset the individuals searched are the persons: one individual per person.
+  const unit = datasetUnit(db, ds.info.id)
+  if (unit.kind === 'person' && out.idColumn !== unit.column) {
+    bad(`Dataset "${ds.info.name}" protects persons (person column "${unit.column}"): the individuals searched must be its persons (idColumn "${unit.column}")`)
+  }
   if ((raw.individuals === undefined) === (raw.individualsFrom === undefined)) {
     bad('Name the individuals searched (they are public): list their ids in "individuals", or take them from a public dataset with "individualsFrom"')
   }

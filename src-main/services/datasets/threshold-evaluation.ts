@@ -20,6 +20,7 @@ import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './ca
 import { checkThresholdDefinition, findColumn, storedValueFor } from './query-definitions'
 import { getQuery } from './query-store'
 import { type PublicPredicates, thresholdPredicates } from './threshold-predicates'
+import { type Rng, seededRng } from '../../../src-worker/engine/random'
 
 export interface ThresholdPredicate {
   /** Stable key of the group: JSON list of its key values (text form) in group-by order. */
@@ -131,8 +132,13 @@ export function thresholdCounts(
   db: Database.Database,
   ds: CatalogDataset,
   def: ThresholdQueryDefinition,
-  predicates: PublicPredicates
+  predicates: PublicPredicates,
+  rng?: Rng
 ): { counts: Float64Array; thresholds: Float64Array } {
+  if (def.count.kind === 'persons' && def.count.maxGroups !== undefined && def.count.maxGroups < predicates.keys.length) {
+    if (!rng) throw new Error('bounding the groups per person needs a generator')
+    return truncatedCounts(db, ds, def, def.count, predicates, rng)
+  }
   const keyCols = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
   const types = keyCols.map((c) => c.type)
   const G = keyCols.length
@@ -163,12 +169,107 @@ export function thresholdCounts(
   return { counts, thresholds }
 }
 
-/** Evaluates a definition (validated again here) on a dataset: public predicates, then their true counts. */
-export function evaluateThresholdDefinition(db: Database.Database, datasetId: number, raw: ThresholdQueryDefinition): ThresholdEvaluation {
+/**
+ * The counts when persons may add to at most `maxGroups` predicates (L0 bound, ALGORITHMS.md section 6): each person's
+ * predicates (in the period or, for a reference threshold, in the reference period) are found per person; a person in
+ * more than `maxGroups` keeps a uniformly random subset of that many (drawn with `rng`: the secure generator in a release,
+ * a seeded one in a simulation), and rows in the other groups are dropped from the count and the reference alike. Then,
+ * as without the bound, each person adds min(rows, cap) per group (and per time bucket for the reference).
+ */
+function truncatedCounts(
+  db: Database.Database,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  count: { personColumn: string; cap: number; maxGroups?: number },
+  predicates: PublicPredicates,
+  rng: Rng
+): { counts: Float64Array; thresholds: Float64Array } {
+  const keyCols = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
+  const types = keyCols.map((c) => c.type)
+  const G = keyCols.length
+  const index = new Map(predicates.keys.map((k, i) => [k, i]))
+  const p = ident(findColumn(ds, count.personColumn, 'person column').sqlName)
+  const keySel = keyCols.map((k) => ident(k.sqlName)).join(', ')
+  // (person, predicate[, bucket], rows) for the rows of one period.
+  const read = (where: Where, bucketMs: number | null): Array<{ person: unknown; i: number; b: number; n: number }> => {
+    let bucketSel = ''
+    if (bucketMs !== null) {
+      const t = ident(findColumn(ds, (def.threshold as { column: string }).column, 'reference column').sqlName)
+      bucketSel = `, ((${t} - ((${t} % ${bucketMs}) + ${bucketMs}) % ${bucketMs}) / ${bucketMs})`
+    }
+    const groupCols = Array.from({ length: G + 1 + (bucketMs === null ? 0 : 1) }, (_, j) => String(j + 1)).join(', ')
+    const sql = `SELECT ${p}, ${keySel}${bucketSel}, count(*) FROM ${ident(ds.tableName)} ${where.sql} GROUP BY ${groupCols} ORDER BY ${groupCols}`
+    const out: Array<{ person: unknown; i: number; b: number; n: number }> = []
+    for (const r of db.prepare(sql).raw().all(...where.params) as unknown[][]) {
+      const i = index.get(groupKey(types, r.slice(1, 1 + G)))
+      if (i === undefined) continue
+      out.push({ person: r[0], i, b: bucketMs === null ? 0 : Number(r[1 + G]), n: Number(r[r.length - 1]) })
+    }
+    return out
+  }
+  const period = def.period ? periodOf(ds, def.period.column, def.period.from, def.period.to) : null
+  const main = read(compileWhere(ds, def, period), null)
+  const th = def.threshold
+  const ref = th.kind === 'reference' ? periodOf(ds, th.column!, th.from, th.to) : null
+  const bucketMs = th.kind === 'reference' ? (th.bucket === 'hour' ? HOUR_MS : DAY_MS) : null
+  const refRows = ref ? read(compileWhere(ds, def, ref), bucketMs) : []
+
+  // Each person's predicates, in a fixed order (persons by first appearance in the sorted reads, predicates ascending).
+  const groupsOf = new Map<unknown, Set<number>>()
+  for (const r of [...main, ...refRows]) {
+    let s = groupsOf.get(r.person)
+    if (!s) groupsOf.set(r.person, (s = new Set()))
+    s.add(r.i)
+  }
+  const m = count.maxGroups!
+  const kept = new Map<unknown, Set<number>>()
+  for (const [person, set] of groupsOf) {
+    const list = [...set].sort((a, b) => a - b)
+    if (list.length > m) {
+      // A uniform m-subset: the first m places of a Fisher-Yates shuffle.
+      for (let j = 0; j < m; j++) {
+        const r = j + Math.floor(rng.next() * (list.length - j))
+        const t = list[j]
+        list[j] = list[r]
+        list[r] = t
+      }
+      list.length = m
+    }
+    kept.set(person, new Set(list))
+  }
+  const counts = new Float64Array(predicates.keys.length)
+  for (const r of main) if (kept.get(r.person)!.has(r.i)) counts[r.i] += Math.min(r.n, count.cap)
+  if (th.kind !== 'reference') {
+    if (predicates.thresholds === null) throw new Error('public thresholds missing')
+    return { counts, thresholds: predicates.thresholds }
+  }
+  const perBucket = new Map<string, number>()
+  for (const r of refRows) {
+    if (!kept.get(r.person)!.has(r.i)) continue
+    const key = `${r.i}|${r.b}`
+    perBucket.set(key, (perBucket.get(key) ?? 0) + Math.min(r.n, count.cap))
+  }
+  const max = new Float64Array(predicates.keys.length)
+  const sum = new Float64Array(predicates.keys.length)
+  for (const [key, n] of perBucket) {
+    const i = Number(key.slice(0, key.indexOf('|')))
+    if (n > max[i]) max[i] = n
+    sum[i] += n
+  }
+  const buckets = Math.floor((ref!.to - 1) / bucketMs!) - Math.floor(ref!.from / bucketMs!) + 1
+  const thresholds = Float64Array.from(predicates.keys, (_, i) => th.factor * (th.aggregate === 'max' ? max[i] : sum[i] / buckets))
+  return { counts, thresholds }
+}
+
+/**
+ * Evaluates a definition (validated again here) on a dataset: public predicates, then their true counts. A simulation:
+ * a bound on groups per person truncates with the seeded generator `rng` (default: seeded by the dataset id).
+ */
+export function evaluateThresholdDefinition(db: Database.Database, datasetId: number, raw: ThresholdQueryDefinition, rng?: Rng): ThresholdEvaluation {
   const ds = getDataset(db, datasetId)
   const def = checkThresholdDefinition(db, ds, raw as unknown as Record<string, unknown>)
   const predicates = thresholdPredicates(db, ds, def)
-  const { counts, thresholds } = thresholdCounts(db, ds, def, predicates)
+  const { counts, thresholds } = thresholdCounts(db, ds, def, predicates, rng ?? seededRng(`truncation:${datasetId}`))
   return {
     predicates: predicates.keys.map((key, i) => ({ key, label: predicates.labels[i], count: counts[i], threshold: thresholds[i] })),
     sensitivity: def.count.kind === 'persons' ? def.count.cap : 1,

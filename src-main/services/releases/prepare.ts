@@ -19,6 +19,7 @@ import { getDataset } from '../datasets/catalog'
 import { anomalySearchQuery, loadAnomalyIdentificationData, loadAnomalySearchData, searchIndividuals } from '../datasets/anomaly-loaders'
 import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
+import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../datasets/privacy-unit'
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
@@ -107,8 +108,16 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
   const engineParams = { alpha: alpha / s, beta, epsMax: 1e9, eps1, steps, fineSteps }
   const bad = checkThresholdParams(mechanism as ThresholdMechanism, engineParams)
   if (bad !== null) throw new UserError(bad.replace('alpha must', 'alpha / sensitivity must'))
+  // Per predicate, one person moves the compared quantity by at most s: engineEps is what one predicate costs them.
   const engineEps = thresholdCharge(mechanism as ThresholdMechanism, engineParams).epsilon
-  const chargeNano = floatToNanoUp(engineEps)
+  // How many predicates one unit can move (ALGORITHMS.md section 6): a row lies in one group; a person in at most
+  // maxGroups (truncated to that many at run time), or in one when every group-by column holds one value per person.
+  const unit = datasetUnit(db, query.datasetId)
+  const k = pub.keys.length
+  const onePerPerson = unit.kind === 'row' || pub.groupBy.every((c) => isPerPersonColumn(db, query.datasetId, c))
+  const maxGroups = def.count.kind === 'persons' ? def.count.maxGroups : undefined
+  const unitGroups = onePerPerson ? 1 : Math.min(maxGroups ?? k, k)
+  const chargeNano = checkedProduct(floatToNanoUp(engineEps), unitGroups)
   if (epsMax !== undefined && chargeNano > decimalToNano(epsMax, 'down')) {
     throw new UserError(
       `Denied: this accuracy needs epsilon ${nanoToDisplay(chargeNano)}, more than the eps-max of ${num(epsMax)} you set; nothing was spent. Ask for a larger alpha or beta.`,
@@ -116,7 +125,18 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
     )
   }
   const perUnit = mechanism === 'tslm' ? 'ln(1/(2 beta))/alpha' : `ln(m/(2 beta))/alpha with m = ${steps}`
-  const chargeExplained = `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} (${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(chargeNano)}`
+  const groupsText =
+    unit.kind === 'row'
+      ? 'a row lies in one group'
+      : onePerPerson
+        ? `a person lies in one group (${pub.groupBy.join(', ')} hold one value per person)`
+        : maxGroups !== undefined && maxGroups < k
+          ? `times ${unitGroups} groups a person may add to (maxGroups; persons in more are truncated)`
+          : `times ${unitGroups} groups: a person may be in every predicate (set maxGroups to charge less)`
+  const chargeExplained =
+    `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} ` +
+    `(${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(floatToNanoUp(engineEps))} per predicate; ` +
+    `${groupsText} = ${nanoToDisplay(chargeNano)}`
   // Cells: the predicate's group keys, plus the filter's equality conditions (which only narrow the region).
   // Filter values are written in the group keys' canonical text form (as `groupKey` writes them: "3", ISO timestamps),
   // so that a cell named by a filter and the same cell named by a group-by compare equal.
@@ -129,13 +149,19 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
       if (part !== null) fixed[f.column] = part
     }
   }
-  const cells = pub.keys.map((k) => {
-    const conj: Record<string, string | number | null> = { ...fixed }
-    pub.groupBy.forEach((c, j) => (conj[c] = k[j]))
-    return cellKey(conj)
-  })
-  const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s }
-  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: pub.keys.length })
+  // Parallel composition over these cells is sound only when a unit lies in one of them (row-level data, or cells over
+  // columns that hold one value per person); otherwise the charge is on the whole dataset.
+  const cells = cellsForUnit(
+    db,
+    query.datasetId,
+    pub.keys.map((key) => {
+      const conj: Record<string, string | number | null> = { ...fixed }
+      pub.groupBy.forEach((c, j) => (conj[c] = key[j]))
+      return cellKey(conj)
+    })
+  )
+  const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups }
+  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups })
   return {
     query,
     datasetName,
@@ -150,7 +176,7 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
     description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${pub.keys.length} predicates`,
     execute(rng) {
       // After the charge: the true counts (and a reference threshold) come from the counted data here, and only here.
-      const truth = pub.evaluate()
+      const truth = pub.evaluate(rng)
       const counts = truth.counts.map((c) => c / s)
       const thresholds = truth.thresholds.map((c) => c / s)
       const run = runThreshold(mechanism, counts, thresholds, engineParams, rng)
@@ -194,7 +220,11 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
   const records = def.records!.length
   const perQueryNano = decimalToNano(epsilon, 'up')
   if (perQueryNano === 0) throw new UserError('epsilon is below the ledger resolution of 1e-9')
-  const chargeNano = checkedProduct(perQueryNano, records)
+  // A person with r rows is r records away from the database without them (group privacy): the charge is r times the
+  // row-level one, with r bounded by truncating each person to maxRowsPerPerson rows (default 1).
+  const unit = datasetUnit(db, query.datasetId)
+  const rowsPerUnit = unit.kind === 'person' ? (def.maxRowsPerPerson ?? 1) : 1
+  const chargeNano = checkedProduct(checkedProduct(perQueryNano, records), rowsPerUnit)
   const notion: PrivacyNotion = mechanism === 'dp' ? 'eps-dp' : 'eps-k-sensitive'
   const engineEps = epsilonAtMost(perQueryNano)
   return {
@@ -204,16 +234,21 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
     notion,
     mechanism,
     chargeNano,
-    chargeExplained: `${records} records asked x epsilon ${nanoToDisplay(perQueryNano)} each = ${nanoToDisplay(chargeNano)} (sequential composition)`,
+    chargeExplained:
+      `${records} records asked x epsilon ${nanoToDisplay(perQueryNano)} each (sequential composition)` +
+      (unit.kind === 'person' ? ` x ${rowsPerUnit} rows per person at most (group privacy; persons with more are truncated)` : '') +
+      ` = ${nanoToDisplay(chargeNano)}`,
     cells: [WHOLE_DATASET],
-    guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion }),
-    publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric },
+    guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion, unit, rowsPerUnit }),
+    publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     execute(rng) {
       const data = loadAnomalyIdentificationData({ db }, query.id)
       if (data.rowCount === 0) throw new UserError('The dataset has no complete rows in the chosen columns')
+      const keep = data.persons ? keptRows(data.persons, rowsPerUnit, rng) : null
+      const pick = <T>(values: ArrayLike<T> | T[]): T[] => (keep ? keep.map((i) => values[i]) : Array.from(values))
       const universe = buildUniverse(
-        data.columns.map((c) => c.values),
+        data.columns.map((c) => (c.kind === 'numeric' ? Float64Array.from(pick(c.values as Float64Array)) : pick(c.values as string[]))),
         data.columns.map((c) => ({ kind: c.kind, binWidth: c.kind === 'numeric' ? c.binWidth : undefined }))
       )
       const tuples = new Int32Array(records * universe.dims)
@@ -234,6 +269,33 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
       }
     }
   }
+}
+
+/**
+ * The rows kept when each person may add at most `max` rows: for a person with more, a uniformly random subset of that
+ * many (drawn with `rng`, the secure generator in a release). Row indices in ascending order.
+ */
+export function keptRows(persons: readonly unknown[], max: number, rng: Rng): number[] {
+  const byPerson = new Map<unknown, number[]>()
+  persons.forEach((p, i) => {
+    const list = byPerson.get(p)
+    if (list) list.push(i)
+    else byPerson.set(p, [i])
+  })
+  const kept: number[] = []
+  for (const list of byPerson.values()) {
+    if (list.length > max) {
+      for (let j = 0; j < max; j++) {
+        const r = j + Math.floor(rng.next() * (list.length - j))
+        const t = list[j]
+        list[j] = list[r]
+        list[r] = t
+      }
+      list.length = max
+    }
+    kept.push(...list)
+  }
+  return kept.sort((a, b) => a - b)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -276,7 +338,7 @@ function prepareSearch(db: Database.Database, query: SavedQueryRow, datasetName:
     chargeNano,
     chargeExplained: `at most ${maxQueries} group questions (budget ${num(budget)} / epsilon ${num(eps)}) x epsilon ${nanoToDisplay(perQueryNano)} = ${nanoToDisplay(chargeNano)}`,
     cells: [WHOLE_DATASET],
-    guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, floor, individuals: individuals.length, maxQueries, chargeNano }),
+    guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, floor, individuals: individuals.length, maxQueries, chargeNano, unit: datasetUnit(db, query.datasetId) }),
     publicParams: {
       oracle: def.oracle,
       epsilonPerQuery: eps,

@@ -28,8 +28,11 @@ export interface PublicThreshold {
   countText: string
   /** What the thresholds are, in words. */
   thresholdText: string
-  /** The true counts and thresholds: reads the counted dataset. Call only after the charge (or in a simulation). */
-  evaluate(): { counts: Float64Array; thresholds: Float64Array }
+  /**
+   * The true counts and thresholds: reads the counted dataset. Call only after the charge (or in a simulation). `rng`
+   * draws the groups kept for persons over the `maxGroups` bound.
+   */
+  evaluate(rng: Rng): { counts: Float64Array; thresholds: Float64Array }
 }
 
 export interface ThresholdRun {
@@ -56,7 +59,7 @@ export function publicThreshold(db: Database.Database, datasetId: number, def: T
     sensitivity: def.count.kind === 'persons' ? def.count.cap : 1,
     countText,
     thresholdText: describeThresholds(db, def, countText),
-    evaluate: () => thresholdCounts(db, ds, def, pred)
+    evaluate: (rng) => thresholdCounts(db, ds, def, pred, rng)
   }
 }
 

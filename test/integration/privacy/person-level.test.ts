@@ -1,0 +1,115 @@
+/**
+ * Issue 14's attack: a person present in 6 rooms, one TSLM release per room count at a per-predicate epsilon of 0.576.
+ * Charged as if a person moved one count (the old row-level rule), the release cost 0.576 while the person lost about
+ * 6 x 0.576. Now a release on a person-level dataset charges what one person can lose: maxGroups (default: every
+ * predicate) x cap x the per-predicate epsilon; the measured loss (empirical lower bound, through prepare + execute)
+ * stays below that and above the old charge.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { QueryDefinition, ThresholdCount } from '../../../src-main/contract/datasets'
+import type { ReleaseParams } from '../../../src-main/contract/ledger'
+import { recordPrivacyUnit } from '../../../src-main/services/datasets/privacy-unit'
+import { saveQuery } from '../../../src-main/services/datasets/query-store'
+import { nanoToNumber } from '../../../src-main/services/ledger/units'
+import { prepareRelease } from '../../../src-main/services/releases/prepare'
+import { openStore, type Store } from '../../../src-main/services/store/store'
+import { seededRng } from '../../../src-worker/engine/random'
+import { craftDataset } from '../ledger/fixtures'
+import { tempWorkspace } from '../helpers'
+import { countEvents, epsilonLowerBoundOf } from './dp-tester'
+
+vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src-worker/engine/random')>()
+  return { ...real, assertSecure: () => undefined }
+})
+
+const ALPHA = 1e-4
+const RUNS = 20_000
+const ROOMS = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6']
+/** ln(1/(2 beta)) / alpha at beta 0.05, alpha 4: the per-predicate epsilon of the issue's release. */
+const PER_PREDICATE = Math.log(10) / 4
+
+let ws: ReturnType<typeof tempWorkspace>
+let store: Store
+beforeAll(() => {
+  ws = tempWorkspace('qa-person-')
+  store = openStore(ws.db)
+})
+afterAll(() => {
+  store.close()
+  ws.cleanup()
+})
+
+/** Ten other persons in every room; with `withP`, person P visits all six rooms once. */
+function personLevel(name: string, withP: boolean): number {
+  const rows: Array<[string, string, string]> = []
+  for (const room of ROOMS) for (let i = 0; i < 10; i++) rows.push([`other-${room}-${i}`, room, 'staff'])
+  if (withP) for (const room of ROOMS) rows.push(['P', room, 'staff'])
+  const id = craftDataset(store.db, name, [
+    { name: 'person', type: 'text' },
+    { name: 'room', type: 'text' },
+    { name: 'role', type: 'text' }
+  ], rows)
+  store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
+  return id
+}
+
+let n = 0
+function pair(count: ThresholdCount) {
+  n++
+  // Flagged iff count + Lap(1/eps) > c - alpha; with c - alpha = 11 (P present: 11 per room) each room sits where one
+  // person more or less changes the flag probability by the full factor e^eps.
+  const def: QueryDefinition = { kind: 'threshold', groupBy: ['room'], count, threshold: { kind: 'constant', value: 11 + 4 }, groups: ROOMS.map((r) => [r]) }
+  const params: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
+  const a = prepareRelease(store.db, saveQuery(store.db, personLevel(`with-P-${n}`, true), 'rooms', def).id, params)
+  const b = prepareRelease(store.db, saveQuery(store.db, personLevel(`without-P-${n}`, false), 'rooms', def).id, params)
+  return { a, b }
+}
+
+const flaggedAtLeast = (m: number) => (r: ReturnType<ReturnType<typeof pair>['a']['execute']>) => r.answer.kind === 'threshold' && r.answer.flagged.length >= m
+
+describe('a person present in 6 rooms (person-level dataset)', () => {
+  it('refuses a row count on a person-level dataset (its sensitivity is unbounded)', () => {
+    const id = personLevel('rows-refused', true)
+    expect(() =>
+      saveQuery(store.db, id, 'rows', { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 3 }, groups: [['R1']] })
+    ).toThrow('Dataset "rows-refused" protects persons (person column "person"): count persons by "person" with a contribution cap')
+  })
+
+  it('without a bound, one release charges 6 x 0.576 on the whole dataset, and the person loses more than the old 0.576 but less than the charge', () => {
+    const { a, b } = pair({ kind: 'persons', personColumn: 'person', cap: 1 })
+    const charge = nanoToNumber(a.chargeNano)
+    expect(charge).toBeGreaterThanOrEqual(6 * PER_PREDICATE)
+    expect(charge).toBeCloseTo(6 * PER_PREDICATE, 6)
+    // Rooms are not per-person columns: the cells are not disjoint for persons, so the charge is on the whole dataset.
+    expect(a.cells).toEqual(['{}'])
+    expect(a.guarantee).toContain('for each person (person column "person") in this release (it adds to at most 6 of the 6 groups)')
+    const rng = seededRng('six-rooms')
+    const eps = epsilonLowerBoundOf(countEvents(RUNS, () => a.execute(rng), () => b.execute(rng), [4, 5, 6].map(flaggedAtLeast)), ALPHA)
+    expect(eps).toBeGreaterThan(2 * PER_PREDICATE)
+    expect(eps).toBeLessThan(charge)
+  })
+
+  it('with maxGroups 2 the person is truncated to two random rooms: the charge is 2 x 0.576 and the loss stays below it', () => {
+    const { a, b } = pair({ kind: 'persons', personColumn: 'person', cap: 1, maxGroups: 2 })
+    const charge = nanoToNumber(a.chargeNano)
+    expect(charge).toBeCloseTo(2 * PER_PREDICATE, 6)
+    const rng = seededRng('two-rooms')
+    const eps = epsilonLowerBoundOf(countEvents(RUNS, () => a.execute(rng), () => b.execute(rng), [3, 4, 5, 6].map(flaggedAtLeast)), ALPHA)
+    expect(eps).toBeLessThan(charge)
+  })
+
+  it('grouping by a column that holds one value per person keeps per-cell charges at one group', () => {
+    const id = personLevel('by-role', true)
+    const q = saveQuery(store.db, id, 'by role', {
+      kind: 'threshold',
+      groupBy: ['role'],
+      count: { kind: 'persons', personColumn: 'person', cap: 1 },
+      threshold: { kind: 'constant', value: 3 },
+      groups: [['staff'], ['visitor']]
+    })
+    const p = prepareRelease(store.db, q.id, { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 })
+    expect(nanoToNumber(p.chargeNano)).toBeCloseTo(PER_PREDICATE, 6)
+    expect(p.cells).toEqual(['{"role":"staff"}', '{"role":"visitor"}'])
+  })
+})
