@@ -1,0 +1,314 @@
+/**
+ * The Electron shell's window, session and protocol settings (issue 15), with a stand-in for the `electron` module:
+ * Electron itself cannot be launched on our machines (ELECTRON_SKIP_BINARY_DOWNLOAD), so these tests load the real
+ * src-main/electron/main.ts against a fake `electron` and fake services and check what it asked Electron to do.
+ * Attempts: a page from file://, the dev URL in a production build, `http://localhost:5173.evil.com` as "our" page,
+ * a permission request, a path through IPC, a foreign frame calling IPC.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  APP_INDEX_URL,
+  DESKTOP_CSP,
+  appFileFor,
+  appProtocolHandler,
+  denyAllPermissions,
+  isOurPage,
+  rendererSource,
+  windowOptions
+} from '../../src-main/electron/shell-options'
+import { FileHandles } from '../../src-main/services/app/file-handles'
+
+type Listener = (...args: unknown[]) => unknown
+
+/** The fake `electron`: records what the shell asks for. */
+const fake = vi.hoisted(() => {
+  const state = {
+    isPackaged: true,
+    appListeners: new Map<string, Listener[]>(),
+    windows: [] as Array<{ options: Record<string, unknown>; loadURL: ReturnType<typeof vi.fn>; loadFile: ReturnType<typeof vi.fn>; webContents: { mainFrame: { url: string }; send: ReturnType<typeof vi.fn> } }>,
+    ipcHandlers: new Map<string, Listener>(),
+    privileged: [] as unknown[],
+    protocolHandlers: new Map<string, (r: Request) => Promise<Response>>(),
+    session: {
+      check: null as null | Listener,
+      request: null as null | Listener,
+      device: null as null | Listener
+    },
+    openDialog: null as null | (() => Promise<{ canceled: boolean; filePaths: string[] }>),
+    saveDialog: null as null | (() => Promise<{ canceled: boolean; filePath?: string }>),
+    ready: null as null | (() => void)
+  }
+  return state
+})
+
+vi.mock('electron', () => {
+  class BrowserWindow {
+    static getAllWindows = () => fake.windows
+    options: Record<string, unknown>
+    loadURL = vi.fn(async () => undefined)
+    loadFile = vi.fn(async () => undefined)
+    webContents = { mainFrame: { url: '' }, send: vi.fn() }
+    constructor(options: Record<string, unknown>) {
+      this.options = options
+      fake.windows.push(this as never)
+    }
+    once() {}
+    on() {}
+    isDestroyed() {
+      return false
+    }
+  }
+  const app = {
+    get isPackaged() {
+      return fake.isPackaged
+    },
+    enableSandbox: vi.fn(),
+    on: (name: string, l: Listener) => {
+      fake.appListeners.set(name, [...(fake.appListeners.get(name) ?? []), l])
+    },
+    whenReady: () => new Promise<void>((r) => (fake.ready = r)),
+    getPath: () => tmpdir(),
+    quit: vi.fn()
+  }
+  return {
+    app,
+    BrowserWindow,
+    dialog: {
+      showOpenDialog: () => fake.openDialog!(),
+      showSaveDialog: () => fake.saveDialog!()
+    },
+    ipcMain: { handle: (ch: string, l: Listener) => fake.ipcHandlers.set(ch, l) },
+    protocol: {
+      registerSchemesAsPrivileged: (s: unknown[]) => fake.privileged.push(...s),
+      handle: (scheme: string, h: (r: Request) => Promise<Response>) => fake.protocolHandlers.set(scheme, h)
+    },
+    session: {
+      defaultSession: {
+        setPermissionCheckHandler: (h: Listener) => (fake.session.check = h),
+        setPermissionRequestHandler: (h: Listener) => (fake.session.request = h),
+        setDevicePermissionHandler: (h: Listener) => (fake.session.device = h)
+      }
+    }
+  }
+})
+
+/** Fake services: the shell's own calls are what is under test. */
+const services = vi.hoisted(() => ({
+  dispatch: vi.fn(async (method: unknown, _req: unknown): Promise<unknown> => ({ ok: true, value: { method } })),
+  files: null as unknown
+}))
+vi.mock('../../src-main/services', () => ({
+  createServices: () => ({
+    context: {
+      get files() {
+        return services.files
+      },
+      set files(f: unknown) {
+        services.files = f
+      }
+    },
+    dispatch: services.dispatch,
+    events: { on: () => () => undefined },
+    close: async () => undefined
+  })
+}))
+vi.mock('../../src-main/electron/pdf-printer', () => ({ createElectronPdfPrinter: () => ({ name: 'fake', print: async () => new Uint8Array() }) }))
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'qa-shell-'))
+  vi.resetModules()
+  fake.windows.length = 0
+  fake.appListeners.clear()
+  fake.ipcHandlers.clear()
+  fake.privileged.length = 0
+  fake.protocolHandlers.clear()
+  fake.session.check = fake.session.request = fake.session.device = null
+  services.dispatch.mockClear()
+  services.files = new FileHandles()
+})
+afterEach(() => {
+  delete process.env.ELECTRON_RENDERER_URL
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Loads main.ts as Electron would run it, and lets `app.whenReady()` resolve. */
+async function startShell(o: { packaged: boolean; devUrl?: string }) {
+  fake.isPackaged = o.packaged
+  if (o.devUrl !== undefined) process.env.ELECTRON_RENDERER_URL = o.devUrl
+  await import('../../src-main/electron/main')
+  fake.ready!()
+  await new Promise((r) => setImmediate(r))
+  const win = fake.windows[0]
+  const contents = { handlers: new Map<string, Listener>(), openHandler: null as null | Listener }
+  for (const l of fake.appListeners.get('web-contents-created') ?? []) {
+    l(
+      {},
+      {
+        setWindowOpenHandler: (h: Listener) => (contents.openHandler = h),
+        on: (name: string, h: Listener) => contents.handlers.set(name, h)
+      }
+    )
+  }
+  const navigate = (url: string) => {
+    const ev = { preventDefault: vi.fn() }
+    contents.handlers.get('will-navigate')!(ev, url)
+    return ev.preventDefault.mock.calls.length === 0
+  }
+  const ipc = (method: string, req: unknown, frameUrl = win.webContents.mainFrame.url, frame: unknown = win.webContents.mainFrame) => {
+    win.webContents.mainFrame.url = frameUrl
+    return fake.ipcHandlers.get('quiet-alarm:call')!({ senderFrame: frame }, method, req) as Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>
+  }
+  return { win, contents, navigate, ipc }
+}
+
+describe('the shell, loaded against a stand-in for electron', () => {
+  it('serves the page from app:// (never file://) in a sandboxed, isolated window without Node', async () => {
+    const { win } = await startShell({ packaged: true })
+    expect(fake.privileged).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: false }) }])
+    expect([...fake.protocolHandlers.keys()]).toEqual(['app'])
+    expect(win.loadURL).toHaveBeenCalledWith(APP_INDEX_URL)
+    expect(win.loadFile).not.toHaveBeenCalled()
+    const prefs = win.options.webPreferences as Record<string, unknown>
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false
+    })
+    expect(String(prefs.preload)).toMatch(/preload[\\/]index\.js$/)
+  })
+
+  it('denies every permission check and request (camera, notifications, clipboard, devices)', async () => {
+    await startShell({ packaged: true })
+    for (const p of ['media', 'notifications', 'clipboard-read', 'geolocation', 'hid', 'fileSystem', 'openExternal']) {
+      expect(fake.session.check!(null, p, APP_INDEX_URL, {}), p).toBe(false)
+      const cb = vi.fn()
+      fake.session.request!(null, p, cb, {})
+      expect(cb, p).toHaveBeenCalledWith(false)
+    }
+    expect(fake.session.device!({ origin: 'app://quiet-alarm' })).toBe(false)
+  })
+
+  it('ignores ELECTRON_RENDERER_URL in a production build and refuses navigation away from app://', async () => {
+    const { win, navigate, contents } = await startShell({ packaged: true, devUrl: 'http://localhost:5173' })
+    expect(win.loadURL).toHaveBeenCalledWith(APP_INDEX_URL)
+    expect(navigate('app://quiet-alarm/index.html#/ledger')).toBe(true)
+    expect(navigate('http://localhost:5173/')).toBe(false)
+    expect(navigate('file:///etc/passwd')).toBe(false)
+    expect(navigate('app://evil/index.html')).toBe(false)
+    expect(contents.openHandler!({ url: 'https://example.com' })).toEqual({ action: 'deny' })
+  })
+
+  it('honours the dev URL in a development build by exact origin: localhost:5173.evil.com is not ours', async () => {
+    // Vitest runs this file as a development build (import.meta.env.DEV); the app is not packaged.
+    const { win, navigate, ipc } = await startShell({ packaged: false, devUrl: 'http://localhost:5173' })
+    expect(win.loadURL).toHaveBeenCalledWith('http://localhost:5173/')
+    expect(navigate('http://localhost:5173/#/reports')).toBe(true)
+    expect(navigate('http://localhost:5173.evil.com/')).toBe(false)
+    expect(navigate('http://localhost:51730/')).toBe(false)
+    expect(navigate('https://localhost:5173/')).toBe(false)
+    expect((await ipc('app/status', {}, 'http://localhost:5173.evil.com/')).error?.code).toBe('forbidden')
+    expect((await ipc('app/status', {}, 'http://localhost:5173/')).ok).toBe(true)
+  })
+
+  it('answers IPC only from its own window, and refuses path parameters before the services see them', async () => {
+    const { ipc } = await startShell({ packaged: true })
+    expect(await ipc('datasets/list', {}, APP_INDEX_URL)).toEqual({ ok: true, value: { method: 'datasets/list' } })
+    expect((await ipc('datasets/list', {}, APP_INDEX_URL, { url: APP_INDEX_URL })).error?.code).toBe('forbidden')
+    services.dispatch.mockClear()
+    for (const [method, req] of [
+      ['datasets/preview-file', { path: '/etc/shadow' }],
+      ['reports/export', { format: 'pdf', outPath: '/home/user/.bashrc' }],
+      ['datasets/import', { fileId: 'x', options: { file: '/etc/passwd' } }]
+    ] as const) {
+      const out = await ipc(method, req, APP_INDEX_URL)
+      expect(out.error?.code, method).toBe('bad-input')
+      expect(out.error?.message).toMatch(/never takes file paths/)
+    }
+    expect(services.dispatch).not.toHaveBeenCalled()
+  })
+
+  it('chooses files in the native dialog and gives the page an opaque handle, never the path', async () => {
+    const { ipc } = await startShell({ packaged: true })
+    const file = join(dir, 'occupancy.csv')
+    writeFileSync(file, 'a,b\n1,2\n')
+    fake.openDialog = async () => ({ canceled: false, filePaths: [file] })
+    const out = await ipc('app/choose-file', { title: 'Choose' }, APP_INDEX_URL)
+    expect(out).toEqual({ ok: true, value: { file: { fileId: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), fileName: 'occupancy.csv', bytes: 8 } } })
+    expect(JSON.stringify(out)).not.toContain(dir)
+    const { fileId } = (out.value as { file: { fileId: string } }).file
+    expect((services.files as FileHandles).resolve(fileId).path).toBe(file)
+    fake.openDialog = async () => ({ canceled: true, filePaths: [] })
+    expect(await ipc('app/choose-file', {}, APP_INDEX_URL)).toEqual({ ok: true, value: { file: null } })
+  })
+
+  it('saves a finished report through the native save dialog', async () => {
+    const { ipc } = await startShell({ packaged: true })
+    services.dispatch.mockImplementation(async (method: unknown) =>
+      method === 'reports/download' ? { ok: true, value: { fileName: 'r.pdf', mimeType: 'application/pdf', bytes: 4, base64: Buffer.from('%PDF').toString('base64') } } : { ok: false, error: { message: 'no', code: 'x' } }
+    )
+    const target = join(dir, 'chosen.pdf')
+    fake.saveDialog = async () => ({ canceled: false, filePath: target })
+    expect(await ipc('reports/save', { jobId: 'j1' }, APP_INDEX_URL)).toEqual({ ok: true, value: { saved: true, fileName: 'r.pdf' } })
+    expect(readFileSync(target, 'utf8')).toBe('%PDF')
+    fake.saveDialog = async () => ({ canceled: true })
+    expect(await ipc('reports/save', { jobId: 'j1' }, APP_INDEX_URL)).toEqual({ ok: true, value: { saved: false, fileName: 'r.pdf' } })
+  })
+})
+
+describe('shell settings', () => {
+  it('the dev URL counts only in a development build, only on loopback http, by exact origin', () => {
+    expect(rendererSource({ devBuild: false, devUrl: 'http://localhost:5173' }).url).toBe(APP_INDEX_URL)
+    expect(rendererSource({ devBuild: true, devUrl: 'http://localhost:5173' })).toEqual({ kind: 'dev', url: 'http://localhost:5173/', origin: 'http://localhost:5173' })
+    for (const bad of ['http://localhost:5173.evil.com', 'http://localhost.evil.com:5173', 'https://example.com', 'file:///tmp/index.html', 'http://user:pw@localhost:5173', 'not a url']) {
+      expect(rendererSource({ devBuild: true, devUrl: bad }).kind, bad).toBe('app')
+    }
+    const dev = rendererSource({ devBuild: true, devUrl: 'http://127.0.0.1:5173' })
+    expect(isOurPage('http://127.0.0.1:5173/x', dev)).toBe(true)
+    expect(isOurPage('http://127.0.0.1:5173.evil.com/', dev)).toBe(false)
+    expect(isOurPage('http://127.0.0.1:51733/', dev)).toBe(false)
+  })
+
+  it('the app:// protocol serves the renderer folder only, always with the strict CSP header', async () => {
+    const renderer = join(dir, 'renderer')
+    mkdirSync(join(renderer, 'assets'), { recursive: true })
+    writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>ui</title>')
+    writeFileSync(join(renderer, 'assets', 'a.js'), 'console.log(1)')
+    writeFileSync(join(dir, 'secret.txt'), 'secret')
+    const handle = appProtocolHandler(renderer)
+    const index = await handle(new Request('app://quiet-alarm/'))
+    expect(index.status).toBe(200)
+    expect(await index.text()).toContain('<title>ui</title>')
+    expect(index.headers.get('content-security-policy')).toBe(DESKTOP_CSP)
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect((await handle(new Request('app://quiet-alarm/assets/a.js'))).headers.get('content-type')).toMatch(/javascript/)
+    for (const url of ['app://quiet-alarm/../secret.txt', 'app://quiet-alarm/%2e%2e/secret.txt', 'app://quiet-alarm/assets/..%2f..%2fsecret.txt', 'app://other/index.html', 'app://quiet-alarm/missing.js']) {
+      const r = await handle(new Request(url))
+      expect(r.status, url).toBe(404)
+      expect(r.headers.get('content-security-policy')).toBe(DESKTOP_CSP)
+    }
+    // Encoded dot segments stay inside the renderer folder (there they name nothing).
+    expect(appFileFor('app://quiet-alarm/assets/..%2f..%2fsecret.txt', renderer)).toBe(join(renderer, 'secret.txt'))
+    expect(appFileFor('app://other/index.html', renderer)).toBeNull()
+    expect(DESKTOP_CSP).toMatch(/default-src 'self'; script-src 'self';/)
+    expect(DESKTOP_CSP).toMatch(/connect-src 'none'/)
+    expect(DESKTOP_CSP).toMatch(/object-src 'none'/)
+    expect(DESKTOP_CSP).toMatch(/frame-ancestors 'none'/)
+    expect(DESKTOP_CSP).not.toMatch(/unsafe-eval|\*/)
+  })
+
+  it('window options and the permission handlers stand alone', () => {
+    expect(windowOptions('/x/preload.js').webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: '/x/preload.js' })
+    const s = { setPermissionCheckHandler: vi.fn(), setPermissionRequestHandler: vi.fn(), setDevicePermissionHandler: vi.fn() }
+    denyAllPermissions(s as never)
+    expect(s.setPermissionCheckHandler.mock.calls[0][0]()).toBe(false)
+  })
+})
