@@ -259,7 +259,9 @@ export const demoCommand: CliCommand = {
         kind: 'threshold',
         period: { column: 'timestamp', from: '2024-03-12T14:00:00Z', to: '2024-03-12T15:00:00Z' },
         groupBy: ['building', 'room'],
-        count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+        // In one hour a person is in one room (the log has one row per person and hour): maxGroups 1 charges one
+        // room's epsilon per person, and truncates anyone the log shows in two rooms to one of them at random.
+        count: { kind: 'persons', personColumn: 'person_id', cap: 1, maxGroups: 1 },
         threshold: { kind: 'column', datasetId: cap.id, column: 'capacity' }
       })
       const q2 = saveQuery(store.db, occ.id, 'Unusual presence (building, hour)', {

@@ -59,7 +59,7 @@ export function aiqGuarantee(o: {
     `and e^-${num(o.epsilon)} times less for each further record needed.${tail} ` +
     `The records asked about are public (they are part of the query). ` +
     `Privacy: ${NOTION_LABEL[o.notion]}${o.mechanism === 'sp' ? ` with k = ${o.k}` : ''}, epsilon ${nanoToDisplay(o.chargeNano)} for ${protectedUnit(o.unit)} in this release ` +
-    `(${num(o.epsilon)} per record asked${o.unit.kind === 'person' ? `, times at most ${o.rowsPerUnit} rows per person` : ''}).`
+    `(${num(o.epsilon)} per record asked${o.unit.kind === 'person' ? `, times at most ${o.rowsPerUnit} row${o.rowsPerUnit === 1 ? '' : 's'} per person` : ''}).`
   )
 }
 

@@ -10,6 +10,7 @@ import { type ThresholdMechanism, checkThresholdParams, thresholdCharge } from '
 import { buildUniverse, encodeRecord, releaseAiq, type Metric } from '../../../src-worker/engine/sensitive'
 import { queriesAllowedByBudget, releaseAnomalySearch } from '../../../src-worker/engine/search'
 import { UserError } from '../errors'
+import { canonicalJson } from '../ledger/canonical'
 import { type CellKey, WHOLE_DATASET, cellKey } from '../ledger/cells'
 import { MAX_NANO, decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDisplay } from '../ledger/units'
 import { aiqGuarantee, num, searchGuarantee, thresholdGuarantee } from './guarantee'
@@ -226,6 +227,9 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
   const rowsPerUnit = unit.kind === 'person' ? (def.maxRowsPerPerson ?? 1) : 1
   const chargeNano = checkedProduct(checkedProduct(perQueryNano, records), rowsPerUnit)
   const notion: PrivacyNotion = mechanism === 'dp' ? 'eps-dp' : 'eps-k-sensitive'
+  // (eps,k)-SP charges add up only on one neighbourhood graph: the dataset's first SP release fixes it.
+  const graph = { columns: def.columns, binWidths: def.binWidths, metric: def.metric, radius: def.radius, beta: def.beta, k: def.k }
+  if (mechanism === 'sp') checkSensitiveGraph(db, query.datasetId, graph)
   const engineEps = epsilonAtMost(perQueryNano)
   return {
     query,
@@ -240,7 +244,7 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
       ` = ${nanoToDisplay(chargeNano)}`,
     cells: [WHOLE_DATASET],
     guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion, unit, rowsPerUnit }),
-    publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit },
+    publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit, graph },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     execute(rng) {
       const data = loadAnomalyIdentificationData({ db }, query.id)
@@ -268,6 +272,29 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
         exPost: { spentMax: engineEps * records }
       }
     }
+  }
+}
+
+/**
+ * An (eps,k)-SP epsilon protects the k-sensitive records of one neighbourhood graph, set by (columns, bins, metric,
+ * radius, beta, k); epsilons on different graphs do not add up to a bound on either (a k = 1 release costs about 2.2 eps
+ * on the k = 2 graph). So the dataset's first SP release fixes the graph (it is recorded in its ledger entry) and later SP
+ * releases must use the same one; the eps-DP mechanism is always possible. Reads only the ledger (public to the analyst).
+ */
+function checkSensitiveGraph(db: Database.Database, datasetId: number, graph: Record<string, unknown>): void {
+  const rows = db
+    .prepare(`SELECT seq, detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? AND notion = 'eps-k-sensitive' ORDER BY seq`)
+    .all(datasetId) as Array<{ seq: number; detail: string }>
+  for (const r of rows) {
+    const fixed = (JSON.parse(r.detail) as { params?: { graph?: Record<string, unknown> } }).params?.graph
+    if (!fixed) continue // written before graphs were recorded
+    if (canonicalJson(fixed) === canonicalJson(graph)) return
+    const f = fixed as { columns: string[]; metric: string; radius: number; beta: number; k: number }
+    throw new UserError(
+      `This dataset's (eps,k)-sensitive privacy account is on the graph fixed by ledger entry ${r.seq} (columns ${f.columns.join(', ')}, metric ${f.metric}, radius ${num(f.radius)}, beta ${f.beta}, k ${f.k}, same bins); ` +
+        'an SP release on another graph would not add up with it. Save the query with those settings, or release with the eps-DP mechanism (dp)',
+      'graph-fixed'
+    )
   }
 }
 

@@ -12,6 +12,9 @@ import { recordPrivacyUnit } from '../../../src-main/services/datasets/privacy-u
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { nanoToNumber } from '../../../src-main/services/ledger/units'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
+import { runRelease } from '../../../src-main/services/releases/release-service'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { ledgerSummary } from '../../../src-main/services/ledger/ledger-views'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
@@ -111,5 +114,60 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
     const p = prepareRelease(store.db, q.id, { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 })
     expect(nanoToNumber(p.chargeNano)).toBeCloseTo(PER_PREDICATE, 6)
     expect(p.cells).toEqual(['{"role":"staff"}', '{"role":"visitor"}'])
+  })
+})
+
+describe('(eps,k)-sensitive privacy: one neighbourhood graph per dataset', () => {
+  it('the first SP release fixes the graph; an SP release on another graph is refused before any charge; eps-DP stays possible', () => {
+    const id = craftDataset(store.db, 'hours', [{ name: 'h', type: 'integer' }], Array.from({ length: 40 }, (_, i) => [i % 24]))
+    setBudget(store.db, { datasetId: id, epsilon: '100', reason: 'graph test', officer: 'olga' })
+    const aiq = (k: number) =>
+      saveQuery(store.db, id, `k${k}`, { kind: 'anomaly-identification', columns: ['h'], binWidths: [1], metric: 'l1', radius: 1, beta: 3, k, records: [[3]] }).id
+    const sp = { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } as const
+    const k2 = aiq(2)
+    const first = runRelease(store.db, { queryId: k2, params: sp })
+    const charges = () => (store.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'").get() as { n: number }).n
+    const before = charges()
+    const k1 = aiq(1)
+    expect(() => runRelease(store.db, { queryId: k1, params: sp })).toThrow(
+      `This dataset's (eps,k)-sensitive privacy account is on the graph fixed by ledger entry ${first.ledgerSeq} (columns h, metric l1, radius 1, beta 3, k 2, same bins)`
+    )
+    expect(charges()).toBe(before)
+    expect(runRelease(store.db, { queryId: aiq(2), params: sp }).status).toBe('answered')
+    expect(runRelease(store.db, { queryId: k1, params: { ...sp, mechanism: 'dp' } }).status).toBe('answered')
+  })
+})
+
+describe("the issue's sequence: one rooms release and one hours release against a budget of 5", () => {
+  it('the ledger holds what the person lost (9 x 0.576 = 5.18 > 5): the second release is denied; with a budget of 6 it is admitted and spentPerUnit covers the loss', () => {
+    for (const budget of ['5', '6']) {
+      const rows: Array<[string, string, number]> = []
+      for (const room of ROOMS) for (const hour of [8, 9, 10]) for (let i = 0; i < 3; i++) rows.push([`o-${room}-${hour}-${i}`, room, hour])
+      // P: 6 rooms, at 3 hours: in every predicate of both releases.
+      ROOMS.forEach((room, i) => rows.push(['P', room, 8 + (i % 3)]))
+      const id = craftDataset(store.db, `rooms-hours-${budget}`, [
+        { name: 'person', type: 'text' },
+        { name: 'room', type: 'text' },
+        { name: 'hour', type: 'integer' }
+      ], rows)
+      store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
+      setBudget(store.db, { datasetId: id, epsilon: budget, reason: 'the issue sequence', officer: 'olga' })
+      const count = { kind: 'persons', personColumn: 'person', cap: 1 } as const
+      const params: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
+      const rooms = saveQuery(store.db, id, 'rooms', { kind: 'threshold', groupBy: ['room'], count, threshold: { kind: 'constant', value: 5 }, groups: ROOMS.map((r) => [r]) })
+      const hours = saveQuery(store.db, id, 'hours', { kind: 'threshold', groupBy: ['hour'], count, threshold: { kind: 'constant', value: 5 }, groups: [[8], [9], [10]] })
+      runRelease(store.db, { queryId: rooms.id, params })
+      const spent = () => ledgerSummary(store.db, { datasetId: id }).datasets[0].spentPerUnit
+      // P's true loss after the rooms release: 6 predicates at 0.576 each (basic composition, tight for Laplace).
+      expect(spent()).toBeGreaterThanOrEqual(6 * PER_PREDICATE - 1e-9)
+      if (budget === '5') {
+        expect(() => runRelease(store.db, { queryId: hours.id, params })).toThrow(/^Denied: this release requests epsilon 1\.727/)
+        expect(spent()).toBeLessThanOrEqual(5)
+      } else {
+        runRelease(store.db, { queryId: hours.id, params })
+        expect(spent()).toBeGreaterThanOrEqual(9 * PER_PREDICATE - 1e-9)
+        expect(spent()).toBeLessThanOrEqual(6)
+      }
+    }
   })
 })
