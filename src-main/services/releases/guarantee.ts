@@ -28,9 +28,11 @@ export function thresholdGuarantee(o: {
   predicates: number
   unit: PrivacyUnit
   unitGroups: number
+  /** The unit lies in one group by construction (a row; a person when the group-by columns hold one value per person). */
+  oneGroup: boolean
 }): string {
   const group = o.groupBy.length === 1 ? o.groupBy[0] : `(${o.groupBy.join(', ')})`
-  const spread = o.unitGroups === 1 ? 'it lies in one group' : `it adds to at most ${o.unitGroups} of the ${o.predicates} groups`
+  const spread = o.oneGroup ? 'it lies in one group' : `it adds to at most ${o.unitGroups} of the ${o.predicates} groups`
   return (
     `Each ${group} whose ${o.countText} truly exceeds its threshold is missed with probability at most ${pct(o.beta)}. ` +
     `A ${group} within ${num(2 * o.alpha)} below its threshold may be flagged although it is under it. ` +

@@ -162,7 +162,7 @@ function prepareThreshold(db: Database.Database, query: SavedQueryRow, datasetNa
     })
   )
   const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups }
-  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups })
+  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups, oneGroup: onePerPerson })
   return {
     query,
     datasetName,
