@@ -25,7 +25,7 @@ export interface LedgerEntry {
   datasetId: number
   /** The dataset's name when the entry was written (the dataset may since have been renamed or deleted). */
   datasetName: string
-  /** For a budget entry, null means "every notion". */
+  /** For a budget entry, null means the budget per unit (summed over notions); otherwise that notion's own cap. */
   notion: PrivacyNotion | null
   /** The charge, or the budget's new value. */
   epsilon: number
@@ -146,7 +146,7 @@ export interface SetBudgetRequest {
   datasetId: number
   /** Decimal text ("2.5") or a number; rounded down to a whole nano-epsilon. */
   epsilon: number | string
-  /** Absent: the budget of every notion. */
+  /** Absent: the budget per unit (what one person, or row, may lose summed over notions). Given: an extra cap on that notion. */
   notion?: PrivacyNotion
   /** Required: why the budget is set or changed. */
   reason: string

@@ -143,6 +143,7 @@ describe('brute force: spend per unit is never below the true worst-case loss', 
       const t = check(len, ['n1'], PERSON, (rs) => ledgerPerUnit(rs, PERSON))
       expect(t.sequences).toBe(TEMPLATES.length ** len)
       expect(t.firstViolation).toBeNull()
+      console.log(`person-level, 1 notion, length ${len}: ${t.sequences} sequences, ledger = true worst case on ${t.tight}, above it on the rest`)
       // Not vacuous: the figure is exact on many sequences (it is not simply "charge everything to everyone").
       expect(t.tight).toBeGreaterThan(t.sequences / 4)
     })
@@ -167,6 +168,7 @@ describe('brute force: spend per unit is never below the true worst-case loss', 
     const t = check(4, ['n1', 'n2'], PERSON, (rs) => ledgerPerUnit(rs, PERSON))
     expect(t.sequences).toBe((2 * TEMPLATES.length) ** 4)
     expect(t.firstViolation).toBeNull()
+    console.log(`person-level, 2 notions, length 4: ${t.sequences} sequences, ledger = true worst case on ${t.tight}`)
   })
 })
 
@@ -174,6 +176,7 @@ describe('brute force: the unsound alternatives are caught', () => {
   it('keeping cells over a column with several values per person under-counts a person', () => {
     const t = check(2, ['n1'], PERSON, (rs) => ledgerPerUnit(rs, PERSON, { keepAllCells: true }))
     expect(t.violations).toBeGreaterThan(0)
+    console.log(`control, cells kept over B: ${t.violations} of ${t.sequences} sequences of 2 under-count a person`)
     // e.g. B = 0 then B = 1 or 2: the ledger's max is below the person with rows in both.
     const rs: Release[] = [
       { cells: [cellKey({ B: 0 })], charge: 5, notion: 'n1' },
@@ -187,6 +190,7 @@ describe('brute force: the unsound alternatives are caught', () => {
   it('the largest notion instead of the sum under-counts a normal person', () => {
     const t = check(2, ['n1', 'n2'], PERSON, (rs) => ledgerPerUnit(rs, PERSON, { maxOverNotions: true }))
     expect(t.violations).toBeGreaterThan(0)
+    console.log(`control, largest notion instead of the sum: ${t.violations} of ${t.sequences} sequences of 2 under-count a person`)
     const rs: Release[] = [
       { cells: [WHOLE_DATASET], charge: 3, notion: 'n1' },
       { cells: [WHOLE_DATASET], charge: 5, notion: 'n2' }

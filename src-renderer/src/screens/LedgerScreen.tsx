@@ -5,7 +5,7 @@ import { formatDate, formatExact } from '../format'
 import { BudgetForm } from './ledger/BudgetForm'
 import { EntriesTable } from './ledger/EntriesTable'
 import { OfficerView } from './ledger/OfficerView'
-import { SpendCharts } from './ledger/SpendCharts'
+import { PerUnitHeadline, SpendCharts } from './ledger/SpendCharts'
 import { VerifyPanel } from './ledger/VerifyPanel'
 import type { ScreenProps } from '.'
 
@@ -44,8 +44,9 @@ export function LedgerScreen(props: ScreenProps) {
           <>
             <p>
               <strong>{current.datasetName}</strong>
-              {current.exists ? '' : ' (deleted; its history stays)'}
+              {current.exists ? '' : ' (deleted; its history stays)'} · unit: {current.unitText}
             </p>
+            <PerUnitHeadline ledger={current} />
             <SpendCharts ledger={current} notionsNote={summary.data!.notionsNote} />
             {current.budgetChanges.length > 0 && (
               <>
@@ -68,7 +69,7 @@ export function LedgerScreen(props: ScreenProps) {
                       <tr key={b.seq}>
                         <td>{b.seq}</td>
                         <td>{formatDate(b.at)}</td>
-                        <td>{b.notion ?? 'every notion'}</td>
+                        <td>{b.notion ?? `budget per ${current.unitKind} (notions summed)`}</td>
                         <td className="num">{formatExact(b.epsilonExact)}</td>
                         <td>{b.actor}</td>
                         <td className="wrap">{b.reason}</td>

@@ -9,20 +9,25 @@ import { href } from '../../sections'
 export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: number; summaryError?: string | null }) {
   if (props.summaryError) return <span className="hint">Spend not available: {props.summaryError}</span>
   const d = props.summary?.datasets.find((x) => x.datasetId === props.datasetId)
-  const shown = d?.accounts.filter((a) => a.budget !== null || a.spent > 0) ?? []
   if (!props.summary) return <span className="hint">…</span>
-  if (shown.length === 0)
+  const shown = d?.accounts.filter((a) => a.budget !== null || a.spent > 0) ?? []
+  if (!d || (d.budgetPerUnitSource === 'none' && shown.length === 0))
     return (
       <span className="hint">
         No budget set: releases are denied until a privacy officer sets one in the <a href={href('ledger')}>Ledger</a>.
       </span>
     )
+  const unit = d.unitKind === 'person' ? 'person' : 'row'
   return (
     <ul className="spend-list">
+      <li data-testid={`spend-per-unit-${d.datasetId}`}>
+        <strong>
+          ε {formatExact(d.spentPerUnitExact)} spent per {unit} of {d.budgetPerUnitSource === 'none' ? 'no budget' : formatExact(d.budgetPerUnitExact)}
+        </strong>
+      </li>
       {shown.map((a) => (
         <li key={a.notion}>
-          ε {formatExact(a.spentExact)} spent of {a.budgetExact === null ? 'no budget' : formatExact(a.budgetExact)}{' '}
-          <span className="hint">({a.label})</span>
+          ε {formatExact(a.spentExact)} <span className="hint">({a.label}{a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`})</span>
         </li>
       ))}
     </ul>
@@ -101,7 +106,12 @@ export function Catalog(props: {
                       </button>
                     </form>
                   ) : (
-                    <strong>{d.name}</strong>
+                    <>
+                      <strong>{d.name}</strong>
+                      <div className="hint" data-testid={`dataset-unit-${d.name}`}>
+                        {d.unit.kind === 'person' ? `unit: person (${d.unit.column})` : 'unit: row'}
+                      </div>
+                    </>
                   )}
                 </td>
                 <td className="num">

@@ -34,8 +34,20 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
             {i > 0 && ', '}
             <code>{c.name}</code> {TYPE_LABEL[c.type]}
             {c.typeSource === 'override' ? ' (set by you)' : ''}
+            {c.perPerson === false ? ' (several values per person)' : ''}
           </span>
         ))}
+      </p>
+      <p className="hint" data-testid="dataset-unit">
+        Privacy unit:{' '}
+        {d.unit.kind === 'person' ? (
+          <>
+            person-level: a person is identified by <code>{d.unit.column}</code> and may have many rows; guarantees and the ledger
+            cover all of a person’s rows together. Cells are accounted in parallel only over columns with one value per person.
+          </>
+        ) : (
+          <>row-level: each row is a different person; guarantees and the ledger cover one row.</>
+        )}
       </p>
       <ErrorText error={rows.error} />
       <div className="table-scroll">

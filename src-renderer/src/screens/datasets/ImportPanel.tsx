@@ -36,6 +36,8 @@ export function ImportPanel(props: { onImported: () => void }) {
   const [types, setTypes] = useState<Record<string, ColumnType>>({})
   const [name, setName] = useState('')
   const [onBadRow, setOnBadRow] = useState<'abort' | 'skip'>('abort')
+  /** The privacy unit: '' = each row is a different person (row-level), else the person column's name. */
+  const [personColumn, setPersonColumn] = useState('')
   const [jobId, setJobId] = useState<string | null>(null)
   const pick = useAction()
   const start = useAction()
@@ -97,7 +99,8 @@ export function ImportPanel(props: { onImported: () => void }) {
         delimiter: preview.delimiter,
         types: overrides,
         onBadRow,
-        reportBadRows: 50
+        reportBadRows: 50,
+        ...(personColumn !== '' && preview.columns.some((c) => c.name === personColumn) ? { personColumn } : {})
       })
       setJobId(jobId)
     })
@@ -213,6 +216,16 @@ export function ImportPanel(props: { onImported: () => void }) {
                 { value: 'skip', label: 'Skip bad rows and list them' }
               ]}
               testId="import-bad-rows"
+            />
+            <SelectField
+              label="Privacy unit (who is protected)"
+              value={personColumn}
+              onChange={setPersonColumn}
+              options={[
+                { value: '', label: 'Each row is a different person (row-level)' },
+                ...preview.columns.map((c) => ({ value: c.name, label: `A person is identified by “${c.name}” (person-level)` }))
+              ]}
+              testId="import-unit"
             />
             <div className="field actions">
               <button type="submit" disabled={importing || start.busy || name.trim() === ''} data-testid="import-start">

@@ -32,7 +32,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
       })
       setDone(
         `Budget of “${r.entry.datasetName}” set to ε ${formatExact(r.entry.epsilonExact)} ${
-          r.entry.notion ? `for ${r.entry.notion}` : 'for every notion'
+          r.entry.notion ? `as an extra cap on ${r.entry.notion}` : 'per person (or row), summed over notions'
         } (ledger entry ${r.entry.seq}).`
       )
       setReason('')
@@ -53,7 +53,9 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
     <section className="panel" aria-labelledby="budget-title" data-testid="budget-form">
       <h2 id="budget-title">Set a budget</h2>
       <p className="hint">
-        For the privacy officer. Without a budget every release on the dataset is denied. Each change is a ledger entry with its reason.
+        For the privacy officer. The budget per person (or row, on a row-level dataset) bounds what one person may lose, summed over every
+        notion; a notion may also get its own, smaller cap. Without a budget every release on the dataset is denied. Each change is a ledger
+        entry with its reason.
       </p>
       <form
         className="row"
@@ -73,7 +75,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
           label="Privacy notion"
           value={notion}
           onChange={setNotion}
-          options={[{ value: 'all', label: 'Every notion (one budget each)' }, ...NOTION_OPTIONS]}
+          options={[{ value: 'all', label: 'Per person (or row), all notions summed' }, ...NOTION_OPTIONS.map((o) => ({ ...o, label: `Extra cap on ${o.label}` }))]}
           testId="budget-notion"
         />
         <NumberField label="Budget ε" value={epsilon} onChange={setEpsilon} testId="budget-epsilon" invalid={epsilon !== '' && (eps === null || eps < 0)} />

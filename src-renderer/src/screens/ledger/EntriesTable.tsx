@@ -49,11 +49,12 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   <td>{formatDate(e.at)}</td>
                   <td>{e.kind}</td>
                   <td>{e.datasetName}</td>
-                  <td>{e.notion ?? 'every notion'}</td>
+                  <td>{e.notion ?? (e.kind === 'budget' ? 'budget per unit' : '–')}</td>
                   <td className="num">{formatExact(e.epsilonExact)}</td>
                   <td title={e.cells.join('\n')}>{e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
                   <td className="wrap">
                     {e.description}
+                    {e.rowLevelAccounting && <span className="hint"> (row-level accounting (before person-level units))</span>}
                     {e.releaseId !== null && (
                       <>
                         {' '}

@@ -8,7 +8,52 @@ import { formatExact } from '../../format'
 const SPENT = '#0f6e6e'
 const BUDGET = '#b42318'
 
-/** Spend per notion (bars) against each notion's budget, and spend per partition cell against the budget. */
+/**
+ * The headline: what one normal person (or row) has lost at most, summed over notions, against the one budget per unit.
+ * The notions beneath it are its breakdown.
+ */
+export function PerUnitHeadline(props: { ledger: DatasetLedger }) {
+  const d = props.ledger
+  const unit = d.unitKind === 'person' ? 'person' : 'row'
+  const share = d.budgetPerUnit > 0 ? Math.min(1, d.spentPerUnit / d.budgetPerUnit) : d.spentPerUnit > 0 ? 1 : 0
+  return (
+    <div className="notice" data-testid="ledger-per-unit">
+      <p>
+        <strong>
+          Spent per {unit}: ε {formatExact(d.spentPerUnitExact)}
+          {d.budgetPerUnitSource === 'none' ? (
+            <>
+              {' '}
+              · <span className="error">no budget (releases denied)</span>
+            </>
+          ) : (
+            <>
+              {' '}
+              of ε {formatExact(d.budgetPerUnitExact)}
+              {d.remainingPerUnitExact !== null && <>, ε {formatExact(d.remainingPerUnitExact)} left</>}
+            </>
+          )}
+        </strong>
+      </p>
+      {d.budgetPerUnitSource !== 'none' && (
+        <progress max={1} value={share} aria-label={`Share of the budget per ${unit} spent`} data-testid="ledger-per-unit-bar" />
+      )}
+      <p className="hint">
+        What one normal {unit} has lost at most: the sum over the notions below (every notion protects a normal {unit}, so their ε add up).
+        {d.budgetPerUnitSource === 'notion-budgets' && ' No budget per ' + unit + ' is set: the sum of the notions’ own budgets holds it, and only those notions may spend.'}
+        {d.unitKind === 'person' && ' A person’s rows may lie in many cells: cells are accounted in parallel only over columns with one value per person.'}
+      </p>
+      {d.rowLevelEntries > 0 && (
+        <p className="hint" data-testid="ledger-row-level-note">
+          {d.rowLevelEntries} {d.rowLevelEntries === 1 ? 'entry was' : 'entries were'} written before privacy units existed: row-level accounting
+          (before person-level units).
+        </p>
+      )}
+    </div>
+  )
+}
+
+/** Spend per notion (bars, the breakdown of the spend per unit) against each notion's own budget, and spend per partition cell. */
 export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string }) {
   const accounts = props.ledger.accounts
   const firstUsed = (accounts.find((a) => a.spent > 0) ?? accounts.find((a) => a.budget !== null) ?? accounts[0])?.notion
@@ -22,24 +67,26 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
         labels: accounts.map((a) => a.label),
         datasets: [
           { label: 'spent ε', data: accounts.map((a) => a.spent), backgroundColor: SPENT },
-          { label: 'budget ε', data: accounts.map((a) => a.budget ?? 0), backgroundColor: '#f3c7c3', borderColor: BUDGET, borderWidth: 1 }
+          { label: 'own budget ε (extra cap)', data: accounts.map((a) => a.budget ?? 0), backgroundColor: '#f3c7c3', borderColor: BUDGET, borderWidth: 1 }
         ]
       }) as ChartData<ChartKind>,
     [accounts]
   )
   const cells = account?.cells ?? []
+  // A cell's line: the notion's own budget if set, else the budget per unit.
+  const limit = account?.budget ?? (props.ledger.budgetPerUnitSource === 'none' ? null : props.ledger.budgetPerUnit)
   const cellData = useMemo(
     () =>
       ({
         labels: cells.map((c) => (c.key === '{}' ? 'whole dataset' : c.label)),
         datasets: [
           { type: 'bar', label: 'spent by a record of this cell (ε)', data: cells.map((c) => c.total), backgroundColor: SPENT },
-          ...(account?.budget != null
-            ? [{ type: 'line', label: 'budget', data: cells.map(() => account.budget), borderColor: BUDGET, borderDash: [6, 4], pointRadius: 0, borderWidth: 2 }]
+          ...(limit != null
+            ? [{ type: 'line', label: 'budget', data: cells.map(() => limit), borderColor: BUDGET, borderDash: [6, 4], pointRadius: 0, borderWidth: 2 }]
             : [])
         ]
       }) as ChartData<ChartKind>,
-    [cells, account?.budget]
+    [cells, limit]
   )
   const barOptions: ChartOptions<ChartKind> = {
     plugins: { legend: { position: 'bottom' } },
@@ -54,15 +101,23 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
     <div className="two-col">
       <figure className="chart-figure" data-testid="chart-notions">
         <figcaption>
-          <strong>Spend per privacy notion</strong> <span className="hint">— {props.notionsNote}</span>
+          <strong>Breakdown by privacy notion</strong> <span className="hint">— {props.notionsNote}</span>
         </figcaption>
         <ChartView type="bar" data={notionData} options={barOptions} label="Spent and budget epsilon per privacy notion" height={240} />
         <ul className="notion-list">
           {accounts.map((a) => (
             <li key={a.notion}>
-              <strong>{a.label}</strong>: ε {formatExact(a.spentExact)} spent of{' '}
-              {a.budgetExact === null ? <span className="error">no budget (releases denied)</span> : formatExact(a.budgetExact)}
-              {a.remainingExact !== null && <>, {formatExact(a.remainingExact)} left</>} · {a.releases} releases
+              <strong>{a.label}</strong>: ε {formatExact(a.spentExact)} spent
+              {a.budgetExact !== null && <> (own budget {formatExact(a.budgetExact)})</>}
+              {a.remainingExact === null ? (
+                <>
+                  {' '}
+                  · <span className="error">no budget (releases denied)</span>
+                </>
+              ) : (
+                <>, {formatExact(a.remainingExact)} left</>
+              )}{' '}
+              · {a.releases} releases
               <div className="hint">Protects {a.meaning}.</div>
             </li>
           ))}
@@ -71,7 +126,10 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
       <figure className="chart-figure" data-testid="chart-cells">
         <figcaption>
           <strong>Spend per partition cell</strong>{' '}
-          <span className="hint">— a record's spend is its cell's own charges plus those of overlapping cells; the dataset's spend is the largest.</span>
+          <span className="hint">
+            — under one notion, a record’s spend is its cell’s own charges plus those of overlapping cells; the notion’s spend is the largest. Cells
+            are kept only where a person lies in one of them (row-level data, or columns with one value per person).
+          </span>
         </figcaption>
         <SelectField label="Notion" value={notion} onChange={setNotion} options={accounts.map((a) => ({ value: a.notion, label: a.label }))} />
         {cells.length === 0 ? (
