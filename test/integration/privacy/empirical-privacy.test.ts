@@ -16,7 +16,7 @@ import { type Rng, seededRng } from '../../../src-worker/engine/random'
 import { releaseAnomalySearch } from '../../../src-worker/engine/search'
 import { craftDataset, type CraftedColumn } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
-import { countEvents, epsilonLowerBoundOf } from './dp-tester'
+import { countEvents, epsilonLowerBoundOf, printBound } from './dp-tester'
 
 vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-worker/engine/random')>()
@@ -74,6 +74,7 @@ describe('empirical privacy of threshold releases (row counts, one row more in o
     const { pa, pb, charge } = neighbours(ROOM, rowsOf(g), rowsOf(g + 1), def, { kind: 'threshold', mechanism: 'tslm', alpha, beta: 0.05 })
     const eps = measure(pa, pb, 'tslm', (r) => r.answer.kind === 'threshold' && r.answer.flagged.length === 1)
     expect(charge).toBeCloseTo(1, 6)
+    printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
     // Power: the bound comes close to the charge (a mechanism with half the noise would exceed it).
     expect(eps).toBeGreaterThan(0.8 * charge)
@@ -86,7 +87,8 @@ describe('empirical privacy of threshold releases (row counts, one row more in o
       const { pa, pb, charge } = neighbours(ROOM, rowsOf(g), rowsOf(g + 1), def, { kind: 'threshold', mechanism, alpha: a, beta: 0.05, steps: 4, eps1: 0.01 })
       const eps = measure(pa, pb, mechanism, (r) => r.answer.kind === 'threshold' && r.answer.flagged.length === 1)
       expect(charge).toBeCloseTo(1, 6)
-      expect(eps).toBeLessThan(charge)
+      printBound(expect.getState().currentTestName, eps, charge)
+    expect(eps).toBeLessThan(charge)
       expect(eps).toBeGreaterThan(0.1)
     })
   }
@@ -105,7 +107,8 @@ describe('empirical privacy of anomaly identification releases', () => {
       const { pa, pb, charge } = neighbours(X, rows(2), rows(3), def, { kind: 'anomaly-identification', mechanism, epsilon: 0.5 })
       const eps = measure(pa, pb, `aiq-${mechanism}`, (r) => r.answer.kind === 'anomaly-identification' && r.answer.records[0].anomaly)
       expect(charge).toBe(0.5)
-      expect(eps).toBeLessThan(charge)
+      printBound(expect.getState().currentTestName, eps, charge)
+    expect(eps).toBeLessThan(charge)
       expect(eps).toBeGreaterThan(0.8 * charge)
     })
   }
@@ -143,6 +146,7 @@ describe('empirical privacy of anomaly search releases', () => {
       (r) => r.answer.kind === 'anomaly-search' && r.answer.top[0] === 'a' && (r.answer.posterior?.[0] ?? 0) > 0.5
     )
     expect(charge).toBe(0.5)
+    printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
   })
   it('the same harness catches the unclipped search (the attack this stops)', () => {

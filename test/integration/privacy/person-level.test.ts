@@ -19,7 +19,7 @@ import { openStore, type Store } from '../../../src-main/services/store/store'
 import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
-import { countEvents, epsilonLowerBoundOf } from './dp-tester'
+import { countEvents, epsilonLowerBoundOf, printBound } from './dp-tester'
 
 vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-worker/engine/random')>()
@@ -90,6 +90,7 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
     const rng = seededRng('six-rooms')
     const eps = epsilonLowerBoundOf(countEvents(RUNS, () => a.execute(rng), () => b.execute(rng), [4, 5, 6].map(flaggedAtLeast)), ALPHA)
     expect(eps).toBeGreaterThan(2 * PER_PREDICATE)
+    printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
   })
 
@@ -99,6 +100,7 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
     expect(charge).toBeCloseTo(2 * PER_PREDICATE, 6)
     const rng = seededRng('two-rooms')
     const eps = epsilonLowerBoundOf(countEvents(RUNS, () => a.execute(rng), () => b.execute(rng), [3, 4, 5, 6].map(flaggedAtLeast)), ALPHA)
+    printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
   })
 
