@@ -56,13 +56,13 @@ export interface ReportCell {
 export interface ReportAccount {
   notion: PrivacyNotion
   label: string
-  /** Budget in force at the end of the period; null: none set (releases under this notion are denied). */
+  /** The notion's own budget (an extra cap) in force at the end of the period; null: none (the budget per unit applies). */
   budgetExact: string | null
   /** Spend (max over cells of their sums) from charges in the period. */
   spentInPeriodExact: string
   /** Spend from every charge before the end of the period (what the budget is compared with). */
   spentTotalExact: string
-  /** budget - spentTotal; null without a budget. */
+  /** The smaller of what the notion's own budget and the budget per unit leave; null without either (denied). */
   remainingExact: string | null
   releasesInPeriod: number
   /** Cells by total spend, largest first (at most 25). */
@@ -73,6 +73,16 @@ export interface ReportAccount {
 export interface ReportDataset {
   datasetId: number
   datasetName: string
+  /** The privacy unit: "row" or the person column's name; and in words. */
+  unit: string
+  unitText: string
+  /** What one normal person (or row) lost: the sum over notions of each notion's spend (in the period / up to its end). */
+  spentPerUnitInPeriodExact: string
+  spentPerUnitTotalExact: string
+  /** The budget per unit at the end of the period (without one: the sum of the notions' own budgets); null: none. */
+  budgetPerUnitExact: string | null
+  remainingPerUnitExact: string | null
+  /** The per-notion breakdown. */
   accounts: ReportAccount[]
 }
 

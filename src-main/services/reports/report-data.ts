@@ -24,6 +24,7 @@ import type { PrivacyNotion, ReleaseAnswer, ReleaseRecord } from '../../contract
 import type { WorkloadRef } from '../../contract/experiments'
 import { UserError, CancelledError, isUserError } from '../errors'
 import { lookupDataset } from '../datasets/catalog'
+import { datasetUnit, unitName, unitText } from '../datasets/privacy-unit'
 import { GENESIS_HASH } from '../ledger/canonical'
 import { type CellKey, cellLabel, cellSpend } from '../ledger/cells'
 import type { EntryRow } from '../ledger/ledger-store'
@@ -75,7 +76,20 @@ export function findDataset(db: Db, given: string | number): { id: number; name:
 // ---------------------------------------------------------------------------------------------------------------
 // Summary: spend per notion and per cell, budgets, remaining (as of the end of the period)
 
-function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, ReportAccount[]> {
+/**
+ * Per dataset: its notions' accounts and the figure per unit (issue 14; the ledger's rules, ledger-store.ts): the spend
+ * per unit is the sum over notions of each notion's spend; the budget per unit is the latest budget set without a notion
+ * (without one, the sum of the notions' own budgets); a notion's budget is its own cap; a notion's remaining is the
+ * smaller of what its cap and the budget per unit leave.
+ */
+interface DatasetFigures {
+  accounts: ReportAccount[]
+  spentPerUnitInPeriodNano: number
+  spentPerUnitTotalNano: number
+  budgetPerUnitNano: number | null
+}
+
+function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, DatasetFigures> {
   const charges = db
     .prepare(
       `SELECT c.dataset_id AS datasetId, c.notion AS notion, c.cell AS cell, c.amount_nano AS nano, e.at AS at
@@ -88,23 +102,39 @@ function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, 
   const chargeEntries = db
     .prepare(`SELECT dataset_id AS datasetId, notion, at FROM ledger_entries WHERE kind = 'charge' AND at < ?`)
     .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; at: string }>
-  const out = new Map<number, ReportAccount[]>()
+  const out = new Map<number, DatasetFigures>()
   for (const id of datasetIds) {
     const accounts: ReportAccount[] = []
+    let unitBudget: number | null = null
+    for (const b of budgets) if (b.datasetId === id && b.notion === null) unitBudget = b.nano
+    const spentOf = (notion: PrivacyNotion, inWindow: boolean) =>
+      cellSpend(charges.filter((c) => c.datasetId === id && c.notion === notion && (!inWindow || inPeriod(c.at, period))).map((c) => ({ cell: c.cell, nano: c.nano })))
+        .maxNano
+    const spentPerUnitTotalNano = NOTIONS.reduce((sum, n) => sum + spentOf(n, false), 0)
+    const spentPerUnitInPeriodNano = NOTIONS.reduce((sum, n) => sum + spentOf(n, true), 0)
+    let capSum = 0
+    let anyCap = false
     for (const notion of NOTIONS) {
       const mine = charges.filter((c) => c.datasetId === id && c.notion === notion)
       const total = cellSpend(mine.map((c) => ({ cell: c.cell, nano: c.nano })))
       const within = cellSpend(mine.filter((c) => inPeriod(c.at, period)).map((c) => ({ cell: c.cell, nano: c.nano })))
       const withinByCell = new Map(within.cells.map((c) => [c.cell, c.totalNano]))
       let budget: number | null = null
-      for (const b of budgets) if (b.datasetId === id && (b.notion === notion || b.notion === null)) budget = b.nano
+      for (const b of budgets) if (b.datasetId === id && b.notion === notion) budget = b.nano
+      if (budget !== null) {
+        capSum += budget
+        anyCap = true
+      }
+      const capLeft = budget === null ? null : budget - total.maxNano
+      const unitLeft = unitBudget === null ? null : unitBudget - spentPerUnitTotalNano
+      const left = capLeft === null ? unitLeft : unitLeft === null ? capLeft : Math.min(capLeft, unitLeft)
       accounts.push({
         notion,
         label: NOTION_LABEL[notion],
         budgetExact: budget === null ? null : nanoToDecimal(budget),
         spentInPeriodExact: nanoToDecimal(within.maxNano),
         spentTotalExact: nanoToDecimal(total.maxNano),
-        remainingExact: budget === null ? null : nanoToDecimal(budget - total.maxNano),
+        remainingExact: left === null ? null : nanoToDecimal(left),
         releasesInPeriod: chargeEntries.filter((e) => e.datasetId === id && e.notion === notion && inPeriod(e.at, period)).length,
         cells: total.cells.slice(0, REPORT_CELL_LIMIT).map((c) => ({
           key: c.cell,
@@ -115,7 +145,7 @@ function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, 
         cellCount: total.cells.length
       })
     }
-    out.set(id, accounts)
+    out.set(id, { accounts, spentPerUnitInPeriodNano, spentPerUnitTotalNano, budgetPerUnitNano: unitBudget ?? (anyCap ? capSum : null) })
   }
   return out
 }
@@ -319,7 +349,21 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
 
   const ids = datasetIdsInScope(db, scope, period)
   const accounts = accountsFor(db, ids, period)
-  const datasets: ReportDataset[] = ids.map((id) => ({ datasetId: id, datasetName: resolveDatasetName(db, id) ?? `dataset ${id}`, accounts: accounts.get(id) ?? [] }))
+  const datasets: ReportDataset[] = ids.map((id) => {
+    const f = accounts.get(id)!
+    const unit = datasetUnit(db, id)
+    return {
+      datasetId: id,
+      datasetName: resolveDatasetName(db, id) ?? `dataset ${id}`,
+      unit: unitName(unit),
+      unitText: unitText(unit),
+      spentPerUnitInPeriodExact: nanoToDecimal(f.spentPerUnitInPeriodNano),
+      spentPerUnitTotalExact: nanoToDecimal(f.spentPerUnitTotalNano),
+      budgetPerUnitExact: f.budgetPerUnitNano === null ? null : nanoToDecimal(f.budgetPerUnitNano),
+      remainingPerUnitExact: f.budgetPerUnitNano === null ? null : nanoToDecimal(f.budgetPerUnitNano - f.spentPerUnitTotalNano),
+      accounts: f.accounts
+    }
+  })
   checkAbort(o.signal)
 
   // Releases: the release service's records, with their recorded parameters.

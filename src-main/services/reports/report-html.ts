@@ -140,11 +140,18 @@ function accountRows(accounts: ReportAccount[]): string[][] {
 
 function datasetSummary(d: ReportDataset, data: ReportData): string {
   const parts: string[] = [`<h3>Dataset "${e(d.datasetName)}" (id ${d.datasetId})</h3>`]
+  const per = d.unit === 'row' ? 'row' : 'person'
+  parts.push(
+    `<p>Privacy unit: ${e(d.unitText)}. <b>Spent per ${per}, summed over notions: ${e(d.spentPerUnitTotalExact)}</b> ` +
+      `(${e(d.spentPerUnitInPeriodExact)} in the period)` +
+      (d.budgetPerUnitExact === null ? '; no budget set.' : ` of a budget per ${per} of ${e(d.budgetPerUnitExact)}; remaining ${e(d.remainingPerUnitExact ?? '')}.`) +
+      ` The notions below are its breakdown.</p>`
+  )
   parts.push(
     dataTable(
       [
         { text: 'Privacy notion' },
-        { text: 'Budget (end of period)', num: true },
+        { text: 'Own budget (end of period)', num: true },
         { text: 'Spent in period', num: true },
         { text: 'Spent in total', num: true },
         { text: 'Remaining', num: true },
@@ -157,17 +164,17 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
   if (shown.length > 0) {
     parts.push(
       `<div class="chart">${horizontalBars({
-        title: 'Spend per privacy notion (total up to the end of the period) against the budget',
+        title: 'Spend per privacy notion (total up to the end of the period; they add up to the spend per unit) against its own budget',
         bars: shown.map((a) => ({
           label: a.label,
           value: Number(a.spentTotalExact),
-          valueText: `${a.spentTotalExact}${a.budgetExact === null ? ' (no budget)' : ` of ${a.budgetExact}`}`,
+          valueText: `${a.spentTotalExact}${a.budgetExact === null ? '' : ` of its own budget ${a.budgetExact}`}`,
           limit: a.budgetExact === null ? null : Number(a.budgetExact)
         }))
       })}</div>`
     )
   } else {
-    parts.push('<p class="empty">No budget set and nothing spent under any notion.</p>')
+    parts.push(`<p class="empty">${d.budgetPerUnitExact === null ? 'No budget set and nothing' : 'Nothing'} spent under any notion.</p>`)
   }
   for (const a of d.accounts) {
     const cells = a.cells.filter((c) => c.key !== '{}')
@@ -193,7 +200,7 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
     parts.push(
       dataTable(
         [{ text: 'Entry', num: true }, { text: 'Time' }, { text: 'Notion' }, { text: 'New budget', num: true }, { text: 'Officer' }, { text: 'Reason' }],
-        budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? 'every notion'), e(b.amountExact), e(b.actor), e(b.description)])
+        budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? `budget per ${per}`), e(b.amountExact), e(b.actor), e(b.description)])
       )
     )
   }

@@ -119,6 +119,10 @@ describe('PDF report', () => {
       datasets.forEach((d, i) => {
         const next = datasets[i + 1]
         const part = section(section(text, '1. Summary', '2. Releases'), `Dataset "${d.datasetName}" (id ${d.datasetId})`, next ? `Dataset "${next.datasetName}"` : null)
+        // The headline per unit (issue 14): the sum over notions, against the one budget per unit.
+        const per = d.unitKind === 'person' ? 'person' : 'row'
+        expect(part).toContain(`Privacy unit: ${d.unitText}. Spent per ${per}, summed over notions: ${d.spentPerUnitExact}`)
+        if (d.budgetPerUnitSource !== 'none') expect(part).toContain(`budget per ${per} of ${d.budgetPerUnitExact}; remaining ${d.remainingPerUnitExact}.`)
         for (const a of d.accounts) {
           // Whole history in the period: spent in period = spent in total = the ledger's spend.
           const row = `${a.label} ${a.budgetExact ?? 'none set'} ${a.spentExact} ${a.spentExact} ${a.remainingExact ?? '—'} ${a.releases}`
