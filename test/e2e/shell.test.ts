@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { launchBrowser, newPage, screenshot, startApp, type RunningApp } from './app'
 import { shell } from './pages/shell'
@@ -74,6 +76,30 @@ describe('app shell in headless mode', () => {
     await page.getByLabel('Worker threads').fill('0')
     expect(await page.getByLabel('Worker threads').evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false)
     await screenshot(page, 'settings-workers')
+  })
+
+  it('a script injected into the signed-in page (XSS) cannot read or write files through the API (issue 15)', async () => {
+    const page = await newPage(browser)
+    await shell.open(page, app.url)
+    const target = join(app.dir, 'victim.txt')
+    writeFileSync(target, 'ORIGINAL')
+    const answers = await page.evaluate(async (victim) => {
+      const token = sessionStorage.getItem('quiet-alarm-token') ?? ''
+      const call = async (method: string, req: unknown) =>
+        (await fetch(`/api/call/${method}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ req }) })).text()
+      return [
+        await call('datasets/preview-file', { path: '/etc/passwd' }),
+        await call('datasets/preview-file', { fileId: '/etc/passwd' }),
+        await call('datasets/import', { fileId: '/etc/passwd', name: 'passwd' }),
+        await call('reports/export', { format: 'json', outPath: victim }),
+        await call('app/choose-file', {})
+      ]
+    }, target)
+    for (const a of answers) expect(JSON.parse(a)).toMatchObject({ ok: false })
+    expect(answers.join('\n')).not.toMatch(/root:[^:]*:0:0:/)
+    expect(readFileSync(target, 'utf8')).toBe('ORIGINAL')
+    expect(JSON.parse(answers[0]).error.message).toMatch(/never takes file paths/)
+    expect(JSON.parse(answers[1]).error.message).toMatch(/^Unknown file/)
   })
 
   it('without the token the UI says how to get in and the API refuses', async () => {
