@@ -39,7 +39,9 @@ const fake = vi.hoisted(() => {
     },
     openDialog: null as null | (() => Promise<{ canceled: boolean; filePaths: string[] }>),
     saveDialog: null as null | (() => Promise<{ canceled: boolean; filePath?: string }>),
-    ready: null as null | (() => void)
+    ready: null as null | (() => void),
+    exposed: new Map<string, unknown>(),
+    invoked: [] as unknown[][]
   }
   return state
 })
@@ -76,6 +78,15 @@ vi.mock('electron', () => {
   return {
     app,
     BrowserWindow,
+    contextBridge: { exposeInMainWorld: (key: string, api: unknown) => fake.exposed.set(key, api) },
+    ipcRenderer: {
+      invoke: (...args: unknown[]) => {
+        fake.invoked.push(args)
+        return Promise.resolve({ ok: true, value: null })
+      },
+      on: () => undefined,
+      removeListener: () => undefined
+    },
     dialog: {
       showOpenDialog: () => fake.openDialog!(),
       showSaveDialog: () => fake.saveDialog!()
@@ -261,6 +272,23 @@ describe('the shell, loaded against a stand-in for electron', () => {
     expect(readFileSync(target, 'utf8')).toBe('%PDF')
     fake.saveDialog = async () => ({ canceled: true })
     expect(await ipc('reports/save', { jobId: 'j1' }, APP_INDEX_URL)).toEqual({ ok: true, value: { saved: false, fileName: 'r.pdf' } })
+  })
+})
+
+describe('the preload', () => {
+  it('exposes only call and onEvent, for contract methods, and refuses path parameters before IPC', async () => {
+    fake.exposed.clear()
+    fake.invoked.length = 0
+    await import('../../src-main/electron/preload')
+    expect([...fake.exposed.keys()]).toEqual(['quietAlarm'])
+    const bridge = fake.exposed.get('quietAlarm') as { call(m: string, r: unknown): Promise<{ ok: boolean; error?: { code: string } }>; onEvent: unknown }
+    expect(Object.keys(bridge).sort()).toEqual(['call', 'onEvent'])
+    expect((await bridge.call('fs/read', { path: '/etc/passwd' })).error?.code).toBe('unknown-method')
+    expect((await bridge.call('datasets/preview-file', { path: '/etc/shadow' })).error?.code).toBe('bad-input')
+    expect((await bridge.call('reports/export', { format: 'pdf', outPath: '/tmp/x.pdf' })).error?.code).toBe('bad-input')
+    expect(fake.invoked).toEqual([])
+    await bridge.call('datasets/preview-file', { fileId: 'abc' })
+    expect(fake.invoked).toEqual([['quiet-alarm:call', 'datasets/preview-file', { fileId: 'abc' }]])
   })
 })
 
