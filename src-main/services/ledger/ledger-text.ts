@@ -48,7 +48,9 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
     for (const a of d.accounts) {
       const real = a.cells.filter((c) => c.key !== '{}')
       if (real.length === 0) continue
-      out.push(`  Spend per cell under ${a.label} (${a.cellCount} cells charged; a record has spent the total of the cells it lies in):`)
+      out.push(
+        `  Spend per cell under ${a.label} (${a.cellCount} cells charged; a ${d.unitKind === 'person' ? 'person' : 'row'} has spent the total of the cells ${d.unitKind === 'person' ? 'their rows lie' : 'it lies'} in):`
+      )
       // Cells with the same total are listed together, largest first.
       const levels: Array<{ total: string; labels: string[] }> = []
       for (const c of real) {

@@ -19,6 +19,7 @@ import type { PrivacyNotion } from '../../../src-main/contract/ledger'
 import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, craftDataset, openLedgerWorkspace } from './fixtures'
+import { harness } from '../datasets/harness'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -90,6 +91,27 @@ describe('privacy unit at import', () => {
     const tables = (store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'ds_%' OR name LIKE 'import_staging%')`).all() as unknown[]).length
     expect(tables).toBe(0)
     expect((store.db.prepare('SELECT count(*) AS n FROM dataset_units').get() as { n: number }).n).toBe(0)
+  })
+
+  it('contract: datasets/import takes personColumn; the job fails with the sentence on an unknown column; datasets/get shows the unit', async () => {
+    const hx = harness()
+    try {
+      const path = writeVisits('contract.csv')
+      const ok = await hx.importAndWait({ path, name: 'visits', personColumn: 'person' })
+      expect(ok.state, ok.error ?? '').toBe('done')
+      const list = await hx.handlers['datasets/list']({})
+      expect(list.map((d) => [d.name, d.unit])).toEqual([['visits', { kind: 'person', column: 'person' }]])
+      const got = await hx.handlers['datasets/get']({ datasetId: list[0].id })
+      expect(got.columns.find((c) => c.name === 'age')!.perPerson).toBe(true)
+      const bad = await hx.importAndWait({ path, name: 'bad', personColumn: 'nobody' })
+      expect(bad.state).toBe('failed')
+      expect(bad.error).toMatch(/^The person column "nobody" is not in the header row/)
+      const rows = await hx.importAndWait({ path, name: 'rows' })
+      expect(rows.state).toBe('done')
+      expect((await hx.handlers['datasets/list']({})).map((d) => d.unit.kind)).toEqual(['person', 'row'])
+    } finally {
+      hx.cleanup()
+    }
   })
 
   it('the unit is fixed: dataset_units rows cannot change or go, and stay after the dataset is deleted', async () => {

@@ -51,7 +51,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   <td>{e.datasetName}</td>
                   <td>{e.notion ?? (e.kind === 'budget' ? 'budget per unit' : '–')}</td>
                   <td className="num">{formatExact(e.epsilonExact)}</td>
-                  <td title={e.cells.join('\n')}>{e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
+                  <td title={e.cells.join('\n')}>{e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
                   <td className="wrap">
                     {e.description}
                     {e.rowLevelAccounting && <span className="hint"> (row-level accounting (before person-level units))</span>}
