@@ -224,9 +224,9 @@ export interface Admission {
  */
 export function admission(db: Db, datasetId: number, datasetName: string, notion: PrivacyNotion, cells: CellKey[], amountNano: number): Admission {
   const existing = cellCharges(db, datasetId, notion)
-  const notionBefore = cellSpend(existing).maxNano
-  const notionAfter = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
   const total = unitSpend(db, datasetId)
+  const notionBefore = total.byNotion[notion]
+  const notionAfter = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
   const before = total.spentNano
   const after = before - notionBefore + notionAfter
   const unitNano = unitBudgetNano(db, datasetId)

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3'
 import type { DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
 import { WHOLE_DATASET, cellLabel } from './cells'
-import { type EntryRow, accountOf, datasetName, headOf, perUnitBudget, rowLevelThroughSeq, unitBudgetNano } from './ledger-store'
+import { type Account, type EntryRow, accountOf, datasetName, headOf, perUnitBudget, rowLevelThroughSeq, unitBudgetNano } from './ledger-store'
 import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from './notions'
 import { nanoToDecimal, nanoToNumber } from './units'
 import { datasetUnit, unitName, unitText } from '../datasets/privacy-unit'
@@ -55,8 +55,15 @@ export function listEntries(db: Db, req: { datasetId?: number; limit?: number; o
  * One notion's account. `perUnitLeftNano`: what the budget per unit leaves (null: no per-unit budget); the notion's
  * remaining is the smaller of that and its own budget's remainder.
  */
-export function notionAccount(db: Db, datasetId: number, notion: PrivacyNotion, cellLimit = 50, perUnitLeftNano?: number | null): NotionAccount {
-  const a = accountOf(db, datasetId, notion)
+export function notionAccount(
+  db: Db,
+  datasetId: number,
+  notion: PrivacyNotion,
+  cellLimit = 50,
+  perUnitLeftNano?: number | null,
+  account?: Account
+): NotionAccount {
+  const a = account ?? accountOf(db, datasetId, notion)
   const unitLeft = perUnitLeftNano === undefined ? perUnitLeft(db, datasetId) : perUnitLeftNano
   const capLeft = a.budgetNano === null ? null : a.budgetNano - a.spentNano
   const remaining = capLeft === null ? unitLeft : unitLeft === null ? capLeft : Math.min(capLeft, unitLeft)
@@ -100,7 +107,9 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): Datase
     .prepare(`SELECT seq, at, notion, amount_nano, actor, description FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`)
     .all(datasetId) as Array<{ seq: number; at: string; notion: PrivacyNotion | null; amount_nano: number; actor: string; description: string }>
   const unit = datasetUnit(db, datasetId)
-  const spentNano = NOTIONS.reduce((sum, n) => sum + accountOf(db, datasetId, n).spentNano, 0)
+  // Each notion's account once (the cell accounting is the costly part), then their sum.
+  const byNotion = NOTIONS.map((n) => ({ notion: n, account: accountOf(db, datasetId, n) }))
+  const spentNano = byNotion.reduce((sum, x) => sum + x.account.spentNano, 0)
   const budget = perUnitBudget(db, datasetId)
   const officerBudget = unitBudgetNano(db, datasetId)
   const remaining = budget.nano === null ? null : budget.nano - spentNano
@@ -121,7 +130,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): Datase
     remainingPerUnit: remaining === null ? null : nanoToNumber(remaining),
     remainingPerUnitExact: remaining === null ? null : nanoToDecimal(remaining),
     rowLevelEntries,
-    accounts: NOTIONS.map((n) => notionAccount(db, datasetId, n, cellLimit, officerBudget === null ? null : officerBudget - spentNano)),
+    accounts: byNotion.map((x) => notionAccount(db, datasetId, x.notion, cellLimit, officerBudget === null ? null : officerBudget - spentNano, x.account)),
     budgetChanges: budgetRows.map((b) => ({
       seq: b.seq,
       at: b.at,
