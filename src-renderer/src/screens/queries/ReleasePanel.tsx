@@ -157,11 +157,12 @@ function PreviewBox(props: { preview: ReleasePreview | null | undefined; error: 
       </p>
       <p data-testid="preview-budget">
         {p.budgetExact === null ? (
-          <>No budget is set for {p.notion} on “{p.datasetName}”.</>
+          <>No budget is set on “{p.datasetName}” (neither a budget per person nor one for {p.notion}).</>
         ) : (
           <>
             Budget ε {formatExact(p.budgetExact)}: spent {formatExact(p.spentBeforeExact)}, {formatExact(p.remainingExact)} left; after this
-            release {formatExact(p.spentAfterExact)} spent.
+            release {formatExact(p.spentAfterExact)} spent.{' '}
+            <span className="hint">(What one person, or row on a row-level dataset, has spent, summed over every privacy notion.)</span>
           </>
         )}
       </p>
