@@ -28,7 +28,7 @@ function stripExtension(name: string): string {
 
 export function ImportPanel(props: { onImported: () => void }) {
   const client = useClient()
-  const fileId = useId()
+  const fileFieldId = useId()
   const headless = client.transport.kind === 'http'
   const [picked, setPicked] = useState<Picked | null>(null)
   const [upload, setUpload] = useState<{ sent: number; total: number; startedMs: number } | null>(null)
@@ -123,9 +123,9 @@ export function ImportPanel(props: { onImported: () => void }) {
       <div className="row">
         {headless ? (
           <div className="field">
-            <label htmlFor={fileId}>File to import</label>
+            <label htmlFor={fileFieldId}>File to import</label>
             <input
-              id={fileId}
+              id={fileFieldId}
               type="file"
               accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
               onChange={(e) => {
