@@ -118,6 +118,21 @@ export function recordAudit(db: Db, kind: string, actor: string, subject: string
 // notion's account (basic composition). Each notion's account keeps its cell accounting (a record's spend is the sum of
 // the charges of the cells it lies in; the account's spend is the maximum over records). The headline per dataset is
 // that sum, `spentPerUnit`, held to one budget per unit; a notion's own budget, if the officer set one, is an extra cap.
+//
+// Why spentPerUnit is never below what one unit truly lost (proof sketch; checked by brute force in
+// test/unit/ledger-per-person.test.ts and test/integration/ledger/person-level.test.ts):
+// 1. A release r charged c_r costs one unit at most c_r (its charge is per unit: contribution bounds times the
+//    mechanism's per-predicate epsilon), and nothing if none of the unit's rows lies in r's predicates (parallel
+//    composition: the predicates are public and r's output depends only on the rows they select).
+// 2. The ledger holds r under its notion on cells C_r: the whole dataset, or (privacy-unit.ts `cellsForUnit`) cells over
+//    columns that hold one value per unit. Each predicate's rows lie in a cell of C_r (a cell keeps only the predicate's
+//    equality conditions, so it can only be larger).
+// 3. All rows of a unit p agree on those columns, so p behaves like one record x_p: a row of p lies in cell c iff x_p
+//    does. The cells of one release are over one column set and pairwise disjoint, so x_p lies in at most one of them.
+//    Hence p's loss under a notion is at most the sum of the charges of the cells containing x_p, and `cellSpend` takes
+//    the maximum of that sum over all records (exactly, or an upper bound if its search is cut short).
+// 4. A normal unit is protected by every notion, and its losses under them add up (basic composition): summing step 3
+//    over notions bounds its total loss by spentPerUnit. On a row-level dataset the unit is one row and x_p is the row.
 
 /** The per-unit budget: the latest budget entry that names no notion; null if the officer never set one. */
 export function unitBudgetNano(db: Db, datasetId: number): number | null {
