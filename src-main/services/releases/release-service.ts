@@ -115,7 +115,7 @@ export function chargeRelease(db: Db, p: PreparedRelease, actor: string): { rele
         requested: nanoToDecimal(p.chargeNano),
         remaining: adm.remainingNano === null ? null : nanoToDecimal(adm.remainingNano),
         budget: adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
-        difference: nanoToDecimal(adm.spentAfterNano - (adm.budgetNano ?? 0))
+        difference: nanoToDecimal(adm.overNano)
       })
     )()
     throw new UserError(adm.denial ?? 'Denied', 'denied')
