@@ -259,7 +259,7 @@ export interface DatasetMethods {
   /** Drops the data and its saved queries; ledger history about the dataset stays (ids are never reused). */
   'datasets/delete': { req: { datasetId: number }; res: { deleted: true } }
   /** The privacy officer declares a dataset public (a ledger entry with a reason): its values may then reach releases. */
-  'datasets/declare-public': { req: { datasetId: number; reason: string; officer: string }; res: DatasetInfo }
+  'datasets/declare-public': { req: { datasetId: number; reason: string; officer?: string; passphrase?: string }; res: DatasetInfo }
   /** Validates the definition against the dataset's columns and saves it (saved queries are immutable). */
   'queries/save': { req: { datasetId: number; name: string; definition: QueryDefinition }; res: SavedQuery }
   'queries/list': { req: { datasetId?: number }; res: SavedQuery[] }

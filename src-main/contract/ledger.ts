@@ -140,6 +140,36 @@ export interface LedgerVerifyResult {
   firstBroken: { seq: number; reason: string } | null
   /** One sentence: green or red. */
   message: string
+  /** Officer acts with a valid signature (budgets, public declarations, unlocks, registrations), and signed checkpoints. */
+  signedActs?: number
+  checkpoints?: number
+  /** The last signed checkpoint: the ledger entry and audit event it covers, who signed it and when; null: none yet. */
+  lastCheckpoint?: { ledgerSeq: number; auditId: number; officer: string; at: string } | null
+  /** Entries and audit events written after the last checkpoint: their rewrite or removal cannot be detected from the file alone. */
+  notCheckpointed?: { entries: number; auditEvents: number }
+  /** Registered officers (name, key id) whose keys the signatures were checked against. */
+  officers?: Array<{ name: string; keyId: string }>
+}
+
+/** An officer act's credentials (issue 15): the registered officer (optional when only one is registered) and the passphrase. Never stored. */
+export interface OfficerCredentialsRequest {
+  officer?: string
+  passphrase?: string
+}
+
+export interface OfficerSummary {
+  keyId: string
+  name: string
+  createdAt: string
+  addedByName: string
+}
+
+export interface CheckpointResult {
+  ledgerSeq: number
+  ledgerHash: string
+  auditId: number
+  officer: string
+  at: string
 }
 
 export interface SetBudgetRequest {
@@ -150,8 +180,10 @@ export interface SetBudgetRequest {
   notion?: PrivacyNotion
   /** Required: why the budget is set or changed. */
   reason: string
-  /** Who sets it (recorded; Quiet Alarm has no accounts, the workspace file is protected by the operating system). */
-  officer: string
+  /** The registered officer who sets it (name or key id; optional when only one officer is registered). */
+  officer?: string
+  /** The officer's passphrase: the budget is signed with the officer's key (never stored or logged). */
+  passphrase?: string
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -335,7 +367,11 @@ export interface LedgerMethods {
   'releases/list': { req: { datasetId?: number }; res: ReleaseRecord[] }
   'releases/get': { req: { releaseId: number }; res: ReleaseRecord }
   /** Privacy officer: read the sealed ex-post costs of a release. The unlock is recorded as an audit event first. */
-  'officer/unlock-ex-post': { req: { releaseId: number; officer: string; reason: string }; res: ExPostCosts }
+  'officer/unlock-ex-post': { req: { releaseId: number; reason: string } & OfficerCredentialsRequest; res: ExPostCosts }
+  /** The registered privacy officers (public information: names and key ids). */
+  'officer/list': { req: Record<string, never>; res: OfficerSummary[] }
+  /** Privacy officer: sign the heads of the ledger and the audit log (a checkpoint). */
+  'ledger/checkpoint': { req: OfficerCredentialsRequest; res: CheckpointResult }
 }
 
 export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {
@@ -347,5 +383,7 @@ export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {
   'releases/run': true,
   'releases/list': true,
   'releases/get': true,
-  'officer/unlock-ex-post': true
+  'officer/unlock-ex-post': true,
+  'officer/list': true,
+  'ledger/checkpoint': true
 }

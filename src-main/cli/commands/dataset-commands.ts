@@ -16,6 +16,7 @@ import { dropOrphanStagingTables } from '../../services/datasets/staging'
 import type { Store } from '../../services/store/store'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliContext, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
+import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 
 const dbOption = { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' }
 
@@ -138,19 +139,21 @@ const datasetsCommand: CliCommand = {
   name: 'datasets',
   summary: 'List, show, page through (public ones), rename, delete or declare public datasets',
   usage:
-    'datasets [list|show|rows|rename|delete|public] --db PATH [--dataset ID|NAME] [--name NEW] [--offset N] [--limit N] [--reason TEXT --officer NAME (public)]',
+    'datasets [list|show|rows|rename|delete|public] --db PATH [--dataset ID|NAME] [--name NEW] [--offset N] [--limit N] [--reason TEXT [--officer NAME] [--passphrase-file F] (public)]',
   subcommands: ['list', 'show', 'rows', 'rename', 'delete', 'public'],
   options: {
     db: dbOption,
     dataset: { type: 'string', description: 'dataset id or name (show, rows, rename, delete)' },
     name: { type: 'string', description: 'new name (rename)' },
     reason: { type: 'string', description: 'why the dataset may be released (public; recorded in the ledger)' },
-    officer: { type: 'string', description: 'who declares it public (public; recorded)', defaultText: 'privacy officer' },
+    ...OFFICER_OPTIONS,
     offset: { type: 'string', description: 'first row, 0-based (rows)', defaultText: '0' },
     limit: { type: 'string', description: 'number of rows (rows)', defaultText: '20' }
   },
   async run(values, pos, ctx) {
     const sub = pos[0] ?? 'list'
+    // Declaring public is an officer act: the passphrase is read before the workspace is touched.
+    const passphrase = sub === 'public' ? await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) : undefined
     return withStore(values, ctx, async (store) => {
       const db = store.db
       switch (sub) {
@@ -189,7 +192,7 @@ const datasetsCommand: CliCommand = {
         case 'public': {
           // An officer act (ALGORITHMS.md section 5): only a public dataset may supply values that reach a release.
           const d = resolveDataset(db, reqString(values, 'dataset'))
-          const entry = declarePublic(db, { datasetId: d.info.id, reason: reqString(values, 'reason'), officer: optString(values, 'officer') ?? 'privacy officer' })
+          const entry = declarePublic(db, { datasetId: d.info.id, reason: reqString(values, 'reason'), officer: optString(values, 'officer'), passphrase })
           return {
             json: { dataset: getDataset(db, d.info.id).info, ledgerSeq: entry.seq },
             text: `Dataset ${d.info.id} "${d.info.name}" is now public (ledger entry ${entry.seq}); its values may reach releases and its rows can be browsed`

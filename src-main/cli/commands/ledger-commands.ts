@@ -2,7 +2,6 @@
  * Store commands of the ledger area (issue 6): release, ledger [verify|unlock], budget, demo.
  */
 import { existsSync, rmSync } from 'node:fs'
-import { userInfo } from 'node:os'
 import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../contract/datasets'
 import type { PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
@@ -19,6 +18,8 @@ import { NOTIONS } from '../../services/ledger/notions'
 import { verifyLedger } from '../../services/ledger/verify'
 import { previewRelease, runRelease, unlockExPost } from '../../services/releases/release-service'
 import { type Store, openStore } from '../../services/store/store'
+import { checkpoint, registerOfficer } from '../../services/officer/officers'
+import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 
@@ -36,14 +37,6 @@ function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store)
 }
 
 const DB_OPTION = { db: { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data folder' } }
-
-function defaultOfficer(): string {
-  try {
-    return userInfo().username || 'officer'
-  } catch {
-    return 'officer'
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // release
@@ -114,21 +107,38 @@ export const releaseCommand: CliCommand = {
 export const ledgerCommand: CliCommand = {
   name: 'ledger',
   summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
-  usage: 'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT',
-  subcommands: ['verify', 'unlock'],
+  usage:
+    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F]',
+  subcommands: ['verify', 'unlock', 'checkpoint'],
   options: {
     ...DB_OPTION,
     dataset: { type: 'string', description: 'one dataset (id or name)' },
     limit: { type: 'string', description: 'entries to list', defaultText: '20' },
     cells: { type: 'string', description: 'most-spent cells to list per notion', defaultText: '5' },
-    head: { type: 'string', description: 'verify: a head hash recorded earlier, to detect a rewritten chain' },
+    head: { type: 'string', description: 'verify: a head hash recorded earlier (or its first 16 or more hex digits), to detect a rewrite after the last checkpoint' },
     release: { type: 'string', description: 'unlock: release id' },
     reason: { type: 'string', description: 'unlock: why (recorded)' },
-    officer: { type: 'string', description: 'unlock: who (recorded)', defaultText: 'the operating-system user' }
+    ...OFFICER_OPTIONS
   },
   async run(values, positionals, ctx) {
     const sub = positionals[0]
+    // Officer acts: the passphrase is read (file, environment, prompt) before the workspace is touched.
+    let cred: { officer?: string; passphrase: string } | undefined
+    if (sub === 'unlock' || sub === 'checkpoint') {
+      if (sub === 'unlock') {
+        reqNumber(values, 'release', { integer: true, ge: 1 })
+        reqString(values, 'reason')
+      }
+      cred = { officer: optString(values, 'officer'), passphrase: await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) }
+    }
     return withStore(values, ctx, (store) => {
+      if (sub === 'checkpoint') {
+        const c = checkpoint(store.db, cred!)
+        return {
+          json: { checkpoint: c },
+          text: `Checkpoint signed by officer "${c.officer}": ledger entry ${c.ledgerSeq} (head ${c.ledgerHash.slice(0, 16)}) and audit event ${c.auditId}. A rewrite of anything up to here is now detected by ledger verify.`
+        }
+      }
       if (sub === 'verify') {
         const v = verifyLedger(store.db, optString(values, 'head'))
         if (!v.ok) return { json: { verify: v }, text: v.message, exitCode: 3, stderrLine: v.message }
@@ -136,9 +146,9 @@ export const ledgerCommand: CliCommand = {
       }
       if (sub === 'unlock') {
         const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
-        const ex = unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), officer: optString(values, 'officer') ?? defaultOfficer() })
+        const ex = unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred })
         const lines = [
-          `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was recorded in the audit log)`,
+          `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was signed and recorded in the audit log)`,
           `Charged (worst case): ${ex.chargedExact}; actually spent (largest): ${Number(ex.spentMax.toPrecision(6))}`
         ]
         if (ex.queries !== undefined) lines.push(`Queries asked: ${ex.queries}`)
@@ -169,14 +179,15 @@ export const ledgerCommand: CliCommand = {
 export const budgetCommand: CliCommand = {
   name: 'budget',
   summary: 'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
-  usage: 'budget --db PATH --dataset D --epsilon E --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME]',
+  usage:
+    'budget --db PATH --dataset D --epsilon E --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]',
   options: {
     ...DB_OPTION,
     dataset: { type: 'string', description: 'dataset id or name' },
     epsilon: { type: 'string', description: 'the new budget (decimal; rounded down to 1e-9)' },
     reason: { type: 'string', description: 'why (required, recorded)' },
     notion: { type: 'string', description: 'an extra cap on one notion only', defaultText: 'the budget per unit, summed over notions' },
-    officer: { type: 'string', description: 'who sets it (recorded)', defaultText: 'the operating-system user' }
+    ...OFFICER_OPTIONS
   },
   async run(values, _pos, ctx) {
     const ref = reqString(values, 'dataset')
@@ -185,13 +196,14 @@ export const budgetCommand: CliCommand = {
     const reason = reqString(values, 'reason')
     const notionRaw = optString(values, 'notion')
     const notion = notionRaw === undefined ? undefined : choice('notion', notionRaw, NOTIONS as readonly PrivacyNotion[])
+    const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
     return withStore(values, ctx, (store) => {
       const ds = resolveDataset(store.db, ref).info
-      const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer') ?? defaultOfficer() })
+      const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer'), passphrase })
       const account = datasetLedger(store.db, ds.id)
       const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
       const text = [
-        `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${entry.epsilonExact} (ledger entry #${entry.seq}, by ${entry.actor}: "${entry.description}").`,
+        `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${entry.epsilonExact} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`,
         `  Spent ${per} (summed over notions): ${account.spentPerUnitExact} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : account.budgetPerUnitExact}; unit: ${account.unitText}.`,
         ...account.accounts.map((a) => `  ${a.label}: own budget ${a.budgetExact ?? '-'}, spent ${a.spentExact}, remaining ${a.remainingExact ?? '-'}`)
       ].join('\n')
@@ -204,6 +216,8 @@ export const budgetCommand: CliCommand = {
 // demo
 
 const DEMO_FILE = 'quiet-alarm-demo.sqlite'
+/** The demo officer's passphrase, printed by the demo (demo workspaces only). */
+export const DEMO_PASSPHRASE = 'quiet alarm demo officer'
 
 async function importSample(store: Store, file: string, name: string, personColumn?: string): Promise<{ id: number; rows: number }> {
   const path = resolve(projectRoot(), 'resources', 'sample', file)
@@ -242,15 +256,23 @@ export const demoCommand: CliCommand = {
         `1. Imported: occupancy (${occ.rows} rows: person x room x hour; unit: person, by person_id), capacities (${cap.rows} rooms; unit: row), ` +
           `person-hours (${ph.rows} persons; unit: person, by person_id).`
       )
-      const officer = 'privacy officer (demo)'
-      setBudget(store.db, { datasetId: occ.id, epsilon: '10', reason: 'Demo: budget per person for the fire-safety review of March 2024', officer })
+      // The demo's privacy officer: a real key under a passphrase printed here (a demo only: never print a real one).
+      const officer = 'Privacy Officer (demo)'
+      const passphrase = DEMO_PASSPHRASE
+      const reg = registerOfficer(store.db, { name: officer, passphrase })
+      out.push(
+        `   Privacy officer "${officer}" registered (key ${reg.fingerprint}); its demo passphrase is "${DEMO_PASSPHRASE}".`,
+        '   Budgets, public declarations, unlocks and checkpoints are signed with this key and need the passphrase.'
+      )
+      setBudget(store.db, { datasetId: occ.id, epsilon: '10', reason: 'Demo: budget per person for the fire-safety review of March 2024', officer, passphrase })
       setBudget(store.db, {
         datasetId: ph.id,
         epsilon: '25',
         reason: 'Demo: budget per person; the anomaly search may ask up to 10 questions at epsilon 2 each',
-        officer
+        officer,
+        passphrase
       })
-      declarePublic(store.db, { datasetId: cap.id, reason: 'Demo: room capacities are posted at every door (fire-safety signage)', officer })
+      declarePublic(store.db, { datasetId: cap.id, reason: 'Demo: room capacities are posted at every door (fire-safety signage)', officer, passphrase })
       out.push(
         '2. Budgets per person set by the privacy officer (what one person may lose, summed over every notion): 10 on occupancy, 25 on person-hours (reasons recorded).',
         '   The officer declared "capacities" public (room capacities are posted at every door): only public data may supply thresholds and group lists.'
@@ -313,17 +335,18 @@ export const demoCommand: CliCommand = {
           out.push(`Release of query ${queryId} not made: ${e.message}`, '')
         }
       }
+      checkpoint(store.db, { officer, passphrase })
       const summary = ledgerSummary(store.db, {})
       const entries = listEntries(store.db, { limit: 50 })
       const v = verifyLedger(store.db)
-      out.push('5. The ledger:', '', summaryText(summary), '', entriesText(entries.entries, entries.total), '', v.message)
+      out.push('5. The ledger (the officer signed a checkpoint after the releases):', '', summaryText(summary), '', entriesText(entries.entries, entries.total), '', v.message)
       out.push(
         '',
         'Explore:',
         `  quiet-alarm ledger --db ${path}`,
         `  quiet-alarm ledger verify --db ${path}`,
         `  quiet-alarm release --db ${path} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
-        `  quiet-alarm ledger unlock --db ${path} --release 1 --reason "officer review"   (privacy officer; recorded)`
+        `  QUIET_ALARM_PASSPHRASE='${DEMO_PASSPHRASE}' quiet-alarm ledger unlock --db ${path} --release 1 --reason "officer review"   (privacy officer; signed and recorded)`
       )
       return { json: { db: path, releases, failures, summary, verify: v }, text: out.join('\n') }
     } finally {

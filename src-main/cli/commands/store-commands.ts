@@ -1,5 +1,6 @@
 import { datasetCommands } from './dataset-commands'
 import { ledgerCommands } from './ledger-commands'
+import { officerCommand } from './officer-commands'
 
 // Store commands of issue 6: import, datasets (dataset-commands.ts); release, ledger, budget, demo (ledger-commands.ts).
-export const storeCommands = [...datasetCommands, ...ledgerCommands]
+export const storeCommands = [...datasetCommands, ...ledgerCommands, officerCommand]

@@ -8,6 +8,7 @@ import { UserError } from '../errors'
 import type { JobContext } from '../jobs/job-registry'
 import type { WorkerPool } from '../pool/worker-pool'
 import type { Store } from '../store/store'
+import { recordAudit } from '../ledger/ledger-store'
 
 const SCALE = 1
 const KS_ALPHA = 1e-3
@@ -58,7 +59,7 @@ export async function runSelfCheck(store: Store, pool: WorkerPool, req: Required
     ksCritical: critical,
     passed: d < critical
   }
-  store.db.prepare("INSERT INTO audit_events (kind, actor, subject, detail) VALUES ('self-check', 'system', 'sampler', ?)").run(JSON.stringify(result))
+  recordAudit(store.db, 'self-check', 'system', 'sampler', result as unknown as Record<string, unknown>)
   return result
 }
 

@@ -52,7 +52,7 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
     },
     'datasets/declare-public': async (r) => {
       const q = req(r)
-      declarePublic(db, { datasetId: q.datasetId, reason: q.reason, officer: q.officer })
+      declarePublic(db, { datasetId: q.datasetId, reason: q.reason, officer: q.officer, passphrase: q.passphrase })
       return getDataset(db, q.datasetId).info
     },
     'queries/save': async (r) => saveQuery(db, req(r).datasetId, r.name, r.definition),

@@ -12,13 +12,17 @@ import type { LedgerEntry } from '../../contract/ledger'
 import { UserError } from '../errors'
 import { appendEntry, recordAudit } from '../ledger/ledger-store'
 import { toLedgerEntry } from '../ledger/ledger-views'
+import { unlockOfficer, writeCheckpoint } from '../officer/officers'
 import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
 import { groupKey, toDisplay } from './column-types'
 
 export interface DeclarePublicInput {
   datasetId: number
   reason: string
-  officer: string
+  /** The officer's registered name or key id (may be left out when only one officer is registered). */
+  officer?: string
+  /** The officer's passphrase: declaring a dataset public is an officer act, signed (issue 15). Never stored. */
+  passphrase?: string
 }
 
 /** The officer's act: records that `datasetId` is public. Idempotent acts are refused (it is already public). */
@@ -27,9 +31,9 @@ export function declarePublic(db: Database.Database, input: DeclarePublicInput):
   const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
   if (reason.length < 3) throw new UserError('Declaring a dataset public needs a reason (a few words saying why its values may be released); it is recorded in the ledger')
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
-  const officer = typeof input.officer === 'string' ? input.officer.trim() : ''
-  if (officer === '') throw new UserError('Say who declares the dataset public (officer); it is recorded in the ledger')
   if (ds.info.public) throw new UserError(`Dataset "${ds.info.name}" is already public`, 'conflict')
+  const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
+  const officer = key.name
   const run = db.transaction(() => {
     const row = appendEntry(db, {
       kind: 'public',
@@ -41,9 +45,11 @@ export function declarePublic(db: Database.Database, input: DeclarePublicInput):
       releaseId: null,
       actor: officer.slice(0, 100),
       description: reason,
-      detail: { act: 'declare-public', columns: ds.info.columns.map((c) => c.name) }
+      detail: { act: 'declare-public', columns: ds.info.columns.map((c) => c.name) },
+      signer: key
     })
     recordAudit(db, 'officer/declare-public', officer.slice(0, 100), `dataset:${ds.info.id}`, { seq: row.seq, reason })
+    writeCheckpoint(db, key)
     return row
   })
   return toLedgerEntry(run.immediate())

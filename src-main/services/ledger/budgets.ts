@@ -10,13 +10,17 @@ import { appendEntry, datasetName, recordAudit } from './ledger-store'
 import { toLedgerEntry } from './ledger-views'
 import { NOTION_LABEL, isNotion } from './notions'
 import { decimalToNano, nanoToDecimal } from './units'
+import { unlockOfficer, writeCheckpoint } from '../officer/officers'
 
 export interface SetBudgetInput {
   datasetId: number
   epsilon: number | string
   notion?: PrivacyNotion
   reason: string
-  officer: string
+  /** The officer's registered name or key id (may be left out when only one officer is registered). */
+  officer?: string
+  /** The officer's passphrase: a budget is an officer act, signed with the officer's key (issue 15). Never stored. */
+  passphrase?: string
 }
 
 export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerEntry {
@@ -29,8 +33,6 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
   if (reason.length < 3) throw new UserError('A budget change needs a reason (a few words saying why); it is recorded in the ledger')
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
-  const officer = typeof input.officer === 'string' ? input.officer.trim() : ''
-  if (officer === '') throw new UserError('Say who sets the budget (officer); it is recorded in the ledger')
   let nano: number
   try {
     nano = decimalToNano(input.epsilon, 'down')
@@ -40,6 +42,9 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   // Without a notion: the budget per unit (what one person, or row, may lose summed over notions). With one: that
   // notion's own cap, on top of the budget per unit.
   const scope = input.notion ? NOTION_LABEL[input.notion] : 'per unit, summed over notions'
+  // Last: the officer's key (the passphrase is checked before anything is written; the act is signed).
+  const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
+  const officer = key.name
   const run = db.transaction(() => {
     const row = appendEntry(db, {
       kind: 'budget',
@@ -51,7 +56,8 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       releaseId: null,
       actor: officer,
       description: reason,
-      detail: { scope }
+      detail: { scope },
+      signer: key
     })
     recordAudit(db, 'budget/set', officer, `dataset:${input.datasetId}`, {
       seq: row.seq,
@@ -59,6 +65,7 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       epsilon: nanoToDecimal(nano),
       reason
     })
+    writeCheckpoint(db, key)
     return row
   })
   return toLedgerEntry(run.immediate())

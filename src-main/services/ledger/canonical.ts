@@ -44,6 +44,8 @@ export interface HashedEntryFields {
   actor: string
   description: string
   detail: string
+  /** The signing officer's key id (signed entries only; undefined leaves the field out of the hash). */
+  signer?: string
 }
 
 export function entryHash(prevHash: string, fields: HashedEntryFields): string {

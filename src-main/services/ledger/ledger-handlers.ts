@@ -5,6 +5,7 @@ import { getRelease, listReleases, previewRelease, runRelease, unlockExPost } fr
 import { setBudget } from './budgets'
 import { datasetLedger, ledgerSummary, listEntries } from './ledger-views'
 import { verifyLedger } from './verify'
+import { checkpoint, listOfficers } from '../officer/officers'
 
 function optInt(x: unknown, name: string): number | undefined {
   if (x === undefined || x === null) return undefined
@@ -28,6 +29,11 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     'releases/run': async (req) => runRelease(db(), req),
     'releases/list': async (req) => listReleases(db(), optInt(req.datasetId, 'datasetId')),
     'releases/get': async (req) => getRelease(db(), req.releaseId),
-    'officer/unlock-ex-post': async (req) => unlockExPost(db(), req)
+    'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
+    'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
+    'ledger/checkpoint': async (req) => {
+      const c = checkpoint(db(), { officer: req.officer, passphrase: req.passphrase })
+      return { ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, officer: c.officer, at: c.at }
+    }
   }
 }

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { PrivacyNotion } from '../../contract/ledger'
+import { appendAudit } from './audit-chain'
 import { GENESIS_HASH, canonicalJson, entryHash } from './canonical'
 import { type CellKey, type CellTotal, WHOLE_DATASET, cellSpend } from './cells'
 import { NOTIONS, NOTION_LABEL } from './notions'
@@ -27,7 +28,18 @@ export interface EntryRow {
   detail: string
   prev_hash: string
   hash: string
+  /** Officer acts (issue 15): the signing officer's key id and the Ed25519 signature over the entry's hash. */
+  signer?: string | null
+  signature?: string | null
 }
+
+/** An officer's unlocked signing key, as the ledger needs it (services/officer/officers.ts makes one). */
+export interface EntrySigner {
+  keyId: string
+  sign: (text: string) => string
+}
+
+export const entrySigningText = (seq: number, hash: string, keyId: string) => `quiet-alarm/ledger-entry/v1\n${seq}\n${hash}\n${keyId}`
 
 export interface AppendInput {
   kind: 'charge' | 'budget' | 'public'
@@ -41,6 +53,8 @@ export interface AppendInput {
   actor: string
   description: string
   detail: Record<string, unknown>
+  /** An officer act: signed by this officer (budgets and public declarations must be). */
+  signer?: EntrySigner
 }
 
 export function nowIso(): string {
@@ -73,13 +87,20 @@ export function appendEntry(db: Db, input: AppendInput): EntryRow {
     description: input.description,
     detail: canonicalJson(input.detail),
     prev_hash: head.hash,
-    hash: ''
+    hash: '',
+    signer: input.signer?.keyId ?? null,
+    signature: null
   }
   row.hash = entryHash(row.prev_hash, hashedFields(row))
+  if (input.signer) row.signature = input.signer.sign(entrySigningText(row.seq, row.hash, input.signer.keyId))
+  // The signature columns are named only for a signed entry (so that unsigned entries can still be written by tests
+  // that build workspaces with older schemas).
+  const signed = input.signer ? ', signer, signature' : ''
+  const signedValues = input.signer ? ', @signer, @signature' : ''
   db.prepare(
-    `INSERT INTO ledger_entries (seq, at, kind, dataset_id, dataset_name, notion, amount_nano, cells, release_id, actor, description, detail, prev_hash, hash)
-     VALUES (@seq, @at, @kind, @dataset_id, @dataset_name, @notion, @amount_nano, @cells, @release_id, @actor, @description, @detail, @prev_hash, @hash)`
-  ).run(row)
+    `INSERT INTO ledger_entries (seq, at, kind, dataset_id, dataset_name, notion, amount_nano, cells, release_id, actor, description, detail, prev_hash, hash${signed})
+     VALUES (@seq, @at, @kind, @dataset_id, @dataset_name, @notion, @amount_nano, @cells, @release_id, @actor, @description, @detail, @prev_hash, @hash${signedValues})`
+  ).run(input.signer ? row : { ...row, signer: undefined, signature: undefined })
   if (input.kind === 'charge') {
     const ins = db.prepare('INSERT INTO ledger_cell_charges (entry_seq, dataset_id, notion, cell, amount_nano) VALUES (?, ?, ?, ?, ?)')
     for (const c of cells) ins.run(row.seq, row.dataset_id, row.notion, c, row.amount_nano)
@@ -102,12 +123,15 @@ export function hashedFields(r: EntryRow) {
     releaseId: r.release_id,
     actor: r.actor,
     description: r.description,
-    detail: r.detail
+    detail: r.detail,
+    // Signed entries (issue 15) also hash who signed them; older entries hash exactly the fields they had.
+    signer: r.signer ?? undefined
   }
 }
 
-export function recordAudit(db: Db, kind: string, actor: string, subject: string | null, detail: Record<string, unknown>): void {
-  db.prepare('INSERT INTO audit_events (at, kind, actor, subject, detail) VALUES (?, ?, ?, ?, ?)').run(nowIso(), kind, actor, subject, canonicalJson(detail))
+/** Append an audit event to the audit chain (audit-chain.ts); an officer's act passes its signer. */
+export function recordAudit(db: Db, kind: string, actor: string, subject: string | null, detail: Record<string, unknown>, signer?: EntrySigner): void {
+  appendAudit(db, { at: nowIso(), kind, actor, subject, detail: canonicalJson(detail) }, signer)
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -10,14 +10,30 @@
 import type Database from 'better-sqlite3'
 import type { LedgerVerifyResult } from '../../contract/ledger'
 import { GENESIS_HASH, entryHash } from './canonical'
-import { type EntryRow, hashedFields } from './ledger-store'
+import { type EntryRow, entrySigningText, hashedFields } from './ledger-store'
+import { type AuditRow, auditHash, auditSigningText } from './audit-chain'
+import { UserError } from '../errors'
+import { keyIdOf, verifyText } from '../officer/officer-crypto'
+import { type OfficerRow, checkpointText, officerRows, registrationText } from '../officer/officers'
 
 interface Problem {
   seq: number
   reason: string
 }
 
+/** `--head`: a head hash verify printed, or any prefix of it of at least 16 hex digits. */
+export function normalizeExpectHead(expectHead: string | undefined): string | undefined {
+  if (expectHead === undefined) return undefined
+  const h = expectHead.trim().toLowerCase()
+  if (h === '') return undefined
+  if (!/^[0-9a-f]{16,64}$/.test(h)) {
+    throw new UserError('The head hash must be at least 16 hexadecimal digits (0-9, a-f) of a head hash that ledger verify printed')
+  }
+  return h
+}
+
 export function verifyLedger(db: Database.Database, expectHead?: string): LedgerVerifyResult {
+  const expect = normalizeExpectHead(expectHead)
   const problems: Problem[] = []
   const hashes = new Map<string, number>()
   let prevHash = GENESIS_HASH
@@ -26,6 +42,7 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
   let lastHash = GENESIS_HASH
   const entryIter = db.prepare('SELECT * FROM ledger_entries ORDER BY seq').iterate() as IterableIterator<EntryRow>
   const charges = new Map<number, EntryRow>()
+  const entryBySeq = new Map<number, EntryRow>()
   for (const e of entryIter) {
     count++
     if (e.seq !== expectedSeq) {
@@ -39,6 +56,7 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
     const recomputed = entryHash(e.prev_hash, hashedFields(e))
     if (recomputed !== e.hash) problems.push({ seq: e.seq, reason: `entry ${e.seq} was changed after it was written (its hash does not match its contents)` })
     hashes.set(e.hash, e.seq)
+    entryBySeq.set(e.seq, e)
     if (e.kind === 'charge') charges.set(e.seq, e)
     prevHash = e.hash
     lastHash = e.hash
@@ -99,12 +117,23 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
       problems.push({ seq: e.seq, reason: `release ${r.id} does not match its charge (entry ${e.seq})` })
     }
   }
-  if (expectHead !== undefined && expectHead !== '' && !hashes.has(expectHead.toLowerCase())) {
+  if (expect !== undefined && ![...hashes.keys()].some((h) => h.startsWith(expect))) {
     problems.push({ seq: 1, reason: 'the head hash you recorded earlier is not in this ledger: it was rewritten' })
   }
+  const trust = verifyTrust(db, entryBySeq, lastSeq)
+  problems.push(...trust.problems)
   problems.sort((a, b) => a.seq - b.seq)
   const first = problems[0] ?? null
   const headHash = lastHash
+  const cp = trust.lastCheckpoint
+  const trustText = !trust.enabled
+    ? ''
+    : cp === null
+      ? ` No signed checkpoint yet: all ${count} entries are not yet checkpointed (an officer act or "ledger checkpoint" signs the head).`
+      : ` ${trust.signedActs} officer ${trust.signedActs === 1 ? 'act' : 'acts'} signed; last checkpoint at entry ${cp.ledgerSeq} by ${cp.officer} (${cp.at})` +
+        (trust.notCheckpointed.entries + trust.notCheckpointed.auditEvents === 0
+          ? '; nothing after it.'
+          : `; not yet checkpointed: ${trust.notCheckpointed.entries} ${trust.notCheckpointed.entries === 1 ? 'entry' : 'entries'} and ${trust.notCheckpointed.auditEvents} audit ${trust.notCheckpointed.auditEvents === 1 ? 'event' : 'events'} after it.`)
   return {
     ok: first === null,
     entries: count,
@@ -112,6 +141,130 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
     firstBroken: first,
     message: first
       ? `Ledger verification FAILED at entry ${first.seq}: ${first.reason}.`
-      : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.`
+      : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.${trustText}`,
+    signedActs: trust.signedActs,
+    checkpoints: trust.checkpoints,
+    lastCheckpoint: cp,
+    notCheckpointed: trust.notCheckpointed,
+    officers: trust.officers
   }
+}
+
+interface TrustResult {
+  enabled: boolean
+  problems: Problem[]
+  signedActs: number
+  checkpoints: number
+  lastCheckpoint: { ledgerSeq: number; auditId: number; officer: string; at: string } | null
+  notCheckpointed: { entries: number; auditEvents: number }
+  officers: Array<{ name: string; keyId: string }>
+}
+
+/**
+ * Issue 15: officer registrations, signatures of officer acts, the audit chain and the signed checkpoints. A checkpoint
+ * binds the ledger's and the audit log's heads with an officer's signature, so any rewrite of what came before it (even
+ * a consistent one with every hash recomputed) no longer matches what the officer signed.
+ */
+function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, lastSeq: number): TrustResult {
+  const result: TrustResult = { enabled: false, problems: [], signedActs: 0, checkpoints: 0, lastCheckpoint: null, notCheckpointed: { entries: lastSeq, auditEvents: 0 }, officers: [] }
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'officers'`).get() === undefined) return result
+  result.enabled = true
+  const P = (seq: number, reason: string) => result.problems.push({ seq, reason })
+  // Officers: a key id that matches its keys, a registration signed by an officer registered before (the first one by
+  // itself, and only the first), recorded in the audit log.
+  const officers = officerRows(db)
+  const byId = new Map<string, OfficerRow>()
+  let selfSigned = 0
+  for (const o of officers) {
+    if (keyIdOf(o.sign_public, o.seal_public) !== o.key_id) P(1, `officer "${o.name}" has a key id that does not match its keys`)
+    const adder = o.added_by === o.key_id ? o : byId.get(o.added_by)
+    if (o.added_by === o.key_id) selfSigned++
+    if (!adder) P(1, `officer "${o.name}" was added by a key that is not a registered officer`)
+    else if (!verifyText(adder.sign_public, registrationText(o), o.signature)) P(1, `the registration of officer "${o.name}" does not carry a valid officer signature`)
+    byId.set(o.key_id, o)
+    result.officers.push({ name: o.name, keyId: o.key_id })
+  }
+  if (selfSigned > 1) P(1, 'more than one officer registered itself (only the first officer may; later ones are added by a registered officer)')
+  const nameOf = (keyId: string) => byId.get(keyId)?.name ?? `unknown key ${keyId.slice(0, 16)}`
+  // Signed ledger entries; officer acts written after officer keys existed must be signed.
+  const epoch = db.prepare('SELECT unsigned_through_seq AS seq FROM ledger_trust_epoch WHERE id = 1').get() as { seq: number } | undefined
+  const unsignedThrough = epoch?.seq ?? 0
+  if (epoch === undefined) P(1, 'the record of when officer signatures began is missing')
+  for (const e of entryBySeq.values()) {
+    if (e.signer) {
+      const o = byId.get(e.signer)
+      if (!o) P(e.seq, `entry ${e.seq} is signed by a key that is not a registered officer`)
+      else if (!e.signature || !verifyText(o.sign_public, entrySigningText(e.seq, e.hash, e.signer), e.signature)) {
+        P(e.seq, `entry ${e.seq} (${e.kind}) does not carry a valid signature of officer "${o.name}"`)
+      } else result.signedActs++
+    } else if ((e.kind === 'budget' || e.kind === 'public') && e.seq > unsignedThrough) {
+      P(e.seq, `entry ${e.seq} is an officer act (${e.kind}) without an officer's signature`)
+    }
+  }
+  // The audit chain.
+  const auditBy = new Map<number, AuditRow>()
+  let prev = GENESIS_HASH
+  let lastAudit = 0
+  const registered = new Set<string>()
+  for (const a of db.prepare('SELECT * FROM audit_events ORDER BY id').iterate() as IterableIterator<AuditRow>) {
+    auditBy.set(a.id, a)
+    lastAudit = a.id
+    if (a.hash === null) {
+      P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is not in the audit chain (it was inserted around the app)`)
+      continue
+    }
+    if (a.prev_hash !== prev) P(lastSeq + 1, `audit event ${a.id} does not follow the event before it (audit events were deleted, inserted or reordered)`)
+    if (auditHash(a.prev_hash ?? '', a) !== a.hash) P(lastSeq + 1, `audit event ${a.id} (${a.kind}) was changed after it was written`)
+    if (a.signer) {
+      const o = byId.get(a.signer)
+      if (!o || !a.signature || !verifyText(o.sign_public, auditSigningText(a.id, a.hash, a.signer), a.signature)) {
+        P(lastSeq + 1, `audit event ${a.id} (${a.kind}) does not carry a valid officer signature`)
+      } else result.signedActs++
+    } else if (a.kind.startsWith('officer/') && a.kind !== 'officer/declare-public') {
+      // Unlocks and registrations are officer acts; older unsigned ones can only predate officer keys.
+      if (officers.length > 0 && a.at >= officers[0].created_at) P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
+    }
+    if (a.kind === 'officer/registered' && a.subject?.startsWith('officer:')) registered.add(a.subject.slice('officer:'.length))
+    prev = a.hash
+  }
+  for (const o of officers) if (!registered.has(o.key_id)) P(1, `officer "${o.name}" is not recorded in the audit log (an officer added around the app)`)
+  // Checkpoints: each signed by a registered officer, each still matching both chains.
+  const cps = db.prepare('SELECT * FROM ledger_checkpoints ORDER BY id').all() as Array<{
+    id: number
+    at: string
+    ledger_seq: number
+    ledger_hash: string
+    audit_id: number
+    audit_hash: string
+    signer: string
+    signature: string
+  }>
+  let best: (typeof cps)[number] | null = null
+  for (const c of cps) {
+    const o = byId.get(c.signer)
+    const text = checkpointText({ at: c.at, ledgerSeq: c.ledger_seq, ledgerHash: c.ledger_hash, auditId: c.audit_id, auditHash: c.audit_hash, keyId: c.signer })
+    if (!o || !verifyText(o.sign_public, text, c.signature)) {
+      P(Math.max(1, c.ledger_seq), `checkpoint ${c.id} does not carry a valid officer signature`)
+      continue
+    }
+    result.checkpoints++
+    const who = `checkpoint ${c.id} (signed by officer "${o.name}" at ${c.at})`
+    if (c.ledger_seq > 0) {
+      const e = entryBySeq.get(c.ledger_seq)
+      if (!e) P(c.ledger_seq, `entry ${c.ledger_seq}, covered by ${who}, is missing: the ledger was cut short`)
+      else if (e.hash !== c.ledger_hash) P(c.ledger_seq, `the ledger up to entry ${c.ledger_seq} was rewritten after ${who}: its head no longer matches what the officer signed`)
+    }
+    if (c.audit_id > 0) {
+      const a = auditBy.get(c.audit_id)
+      if (!a) P(lastSeq + 1, `audit event ${c.audit_id}, covered by ${who}, is missing: audit events were deleted`)
+      else if (a.hash !== c.audit_hash) P(lastSeq + 1, `the audit log up to event ${c.audit_id} was rewritten after ${who} (events deleted or changed)`)
+    }
+    if (best === null || c.ledger_seq > best.ledger_seq || (c.ledger_seq === best.ledger_seq && c.audit_id >= best.audit_id)) best = c
+  }
+  if (best !== null) {
+    result.lastCheckpoint = { ledgerSeq: best.ledger_seq, auditId: best.audit_id, officer: nameOf(best.signer), at: best.at }
+    result.notCheckpointed = { entries: Math.max(0, lastSeq - best.ledger_seq), auditEvents: [...auditBy.keys()].filter((id) => id > best!.audit_id).length }
+  } else result.notCheckpointed = { entries: lastSeq, auditEvents: auditBy.size }
+  void lastAudit
+  return result
 }

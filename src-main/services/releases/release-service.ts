@@ -13,6 +13,8 @@ import { UserError } from '../errors'
 import { canonicalJson } from '../ledger/canonical'
 import { admission, appendEntry, nowIso, recordAudit } from '../ledger/ledger-store'
 import { nanoToDecimal, nanoToNumber } from '../ledger/units'
+import { type Sealed, seal, unseal } from '../officer/officer-crypto'
+import { type OfficerKey, officerRows, unlockOfficer, writeCheckpoint } from '../officer/officers'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
 
 type Db = Database.Database
@@ -136,8 +138,19 @@ function storeAnswer(db: Db, releaseId: number, result: ExecutionResult): void {
       answerTime(),
       releaseId
     )
-    db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, canonicalJson(result.exPost))
+    db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, sealExPost(db, releaseId, result.exPost))
   }).immediate()
+}
+
+/**
+ * The ex-post costs as stored: encrypted to every registered officer's X25519 key (issue 15), never in clear. With no
+ * officer registered (only possible in a workspace whose budgets predate officer keys, since a budget is an officer act)
+ * the costs are discarded rather than written in clear.
+ */
+function sealExPost(db: Db, releaseId: number, exPost: unknown): string {
+  const recipients = officerRows(db).map((o) => ({ keyId: o.key_id, sealPublic: o.seal_public }))
+  if (recipients.length === 0) return canonicalJson({ v: 1, recipients: [], discarded: 'no privacy officer was registered to seal to' })
+  return JSON.stringify(seal(canonicalJson(exPost), `release:${releaseId}`, recipients))
 }
 
 export interface RunHooks {
@@ -245,22 +258,37 @@ export function listReleases(db: Db, datasetId?: number): ReleaseRecord[] {
 }
 
 /**
- * The privacy officer's view of the sealed ex-post costs. The unlock is recorded as an audit event, in the same
- * transaction as the read, before anything is returned.
+ * The privacy officer's view of the sealed ex-post costs: the officer's passphrase unwraps the key that opens them, and
+ * the unlock is recorded (a signed audit event and a checkpoint) in one transaction before anything is returned. `key`:
+ * an officer key already unlocked by the caller (the officer edition of a report unlocks once for every release).
  */
-export function unlockExPost(db: Db, req: { releaseId: number; officer: string; reason: string }): ExPostCosts {
-  const officer = typeof req.officer === 'string' ? req.officer.trim() : ''
+export function unlockExPost(db: Db, req: { releaseId: number; officer?: string; passphrase?: string; reason: string }, key?: OfficerKey): ExPostCosts {
   const reason = typeof req.reason === 'string' ? req.reason.trim() : ''
-  if (officer === '') throw new UserError('Say who unlocks the sealed costs (officer); the unlock is recorded')
   if (reason.length < 3) throw new UserError('Unlocking sealed costs needs a reason; it is recorded')
+  if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
   const rel = getRelease(db, req.releaseId)
-  const sealed = db.transaction(() => {
-    const row = db.prepare('SELECT sealed FROM release_ex_post WHERE release_id = ?').get(rel.releaseId) as { sealed: string } | undefined
-    recordAudit(db, 'officer/unlock-ex-post', officer, `release:${rel.releaseId}`, { reason, found: row !== undefined })
-    return row?.sealed ?? null
+  const officer = key ?? unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
+  const row = db.prepare('SELECT sealed FROM release_ex_post WHERE release_id = ?').get(rel.releaseId) as { sealed: string } | undefined
+  let plain: string | null = null
+  let problem: string | null = null
+  if (row === undefined) problem = `Release ${rel.releaseId} has no sealed costs (${rel.statusText})`
+  else {
+    const stored = JSON.parse(row.sealed) as Partial<Sealed> & { spentMax?: unknown; discarded?: string }
+    if (stored.spentMax !== undefined) plain = row.sealed // written in clear before officer keys existed (issue 15)
+    else if (stored.discarded !== undefined) problem = `Release ${rel.releaseId}'s costs were not kept: ${stored.discarded} when it ran`
+    else {
+      plain = unseal(stored as Sealed, `release:${rel.releaseId}`, officer.keyId, officer.sealPublic, officer.sealKey)
+      if (plain === null) {
+        problem = `Release ${rel.releaseId}'s costs were not sealed to officer "${officer.name}" (sealed to the officers registered when it ran), or were altered`
+      }
+    }
+  }
+  db.transaction(() => {
+    recordAudit(db, 'officer/unlock-ex-post', officer.name, `release:${rel.releaseId}`, { reason, found: plain !== null }, officer)
+    writeCheckpoint(db, officer)
   }).immediate()
-  if (sealed === null) throw new UserError(`Release ${rel.releaseId} has no sealed costs (${rel.statusText})`, 'not-found')
-  const s = JSON.parse(sealed) as { spentMax: number; perPredicate?: ExPostCosts['perPredicate']; queries?: number }
+  if (plain === null) throw new UserError(problem ?? `Release ${rel.releaseId} has no sealed costs`, 'not-found')
+  const s = JSON.parse(plain) as { spentMax: number; perPredicate?: ExPostCosts['perPredicate']; queries?: number }
   return {
     releaseId: rel.releaseId,
     notion: rel.notion,

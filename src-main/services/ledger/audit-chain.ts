@@ -1,0 +1,69 @@
+/**
+ * The audit log as a hash chain (issue 15): hash of event n = SHA-256( prev_hash || "\n" || canonical(fields of event n) ),
+ * the fields being id, at, kind, actor, subject, detail (and signer, when an officer signed the event). Checkpoints sign
+ * the audit head together with the ledger head, so deleting or editing an event before a checkpoint is detected.
+ */
+import { createHash } from 'node:crypto'
+import type Database from 'better-sqlite3'
+import { GENESIS_HASH, canonicalJson } from './canonical'
+
+type Db = Database.Database
+
+export interface AuditRow {
+  id: number
+  at: string
+  kind: string
+  actor: string
+  subject: string | null
+  detail: string
+  prev_hash: string | null
+  hash: string | null
+  signer: string | null
+  signature: string | null
+}
+
+export function auditHash(prevHash: string, r: Pick<AuditRow, 'id' | 'at' | 'kind' | 'actor' | 'subject' | 'detail' | 'signer'>): string {
+  const fields = { id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, detail: r.detail, signer: r.signer ?? undefined }
+  return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(fields)).digest('hex')
+}
+
+/** The last chained audit event (0 and the genesis hash when there is none). */
+export function auditHead(db: Db): { id: number; hash: string } {
+  const row = db.prepare('SELECT id, hash FROM audit_events WHERE hash IS NOT NULL ORDER BY id DESC LIMIT 1').get() as { id: number; hash: string } | undefined
+  return row ?? { id: 0, hash: GENESIS_HASH }
+}
+
+/** Chain every event not chained yet, in id order (the migration; events inserted by older code paths). */
+export function chainAuditRows(db: Db): void {
+  let head = auditHead(db)
+  const rows = db.prepare('SELECT * FROM audit_events WHERE hash IS NULL AND id > ? ORDER BY id').all(head.id) as AuditRow[]
+  const upd = db.prepare('UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?')
+  for (const r of rows) {
+    const hash = auditHash(head.hash, r)
+    upd.run(head.hash, hash, r.id)
+    head = { id: r.id, hash }
+  }
+}
+
+export const auditSigningText = (id: number, hash: string, keyId: string) => `quiet-alarm/audit-event/v1\n${id}\n${hash}\n${keyId}`
+
+/**
+ * Append one event to the chain. `sign` (an officer's act) receives the text to sign and returns the key id and the
+ * signature. Runs in the caller's transaction if there is one.
+ */
+export function appendAudit(
+  db: Db,
+  ev: { at: string; kind: string; actor: string; subject: string | null; detail: string },
+  signer?: { keyId: string; sign: (text: string) => string }
+): AuditRow {
+  const head = auditHead(db)
+  const last = db.prepare('SELECT max(id) AS id FROM audit_events').get() as { id: number | null }
+  const id = Math.max(head.id, last.id ?? 0) + 1
+  const row: AuditRow = { id, ...ev, prev_hash: head.hash, hash: null, signer: signer?.keyId ?? null, signature: null }
+  row.hash = auditHash(head.hash, row)
+  if (signer) row.signature = signer.sign(auditSigningText(id, row.hash, signer.keyId))
+  db.prepare(
+    'INSERT INTO audit_events (id, at, kind, actor, subject, detail, prev_hash, hash, signer, signature) VALUES (@id, @at, @kind, @actor, @subject, @detail, @prev_hash, @hash, @signer, @signature)'
+  ).run(row)
+  return row
+}

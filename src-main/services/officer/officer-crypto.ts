@@ -1,0 +1,204 @@
+/**
+ * The officer's cryptography, node:crypto only.
+ *
+ * - Key pair: Ed25519 (signs officer acts and checkpoints) and X25519 (receives sealed data), created together.
+ * - At rest: both private keys (PKCS#8 DER) are wrapped with AES-256-GCM under a 32-byte key derived from the
+ *   passphrase by scrypt (N = 2^17, r = 8, p = 1: 128 MiB and a few hundred milliseconds per try), with a random salt and
+ *   nonce; the key id is bound as associated data. A wrong passphrase fails the GCM tag: nothing else is learned.
+ * - Sealing: a random content key encrypts the plaintext once (AES-256-GCM); for each recipient an ephemeral X25519 key
+ *   agrees a secret with the recipient's public key, HKDF-SHA-256 turns it into a wrapping key, and AES-256-GCM wraps
+ *   the content key. The context (e.g. "release:7") is associated data everywhere, so a sealed value cannot be moved.
+ * - Key id: the first 32 hex digits of SHA-256 over both raw public keys.
+ */
+import {
+  type KeyObject,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  scryptSync,
+  sign,
+  verify
+} from 'node:crypto'
+
+export const SCRYPT = { N: 2 ** 17, r: 8, p: 1 } as const
+const SCRYPT_MAXMEM = 256 * 1024 * 1024
+
+const b64 = (b: Buffer | Uint8Array) => Buffer.from(b).toString('base64')
+const unb64 = (s: string) => Buffer.from(s, 'base64')
+
+/** Raw 32-byte public key (base64) of an Ed25519 or X25519 key. */
+function rawPublic(k: KeyObject): string {
+  const jwk = k.export({ format: 'jwk' }) as { x?: string }
+  if (typeof jwk.x !== 'string') throw new Error('not an OKP public key')
+  return b64(Buffer.from(jwk.x, 'base64url'))
+}
+
+function publicFromRaw(raw: string, crv: 'Ed25519' | 'X25519'): KeyObject {
+  return createPublicKey({ key: { kty: 'OKP', crv, x: unb64(raw).toString('base64url') }, format: 'jwk' })
+}
+
+export function keyIdOf(signPublic: string, sealPublic: string): string {
+  return createHash('sha256').update(unb64(signPublic)).update(unb64(sealPublic)).digest('hex').slice(0, 32)
+}
+
+export interface WrappedKeys {
+  v: 1
+  kdf: { alg: 'scrypt'; N: number; r: number; p: number; salt: string }
+  aead: { alg: 'aes-256-gcm'; iv: string; tag: string; data: string }
+}
+
+export interface NewKeyPair {
+  keyId: string
+  signPublic: string
+  sealPublic: string
+  wrapped: WrappedKeys
+  signKey: KeyObject
+  sealKey: KeyObject
+}
+
+function kek(passphrase: string, kdf: WrappedKeys['kdf']): Buffer {
+  return scryptSync(passphrase.normalize('NFC'), unb64(kdf.salt), 32, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: SCRYPT_MAXMEM })
+}
+
+export function createKeyPair(passphrase: string): NewKeyPair {
+  const ed = generateKeyPairSync('ed25519')
+  const x = generateKeyPairSync('x25519')
+  const signPublic = rawPublic(ed.publicKey)
+  const sealPublic = rawPublic(x.publicKey)
+  const keyId = keyIdOf(signPublic, sealPublic)
+  const kdf = { alg: 'scrypt' as const, ...SCRYPT, salt: b64(randomBytes(16)) }
+  const key = kek(passphrase, kdf)
+  const iv = randomBytes(12)
+  const c = createCipheriv('aes-256-gcm', key, iv)
+  c.setAAD(Buffer.from(`quiet-alarm/officer-key/v1\n${keyId}`))
+  const plain = Buffer.from(
+    JSON.stringify({
+      sign: b64(ed.privateKey.export({ format: 'der', type: 'pkcs8' })),
+      seal: b64(x.privateKey.export({ format: 'der', type: 'pkcs8' }))
+    })
+  )
+  const data = Buffer.concat([c.update(plain), c.final()])
+  plain.fill(0)
+  key.fill(0)
+  return {
+    keyId,
+    signPublic,
+    sealPublic,
+    wrapped: { v: 1, kdf, aead: { alg: 'aes-256-gcm', iv: b64(iv), tag: b64(c.getAuthTag()), data: b64(data) } },
+    signKey: ed.privateKey,
+    sealKey: x.privateKey
+  }
+}
+
+/** The private keys, or null when the passphrase is wrong (or the wrapped keys were altered). */
+export function unwrapKeys(keyId: string, wrapped: WrappedKeys, passphrase: string): { signKey: KeyObject; sealKey: KeyObject } | null {
+  const kdf = wrapped.kdf
+  if (wrapped.v !== 1 || kdf.alg !== 'scrypt' || wrapped.aead.alg !== 'aes-256-gcm') return null
+  const key = kek(passphrase, kdf)
+  try {
+    const d = createDecipheriv('aes-256-gcm', key, unb64(wrapped.aead.iv))
+    d.setAAD(Buffer.from(`quiet-alarm/officer-key/v1\n${keyId}`))
+    d.setAuthTag(unb64(wrapped.aead.tag))
+    const plain = Buffer.concat([d.update(unb64(wrapped.aead.data)), d.final()])
+    const parsed = JSON.parse(plain.toString('utf8')) as { sign: string; seal: string }
+    plain.fill(0)
+    return {
+      signKey: createPrivateKey({ key: unb64(parsed.sign), format: 'der', type: 'pkcs8' }),
+      sealKey: createPrivateKey({ key: unb64(parsed.seal), format: 'der', type: 'pkcs8' })
+    }
+  } catch {
+    return null
+  } finally {
+    key.fill(0)
+  }
+}
+
+export function signText(signKey: KeyObject, text: string): string {
+  return b64(sign(null, Buffer.from(text, 'utf8'), signKey))
+}
+
+export function verifyText(signPublic: string, text: string, signature: string): boolean {
+  try {
+    return verify(null, Buffer.from(text, 'utf8'), publicFromRaw(signPublic, 'Ed25519'), unb64(signature))
+  } catch {
+    return false
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sealing
+
+export interface SealedRecipient {
+  keyId: string
+  epk: string
+  iv: string
+  tag: string
+  key: string
+}
+
+export interface Sealed {
+  v: 1
+  iv: string
+  tag: string
+  data: string
+  recipients: SealedRecipient[]
+}
+
+function wrappingKey(shared: Buffer, epk: string, recipientPublic: string, context: string): Buffer {
+  const salt = Buffer.concat([unb64(epk), unb64(recipientPublic)])
+  return Buffer.from(hkdfSync('sha256', shared, salt, Buffer.from(`quiet-alarm/seal/v1\n${context}`), 32))
+}
+
+/** Encrypt `plaintext` to every recipient's X25519 public key. */
+export function seal(plaintext: string, context: string, recipients: Array<{ keyId: string; sealPublic: string }>): Sealed {
+  if (recipients.length === 0) throw new Error('sealing needs at least one recipient')
+  const cek = randomBytes(32)
+  const iv = randomBytes(12)
+  const c = createCipheriv('aes-256-gcm', cek, iv)
+  c.setAAD(Buffer.from(`quiet-alarm/sealed/v1\n${context}`))
+  const data = Buffer.concat([c.update(Buffer.from(plaintext, 'utf8')), c.final()])
+  const out: Sealed = { v: 1, iv: b64(iv), tag: b64(c.getAuthTag()), data: b64(data), recipients: [] }
+  for (const r of recipients) {
+    const eph = generateKeyPairSync('x25519')
+    const epk = rawPublic(eph.publicKey)
+    const shared = diffieHellman({ privateKey: eph.privateKey, publicKey: publicFromRaw(r.sealPublic, 'X25519') })
+    const wk = wrappingKey(shared, epk, r.sealPublic, context)
+    const wiv = randomBytes(12)
+    const w = createCipheriv('aes-256-gcm', wk, wiv)
+    w.setAAD(Buffer.from(`quiet-alarm/sealed-key/v1\n${context}\n${r.keyId}`))
+    const key = Buffer.concat([w.update(cek), w.final()])
+    out.recipients.push({ keyId: r.keyId, epk, iv: b64(wiv), tag: b64(w.getAuthTag()), key: b64(key) })
+    shared.fill(0)
+    wk.fill(0)
+  }
+  cek.fill(0)
+  return out
+}
+
+/** Decrypt with one recipient's X25519 private key; null when it is not a recipient or anything was altered. */
+export function unseal(sealed: Sealed, context: string, keyId: string, sealPublic: string, sealKey: KeyObject): string | null {
+  const r = sealed.recipients.find((x) => x.keyId === keyId)
+  if (!r) return null
+  try {
+    const shared = diffieHellman({ privateKey: sealKey, publicKey: publicFromRaw(r.epk, 'X25519') })
+    const wk = wrappingKey(shared, r.epk, sealPublic, context)
+    const w = createDecipheriv('aes-256-gcm', wk, unb64(r.iv))
+    w.setAAD(Buffer.from(`quiet-alarm/sealed-key/v1\n${context}\n${keyId}`))
+    w.setAuthTag(unb64(r.tag))
+    const cek = Buffer.concat([w.update(unb64(r.key)), w.final()])
+    const d = createDecipheriv('aes-256-gcm', cek, unb64(sealed.iv))
+    d.setAAD(Buffer.from(`quiet-alarm/sealed/v1\n${context}`))
+    d.setAuthTag(unb64(sealed.tag))
+    const plain = Buffer.concat([d.update(unb64(sealed.data)), d.final()]).toString('utf8')
+    cek.fill(0)
+    return plain
+  } catch {
+    return null
+  }
+}
