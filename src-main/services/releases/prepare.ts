@@ -14,10 +14,11 @@ import { canonicalJson } from '../ledger/canonical'
 import { type CellKey, WHOLE_DATASET, cellKey } from '../ledger/cells'
 import { MAX_NANO, decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDisplay } from '../ledger/units'
 import { aiqGuarantee, num, searchGuarantee, thresholdGuarantee } from './guarantee'
-import { type SavedQueryRow, aiqDefinition, checkAiqRecords, loadSavedQuery, searchDefinition, thresholdDefinition } from './inputs'
+import { type SavedQueryRow, aiqDefinition, loadSavedQuery, searchDefinition, thresholdDefinition } from './inputs'
 import { publicThreshold, runThreshold } from './threshold-adapter'
 import { getDataset } from '../datasets/catalog'
-import { anomalySearchQuery, loadAnomalyIdentificationData, loadAnomalySearchData, searchIndividuals } from '../datasets/anomaly-loaders'
+import { anomalyIdentificationQuery, anomalySearchQuery, loadAnomalyIdentificationData, loadAnomalySearchData, searchIndividuals } from '../datasets/anomaly-loaders'
+import { aiqFrame, framedValues } from './aiq-frame'
 import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../datasets/privacy-unit'
@@ -217,7 +218,13 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
   const def = aiqDefinition(query)
   if (mechanism !== 'dp' && mechanism !== 'sp') throw new UserError(`mechanism must be dp or sp (got "${String(mechanism)}")`)
   finite(epsilon, 'epsilon', (v) => v > 0 && v <= 1e6, 'a number > 0')
-  checkAiqRecords(db, query)
+  // Public: the columns and the records asked about decide the frame (clamp ranges, categories) before the charge.
+  const resolved = anomalyIdentificationQuery(db, query.id)
+  const frame = aiqFrame(
+    resolved.columns.map((c, j) => ({ name: c.name, kind: c.type === 'text' ? 'categorical' : 'numeric', binWidth: c.type === 'text' ? NaN : (def.binWidths[j] as number) })),
+    resolved.records,
+    def.radius
+  )
   const records = def.records!.length
   const perQueryNano = decimalToNano(epsilon, 'up')
   if (perQueryNano === 0) throw new UserError('epsilon is below the ledger resolution of 1e-9')
@@ -248,13 +255,20 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     execute(rng) {
       const data = loadAnomalyIdentificationData({ db }, query.id)
-      if (data.rowCount === 0) throw new UserError('The dataset has no complete rows in the chosen columns')
       const keep = data.persons ? keptRows(data.persons, rowsPerUnit, rng) : null
       const pick = <T>(values: ArrayLike<T> | T[]): T[] => (keep ? keep.map((i) => values[i]) : Array.from(values))
+      // The data, framed (aiq-frame.ts: no answer changes, nothing private can fail or widen the index), followed by the
+      // records asked about, whose own copies are taken out of the histogram again: an empty selection is all zeros.
+      const n = keep ? keep.length : data.rowCount
       const universe = buildUniverse(
-        data.columns.map((c) => (c.kind === 'numeric' ? Float64Array.from(pick(c.values as Float64Array)) : pick(c.values as string[]))),
+        data.columns.map((c, j) => {
+          const framed = framedValues(frame[j], pick(c.values as ArrayLike<number> & string[]))
+          const asked = data.records.map((r) => r[j])
+          return c.kind === 'numeric' ? Float64Array.from([...(framed as Float64Array), ...(asked as number[])]) : [...(framed as string[]), ...(asked as string[]).map(String)]
+        }),
         data.columns.map((c) => ({ kind: c.kind, binWidth: c.kind === 'numeric' ? c.binWidth : undefined }))
       )
+      for (let i = 0; i < records; i++) universe.counts[universe.recordPoint[n + i]] -= 1
       const tuples = new Int32Array(records * universe.dims)
       // The records converted like the columns (a timestamp given as ISO text is compared in ms, as stored).
       data.records.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))

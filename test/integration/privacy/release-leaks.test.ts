@@ -18,6 +18,7 @@ import { type Rng, seededRng } from '../../../src-worker/engine/random'
 import { privateBinarySearch } from '../../../src-worker/engine/search'
 import { saveQuery as insertQueryUnchecked } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
+import { officerAct } from '../officer-fixture'
 
 const SAMPLE = resolve(__dirname, '../../../resources/sample')
 const OFFICER = 'Olga (privacy officer)'
@@ -37,8 +38,8 @@ async function sampleWorkspace(prefix: string, edit?: (db: Store['db'], ids: { o
   const occ = await imp('occupancy.csv', 'occupancy')
   const cap = await imp('capacities.csv', 'capacities')
   const ph = await imp('person-hours.csv', 'person-hours')
-  for (const d of [occ, ph]) setBudget(store.db, { datasetId: d, epsilon: '50', reason: 'attack tests', officer: OFFICER })
-  declarePublic(store.db, { datasetId: cap, reason: 'capacities are posted at the doors', officer: OFFICER })
+  for (const d of [occ, ph]) setBudget(store.db, { datasetId: d, epsilon: '50', reason: 'attack tests', ...officerAct(store.db, OFFICER) })
+  declarePublic(store.db, { datasetId: cap, reason: 'capacities are posted at the doors', ...officerAct(store.db, OFFICER) })
   edit?.(store.db, { occ, ph })
   return { ws, store, occ, cap, ph }
 }
@@ -79,7 +80,7 @@ describe('finding 1: column thresholds copied another dataset into the release',
   })
 
   it('the counted dataset can never be its own threshold table, even when public', async () => {
-    const own = await sampleWorkspace('qa-leaks-own-', (db, ids) => declarePublic(db, { datasetId: ids.occ, reason: 'test: even a public dataset', officer: OFFICER }))
+    const own = await sampleWorkspace('qa-leaks-own-', (db, ids) => declarePublic(db, { datasetId: ids.occ, reason: 'test: even a public dataset', ...officerAct(db, OFFICER) }))
     try {
       const def: QueryDefinition = { kind: 'threshold', groupBy: ['person_id', 'room', 'timestamp'], count: { kind: 'rows' }, threshold: { kind: 'column', datasetId: own.occ, column: 'minutes' } }
       expect(() => saveQuery(own.store.db, own.occ, 'minutes of every row', def)).toThrow('The threshold table cannot be the counted dataset "occupancy" itself')
@@ -198,18 +199,54 @@ describe('finding 3: the free preview and error messages read the data', () => {
     }
   })
 
-  it('a data problem found after the charge fails the release with a neutral sentence; the charge stays', () => {
-    // Anomaly identification over a column whose values are all empty in the data: only the data can tell.
+  it('whether a release fails never depends on the private values (the review\'s bin-overflow probe of max(minutes))', () => {
+    // The probe: bin width X / 2^31 made the release fail exactly when some value reached X, so a binary search over X
+    // read max(minutes) (60 in the sample) for 2e-8 epsilon. Now every value is clamped into the public frame of the
+    // records asked about before binning: both sides of the true maximum are answered.
+    const occPerRow = (X: number) =>
+      saveQuery(w.store.db, w.occ, `max >= ${X}?`, {
+        kind: 'anomaly-identification',
+        columns: ['minutes'],
+        binWidths: [X / 2 ** 31],
+        metric: 'linf',
+        radius: 1,
+        beta: 1,
+        k: 1,
+        records: [[0]],
+        maxRowsPerPerson: 1
+      }).id
+    for (const X of [60, 61]) {
+      const r = runRelease(w.store.db, { queryId: occPerRow(X), params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 1e-9 } })
+      expect(r.status).toBe('answered')
+    }
+    // A column that is empty on every row: answered (as a histogram of zeros), not failed.
     const t = `ds_${w.ph}`
     w.store.db.exec(`ALTER TABLE "${t}" ADD COLUMN c99 INTEGER`)
     w.store.db.prepare(`INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, 99, 'badge_floor', 'c99', 'integer', 'inferred')`).run(w.ph)
-    const q = saveQuery(w.store.db, w.ph, 'empty column', { kind: 'anomaly-identification', columns: ['badge_floor'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
+    const empty = saveQuery(w.store.db, w.ph, 'empty column', { kind: 'anomaly-identification', columns: ['badge_floor'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
+    expect(runRelease(w.store.db, { queryId: empty.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } }).status).toBe('answered')
+    // A record asked about that no bin can hold is a public problem: refused before anything is charged.
+    const before = ledgerRows(w.store.db)
+    const huge = saveQuery(w.store.db, w.occ, 'huge record', { kind: 'anomaly-identification', columns: ['minutes'], binWidths: [1e-300], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[1e10]] })
+    expect(() => runRelease(w.store.db, { queryId: huge.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } })).toThrow(
+      'A record\'s value for "minutes" falls outside the bins this bin width allows'
+    )
+    expect(ledgerRows(w.store.db)).toBe(before)
+  })
+
+  it('anything that still fails after the charge says one neutral sentence; the charge stays', () => {
+    const q = saveQuery(w.store.db, w.ph, 'lost table', { kind: 'anomaly-identification', columns: ['hours_on_site'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
     const before = ledgerRows(w.store.db)
     let message = ''
     try {
-      runRelease(w.store.db, { queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } })
+      // The data table disappears between the charge and the run (a crash of the disk, a hand edit).
+      runRelease(w.store.db, { queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } }, {
+        afterCharge: () => w.store.db.exec(`ALTER TABLE "ds_${w.ph}" RENAME TO "ds_${w.ph}_gone"`)
+      })
     } catch (e) {
       message = (e as Error).message
+    } finally {
+      w.store.db.exec(`ALTER TABLE "ds_${w.ph}_gone" RENAME TO "ds_${w.ph}"`)
     }
     expect(ledgerRows(w.store.db)).toBe(before + 1)
     const id = Number(/^Release (\d+) /.exec(message)?.[1])
