@@ -19,7 +19,7 @@ export interface DatasetColumn {
   /** Whether the type was inferred from the preview or set by the user. */
   typeSource: 'inferred' | 'override'
   /**
-   * Person-level datasets: whether the column holds at most one value per person (checked over all rows at import). Cells
+   * Person-level datasets: whether the column was declared at import to hold one value per person (and checked). Cells
    * over such columns are accounted in parallel; over others a person may lie in many cells. Absent for row-level datasets.
    */
   perPerson?: boolean
@@ -99,6 +99,12 @@ export interface ImportRequest {
    * of them). Absent: row-level, each row is a different person.
    */
   personColumn?: string
+  /**
+   * Person-level imports: columns declared to hold one value per person (a fact of the domain, e.g. a department). The
+   * import checks every row and fails if a declared column has a person with several values. Cells over such columns
+   * are accounted in parallel; every other column counts as several values per person.
+   */
+  perPersonColumns?: string[]
 }
 
 /** The `result` of a finished import job (kind "import", unit "rows"). */

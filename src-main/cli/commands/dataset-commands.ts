@@ -56,15 +56,15 @@ function cellText(v: unknown): string {
 }
 
 function columnsText(d: DatasetInfo): string {
-  // On a person-level dataset, "*" marks a column with more than one value for some person.
-  return d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === false ? '*' : ''}`).join(', ') + (d.columns.some((c) => c.perPerson === false) ? '  (* more than one value per person)' : '')
+  // On a person-level dataset, "^" marks a column declared at import to hold one value per person.
+  return d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ') + (d.columns.some((c) => c.perPerson === true) ? '  (^ one value per person, declared)' : '')
 }
 
 const importCommand: CliCommand = {
   name: 'import',
   summary: 'Import a CSV/TSV file into the workspace database as a dataset',
   usage:
-    'import --db PATH --file F [--person-column NAME | --row-level] [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
+    'import --db PATH --file F [--person-column NAME [--per-person-columns A,B] | --row-level] [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
   options: {
     db: dbOption,
     file: { type: 'string', description: 'the CSV or TSV file (UTF-8, header row)' },
@@ -74,7 +74,11 @@ const importCommand: CliCommand = {
     'on-bad-row': { type: 'string', description: 'abort (nothing stored) or skip (left out and reported)', defaultText: 'abort' },
     'report-bad-rows': { type: 'string', description: 'how many skipped bad rows to list', defaultText: '20' },
     'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
-    'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' }
+    'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' },
+    'per-person-columns': {
+      type: 'string',
+      description: 'person-level: columns that hold one value per person (e.g. department), comma-separated; checked over every row'
+    }
   },
   async run(values, _pos, ctx) {
     const file = resolve(ctx.cwd, reqString(values, 'file'))
@@ -91,7 +95,9 @@ const importCommand: CliCommand = {
     if (personColumn !== undefined && values['row-level']) throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
     if (personColumn !== undefined && personColumn.trim() === '') throw new UsageError('--person-column needs the name of a column')
     return withStore(values, ctx, async (store) => {
-      const plan = planImport(store.db, { path: file, name: optString(values, 'name'), delimiter, types, onBadRow, reportBadRows: report, personColumn })
+      const perRaw = optString(values, 'per-person-columns')
+      const perPersonColumns = perRaw === undefined ? undefined : perRaw.split(',').map((c) => c.trim()).filter((c) => c !== '')
+      const plan = planImport(store.db, { path: file, name: optString(values, 'name'), delimiter, types, onBadRow, reportBadRows: report, personColumn, perPersonColumns })
       const controller = new AbortController()
       const onSigint = () => controller.abort()
       process.once('SIGINT', onSigint)
@@ -113,9 +119,13 @@ const importCommand: CliCommand = {
           `Columns: ${columnsText(d)}`,
           `Privacy unit: ${unitText(d.unit)}${d.unit.kind === 'row' && personColumn === undefined && !values['row-level'] ? ' (the default; --person-column NAME declares a person column)' : ''}`
         ]
-        const shared = d.columns.filter((c) => c.perPerson === false).map((c) => c.name)
-        if (d.unit.kind === 'person' && shared.length) {
-          lines.push(`Columns with more than one value for some person (cells over them are charged as the whole dataset): ${shared.join(', ')}`)
+        const declared = d.columns.filter((c) => c.perPerson === true && !(d.unit.kind === 'person' && c.name === d.unit.column)).map((c) => c.name)
+        if (d.unit.kind === 'person') {
+          lines.push(
+            declared.length
+              ? `Declared one value per person (checked; cells over them are accounted in parallel): ${declared.join(', ')}`
+              : 'No column declared one value per person (--per-person-columns): cells over any column are charged as the whole dataset'
+          )
         }
         if (r.badRowCount > 0) {
           lines.push(`Skipped ${r.badRowCount} bad row${r.badRowCount === 1 ? '' : 's'}${r.badRows.length ? `; the first ${r.badRows.length}:` : ''}`)

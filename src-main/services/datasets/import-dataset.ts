@@ -18,7 +18,7 @@ import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isCo
 import { checkDatasetName, getDataset, ident, nameTaken } from './catalog'
 import { DELIMITERS, checkReadableFile, delimiterName, detectDelimiter, readCsv } from './csv-reader'
 import { dropOrphanStagingTables, newStagingName, releaseStagingName } from './staging'
-import { checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from './privacy-unit'
+import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from './privacy-unit'
 
 export const INFER_ROWS = 1000
 export const MAX_COLUMNS = 1000
@@ -46,6 +46,8 @@ export interface ImportPlan {
   reportBadRows: number
   /** The privacy unit: the person column, or null/absent for row-level (privacy-unit.ts). */
   personColumn?: string | null
+  /** Person-level imports: the columns declared to hold one value per person (checked over all rows). */
+  perPersonColumns?: string[]
 }
 
 export interface ImportProgress {
@@ -88,7 +90,7 @@ export function planImport(db: Database.Database, req: ImportPathRequest): Impor
   if (onBadRow !== 'skip' && onBadRow !== 'abort') throw new UserError('onBadRow must be "skip" or "abort"', 'bad-input')
   const report = req.reportBadRows ?? DEFAULT_REPORT
   if (!Number.isSafeInteger(report) || report < 0 || report > MAX_REPORT) throw new UserError(`reportBadRows must be a whole number from 0 to ${MAX_REPORT}`, 'bad-input')
-  return { path: req.path, sourceName, fileBytes, name, delimiter: req.delimiter ?? detectDelimiter(req.path), types, onBadRow, reportBadRows: report, personColumn: checkPersonColumnOption(req.personColumn) }
+  return { path: req.path, sourceName, fileBytes, name, delimiter: req.delimiter ?? detectDelimiter(req.path), types, onBadRow, reportBadRows: report, personColumn: checkPersonColumnOption(req.personColumn), perPersonColumns: checkPerPersonColumnsOption(req.perPersonColumns, checkPersonColumnOption(req.personColumn)) }
 }
 
 /** Column names from the header row, checked. */
@@ -341,7 +343,7 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
       db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(table, dsId)
       const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, ?, ?, ?, ?, ?)')
       finalNames.forEach((name, i) => addCol.run(dsId, i + 1, name, `c${i + 1}`, types[i], sources[i]))
-      recordPrivacyUnit(db, dsId, plan.personColumn ?? null)
+      recordPrivacyUnit(db, dsId, plan.personColumn ?? null, plan.perPersonColumns ?? [])
       return dsId
     })()
     finalized = true

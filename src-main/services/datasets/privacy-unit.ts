@@ -92,6 +92,14 @@ export function checkPersonColumnOption(raw: unknown): string | null {
   return raw
 }
 
+/** Checks an import request's `perPersonColumns` (absent: none). Only for person-level imports. */
+export function checkPerPersonColumnsOption(raw: unknown, personColumn: string | null): string[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string' || c.trim() === '')) throw new UserError('perPersonColumns must be a list of column names', 'bad-input')
+  if (raw.length > 0 && personColumn === null) throw new UserError('Columns with one value per person can only be declared on a person-level import (give the person column)', 'bad-input')
+  return [...new Set(raw as string[])]
+}
+
 /** The person column must be in the file's header. */
 export function checkPersonColumnInHeader(personColumn: string | null, header: string[]): void {
   if (personColumn !== null && !header.includes(personColumn)) {
@@ -103,11 +111,15 @@ export function checkPersonColumnInHeader(personColumn: string | null, header: s
 const CHECK_CHUNK = 200
 
 /**
- * Records the unit of a freshly imported dataset and, for a person-level one, whether each column holds at most one
- * value per person (an empty value counts as a value; rows with an empty person field are taken as one person, which
- * can only make a column fail the check). Runs inside the import's last transaction, on the final table.
+ * Records the unit of a freshly imported dataset and, for a person-level one, which columns hold one value per person.
+ * That is a DECLARATION made at import (`perPersonColumns`: a fact of the domain, e.g. a person's department), not an
+ * observation: an observed flag would tell anyone who reads the catalog, or a price, whether some person in the private
+ * rows has two values (review finding). The declaration is enforced over all rows (an empty value counts as a value;
+ * rows with an empty person field are taken as one person): if a declared column has a person with several values the
+ * import fails with one sentence (the importer holds the file) and nothing is stored. Undeclared columns count as
+ * several values per person. Runs inside the import's last transaction, on the final table.
  */
-export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: string | null): void {
+export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: string | null, declared: readonly string[] = []): void {
   if (!db.inTransaction) throw new Error('the privacy unit is recorded inside the import transaction')
   const cols = db.prepare('SELECT name, sql_name FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{ name: string; sql_name: string }>
   const table = (db.prepare('SELECT table_name FROM datasets WHERE id = ?').get(datasetId) as { table_name: string } | undefined)?.table_name
@@ -122,14 +134,27 @@ export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: strin
     if (!/^c\d+$/.test(id) && !/^ds_\d+$/.test(id)) throw new Error('refusing a non-generated SQL identifier')
     return `"${id}"`
   }
+  for (const name of declared) {
+    if (!cols.some((c) => c.name === name)) throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in the file`, 'bad-input')
+  }
   const setFlag = db.prepare('UPDATE dataset_columns SET per_person = ? WHERE dataset_id = ? AND name = ?')
-  for (let i = 0; i < cols.length; i += CHECK_CHUNK) {
-    const chunk = cols.slice(i, i + CHECK_CHUNK)
+  for (const c of cols) setFlag.run(c.name === personColumn ? 1 : 0, datasetId, c.name)
+  const checked = cols.filter((c) => declared.includes(c.name) && c.name !== personColumn)
+  for (let i = 0; i < checked.length; i += CHECK_CHUNK) {
+    const chunk = checked.slice(i, i + CHECK_CHUNK)
     // Per person: distinct non-empty values + 1 if an empty value occurs; more than 1 anywhere = not per-person.
     const inner = chunk.map((c, j) => `count(DISTINCT ${q(c.sql_name)}) + max(${q(c.sql_name)} IS NULL) AS n${j}`).join(', ')
     const outer = chunk.map((_, j) => `coalesce(max(n${j}), 0) <= 1 AS ok${j}`).join(', ')
     const row = db.prepare(`SELECT ${outer} FROM (SELECT ${inner} FROM ${q(table)} GROUP BY ${q(person.sql_name)})`).get() as Record<string, number>
-    chunk.forEach((c, j) => setFlag.run(c.name === personColumn || row[`ok${j}`] === 1 ? 1 : 0, datasetId, c.name))
+    chunk.forEach((c, j) => {
+      if (row[`ok${j}`] !== 1) {
+        throw new UserError(
+          `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but the file has a person with several values in it; import without declaring it`,
+          'bad-input'
+        )
+      }
+      setFlag.run(1, datasetId, c.name)
+    })
   }
   db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(datasetId, personColumn)
 }

@@ -20,6 +20,7 @@ import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
 import { countEvents, epsilonLowerBoundOf, printBound } from './dp-tester'
+import { officerAct } from '../officer-fixture'
 
 vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-worker/engine/random')>()
@@ -53,7 +54,7 @@ function personLevel(name: string, withP: boolean): number {
     { name: 'room', type: 'text' },
     { name: 'role', type: 'text' }
   ], rows)
-  store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
+  store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['role']))()
   return id
 }
 
@@ -122,7 +123,7 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
 describe('(eps,k)-sensitive privacy: one neighbourhood graph per dataset', () => {
   it('the first SP release fixes the graph; an SP release on another graph is refused before any charge; eps-DP stays possible', () => {
     const id = craftDataset(store.db, 'hours', [{ name: 'h', type: 'integer' }], Array.from({ length: 40 }, (_, i) => [i % 24]))
-    setBudget(store.db, { datasetId: id, epsilon: '100', reason: 'graph test', officer: 'olga' })
+    setBudget(store.db, { datasetId: id, epsilon: '100', reason: 'graph test', ...officerAct(store.db, 'olga') })
     const aiq = (k: number) =>
       saveQuery(store.db, id, `k${k}`, { kind: 'anomaly-identification', columns: ['h'], binWidths: [1], metric: 'l1', radius: 1, beta: 3, k, records: [[3]] }).id
     const sp = { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } as const
@@ -153,7 +154,7 @@ describe("the issue's sequence: one rooms release and one hours release against 
         { name: 'hour', type: 'integer' }
       ], rows)
       store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
-      setBudget(store.db, { datasetId: id, epsilon: budget, reason: 'the issue sequence', officer: 'olga' })
+      setBudget(store.db, { datasetId: id, epsilon: budget, reason: 'the issue sequence', ...officerAct(store.db, 'olga') })
       const count = { kind: 'persons', personColumn: 'person', cap: 1 } as const
       const params: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
       const rooms = saveQuery(store.db, id, 'rooms', { kind: 'threshold', groupBy: ['room'], count, threshold: { kind: 'constant', value: 5 }, groups: ROOMS.map((r) => [r]) })
