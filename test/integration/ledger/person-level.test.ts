@@ -20,6 +20,7 @@ import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, craftDataset, openLedgerWorkspace } from './fixtures'
 import { harness } from '../datasets/harness'
+import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -53,14 +54,23 @@ function charge(datasetId: number, notion: PrivacyNotion, cells: CellKey[], nano
 }
 
 describe('privacy unit at import', () => {
-  it('service: a person column is recorded, each column is checked for one value per person (an empty value counts)', async () => {
-    const r = await runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person' }))
+  it('service: a person column is recorded; columns declared one value per person are checked (an empty value counts), others count as several', async () => {
+    // Declaring a column some person has two values in fails the import, nothing stored (the importer holds the file).
+    await expect(runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['age', 'room'] }))).rejects.toThrow(
+      'The column "room" was declared to hold one value per person, but the file has a person with several values in it; import without declaring it'
+    )
+    await expect(runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['building'] }))).rejects.toThrow(
+      /^The column "building" was declared to hold one value per person/
+    )
+    expect(listDatasets(store.db)).toHaveLength(0)
+    const r = await runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['age'] }))
     const id = r.dataset.id
     expect(r.dataset.unit).toEqual({ kind: 'person', column: 'person' })
     expect(datasetUnit(store.db, id)).toEqual({ kind: 'person', column: 'person' })
     expect(unitWord(datasetUnit(store.db, id))).toBe('person')
     const flags = Object.fromEntries(r.dataset.columns.map((c) => [c.name, c.perPerson]))
-    // room: p1 has R1 and R2; building: p2 has B and empty; age: one value each (p3's single empty); hour: p1 has 8 and 9.
+    // age: declared, and one value each (p3's single empty); the others are not declared (room: p1 has R1 and R2;
+    // building: p2 has B and empty; hour: p1 has 8 and 9).
     expect(flags).toEqual({ person: true, room: false, building: false, age: true, hour: false })
     for (const [col, flag] of Object.entries(flags)) expect(isPerPersonColumn(store.db, id, col)).toBe(flag)
     expect(isPerPersonColumn(store.db, id, 'no such column')).toBe(false)
@@ -97,7 +107,7 @@ describe('privacy unit at import', () => {
     const hx = harness()
     try {
       const path = writeVisits('contract.csv')
-      const ok = await hx.importAndWait({ path, name: 'visits', personColumn: 'person' })
+      const ok = await hx.importAndWait({ path, name: 'visits', personColumn: 'person', perPersonColumns: ['age'] })
       expect(ok.state, ok.error ?? '').toBe('done')
       const list = await hx.handlers['datasets/list']({})
       expect(list.map((d) => [d.name, d.unit])).toEqual([['visits', { kind: 'person', column: 'person' }]])
@@ -131,9 +141,10 @@ describe('privacy unit at import', () => {
     const pj = JSON.parse(p.out)
     expect(pj).toMatchObject({ name: 'by-person', unit: 'person', unitKind: 'person' })
     expect(pj.columns.find((c: { name: string }) => c.name === 'room').perPerson).toBe(false)
-    const text = await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'by-person-2', '--person-column', 'person')
+    expect(p.out).not.toMatch(/"perPerson":true[^}]*"name":"room"/)
+    const text = await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'by-person-2', '--person-column', 'person', '--per-person-columns', 'age')
     expect(text.out).toMatch(/Privacy unit: person-level \(person column "person"\)/)
-    expect(text.out).toMatch(/Columns with more than one value for some person \(cells over them are charged as the whole dataset\): room, building, hour/)
+    expect(text.out).toMatch(/Declared one value per person \(checked; cells over them are accounted in parallel\): age/)
     const rl = await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'by-row', '--row-level', '--json')
     expect(rl.code, rl.err).toBe(0)
     expect(JSON.parse(rl.out)).toMatchObject({ unit: 'row', unitKind: 'row' })
@@ -161,7 +172,7 @@ describe('privacy unit at import', () => {
 describe('one figure per person: spend summed over notions, one budget per unit', () => {
   it('admission denies when the sum over notions would exceed the budget per unit, though each notion alone fits', () => {
     const id = craftDataset(store.db, 'd', [{ name: 'x', type: 'integer' }], [[1]])
-    setBudget(store.db, { datasetId: id, epsilon: '10', reason: 'budget per person', officer: 'olga' })
+    setBudget(store.db, { datasetId: id, epsilon: '10', reason: 'budget per person', ...officerAct(store.db, 'olga') })
     const a1 = admission(store.db, id, 'd', 'eps-dp', [WHOLE_DATASET], 6e9)
     expect(a1.allowed).toBe(true)
     charge(id, 'eps-dp', [WHOLE_DATASET], 6e9)
@@ -185,8 +196,8 @@ describe('one figure per person: spend summed over notions, one budget per unit'
 
   it('a notion budget is an extra cap beneath the budget per unit; cells still compose in parallel within a notion', () => {
     const id = craftDataset(store.db, 'd', [{ name: 'x', type: 'integer' }], [[1]])
-    setBudget(store.db, { datasetId: id, epsilon: '10', reason: 'budget per person', officer: 'olga' })
-    setBudget(store.db, { datasetId: id, epsilon: '3', notion: 'predicate-wise-dp', reason: 'threshold queries at most 3', officer: 'olga' })
+    setBudget(store.db, { datasetId: id, epsilon: '10', reason: 'budget per person', ...officerAct(store.db, 'olga') })
+    setBudget(store.db, { datasetId: id, epsilon: '3', notion: 'predicate-wise-dp', reason: 'threshold queries at most 3', ...officerAct(store.db, 'olga') })
     charge(id, 'predicate-wise-dp', [cellKey({ x: 1 })], 3e9)
     // A disjoint cell: the notion's account stays at 3 (parallel composition), so it fits the cap.
     expect(admission(store.db, id, 'd', 'predicate-wise-dp', [cellKey({ x: 2 })], 3e9).allowed).toBe(true)
@@ -201,8 +212,8 @@ describe('one figure per person: spend summed over notions, one budget per unit'
   it('without a budget per unit only notions with their own budget may spend, and a person is held to their sum', () => {
     const id = craftDataset(store.db, 'd', [{ name: 'x', type: 'integer' }], [[1]])
     expect(admission(store.db, id, 'd', 'eps-dp', [WHOLE_DATASET], 1).denial).toMatch(/has no budget per row and no eps-DP budget/)
-    setBudget(store.db, { datasetId: id, epsilon: '2', notion: 'eps-dp', reason: 'eps-dp only', officer: 'olga' })
-    setBudget(store.db, { datasetId: id, epsilon: '1.5', notion: 'eps-k-sensitive', reason: 'sp only', officer: 'olga' })
+    setBudget(store.db, { datasetId: id, epsilon: '2', notion: 'eps-dp', reason: 'eps-dp only', ...officerAct(store.db, 'olga') })
+    setBudget(store.db, { datasetId: id, epsilon: '1.5', notion: 'eps-k-sensitive', reason: 'sp only', ...officerAct(store.db, 'olga') })
     expect(admission(store.db, id, 'd', 'eps-dp', [WHOLE_DATASET], 2e9).allowed).toBe(true)
     expect(admission(store.db, id, 'd', 'anomaly-restricted-dp', [WHOLE_DATASET], 1).allowed).toBe(false)
     const d = datasetLedger(store.db, id)
@@ -276,7 +287,12 @@ describe('brute force on real ledgers: spentPerUnit >= the true worst-case loss 
         { name: 'room', type: 'text' },
         { name: 'hour', type: 'integer' }
       ], rows)
-      store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
+      // The importer declares the columns that do hold one value per person (team always; room or hour when the
+      // generated rows happen to give each person one); declaring one that does not is refused.
+      const onePerPerson = (col: number) => ['p1', 'p2', 'p3'].every((p) => new Set(rows.filter((r) => r[0] === p).map((r) => r[col])).size <= 1)
+      const declared = ['team', ...(onePerPerson(2) ? ['room'] : []), ...(onePerPerson(3) ? ['hour'] : [])]
+      if (!onePerPerson(2)) expect(() => store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['room']))()).toThrow(/declared to hold one value per person/)
+      store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', declared))()
       const perPerson = (c: string) => isPerPersonColumn(store.db, id, c)
       expect(perPerson('team')).toBe(true)
       // Releases: a group-by over one column set, one cell per value asked, a notion and a per-person charge.
@@ -322,8 +338,7 @@ describe('brute force on real ledgers: spentPerUnit >= the true worst-case loss 
       checked++
       expect(spent, `dataset bf${n}: ${JSON.stringify(releases)}`).toBeGreaterThanOrEqual(worst)
       if (spent === worst) tight++
-      // The import's SQL check agrees with a count in JS.
-      const onePerPerson = (col: number) => ['p1', 'p2', 'p3'].every((p) => new Set(rows.filter((r) => r[0] === p).map((r) => r[col])).size <= 1)
+      // The flags are the checked declaration.
       expect(perPerson('room')).toBe(onePerPerson(2))
       expect(perPerson('hour')).toBe(onePerPerson(3))
     }
