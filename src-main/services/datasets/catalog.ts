@@ -126,7 +126,8 @@ export function lookupDataset(db: Database.Database, ref: string | number, opts:
   const name = typeof ref === 'string' ? ref.trim() : null
   const id = typeof ref === 'number' ? ref : /^\d+$/.test(name!) ? Number(name) : null
   const first = (sql: string, v: string | number | null) => (v === null ? undefined : (db.prepare(sql).get(v) as { id: number; name: string } | undefined))
-  const current = first('SELECT id, name FROM datasets WHERE name = ?', name) ?? first('SELECT id, name FROM datasets WHERE id = ?', id)
+  // Digits are an id first (names of digits only are refused; older workspaces may still hold one).
+  const current = id !== null ? (first('SELECT id, name FROM datasets WHERE id = ?', id) ?? first('SELECT id, name FROM datasets WHERE name = ?', name)) : first('SELECT id, name FROM datasets WHERE name = ?', name)
   if (current) return { ...current, deleted: false }
   if (!opts.includeDeleted) return undefined
   // The ledger's record of datasets deleted since (read-only; the ledger area owns these rows).
@@ -164,6 +165,9 @@ export function checkDatasetName(raw: unknown): string {
   if (name.length > MAX_NAME_LENGTH) throw new UserError(`A dataset name can have at most ${MAX_NAME_LENGTH} characters`, 'bad-input')
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new UserError('A dataset name cannot contain control characters (tabs, line breaks...)', 'bad-input')
+  // A name of digits only would be taken for another dataset's id by the CLI's --dataset (an officer act declaring
+  // dataset "2" public must mean dataset 2).
+  if (/^\d+$/.test(name)) throw new UserError('A dataset name cannot be only digits (it would read as a dataset id); add a letter', 'bad-input')
   return name
 }
 

@@ -21,6 +21,7 @@ import { anomalyIdentificationQuery, anomalySearchQuery, loadAnomalyIdentificati
 import { aiqFrame, framedValues } from './aiq-frame'
 import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
+import { getQueryIncludingDeleted } from '../datasets/query-store'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../datasets/privacy-unit'
 
 export interface ExecutionResult {
@@ -43,6 +44,8 @@ export interface PreparedRelease {
   publicParams: Record<string, unknown>
   /** A one-line description for the ledger. */
   description: string
+  /** Checks of the ledger that must hold at the charge: run again inside the charge's transaction (throws to refuse). */
+  recheck?: () => void
   execute(rng: Rng): ExecutionResult
 }
 
@@ -236,7 +239,10 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
   const notion: PrivacyNotion = mechanism === 'dp' ? 'eps-dp' : 'eps-k-sensitive'
   // (eps,k)-SP charges add up only on one neighbourhood graph: the dataset's first SP release fixes it.
   const graph = { columns: def.columns, binWidths: def.binWidths, metric: def.metric, radius: def.radius, beta: def.beta, k: def.k }
-  if (mechanism === 'sp') checkSensitiveGraph(db, query.datasetId, graph)
+  const graphCheck = () => {
+    if (mechanism === 'sp') checkSensitiveGraph(db, query.datasetId, graph)
+  }
+  graphCheck()
   const engineEps = epsilonAtMost(perQueryNano)
   return {
     query,
@@ -250,6 +256,8 @@ function prepareAiq(db: Database.Database, query: SavedQueryRow, datasetName: st
       (unit.kind === 'person' ? ` x ${rowsPerUnit} rows per person at most (group privacy; persons with more are truncated)` : '') +
       ` = ${nanoToDisplay(chargeNano)}`,
     cells: [WHOLE_DATASET],
+    // Again inside the charge's transaction: another process may have fixed the graph since.
+    recheck: graphCheck,
     guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion, unit, rowsPerUnit }),
     publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit, graph },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
@@ -300,8 +308,17 @@ function checkSensitiveGraph(db: Database.Database, datasetId: number, graph: Re
     .prepare(`SELECT seq, detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? AND notion = 'eps-k-sensitive' ORDER BY seq`)
     .all(datasetId) as Array<{ seq: number; detail: string }>
   for (const r of rows) {
-    const fixed = (JSON.parse(r.detail) as { params?: { graph?: Record<string, unknown> } }).params?.graph
-    if (!fixed) continue // written before graphs were recorded
+    const detail = JSON.parse(r.detail) as { queryId?: number; params?: { graph?: Record<string, unknown> } }
+    let fixed = detail.params?.graph
+    if (!fixed && typeof detail.queryId === 'number') {
+      // Written before graphs were recorded: saved queries never change, so the query gives the graph.
+      const q = getQueryIncludingDeleted(db, detail.queryId)
+      if (q && q.definition.kind === 'anomaly-identification') {
+        const d = q.definition
+        fixed = { columns: d.columns, binWidths: d.binWidths, metric: d.metric, radius: d.radius, beta: d.beta, k: d.k }
+      }
+    }
+    if (!fixed) continue
     if (canonicalJson(fixed) === canonicalJson(graph)) return
     const f = fixed as { columns: string[]; metric: string; radius: number; beta: number; k: number }
     throw new UserError(

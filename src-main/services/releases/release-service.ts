@@ -84,6 +84,7 @@ export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
 /** Charge and record the release (one transaction). Returns the release id, or throws the denial (nothing spent, audited). */
 export function chargeRelease(db: Db, p: PreparedRelease, actor: string): { releaseId: number; seq: number } {
   const tx = db.transaction(() => {
+    p.recheck?.()
     const adm = admission(db, p.query.datasetId, p.datasetName, p.notion, p.cells, p.chargeNano)
     if (!adm.allowed) return { denied: adm, releaseId: 0, seq: 0 }
     const info = db
@@ -214,7 +215,8 @@ function toRecord(db: Db, r: ReleaseRow): ReleaseRecord {
     statusText = 'answered'
   } else if (r.status === 'failed') {
     status = 'failed'
-    statusText = `charged, no answer: failed (${r.failure ?? 'unknown reason'})`
+    // Whatever was stored (older versions stored the cause), the analyst sees the neutral sentence.
+    statusText = `charged, no answer: failed (${NEUTRAL_FAILURE})`
   } else if (inFlight.has(flightKey(db, r.id))) {
     status = 'running'
     statusText = 'charged, answer being computed'

@@ -15,6 +15,8 @@ import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { runRelease } from '../../../src-main/services/releases/release-service'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { ledgerSummary } from '../../../src-main/services/ledger/ledger-views'
+import { appendEntry } from '../../../src-main/services/ledger/ledger-store'
+import { officerAct } from '../officer-fixture'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
@@ -172,5 +174,21 @@ describe("the issue's sequence: one rooms release and one hours release against 
         expect(spent()).toBeLessThanOrEqual(6)
       }
     }
+  })
+})
+
+describe('(eps,k)-SP graph of entries written before graphs were recorded', () => {
+  it('is read from their saved query: a k = 1 release after a legacy k = 2 charge is refused', () => {
+    const id = craftDataset(store.db, 'legacy-hours', [{ name: 'h', type: 'integer' }], Array.from({ length: 40 }, (_, i) => [i % 24]))
+    setBudget(store.db, { datasetId: id, epsilon: '100', reason: 'graph test', ...officerAct(store.db, 'olga') })
+    const def = (k: number) => ({ kind: 'anomaly-identification', columns: ['h'], binWidths: [1], metric: 'l1', radius: 1, beta: 3, k, records: [[3]] }) as const
+    const old = saveQuery(store.db, id, 'old k2', def(2))
+    // An older version's charge: its detail names the query, not the graph.
+    store.db.transaction(() =>
+      appendEntry(store.db, { kind: 'charge', datasetId: id, datasetName: 'legacy-hours', notion: 'eps-k-sensitive', amountNano: 5e8, cells: ['{}'], releaseId: null, actor: 'analyst', description: 'old SP release', detail: { queryId: old.id, kind: 'anomaly-identification', mechanism: 'sp', params: { k: 2 } } })
+    )()
+    expect(() => runRelease(store.db, { queryId: saveQuery(store.db, id, 'k1', def(1)).id, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } })).toThrow(
+      /^This dataset's \(eps,k\)-sensitive privacy account is on the graph fixed by ledger entry \d+ \(columns h, metric l1, radius 1, beta 3, k 2/
+    )
   })
 })

@@ -8,7 +8,7 @@ import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../../src-main/contract/datasets'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
 import { planImport, runImport } from '../../../src-main/services/datasets/import-dataset'
-import { datasetRows } from '../../../src-main/services/datasets/catalog'
+import { datasetRows, lookupDataset, renameDataset } from '../../../src-main/services/datasets/catalog'
 import { declarePublic } from '../../../src-main/services/datasets/public-datasets'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
@@ -306,5 +306,12 @@ describe('private rows are not browsable through the contract', () => {
   it('datasets/rows refuses a private dataset and pages a public one', () => {
     expect(() => datasetRows(w.store.db, w.occ, 0, 5)).toThrow('The rows of "occupancy" are private and are not shown')
     expect(datasetRows(w.store.db, w.cap, 0, 2).rows).toHaveLength(2)
+  })
+})
+
+describe('review: a dataset renamed "2" could take an officer act meant for dataset 2', () => {
+  it('names of digits only are refused, and digits on the command line are an id first', () => {
+    expect(() => renameDataset(w.store.db, w.occ, '2')).toThrow('A dataset name cannot be only digits (it would read as a dataset id); add a letter')
+    expect(lookupDataset(w.store.db, String(w.cap))?.id).toBe(w.cap)
   })
 })
