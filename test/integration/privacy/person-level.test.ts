@@ -22,7 +22,6 @@ import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
 import { countEvents, epsilonLowerBoundOf, printBound } from './dp-tester'
-import { officerAct } from '../officer-fixture'
 
 vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-worker/engine/random')>()
