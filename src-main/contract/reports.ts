@@ -30,6 +30,8 @@ export interface ReportRequest {
   /** Officer edition only: who unlocks the sealed costs, and why (both recorded). */
   officer?: string
   reason?: string
+  /** Officer edition only: the officer's passphrase (issue 15; it opens the sealed costs and signs the unlocks; never stored). */
+  passphrase?: string
 }
 
 export interface ReportExportRequest extends ReportRequest {

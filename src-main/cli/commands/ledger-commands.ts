@@ -196,6 +196,8 @@ export const budgetCommand: CliCommand = {
     const reason = reqString(values, 'reason')
     const notionRaw = optString(values, 'notion')
     const notion = notionRaw === undefined ? undefined : choice('notion', notionRaw, NOTIONS as readonly PrivacyNotion[])
+    // The dataset is checked before the passphrase is asked for (a typo is reported first).
+    withStore(values, ctx, (store) => resolveDataset(store.db, ref))
     const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
     return withStore(values, ctx, (store) => {
       const ds = resolveDataset(store.db, ref).info

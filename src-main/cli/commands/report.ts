@@ -13,6 +13,7 @@ import { findDataset } from '../../services/reports/report-data'
 import { REPORT_TABLES } from '../../services/reports/verification'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, choice, optString, reqString } from '../command'
+import { readPassphrase } from '../passphrase'
 
 const FORMATS = ['pdf', 'csv', 'json', 'html'] as const
 
@@ -30,7 +31,8 @@ export const reportCommand: CliCommand = {
     from: { type: 'string', description: 'start of the period, ISO 8601 (inclusive; without a zone = UTC)', defaultText: 'the beginning' },
     to: { type: 'string', description: 'end of the period, ISO 8601 (exclusive)', defaultText: 'now' },
     edition: { type: 'string', description: 'analyst (no ex-post costs) or officer (with the sealed ex-post costs; each unlock is recorded)', defaultText: 'analyst' },
-    officer: { type: 'string', description: 'officer edition: who unlocks the sealed costs (recorded)' },
+    officer: { type: 'string', description: 'officer edition: the registered officer who unlocks the sealed costs (recorded)', defaultText: 'the only registered officer' },
+    'passphrase-file': { type: 'string', description: "officer edition: a file whose first line is the officer's passphrase", defaultText: '$QUIET_ALARM_PASSPHRASE, else a prompt' },
     reason: { type: 'string', description: 'officer edition: why (recorded)', defaultText: 'audit report (officer edition)' },
     'page-size': { type: 'string', description: 'pdf: a4 or letter', defaultText: 'a4' },
     table: { type: 'string', description: 'csv: ledger, releases, denials or experiments', defaultText: 'ledger' }
@@ -44,11 +46,10 @@ export const reportCommand: CliCommand = {
     if (tableRaw !== undefined && format !== 'csv') throw new UsageError('--table applies to --format csv only')
     const table = choice('table', tableRaw ?? 'ledger', REPORT_TABLES) as ReportTable
     const officer = optString(values, 'officer')
-    if (edition === 'officer' && (officer === undefined || officer.trim() === '')) {
-      throw new UsageError('--edition officer unlocks the sealed ex-post costs: give --officer NAME (the unlock is recorded)')
-    }
     if (edition !== 'officer' && officer !== undefined) throw new UsageError('--officer applies to --edition officer only')
     checkWritable(out)
+    // The officer edition opens the sealed costs with the officer's key (issue 15): the passphrase is read first.
+    const passphrase = edition === 'officer' ? await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) : undefined
 
     const started = Date.now()
     const store = openWorkspace(values, ctx.cwd, { create: false })
@@ -64,6 +65,7 @@ export const reportCommand: CliCommand = {
         to: optString(values, 'to'),
         edition,
         officer,
+        passphrase,
         reason: optString(values, 'reason')
       })
       let lastStep = -1

@@ -15,6 +15,7 @@ import { type Period, resolvePeriod } from './period'
 import { findDataset, gatherReportData } from './report-data'
 import { footerHtml, renderReportHtml } from './report-html'
 import { REPORT_TABLES, buildVerification, reportJson, sha256Hex } from './verification'
+import { type OfficerKey, unlockOfficer } from '../officer/officers'
 
 export const FORMATS: readonly ReportFormat[] = ['pdf', 'csv', 'json', 'html']
 export const EDITIONS: readonly ReportEdition[] = ['analyst', 'officer']
@@ -26,6 +27,8 @@ export interface ResolvedRequest {
   edition: ReportEdition
   officer?: string
   reason?: string
+  /** Officer edition: the officer's key, unlocked with the passphrase when the request is resolved (the passphrase is not kept). */
+  officerKey?: OfficerKey
 }
 
 export interface ResolvedExport extends ResolvedRequest {
@@ -60,9 +63,11 @@ export function resolveRequest(store: Store, req: ReportRequest, now = new Date(
   const officer = optText('officer', req.officer)?.trim()
   const reason = optText('reason', req.reason)?.trim()
   if (edition === 'officer') {
-    if (!officer) throw new UserError('The officer edition unlocks the sealed ex-post costs: say who you are (officer); the unlock is recorded')
-    if (officer.length > 100) throw new UserError('The officer name is too long (at most 100 characters)')
+    if (officer !== undefined && officer.length > 100) throw new UserError('The officer name is too long (at most 100 characters)')
     if (reason !== undefined && reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
+    // The sealed costs open only with a registered officer's key: the passphrase is checked here, before any job starts.
+    const officerKey = unlockOfficer(store.db, { officer, passphrase: typeof req.passphrase === 'string' ? req.passphrase : undefined })
+    return { datasetId, period, edition, officer: officerKey.name, reason, officerKey }
   }
   return { datasetId, period, edition, officer, reason }
 }
@@ -146,6 +151,7 @@ export async function prepareReport(store: Store, r: ResolvedRequest, o: Produce
     period: r.period,
     edition: r.edition,
     officer: r.officer,
+    officerKey: r.officerKey,
     reason: r.reason,
     signal: o.signal,
     onProgress: (done, total) => o.onProgress?.(Math.round(5 + (total === 0 ? 60 : (60 * done) / total)), 100)

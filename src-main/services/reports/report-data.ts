@@ -36,6 +36,7 @@ import { engineAdapter } from '../experiments/engines'
 import { ExperimentRepository } from '../experiments/repository'
 import type { Store } from '../store/store'
 import { type Period, inPeriod } from './period'
+import type { OfficerKey } from '../officer/officers'
 
 type Db = Database.Database
 
@@ -47,6 +48,8 @@ export interface GatherOptions {
   edition: ReportEdition
   /** Officer edition: recorded with every unlock. */
   officer?: string
+  /** Officer edition: the officer's unlocked key (opens the sealed costs, signs each unlock). */
+  officerKey?: OfficerKey
   reason?: string
   signal?: AbortSignal
   /** Called as releases are gathered (the slow part of an officer edition). */
@@ -314,7 +317,7 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
   const scopeName = scope === null ? null : resolveDatasetName(db, scope)
   if (scope !== null && scopeName === null) throw new UserError(`There is no dataset with id ${scope} in this workspace`, 'not-found')
   if (o.edition === 'officer') {
-    if (!o.officer || o.officer.trim() === '') throw new UserError('The officer edition unlocks the sealed costs: say who you are (officer); it is recorded')
+    if (!o.officerKey) throw new UserError("The officer edition opens the sealed costs with the officer's key: give the officer's passphrase; each unlock is recorded", 'forbidden')
   }
   checkAbort(o.signal)
 
@@ -378,7 +381,7 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
       let exPost: ReportRelease['exPost'] = { spentMax: null, queries: null, sealed: false }
       if (r.status === 'answered') {
         try {
-          const x = unlockExPost(db, { releaseId: r.releaseId, officer: o.officer!.trim(), reason: o.reason?.trim() || 'audit report (officer edition)' })
+          const x = unlockExPost(db, { releaseId: r.releaseId, reason: o.reason?.trim() || 'audit report (officer edition)' }, o.officerKey)
           exPost = { spentMax: Number.isFinite(x.spentMax) ? x.spentMax : null, queries: x.queries ?? null, sealed: true }
         } catch (e) {
           if (!isUserError(e)) throw e

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import type { ImportResult } from '../../../src-main/contract/datasets'
 import { loadAnomalyIdentificationData, loadAnomalySearchData } from '../../../src-main/services/datasets'
 import { type Harness, harness } from './harness'
+import { officerAct } from '../officer-fixture'
 
 let h: Harness
 let ds: number
@@ -70,7 +71,7 @@ describe('anomaly query definitions', () => {
     await expect(h.handlers['queries/save']({ datasetId: ds, name: 'from staff', definition: fromStaff })).rejects.toThrow(
       'The list of individuals "staff" is not public: its values would reach the release.'
     )
-    await h.handlers['datasets/declare-public']({ datasetId: staff, reason: 'the staff badge list is posted', officer: 'officer' })
+    await h.handlers['datasets/declare-public']({ datasetId: staff, reason: 'the staff badge list is posted', ...officerAct(h.store.db, 'officer') })
     const fs = await h.handlers['queries/save']({ datasetId: ds, name: 'from staff', definition: fromStaff })
     expect(loadAnomalySearchData(h.store, fs.id).ids).toEqual(['bob', 'ann'])
     // The searched dataset can never supply its own list, even when public.

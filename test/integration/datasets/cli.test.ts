@@ -63,10 +63,18 @@ describe('CLI: import, datasets, query', () => {
     expect(refused.code).toBe(2)
     expect(refused.out).toBe('')
     expect(refused.err).toBe('quiet-alarm: The rows of "occupancy" are private and are not shown; only datasets the privacy officer declared public can be browsed\n')
-    const declared = await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'synthetic test data', '--officer', 'Jo (officer)', '--json')
+    // Declaring public is an officer act (issue 15): register the officer, then act with the passphrase from a file.
+    writeFileSync(join(ws.dir, 'jo.pass'), 'jo the officer passphrase\n')
+    const noOfficer = await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'synthetic test data', '--passphrase-file', 'jo.pass')
+    expect(noOfficer.code).toBe(2)
+    expect(noOfficer.err).toMatch(/No privacy officer is registered in this workspace/)
+    const init = await cli('officer', 'init', '--db', ws.db, '--name', 'Jo (officer)', '--passphrase-file', 'jo.pass')
+    expect(init.code, init.err).toBe(0)
+    expect(init.out).toMatch(/^Officer "Jo \(officer\)" registered \(the first officer of this workspace\)\.\nKey id: [0-9a-f]{4}( [0-9a-f]{4}){7}\n/)
+    const declared = await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'synthetic test data', '--passphrase-file', 'jo.pass', '--json')
     expect(declared.code).toBe(0)
     expect(JSON.parse(declared.out).dataset.public).toBe(true)
-    expect((await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'again', '--officer', 'Jo')).err).toBe('quiet-alarm: Dataset "occupancy" is already public\n')
+    expect((await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'again', '--passphrase-file', 'jo.pass')).err).toBe('quiet-alarm: Dataset "occupancy" is already public\n')
     const rows = JSON.parse((await cli('datasets', 'rows', '--db', ws.db, '--dataset', 'occupancy', '--limit', '2', '--json')).out)
     expect(rows.rows).toEqual([
       ['r0', 'p0', '2015-01-01T00:00:00.000Z', 0],

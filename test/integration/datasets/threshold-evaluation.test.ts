@@ -9,6 +9,7 @@ import type { ImportResult, ThresholdQueryDefinition } from '../../../src-main/c
 import { evaluateThresholdQuery, type ThresholdEvaluation } from '../../../src-main/services/datasets'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from './harness'
+import { officerAct } from '../officer-fixture'
 
 const EVIL = 'x"; DROP TABLE datasets; --'
 const KINDS = ['in', 'out', "a'); DROP TABLE queries; --", '[bracket]']
@@ -61,7 +62,7 @@ beforeAll(async () => {
   writeFileSync(join(h.dir, 'limits.csv'), 'site,limit\nr1,40\nr2,35.5\nr3,10\nr4,0\nr9,7\n')
   job = await h.importAndWait({ path: join(h.dir, 'limits.csv'), name: 'limits' })
   limits = (job.result as ImportResult).dataset.id
-  await h.handlers['datasets/declare-public']({ datasetId: limits, reason: 'posted room limits', officer: 'officer' })
+  await h.handlers['datasets/declare-public']({ datasetId: limits, reason: 'posted room limits', ...officerAct(h.store.db, 'officer') })
 })
 afterAll(() => h.cleanup())
 

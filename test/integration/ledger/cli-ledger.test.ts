@@ -3,6 +3,9 @@ import { main } from '../../../src-main/cli'
 import { openStore } from '../../../src-main/services/store/store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { tempWorkspace } from '../helpers'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { DEMO_PASSPHRASE } from '../../../src-main/cli/commands/ledger-commands'
 
 let cleanup: (() => void) | undefined
 afterEach(() => cleanup?.())
@@ -42,9 +45,15 @@ describe('CLI: demo, budget, ledger, release', () => {
     expect(noReason.err).toMatch(/--reason is required/)
     const bad = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', 'lots', '--reason', 'why not'], ws.dir)
     expect(bad.code).toBe(2)
-    const raised = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '9', '--notion', 'eps-dp', '--reason', 'second quarter', '--officer', 'olga'], ws.dir)
+    // A budget is an officer act: the demo officer's passphrase (printed by the demo) from a file.
+    const pf = join(ws.dir, 'officer-passphrase.txt')
+    writeFileSync(pf, `${DEMO_PASSPHRASE}\n`)
+    const raised = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '9', '--notion', 'eps-dp', '--reason', 'second quarter', '--passphrase-file', pf], ws.dir)
     expect(raised.code, raised.err).toBe(0)
-    expect(raised.out).toMatch(/Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, by olga: "second quarter"\)/)
+    expect(raised.out).toMatch(/Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, signed by officer Privacy Officer \(demo\): "second quarter"\)/)
+    const checkpointed = await cli(['ledger', 'checkpoint', '--db', ws.db, '--passphrase-file', pf], ws.dir)
+    expect(checkpointed.code, checkpointed.err).toBe(0)
+    expect(checkpointed.out).toMatch(/^Checkpoint signed by officer "Privacy Officer \(demo\)": ledger entry \d+/)
 
     const ledger = await cli(['ledger', '--db', ws.db, '--dataset', 'occupancy'], ws.dir)
     expect(ledger.code, ledger.err).toBe(0)

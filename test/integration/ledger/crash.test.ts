@@ -8,6 +8,7 @@ import { listReleases } from '../../../src-main/services/releases/release-servic
 import { seededRng } from '../../../src-worker/engine/random'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery } from './fixtures'
+import { officerAct } from '../officer-fixture'
 
 const KILLS = 30
 
@@ -77,7 +78,7 @@ describe('crash safety of releases', () => {
         threshold: { kind: 'constant', value: 40 },
         groups: [['s1'], ['s2']]
       })
-      for (const d of [ds, sds]) setBudget(store.db, { datasetId: d, epsilon: '1000000', reason: 'crash test', officer: 'test' })
+      for (const d of [ds, sds]) setBudget(store.db, { datasetId: d, epsilon: '1000000', reason: 'crash test', ...officerAct(store.db, 'test') })
       store.close()
 
       const rng = seededRng('crash-kill-points')

@@ -13,6 +13,7 @@ import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { findDataset } from '../../../src-main/services/reports/report-data'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
+import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -59,7 +60,7 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 describe('ledger storage', () => {
   it('refuses UPDATE and DELETE of entries and cell charges', async () => {
     const { datasetId } = aiqSetup()
-    await h['budgets/set']({ datasetId, epsilon: 1, reason: 'initial budget', officer: 'olga' })
+    await h['budgets/set']({ datasetId, epsilon: 1, reason: 'initial budget', ...officerAct(store.db, 'olga') })
     expect(() => store.db.prepare('UPDATE ledger_entries SET amount_nano = 0').run()).toThrow(/append-only/)
     expect(() => store.db.prepare('DELETE FROM ledger_entries').run()).toThrow(/append-only/)
     store.db.transaction(() =>
@@ -71,10 +72,10 @@ describe('ledger storage', () => {
 
   it('budgets need a reason and an officer, and are ledger entries and audit events', async () => {
     const { datasetId } = aiqSetup()
-    await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: '', officer: 'olga' })).rejects.toThrow(/needs a reason/)
-    await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: 'ok reason', officer: ' ' })).rejects.toThrow(/officer/)
-    await expect(h['budgets/set']({ datasetId: 999, epsilon: 1, reason: 'ok reason', officer: 'o' })).rejects.toThrow(/no dataset with id 999/)
-    const r = await h['budgets/set']({ datasetId, epsilon: '2.5', notion: 'eps-dp', reason: 'quarterly review', officer: 'olga' })
+    await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: '', ...officerAct(store.db, 'olga') })).rejects.toThrow(/needs a reason/)
+    await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: 'ok reason', officer: 'olga' })).rejects.toThrow(/needs the passphrase of officer "olga"; nothing was written/)
+    await expect(h['budgets/set']({ datasetId: 999, epsilon: 1, reason: 'ok reason', ...officerAct(store.db, 'olga') })).rejects.toThrow(/no dataset with id 999/)
+    const r = await h['budgets/set']({ datasetId, epsilon: '2.5', notion: 'eps-dp', reason: 'quarterly review', ...officerAct(store.db, 'olga') })
     expect(r.entry.kind).toBe('budget')
     expect(r.entry.epsilonExact).toBe('2.5')
     expect(r.account.accounts.find((a) => a.notion === 'eps-dp')!.budgetExact).toBe('2.5')
@@ -89,7 +90,7 @@ describe('ledger storage', () => {
 describe('admission and exact arithmetic', () => {
   it('ten charges of 0.1 fit a budget of 1.0 exactly; the eleventh is denied, spends nothing, and is audited', async () => {
     const { datasetId, queryId } = aiqSetup()
-    await h['budgets/set']({ datasetId, epsilon: '1.0', reason: 'exactly one', officer: 'olga' })
+    await h['budgets/set']({ datasetId, epsilon: '1.0', reason: 'exactly one', ...officerAct(store.db, 'olga') })
     const req = { queryId, params: { kind: 'anomaly-identification' as const, mechanism: 'dp' as const, epsilon: 0.1 } }
     for (let i = 0; i < 10; i++) {
       const r = await h['releases/run'](req)
@@ -112,7 +113,7 @@ describe('admission and exact arithmetic', () => {
 
   it('denies a notion without a budget, and keeps notions apart', async () => {
     const { datasetId, queryId } = aiqSetup()
-    await h['budgets/set']({ datasetId, epsilon: '3', notion: 'eps-dp', reason: 'dp only', officer: 'olga' })
+    await h['budgets/set']({ datasetId, epsilon: '3', notion: 'eps-dp', reason: 'dp only', ...officerAct(store.db, 'olga') })
     await expect(h['releases/run']({ queryId, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } })).rejects.toThrow(
       /no \(eps,k\)-sensitive privacy budget/
     )
@@ -148,7 +149,7 @@ describe('admission and exact arithmetic', () => {
 describe('ledger verify detects tampering behind the app\'s back', () => {
   async function threeEntries() {
     const { datasetId, queryId } = aiqSetup()
-    await h['budgets/set']({ datasetId, epsilon: '5', reason: 'initial budget', officer: 'olga' })
+    await h['budgets/set']({ datasetId, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })
     await h['releases/run']({ queryId, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.25 } })
     await h['releases/run']({ queryId, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.5 } })
     await h['releases/run']({ queryId, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.75 } })
@@ -220,9 +221,12 @@ describe('ledger verify detects tampering behind the app\'s back', () => {
     raw.close()
     store = openStore(ws.db)
     h = ledgerHandlers({ store } as unknown as ServiceContext)
-    await h['budgets/set']({ datasetId: 1, epsilon: '5', reason: 'initial budget', officer: 'olga' })
+    await h['budgets/set']({ datasetId: 1, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })
     store.close()
-    expect((await cli(['ledger', 'verify', '--db', ws.db])).code).toBe(0)
+    // Issue 15: the officer's signed checkpoint (written with the first budget) no longer matches: caught without --head.
+    const alone = await cli(['ledger', 'verify', '--db', ws.db])
+    expect(alone.code).toBe(3)
+    expect(alone.err).toMatch(/the ledger up to entry 1 was rewritten after checkpoint \d+ \(signed by officer "olga" at [^)]*\): its head no longer matches what the officer signed/)
     const r = await cli(['ledger', 'verify', '--db', ws.db, '--head', head])
     expect(r.code).toBe(3)
     expect(r.err).toMatch(/head hash you recorded earlier is not in this ledger/)
@@ -237,7 +241,7 @@ describe('dataset by id or name', () => {
   it('finds current datasets by name or id, deleted ones only where the ledger history is asked for', async () => {
     const kept = craftDataset(store.db, 'kept', [{ name: 'v', type: 'integer' }], [[1]])
     const gone = craftDataset(store.db, 'gone', [{ name: 'v', type: 'integer' }], [[1]])
-    setBudget(store.db, { datasetId: gone, epsilon: '7', reason: 'before deletion', officer: 'olga' })
+    setBudget(store.db, { datasetId: gone, epsilon: '7', reason: 'before deletion', ...officerAct(store.db, 'olga') })
     deleteDataset(store.db, gone)
 
     expect(lookupDataset(store.db, 'kept')).toEqual({ id: kept, name: 'kept', deleted: false })

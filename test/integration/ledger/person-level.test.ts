@@ -20,7 +20,7 @@ import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, craftDataset, openLedgerWorkspace } from './fixtures'
 import { harness } from '../datasets/harness'
-import { officerAct } from '../officer-fixture'
+import { officerAct, testPassphrase } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -225,10 +225,12 @@ describe('one figure per person: spend summed over notions, one budget per unit'
     writeVisits()
     expect((await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'visits', '--person-column', 'person')).code).toBe(0)
     expect((await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'rows', '--row-level')).code).toBe(0)
-    const set = await cli('budget', '--db', ws.db, '--dataset', 'visits', '--epsilon', '4.5', '--reason', 'per person', '--officer', 'olga')
+    officerAct(store.db, 'olga')
+    writeFileSync(join(ws.dir, 'olga.pass'), testPassphrase('olga'))
+    const set = await cli('budget', '--db', ws.db, '--dataset', 'visits', '--epsilon', '4.5', '--reason', 'per person', '--officer', 'olga', '--passphrase-file', 'olga.pass')
     expect(set.code, set.err).toBe(0)
     expect(set.out).toMatch(/Budget of "visits" for each person, summed over notions, set to 4\.5/)
-    const capped = await cli('budget', '--db', ws.db, '--dataset', 'visits', '--epsilon', '1', '--notion', 'eps-dp', '--reason', 'cap', '--officer', 'olga', '--json')
+    const capped = await cli('budget', '--db', ws.db, '--dataset', 'visits', '--epsilon', '1', '--notion', 'eps-dp', '--reason', 'cap', '--officer', 'olga', '--passphrase-file', 'olga.pass', '--json')
     expect(capped.code, capped.err).toBe(0)
     expect(JSON.parse(capped.out).account).toMatchObject({ unit: 'person', budgetPerUnit: 4.5 })
     const id = getDataset(store.db, 1).info.id

@@ -8,6 +8,7 @@ import { SecureRandom, seededRng } from '../../../src-worker/engine/random'
 import { tempWorkspace } from '../helpers'
 import { saveQuery as saveValidatedQuery } from '../../../src-main/services/datasets/query-store'
 import { DISTINCTIVE, craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
+import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -63,7 +64,7 @@ function crafted() {
 }
 
 async function budgets(ids: number[]) {
-  for (const datasetId of ids) await h['budgets/set']({ datasetId, epsilon: '100', reason: 'test budget', officer: 'olga' })
+  for (const datasetId of ids) await h['budgets/set']({ datasetId, epsilon: '100', reason: 'test budget', ...officerAct(store.db, 'olga') })
 }
 
 describe('the release path', () => {
@@ -141,8 +142,8 @@ describe('the release path', () => {
     const publicViews = JSON.stringify([await h['releases/get']({ releaseId: s.releaseId }), await h['releases/list']({}), await h['ledger/summary']({}), await h['ledger/entries']({})])
     expect(publicViews).not.toMatch(/spentMax|queries"|exPost/)
     expect(store.db.prepare(`SELECT count(*) n FROM audit_events WHERE kind = 'officer/unlock-ex-post'`).get()).toEqual({ n: 0 })
-    await expect(h['officer/unlock-ex-post']({ releaseId: s.releaseId, officer: 'olga', reason: '' })).rejects.toThrow(/needs a reason/)
-    const ex = await h['officer/unlock-ex-post']({ releaseId: s.releaseId, officer: 'olga', reason: 'quarterly audit' })
+    await expect(h['officer/unlock-ex-post']({ releaseId: s.releaseId, ...officerAct(store.db, 'olga'), reason: '' })).rejects.toThrow(/needs a reason/)
+    const ex = await h['officer/unlock-ex-post']({ releaseId: s.releaseId, ...officerAct(store.db, 'olga'), reason: 'quarterly audit' })
     expect(ex.queries).toBeGreaterThan(0)
     expect(ex.queries).toBeLessThanOrEqual(30)
     expect(ex.spentMax).toBeLessThanOrEqual(s.epsilon)
@@ -154,13 +155,13 @@ describe('the release path', () => {
 
   it('previews the cost before anything is spent, and charges before it answers', async () => {
     const c = crafted()
-    await h['budgets/set']({ datasetId: c.searchDs, epsilon: '20', reason: 'small budget', officer: 'olga' })
+    await h['budgets/set']({ datasetId: c.searchDs, epsilon: '20', reason: 'small budget', ...officerAct(store.db, 'olga') })
     const p = await h['releases/preview']({ queryId: c.search, params: { kind: 'anomaly-search' } })
     expect(p).toMatchObject({ allowed: false, epsilonExact: '30', remainingExact: '20', notion: 'anomaly-restricted-dp' })
     expect(p.denial).toMatch(/requests epsilon 30 .*only 20 of the 20 budget.*difference is 10/)
     expect(store.db.prepare('SELECT count(*) n FROM releases').get()).toEqual({ n: 0 })
     // An answer never exists without its charge: the charge is committed before the mechanism runs.
-    await h['budgets/set']({ datasetId: c.searchDs, epsilon: '40', reason: 'raised for the test', officer: 'olga' })
+    await h['budgets/set']({ datasetId: c.searchDs, epsilon: '40', reason: 'raised for the test', ...officerAct(store.db, 'olga') })
     let seen: unknown
     runRelease(store.db, { queryId: c.search, params: { kind: 'anomaly-search' } }, {
       afterCharge: (id) => {
@@ -204,7 +205,7 @@ describe('anomaly identification records in converted forms', () => {
       records
     })
     expect(q.definition).toMatchObject({ records })
-    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test budget', officer: 'olga' })
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test budget', ...officerAct(store.db, 'olga') })
 
     const r = await h['releases/run']({ queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 20 } })
     expect(r.status).toBe('answered')

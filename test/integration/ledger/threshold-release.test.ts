@@ -9,6 +9,7 @@ import { main } from '../../../src-main/cli'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
 import { declarePublic } from '../../../src-main/services/datasets/public-datasets'
+import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -39,7 +40,7 @@ const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.0
 describe('threshold releases', () => {
   it('charge predicate-wise: disjoint predicates cost the max, overlapping ones the sum on the shared cells', async () => {
     const { ds, a, b, c } = setup()
-    await h['budgets/set']({ datasetId: ds, epsilon: '1', reason: 'test', officer: 'olga' })
+    await h['budgets/set']({ datasetId: ds, epsilon: '1', reason: 'test', ...officerAct(store.db, 'olga') })
     const spent = async () => (await h['ledger/summary']({ datasetId: ds })).datasets[0].accounts.find((x) => x.notion === 'predicate-wise-dp')!
     const r1 = await h['releases/run']({ queryId: a, params: tslm })
     const one = r1.epsilon // ln(10)/10 = 0.2303
@@ -78,7 +79,7 @@ describe('threshold releases', () => {
       threshold: { kind: 'constant', value: 55 },
       groups: [['B'], ['C']]
     })
-    await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', officer: 'olga' })
+    await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', ...officerAct(store.db, 'olga') })
     const r1 = await h['releases/run']({ queryId: byFloor, params: tslm })
     await h['releases/run']({ queryId: floor3Rooms, params: tslm })
     const acc = (await h['ledger/summary']({ datasetId: ds })).datasets[0].accounts.find((x) => x.notion === 'predicate-wise-dp')!
@@ -87,7 +88,7 @@ describe('threshold releases', () => {
 
   it('shows each predicate\'s decision against its public threshold, never the true counts, and refuses a seeded generator', async () => {
     const { ds, a, b } = setup()
-    await h['budgets/set']({ datasetId: ds, epsilon: '10', reason: 'test', officer: 'olga' })
+    await h['budgets/set']({ datasetId: ds, epsilon: '10', reason: 'test', ...officerAct(store.db, 'olga') })
     const p = prepareRelease(store.db, a, tslm)
     expect(() => executePrepared(p, seededRng(3))).toThrow(/secure generator/)
     const ra = await h['releases/run']({ queryId: a, params: { ...tslm, alpha: 1 } })
@@ -115,7 +116,7 @@ describe('threshold releases', () => {
     const all = JSON.stringify([ra, rb, await h['releases/list']({}), await h['ledger/entries']({}), await h['ledger/summary']({})])
     for (const n of Object.values(COUNTS)) expect(all).not.toContain(String(n))
     expect(all).not.toMatch(/"count"|noisy|perPredicate|spentMax/)
-    const unlocked = await h['officer/unlock-ex-post']({ releaseId: ra.releaseId, officer: 'olga', reason: 'audit' })
+    const unlocked = await h['officer/unlock-ex-post']({ releaseId: ra.releaseId, ...officerAct(store.db, 'olga'), reason: 'audit' })
     expect(unlocked.perPredicate).toHaveLength(2)
   })
 
@@ -137,7 +138,7 @@ describe('threshold releases', () => {
       { name: 'room_id', type: 'text' },
       { name: 'capacity', type: 'integer' }
     ], [['R1', 1200], ['R2', 800], ['R3', 100], ['R4', 50]])
-    declarePublic(store.db, { datasetId: caps, reason: 'capacities are posted at the doors', officer: 'olga' })
+    declarePublic(store.db, { datasetId: caps, reason: 'capacities are posted at the doors', ...officerAct(store.db, 'olga') })
     const period = { column: 'at', from: '2024-03-12', to: '2024-03-13' }
     const byColumn = saveQuery(store.db, ds, 'over capacity', {
       kind: 'threshold',
@@ -154,7 +155,7 @@ describe('threshold releases', () => {
       threshold: { kind: 'reference', factor: 0.5, aggregate: 'max', bucket: 'day', column: 'at', from: '2024-03-11', to: '2024-03-12' },
       groups: [['R1'], ['R2'], ['R3']]
     })
-    await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', officer: 'olga' })
+    await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', ...officerAct(store.db, 'olga') })
     // alpha 1, beta 0.05: Laplace scale alpha / ln(10) = 0.43; every count is at least 80 away from its threshold, so
     // a wrong decision has probability below e^(-80 / 0.43) per predicate: the expected decisions are exact.
     const params = { ...tslm, alpha: 1 }

@@ -15,6 +15,7 @@ import { datasetUnit, isPerPersonColumn } from '../../../src-main/services/datas
 import { getDataset } from '../../../src-main/services/datasets/catalog'
 import { tempWorkspace } from '../helpers'
 import { craftDataset } from './fixtures'
+import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace> | null = null
 afterEach(() => ws?.cleanup())
@@ -39,7 +40,10 @@ function oldWorkspace(): { path: string; datasetId: number; hashes: string[] } {
     ['p1', 'R2'],
     ['p2', 'R1']
   ])
-  setBudget(old.db, { datasetId: id, epsilon: '5', reason: 'every notion, old style', officer: 'olga' })
+  // A budget as it was written before officer keys (migration 007): unsigned, straight into the old schema.
+  old.db.transaction(() =>
+    appendEntry(old.db, { kind: 'budget', datasetId: id, datasetName: 'visits', notion: null, amountNano: 5e9, cells: [], releaseId: null, actor: 'olga', description: 'every notion, old style', detail: { scope: 'per unit, summed over notions' } })
+  )()
   const charge = (notion: 'predicate-wise-dp' | 'eps-dp', cells: string[], nano: number) =>
     old.db.transaction(() =>
       appendEntry(old.db, { kind: 'charge', datasetId: id, datasetName: 'visits', notion, amountNano: nano, cells, releaseId: null, actor: 'a', description: 'old charge', detail: {} })
@@ -105,7 +109,7 @@ describe('migration 006: privacy units on an old workspace', () => {
     const s = openStore(ws.db)
     try {
       const id = craftDataset(s.db, 'd', [{ name: 'x', type: 'integer' }], [[1]])
-      setBudget(s.db, { datasetId: id, epsilon: '1', reason: 'fresh budget', officer: 'olga' })
+      setBudget(s.db, { datasetId: id, epsilon: '1', reason: 'fresh budget', ...officerAct(s.db, 'olga') })
       expect(listEntries(s.db, {}).entries[0].rowLevelAccounting).toBe(false)
       expect(ledgerSummary(s.db, { datasetId: id }).datasets[0].rowLevelEntries).toBe(0)
     } finally {

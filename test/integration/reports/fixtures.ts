@@ -11,6 +11,7 @@ import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { runRelease } from '../../../src-main/services/releases/release-service'
 import { ExperimentRepository } from '../../../src-main/services/experiments/repository'
 import type { Store } from '../../../src-main/services/store/store'
+import { officerAct } from '../officer-fixture'
 
 export function craftDataset(db: Database.Database, name: string, columns: Array<{ name: string; type: 'integer' | 'text' }>, rows: Array<Array<string | number>>): number {
   return db.transaction(() => {
@@ -101,11 +102,11 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
     ],
     personRows
   )
-  setBudget(db, { datasetId, epsilon: String(20 + releases * 2), reason: 'Fire-safety review budget', officer: 'Olga Officer' })
+  setBudget(db, { datasetId, epsilon: String(20 + releases * 2), reason: 'Fire-safety review budget', ...officerAct(db, 'Olga Officer') })
   // The budget per person covers every search (epsilon 10 each, one in three releases) and leaves 4 (issue 14: one
   // budget per person, summed over notions; the search's notion budget below is an extra cap).
-  setBudget(db, { datasetId: otherDatasetId, epsilon: String(4 + 10 * Math.floor(releases / 3)), reason: 'Person-hours review', officer: 'Olga Officer' })
-  setBudget(db, { datasetId: otherDatasetId, epsilon: String(20 + releases * 10), notion: 'anomaly-restricted-dp', reason: 'Search budget', officer: 'Olga Officer' })
+  setBudget(db, { datasetId: otherDatasetId, epsilon: String(4 + 10 * Math.floor(releases / 3)), reason: 'Person-hours review', ...officerAct(db, 'Olga Officer') })
+  setBudget(db, { datasetId: otherDatasetId, epsilon: String(20 + releases * 10), notion: 'anomaly-restricted-dp', reason: 'Search budget', ...officerAct(db, 'Olga Officer') })
   const threshold = saveQuery(db, datasetId, 'Rooms over the limit', {
     kind: 'threshold',
     groupBy: ['building', 'room'],

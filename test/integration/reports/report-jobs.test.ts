@@ -15,6 +15,7 @@ import { openStore } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
 import { populateWorkspace, storeExperiment } from './fixtures'
 import { pdfText, renderPages, sha256 } from './helpers'
+import { testPassphrase } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let services: Services
@@ -93,7 +94,7 @@ describe('reports through the services', () => {
   it('removes its exported files (officer editions hold sealed costs) when the services stop', async () => {
     const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('quiet-alarm-reports-')))
     const svc = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 1 })
-    const { jobId } = await svc.call('reports/export', { format: 'json', edition: 'officer', officer: 'Jane Doe', reason: 'audit' })
+    const { jobId } = await svc.call('reports/export', { format: 'json', edition: 'officer', officer: 'Olga Officer', passphrase: testPassphrase('Olga Officer'), reason: 'audit' })
     expect((await svc.context.jobs.settled(jobId))?.state).toBe('done')
     const mine = readdirSync(tmpdir()).filter((n) => n.startsWith('quiet-alarm-reports-') && !before.has(n))
     expect(mine).toHaveLength(1)
@@ -115,7 +116,9 @@ describe('reports through the services', () => {
       [{ format: 'docx' }, /format must be one of/],
       [{ format: 'pdf', datasetId: 999 }, /no dataset/],
       [{ format: 'pdf', from: '2025-02-01', to: '2025-01-01' }, /period is empty/],
-      [{ format: 'pdf', edition: 'officer' }, /officer/],
+      [{ format: 'pdf', edition: 'officer' }, /needs the passphrase of officer "Olga Officer"/],
+      [{ format: 'pdf', edition: 'officer', officer: 'Jane Doe', passphrase: 'made up' }, /"Jane Doe" is not a registered privacy officer/],
+      [{ format: 'pdf', edition: 'officer', passphrase: 'a wrong guess' }, /The passphrase of officer "Olga Officer" is wrong/],
       [{ format: 'pdf', outPath: 'relative.pdf' }, /download/],
       [{ format: 'csv', table: 'nope' }, /table must be one of/]
     ]

@@ -15,6 +15,7 @@ import { exPostText } from '../../../src-main/services/reports/report-html'
 import { tempWorkspace } from '../helpers'
 import { FORMULA_NAME, populateWorkspace, storeExperiment, type Workspace } from './fixtures'
 import { canonical, cli, parseCsv, pdfPages, pdfText, renderPages, section, sha256, unquote } from './helpers'
+import { testPassphrase } from '../officer-fixture'
 
 const ARTIFACTS = resolve('test-results/report-pages')
 const SECTIONS = [
@@ -55,6 +56,13 @@ function unlockCount(officer?: string): number {
   )
 }
 
+/** The fixture officer's passphrase, in a file (the officer edition opens the sealed costs with the officer's key). */
+function officerPassFile(): string {
+  const f = join(ws.dir, 'officer.pass')
+  writeFileSync(f, `${testPassphrase('Olga Officer')}\n`)
+  return f
+}
+
 async function ok(args: string[]): Promise<void> {
   const r = await cli(args)
   if (r.code !== 0) throw new Error(`report ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
@@ -74,7 +82,7 @@ beforeAll(async () => {
   const t0 = performance.now()
   await ok(['report', '--db', ws.db, '--format', 'pdf', '--out', analystPdf, '--to', to])
   const t1 = performance.now()
-  await ok(['report', '--db', ws.db, '--format', 'pdf', '--out', officerPdf, '--to', to, '--edition', 'officer', '--officer', 'Olga Officer', '--page-size', 'letter'])
+  await ok(['report', '--db', ws.db, '--format', 'pdf', '--out', officerPdf, '--to', to, '--edition', 'officer', '--officer', 'Olga Officer', '--passphrase-file', officerPassFile(), '--page-size', 'letter'])
   process.stdout.write(`report PDFs: analyst ${(t1 - t0).toFixed(0)} ms, officer ${(performance.now() - t1).toFixed(0)} ms\n`)
   analystText = pdfText(analystPdf)
   officerText = pdfText(officerPdf)
@@ -155,14 +163,14 @@ describe('PDF report', () => {
       expect(printed, 'hash in the verification section').toMatch(/^[0-9a-f]{64}$/)
       expect(text).toContain(`Report data SHA-256 ${printed}`)
       const json = join(ws.dir, `${edition}.json`)
-      await ok(['report', '--db', ws.db, '--format', 'json', '--out', json, '--to', to, '--edition', edition, ...(edition === 'officer' ? ['--officer', 'Olga Officer'] : [])])
+      await ok(['report', '--db', ws.db, '--format', 'json', '--out', json, '--to', to, '--edition', edition, ...(edition === 'officer' ? ['--officer', 'Olga Officer', '--passphrase-file', officerPassFile()] : [])])
       const bytes = readFileSync(json)
       expect(sha256(bytes)).toBe(printed)
       expect(sha256(canonical(JSON.parse(bytes.toString('utf8'))))).toBe(printed)
       // Each CSV table's SHA-256 printed in the report equals the SHA-256 of that table exported alone.
       for (const table of ['ledger', 'releases', 'denials', 'experiments']) {
         const csv = join(ws.dir, `${edition}-${table}.csv`)
-        await ok(['report', '--db', ws.db, '--format', 'csv', '--table', table, '--out', csv, '--to', to, '--edition', edition, ...(edition === 'officer' ? ['--officer', 'Olga Officer'] : [])])
+        await ok(['report', '--db', ws.db, '--format', 'csv', '--table', table, '--out', csv, '--to', to, '--edition', edition, ...(edition === 'officer' ? ['--officer', 'Olga Officer', '--passphrase-file', officerPassFile()] : [])])
         expect(text).toContain(`${table} ${table}.csv ${sha256(readFileSync(csv))}`)
       }
     }
@@ -220,13 +228,13 @@ describe('editions', () => {
     expect(unlockCount('Olga Officer')).toBe(answered.length * 6)
   })
 
-  it('the officer edition needs a name, and the analyst edition records no unlock', async () => {
+  it('the officer edition needs the officer\'s passphrase, and the analyst edition records no unlock', async () => {
     const before = unlockCount()
     const out = join(ws.dir, 'x.pdf')
     const r = await cli(['report', '--db', ws.db, '--format', 'pdf', '--out', out, '--edition', 'officer'])
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
-    expect(r.stderr).toContain('--officer')
+    expect(r.stderr).toContain('--passphrase-file')
     await ok(['report', '--db', ws.db, '--format', 'json', '--out', join(ws.dir, 'a2.json'), '--to', to])
     expect(unlockCount()).toBe(before)
     expect(existsSync(out)).toBe(false)

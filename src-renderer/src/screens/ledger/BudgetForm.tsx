@@ -5,6 +5,7 @@ import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../
 import { formatExact } from '../../format'
 import { href } from '../../sections'
 import { NOTION_OPTIONS } from './notions'
+import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
 
 /** Privacy officer: set or change a budget. The reason is required and goes into the ledger. */
 export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number | null; onSet: () => void }) {
@@ -13,12 +14,14 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
   const [notion, setNotion] = useState<PrivacyNotion | 'all'>('all')
   const [epsilon, setEpsilon] = useState('')
   const [reason, setReason] = useState('')
-  const [officer, setOfficer] = useState('')
+  const officers = useOfficers()
+  const [cred, setCred] = useState({ officer: '', passphrase: '' })
   const [done, setDone] = useState<string | null>(null)
   const act = useAction()
   const ds = datasetId || (props.datasetId ? String(props.datasetId) : props.datasets[0] ? String(props.datasets[0].id) : '')
   const eps = parseNumber(epsilon)
-  const valid = ds !== '' && eps !== null && eps >= 0 && reason.trim().length > 0 && officer.trim().length > 0
+  const why = officerWhy(officers, cred)
+  const valid = ds !== '' && eps !== null && eps >= 0 && reason.trim().length > 0 && why === null
 
   const submit = () =>
     void act.run(async () => {
@@ -28,7 +31,8 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
         epsilon: epsilon.trim(),
         notion: notion === 'all' ? undefined : notion,
         reason: reason.trim(),
-        officer: officer.trim()
+        officer: officers.name(cred.officer),
+        passphrase: cred.passphrase
       })
       setDone(
         `Budget of “${r.entry.datasetName}” set to ε ${formatExact(r.entry.epsilonExact)} ${
@@ -37,7 +41,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
       )
       setReason('')
       props.onSet()
-    })
+    }).finally(() => setCred((c) => ({ ...c, passphrase: '' })))
 
   if (props.datasets.length === 0) {
     return (
@@ -55,7 +59,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
       <p className="hint">
         For the privacy officer. The budget per person (or row, on a row-level dataset) bounds what one person may lose, summed over every
         notion; a notion may also get its own, smaller cap. Without a budget every release on the dataset is denied. Each change is a ledger
-        entry with its reason.
+        entry with its reason, signed with the officer’s key (the passphrase is not kept).
       </p>
       <form
         className="row"
@@ -80,13 +84,15 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
         />
         <NumberField label="Budget ε" value={epsilon} onChange={setEpsilon} testId="budget-epsilon" invalid={epsilon !== '' && (eps === null || eps < 0)} />
         <TextField label="Reason (recorded)" value={reason} onChange={setReason} testId="budget-reason" width="wide" placeholder="e.g. quarterly allowance approved by the board" />
-        <TextField label="Officer" value={officer} onChange={setOfficer} testId="budget-officer" width="narrow" />
+        <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="budget" />
         <div className="field actions">
-          <button type="submit" disabled={!valid || act.busy} data-testid="budget-set">
+          <button type="submit" disabled={!valid || act.busy} title={why ?? undefined} data-testid="budget-set">
             Set budget
           </button>
         </div>
       </form>
+      {why && ds !== '' && reason.trim() !== '' && <p className="hint" data-testid="budget-why">{why}</p>}
+      <ErrorText error={officers.error} />
       <ErrorText error={act.error} testId="budget-error" />
       {done && (
         <p className="ok" role="status" data-testid="budget-done">

@@ -6,6 +6,7 @@ import { ChartView, type ChartKind } from '../../components/Chart'
 import { ErrorText, TextField } from '../../components/Fields'
 import { formatDate, formatExact, formatNumber } from '../../format'
 import { href } from '../../sections'
+import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
 
 /**
  * The privacy officer's view of sealed ex-post costs. Nothing sealed is fetched until the officer unlocks one release
@@ -48,15 +49,17 @@ function SealedRelease(props: { release: ReleaseRecord }) {
   const client = useClient()
   const r = props.release
   const [asking, setAsking] = useState(false)
-  const [officer, setOfficer] = useState('')
+  const officers = useOfficers()
+  const [cred, setCred] = useState({ officer: '', passphrase: '' })
   const [reason, setReason] = useState('')
   const [costs, setCosts] = useState<ExPostCosts | null>(null)
   const act = useAction()
   const unlock = () =>
     void act.run(async () => {
-      setCosts(await client.call('officer/unlock-ex-post', { releaseId: r.releaseId, officer: officer.trim(), reason: reason.trim() }))
+      setCosts(await client.call('officer/unlock-ex-post', { releaseId: r.releaseId, officer: officers.name(cred.officer), passphrase: cred.passphrase, reason: reason.trim() }))
       setAsking(false)
-    })
+    }).finally(() => setCred((c) => ({ ...c, passphrase: '' })))
+  const why = officerWhy(officers, cred)
   return (
     <li data-testid={`sealed-${r.releaseId}`}>
       <div className="release-line">
@@ -78,10 +81,10 @@ function SealedRelease(props: { release: ReleaseRecord }) {
             unlock()
           }}
         >
-          <TextField label="Officer" value={officer} onChange={setOfficer} width="narrow" testId="unlock-officer" />
+          <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="unlock" />
           <TextField label="Reason (recorded)" value={reason} onChange={setReason} width="wide" testId="unlock-reason" />
           <div className="field actions button-row">
-            <button type="submit" disabled={act.busy || officer.trim() === '' || reason.trim().length < 3} data-testid="unlock-confirm">
+            <button type="submit" disabled={act.busy || why !== null || reason.trim().length < 3} title={why ?? undefined} data-testid="unlock-confirm">
               Record and unlock
             </button>
             <button type="button" className="secondary" onClick={() => setAsking(false)}>
