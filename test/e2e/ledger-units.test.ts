@@ -4,12 +4,13 @@
  * the unit, and the Ledger screen's headline is the spend per person against the one budget per person, with the
  * notions beneath it.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { screenshot } from './app'
+import { ROOT, screenshot } from './app'
 import { openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { ledger } from './pages/ledger'
@@ -20,8 +21,16 @@ let page: Page
 let dir: string
 let file: string
 
+/** The workspace's privacy officer (issue 15): budgets are signed with a registered officer's key. */
+const OFFICER = { name: 'dpo', passphrase: 'units test officer passphrase' }
+
 beforeAll(() => {
   page = opened.page
+  const r = spawnSync(process.execPath, [join(ROOT, 'out', 'main', 'cli.js'), 'officer', 'init', '--db', opened.app.db, '--name', OFFICER.name], {
+    env: { ...process.env, QUIET_ALARM_PASSPHRASE: OFFICER.passphrase },
+    encoding: 'utf8'
+  })
+  if (r.status !== 0) throw new Error(`officer init failed: ${r.stderr}`)
   dir = mkdtempSync(join(tmpdir(), 'qa-e2e-units-'))
   file = join(dir, 'visits.csv')
   // p1 visits two rooms (room is not per person); team is one value per person.
@@ -43,7 +52,7 @@ describe('privacy units on screen', () => {
   })
 
   it('the Ledger screen leads with the spend per person against the budget per person, the notions beneath', async () => {
-    await ledger.setBudget(page, { dataset: 'visits', epsilon: 7, reason: 'budget per person for the visits review', officer: 'dpo' })
+    await ledger.setBudget(page, { dataset: 'visits', epsilon: 7, reason: 'budget per person for the visits review', officer: OFFICER.name, passphrase: OFFICER.passphrase })
     await shell.goTo(page, 'Ledger')
     const headline = page.getByTestId('ledger-per-unit')
     await headline.waitFor()
