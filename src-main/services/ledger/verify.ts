@@ -3,9 +3,12 @@
  *
  * Detected: an edited entry (its hash no longer matches), a deleted entry (a gap in seq, or a prev_hash that does not
  * match), reordered entries (prev_hash / seq mismatch), a cut tail (the head record names a later entry), edited or
- * deleted cell charges (they no longer match the hashed cell list), a release without its charge. Not detectable from
- * the file alone: a complete rewrite of the chain by someone who also rewrites the head. Against that, keep the head
- * hash that verify prints somewhere else and pass it back (`expectHead`).
+ * deleted cell charges (they no longer match the hashed cell list), a release without its charge. Issue 15: every
+ * officer signature (registrations, budgets, public declarations, unlocks), the audit log's own hash chain, and every
+ * signed checkpoint (the heads of both chains under an officer's signature): a rewrite before the last checkpoint, even
+ * a consistent one with every hash recomputed, no longer matches what the officer signed. Not detectable from the file
+ * alone: a rewrite of what came after the last checkpoint, or a rollback to an older file. Against that, keep the head
+ * hash that verify prints somewhere else and pass it back (`expectHead`, any prefix of at least 16 hex digits).
  */
 import type Database from 'better-sqlite3'
 import type { LedgerVerifyResult } from '../../contract/ledger'
