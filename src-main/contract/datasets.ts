@@ -49,6 +49,11 @@ export interface DatasetInfo {
   public: boolean
   /** The privacy unit: row-level, or person-level with its person column. */
   unit: PrivacyUnit
+  /**
+   * Where the rows are: 'imported' (a copy in the workspace) or 'linked-file' (a Parquet or CSV file queried in place
+   * by DuckDB; its path is never sent through the contract, `sourceFile` is its base name). Absent means imported.
+   */
+  source?: 'imported' | 'linked-file'
 }
 
 /** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */

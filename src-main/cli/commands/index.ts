@@ -8,6 +8,7 @@ import { searchCommand } from './search'
 import { storeCommands } from './store-commands'
 import { sweepCommand } from './sweep'
 import { reportCommand } from './report'
+import { linkCommand } from './link'
 
 /** Every CLI command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
@@ -18,6 +19,7 @@ export const commands: CliCommand[] = [
   aiqCommand,
   searchCommand,
   ...storeCommands,
+  linkCommand,
   sweepCommand,
   reportCommand
 ]

@@ -12,7 +12,9 @@
 import type Database from 'better-sqlite3'
 import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, QueryDefinition, SavedQuery } from '../../contract/datasets'
 import { UserError } from '../errors'
-import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
+import { type CatalogColumn, type CatalogDataset, getDataset } from './catalog'
+import { columnValuesSql, maxScoreSql, rowCountSql } from '../sources/dialect'
+import { sourceFor } from '../sources/source'
 import { toDisplay } from './column-types'
 import { findColumn, storedValueFor } from './query-definitions'
 import { publicSource, publicValues } from './public-datasets'
@@ -81,10 +83,10 @@ export function loadAnomalyIdentificationData(store: { db: Database.Database }, 
   const unit = datasetUnit(db, ds.info.id)
   const person = unit.kind === 'person' ? findColumn(ds, unit.column, 'person column') : null
   const all = person ? [...cols, person] : cols
-  const sel = all.map((c) => ident(c.sqlName)).join(', ')
-  const notNull = all.map((c) => `${ident(c.sqlName)} IS NOT NULL`).join(' AND ')
-  const total = ds.info.rowCount
-  const rows = db.prepare(`SELECT ${sel} FROM ${ident(ds.tableName)} WHERE ${notNull} ORDER BY rowid`).raw().all() as unknown[][]
+  const src = sourceFor(db, ds)
+  // A linked file may have changed since it was linked: its rows now.
+  const total = src.linked ? Number(src.all(rowCountSql(src.dialect, ds))[0][0]) : ds.info.rowCount
+  const rows = src.all(columnValuesSql(src.dialect, ds, all))
   const columns: AiqColumnData[] = cols.map((c, j) => {
     const categorical = c.type === 'text'
     return {
@@ -168,9 +170,8 @@ export function loadAnomalySearchData(store: { db: Database.Database }, queryId:
   const ids = searchIndividuals(db, q)
   const idCol = q.idColumn!
   const floor = q.definition.scoreFloor ?? 0
-  const sc = ident(q.score.sqlName)
-  const id = ident(idCol.sqlName)
-  const rows = db.prepare(`SELECT ${id}, max(${sc}) FROM ${ident(q.dataset.tableName)} WHERE ${sc} IS NOT NULL AND ${id} IS NOT NULL GROUP BY ${id}`).raw().all() as unknown[][]
+  const src = sourceFor(db, q.dataset)
+  const rows = src.all(maxScoreSql(src.dialect, q.dataset, idCol, q.score))
   const best = new Map<string, number>()
   for (const [k, v] of rows) {
     const key = String(toDisplay(idCol.type, k))

@@ -8,6 +8,7 @@ import type { CellValue, ColumnType, DatasetColumn, DatasetInfo, Delimiter, Rows
 import { UserError } from '../errors'
 import { toDisplay } from './column-types'
 import { datasetUnit } from './privacy-unit'
+import { sourceKind } from '../sources/linked-file'
 
 export interface CatalogColumn extends DatasetColumn {
   /** Generated SQL name: c1, c2, ... */
@@ -89,6 +90,7 @@ function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
 /** The dataset's privacy unit (services/datasets/privacy-unit.ts; row-level unless declared at import). */
 function withUnit(db: Database.Database, ds: CatalogDataset): CatalogDataset {
   ds.info.unit = datasetUnit(db, ds.info.id)
+  ds.info.source = sourceKind(db, ds.info.id)
   return ds
 }
 
@@ -209,6 +211,7 @@ export function datasetRows(db: Database.Database, id: unknown, offset = 0, limi
 /** Internal (tests, public datasets): the stored rows in file order, as the catalog shows values. Never a contract method on its own. */
 export function storedRows(db: Database.Database, idOrDataset: unknown, offset = 0, limit = 50): RowsResponse {
   const ds = typeof idOrDataset === 'object' && idOrDataset !== null ? (idOrDataset as CatalogDataset) : getDataset(db, idOrDataset)
+  if (ds.info.source === 'linked-file') throw new UserError(`"${ds.info.name}" is a linked file; its rows are not paged in this version (import a copy to browse it)`, 'bad-input')
   if (!Number.isSafeInteger(offset) || offset < 0) throw new UserError('offset must be a whole number >= 0', 'bad-input')
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
   const select = ds.columns.map((c) => ident(c.sqlName)).join(', ')

@@ -68,6 +68,9 @@ export function publicSource(db: Database.Database, datasetId: unknown, countedI
   if (other.info.id === countedId) {
     throw new UserError(`The ${role} cannot be the counted dataset "${other.info.name}" itself: its values would be released; use a public dataset`, 'not-public')
   }
+  if (other.info.source === 'linked-file') {
+    throw new UserError(`The ${role} "${other.info.name}" is a linked file; public tables must be imported datasets for now (import a copy of it)`, 'not-public')
+  }
   if (!other.info.public) {
     throw new UserError(
       `The ${role} "${other.info.name}" is not public: its values would reach the release. Ask the privacy officer to declare it public (quiet-alarm datasets public), or use another source`,

@@ -13,10 +13,12 @@
  * intersect the reference period, of the group's count in the bucket (same filter and count); empty buckets count 0.
  */
 import type Database from 'better-sqlite3'
-import type { FilterCondition, ThresholdQueryDefinition } from '../../contract/datasets'
+import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import { UserError } from '../errors'
-import { type StoredValue, groupKey } from './column-types'
-import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
+import { groupKey } from './column-types'
+import { type CatalogDataset, getDataset } from './catalog'
+import { type Period, type Where, groupCountSql, personTuplesSql, referenceSql, whereOf } from '../sources/dialect'
+import { type Source, sourceFor } from '../sources/source'
 import { checkThresholdDefinition, findColumn, storedValueFor } from './query-definitions'
 import { getQuery } from './query-store'
 import { type PublicPredicates, thresholdPredicates } from './threshold-predicates'
@@ -43,85 +45,9 @@ export interface ThresholdEvaluation {
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 
-interface Where {
-  /** `WHERE ...` or '' */
-  sql: string
-  /** The condition alone, or null when every row counts. */
-  expr: string | null
-  params: StoredValue[]
-}
-
-const SQL_OPS: Record<string, string> = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
-
-function compileCondition(ds: CatalogDataset, c: FilterCondition, params: StoredValue[]): string {
-  const col = findColumn(ds, c.column, 'filter column')
-  const id = ident(col.sqlName)
-  switch (c.op) {
-    case 'is null':
-      return `${id} IS NULL`
-    case 'is not null':
-      return `${id} IS NOT NULL`
-    case 'in':
-    case 'not in': {
-      const list = c.value as Array<string | number>
-      for (const v of list) params.push(storedValueFor(col, v, 'A filter value'))
-      return `${id} ${c.op === 'in' ? 'IN' : 'NOT IN'} (${list.map(() => '?').join(', ')})`
-    }
-    default: {
-      const op = SQL_OPS[c.op]
-      if (!op) throw new UserError('Unknown filter operator', 'bad-query')
-      params.push(storedValueFor(col, c.value, 'A filter value'))
-      return `${id} ${op} ?`
-    }
-  }
-}
-
-function compileWhere(ds: CatalogDataset, def: ThresholdQueryDefinition, period: { column: CatalogColumn; from: number; to: number } | null): Where {
-  const parts: string[] = []
-  const params: StoredValue[] = []
-  for (const c of def.filter ?? []) parts.push(compileCondition(ds, c, params))
-  if (period) {
-    parts.push(`${ident(period.column.sqlName)} >= ? AND ${ident(period.column.sqlName)} < ?`)
-    params.push(period.from, period.to)
-  }
-  if (def.count.kind === 'persons') parts.push(`${ident(findColumn(ds, def.count.personColumn, 'person column').sqlName)} IS NOT NULL`)
-  const expr = parts.length ? parts.map((x) => `(${x})`).join(' AND ') : null
-  return { sql: expr ? `WHERE ${expr}` : '', expr, params }
-}
-
-function periodOf(ds: CatalogDataset, column: string, from: string, to: string): { column: CatalogColumn; from: number; to: number } {
+function periodOf(ds: CatalogDataset, column: string, from: string, to: string): Period {
   const col = findColumn(ds, column, 'period column')
   return { column: col, from: storedValueFor(col, from, 'from') as number, to: storedValueFor(col, to, 'to') as number }
-}
-
-/** SQL of the count per group (columns k1..kG, then n); with `bucketMs`, per group and time bucket (k1..kG, b, n). */
-function countSql(ds: CatalogDataset, def: ThresholdQueryDefinition, where: Where, bucketMs: number | null): { sql: string; params: StoredValue[] } {
-  const keys = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
-  const keySel = keys.map((k, i) => `${ident(k.sqlName)} AS k${i + 1}`)
-  const keyNames = keys.map((_, i) => `k${i + 1}`)
-  let bucketSel = ''
-  const groupExtra: string[] = []
-  if (bucketMs !== null) {
-    const t = ident(findColumn(ds, (def.threshold as { column: string }).column, 'reference column').sqlName)
-    // floor(t / b) for integers of any sign
-    bucketSel = `, ((${t} - ((${t} % ${bucketMs}) + ${bucketMs}) % ${bucketMs}) / ${bucketMs}) AS b`
-    groupExtra.push('b')
-  }
-  const table = ident(ds.tableName)
-  const groupCols = [...keyNames, ...groupExtra].join(', ')
-  if (def.count.kind === 'rows') {
-    return {
-      sql: `SELECT ${groupCols}, count(*) AS n FROM (SELECT ${keySel.join(', ')}${bucketSel} FROM ${table} ${where.sql}) GROUP BY ${groupCols} ORDER BY ${groupCols}`,
-      params: where.params
-    }
-  }
-  const p = ident(findColumn(ds, def.count.personColumn, 'person column').sqlName)
-  const inner = `SELECT ${keySel.join(', ')}${bucketSel}, ${p} AS p FROM ${table} ${where.sql}`
-  const perPerson = `SELECT ${groupCols}, p, count(*) AS c FROM (${inner}) GROUP BY ${groupCols}, p`
-  return {
-    sql: `SELECT ${groupCols}, sum(min(c, ?)) AS n FROM (${perPerson}) GROUP BY ${groupCols} ORDER BY ${groupCols}`,
-    params: [def.count.cap, ...where.params]
-  }
 }
 
 /**
@@ -137,15 +63,17 @@ export function thresholdCounts(
 ): { counts: Float64Array; thresholds: Float64Array } {
   if (def.count.kind === 'persons' && def.count.maxGroups !== undefined && def.count.maxGroups < predicates.keys.length) {
     if (!rng) throw new Error('bounding the groups per person needs a generator')
-    return truncatedCounts(db, ds, def, def.count, predicates, rng)
+    return truncatedCounts(sourceFor(db, ds), ds, def, def.count, predicates, rng)
   }
+  const src = sourceFor(db, ds)
+  const d = src.dialect
   const keyCols = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
   const types = keyCols.map((c) => c.type)
   const G = keyCols.length
   const period = def.period ? periodOf(ds, def.period.column, def.period.from, def.period.to) : null
   const byKey = new Map<string, number>()
-  const main = countSql(ds, def, compileWhere(ds, def, period), null)
-  for (const r of db.prepare(main.sql).raw().all(...main.params) as unknown[][]) byKey.set(groupKey(types, r.slice(0, G)), Number(r[G] ?? 0))
+  const main = groupCountSql(d, ds, def, whereOf(d, ds, def, period), null)
+  for (const r of src.all(main)) byKey.set(groupKey(types, r.slice(0, G)), Number(r[G] ?? 0))
   const counts = Float64Array.from(predicates.keys, (k) => byKey.get(k) ?? 0)
 
   const th = def.threshold
@@ -155,12 +83,10 @@ export function thresholdCounts(
   }
   const ref = periodOf(ds, th.column!, th.from, th.to)
   const bucketMs = th.bucket === 'hour' ? HOUR_MS : DAY_MS
-  const perBucket = countSql(ds, def, compileWhere(ds, def, ref), bucketMs)
-  const ks = Array.from({ length: G }, (_, i) => `k${i + 1}`).join(', ')
-  const agg = `SELECT ${ks}, max(n), sum(n) FROM (${perBucket.sql}) GROUP BY ${ks}`
+  const agg = referenceSql(def, groupCountSql(d, ds, def, whereOf(d, ds, def, ref), bucketMs))
   const buckets = Math.floor((ref.to - 1) / bucketMs) - Math.floor(ref.from / bucketMs) + 1
   const refValue = new Map<string, number>()
-  for (const r of db.prepare(agg).raw().all(...perBucket.params) as unknown[][]) {
+  for (const r of src.all(agg)) {
     const mx = Number(r[G])
     const sum = Number(r[G + 1])
     refValue.set(groupKey(types, r.slice(0, G)), th.aggregate === 'max' ? Math.max(0, mx) : sum / buckets)
@@ -177,7 +103,7 @@ export function thresholdCounts(
  * as without the bound, each person adds min(rows, cap) per group (and per time bucket for the reference).
  */
 function truncatedCounts(
-  db: Database.Database,
+  src: Source,
   ds: CatalogDataset,
   def: ThresholdQueryDefinition,
   count: { personColumn: string; cap: number; maxGroups?: number },
@@ -188,19 +114,11 @@ function truncatedCounts(
   const types = keyCols.map((c) => c.type)
   const G = keyCols.length
   const index = new Map(predicates.keys.map((k, i) => [k, i]))
-  const p = ident(findColumn(ds, count.personColumn, 'person column').sqlName)
-  const keySel = keyCols.map((k) => ident(k.sqlName)).join(', ')
-  // (person, predicate[, bucket], rows) for the rows of one period.
+  const d = src.dialect
+  // (person, predicate[, bucket], rows) for the rows of one period, in the dialect's common order.
   const read = (where: Where, bucketMs: number | null): Array<{ person: unknown; i: number; b: number; n: number }> => {
-    let bucketSel = ''
-    if (bucketMs !== null) {
-      const t = ident(findColumn(ds, (def.threshold as { column: string }).column, 'reference column').sqlName)
-      bucketSel = `, ((${t} - ((${t} % ${bucketMs}) + ${bucketMs}) % ${bucketMs}) / ${bucketMs})`
-    }
-    const groupCols = Array.from({ length: G + 1 + (bucketMs === null ? 0 : 1) }, (_, j) => String(j + 1)).join(', ')
-    const sql = `SELECT ${p}, ${keySel}${bucketSel}, count(*) FROM ${ident(ds.tableName)} ${where.sql} GROUP BY ${groupCols} ORDER BY ${groupCols}`
     const out: Array<{ person: unknown; i: number; b: number; n: number }> = []
-    for (const r of db.prepare(sql).raw().all(...where.params) as unknown[][]) {
+    for (const r of src.all(personTuplesSql(d, ds, def, count.personColumn, where, bucketMs))) {
       const i = index.get(groupKey(types, r.slice(1, 1 + G)))
       if (i === undefined) continue
       out.push({ person: r[0], i, b: bucketMs === null ? 0 : Number(r[1 + G]), n: Number(r[r.length - 1]) })
@@ -208,11 +126,11 @@ function truncatedCounts(
     return out
   }
   const period = def.period ? periodOf(ds, def.period.column, def.period.from, def.period.to) : null
-  const main = read(compileWhere(ds, def, period), null)
+  const main = read(whereOf(d, ds, def, period), null)
   const th = def.threshold
   const ref = th.kind === 'reference' ? periodOf(ds, th.column!, th.from, th.to) : null
   const bucketMs = th.kind === 'reference' ? (th.bucket === 'hour' ? HOUR_MS : DAY_MS) : null
-  const refRows = ref ? read(compileWhere(ds, def, ref), bucketMs) : []
+  const refRows = ref ? read(whereOf(d, ds, def, ref), bucketMs) : []
 
   // Each person's predicates, in a fixed order (persons by first appearance in the sorted reads, predicates ascending).
   const groupsOf = new Map<unknown, Set<number>>()

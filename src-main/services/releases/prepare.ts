@@ -23,6 +23,7 @@ import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 import { getQueryIncludingDeleted } from '../datasets/query-store'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../datasets/privacy-unit'
+import { checkLinkedSource } from '../sources/linked-file'
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
@@ -66,6 +67,15 @@ export function prepareRelease(db: Database.Database, queryId: number, params: R
   if (params.kind !== query.kind) {
     throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
   }
+  // A linked file (issue 16) must exist with the schema it was linked with before anything is charged (public metadata);
+  // its fingerprint now is recorded in the ledger entry's params.
+  const source = checkLinkedSource(db, query.datasetId)
+  const prepared = prepareKind(db, query, datasetName, params)
+  if (source) prepared.publicParams = { ...prepared.publicParams, source }
+  return prepared
+}
+
+function prepareKind(db: Database.Database, query: SavedQueryRow, datasetName: string, params: ReleaseParams): PreparedRelease {
   switch (params.kind) {
     case 'threshold':
       return prepareThreshold(db, query, datasetName, params)

@@ -9,6 +9,7 @@ import { migration004 } from './migrations/004-experiments'
 import { migration005 } from './migrations/005-public-datasets'
 import { migration006 } from './migrations/006-privacy-unit'
 import { migration007 } from './migrations/007-officer-keys'
+import { migration008 } from './migrations/008-linked-sources'
 
 export interface Migration {
   version: number
@@ -42,6 +43,6 @@ const migration001: Migration = {
 }
 
 /** In order. Each area's migration lives in `migrations/NNN-area.ts` (null until that area lands). */
-export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007].filter((m): m is Migration => m !== null)
+export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

@@ -1,0 +1,87 @@
+/**
+ * The DuckDB compiler (linked files: a Parquet or CSV file read in place by `read_parquet` / `read_csv`). Columns are
+ * read by their names in the file and converted to the stored forms an import gives: timestamps and dates to ms since
+ * the epoch (UTC), integers beyond 2^53 and other types to text (as the link recorded them).
+ */
+import type { ColumnType } from '../../contract/datasets'
+import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
+import type { Dialect } from './dialect'
+import { duckString } from './duckdb-sync'
+
+export interface LinkedFileSchemaColumn {
+  /** The column's name in the file. */
+  name: string
+  /** DuckDB's type of the column, as read from the file's schema when it was linked. */
+  duckType: string
+  /** The type the catalog gives it. */
+  type: ColumnType
+}
+
+export interface LinkedFile {
+  format: 'parquet' | 'csv'
+  path: string
+  columns: LinkedFileSchemaColumn[]
+}
+
+/** A file column's name as a DuckDB identifier (names come from the file's schema; quotes are doubled). */
+export function duckIdent(name: string): string {
+  if (name.includes('\u0000')) throw new Error('a NUL byte in a column name')
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+const INTEGER_TYPES = /^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|HUGEINT|UHUGEINT)$/
+const REAL_TYPES = /^(FLOAT|DOUBLE|REAL|DECIMAL(\(\d+,\s*\d+\))?)$/
+const TIME_TYPES = /^(DATE|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS|TIMESTAMP WITH TIME ZONE)$/
+
+/** The catalog type of a DuckDB column type (before the range check of integers). */
+export function catalogType(duckType: string): ColumnType {
+  if (INTEGER_TYPES.test(duckType)) return 'integer'
+  if (REAL_TYPES.test(duckType)) return 'real'
+  if (TIME_TYPES.test(duckType)) return 'timestamp'
+  return 'text'
+}
+
+/** A file column read as the catalog type's stored form. */
+export function storedExpr(c: LinkedFileSchemaColumn): string {
+  const id = duckIdent(c.name)
+  switch (c.type) {
+    case 'integer':
+      return INTEGER_TYPES.test(c.duckType) ? id : `CAST(${id} AS BIGINT)`
+    case 'real':
+      return `CAST(${id} AS DOUBLE)`
+    case 'timestamp':
+      return c.duckType === 'TIMESTAMP WITH TIME ZONE' ? `epoch_ms(${id})` : `epoch_ms(CAST(${id} AS TIMESTAMP))`
+    default:
+      return c.duckType === 'VARCHAR' ? id : `CAST(${id} AS VARCHAR)`
+  }
+}
+
+/** The table function reading the file with the schema recorded at link time (a CSV's column types are fixed). */
+export function fileRelation(f: Pick<LinkedFile, 'format' | 'path'> & { columns?: LinkedFileSchemaColumn[] }): string {
+  if (f.format === 'parquet') return `read_parquet(${duckString(f.path)})`
+  const cols = f.columns ? `, columns = {${f.columns.map((c) => `${duckString(c.name)}: ${duckString(c.duckType)}`).join(', ')}}` : ''
+  return `read_csv(${duckString(f.path)}, header = true, auto_detect = ${f.columns ? 'false' : 'true'}${cols})`
+}
+
+export function duckdbDialect(file: LinkedFile): Dialect {
+  const byName = new Map(file.columns.map((c) => [c.name, c]))
+  return {
+    engine: 'duckdb',
+    relation: () => fileRelation(file),
+    column: (_ds: CatalogDataset, col: CatalogColumn) => {
+      const c = byName.get(col.name)
+      if (!c) throw new Error(`column ${col.position} is not in the linked file's schema`)
+      return storedExpr(c)
+    },
+    // DuckDB's min(x, n) is an aggregate (the n smallest): the scalar minimum is least().
+    least: (a, b) => `least(${a}, ${b})`,
+    floorDiv: (x, b) => {
+      if (!Number.isSafeInteger(b) || b < 1) throw new Error('bucket width must be a whole number >= 1')
+      return `((${x} - ((${x} % ${b}) + ${b}) % ${b}) // ${b})`
+    },
+    // DuckDB puts NULL last by default; SQLite first.
+    asc: (e) => `${e} ASC NULLS FIRST`,
+    // A plain scan keeps the file's order (DuckDB preserves insertion order by default).
+    fileOrder: () => ''
+  }
+}

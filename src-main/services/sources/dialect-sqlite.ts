@@ -1,0 +1,19 @@
+/** The SQLite compiler (imported datasets: the workspace's `ds_<id>` table with generated column names `c1..cN`). */
+import { type CatalogColumn, type CatalogDataset, ident } from '../datasets/catalog'
+import type { Dialect } from './dialect'
+
+export const sqliteDialect: Dialect = {
+  engine: 'sqlite',
+  relation: (ds: CatalogDataset) => ident(ds.tableName),
+  column: (_ds: CatalogDataset, col: CatalogColumn) => ident(col.sqlName),
+  // SQLite's two-argument min() is the scalar minimum.
+  least: (a, b) => `min(${a}, ${b})`,
+  floorDiv: (x, b) => {
+    if (!Number.isSafeInteger(b) || b < 1) throw new Error('bucket width must be a whole number >= 1')
+    return `((${x} - ((${x} % ${b}) + ${b}) % ${b}) / ${b})`
+  },
+  // SQLite puts NULL first in ascending order.
+  asc: (e) => e,
+  // Imports insert rows in file order and never delete: rowid is the file order.
+  fileOrder: () => 'ORDER BY rowid'
+}

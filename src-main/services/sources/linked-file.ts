@@ -1,0 +1,273 @@
+/**
+ * Linked files (issue 16): a CSV or Parquet file registered in the catalog and queried in place by DuckDB, instead of
+ * being copied into the workspace.
+ *
+ * - Linking reads the file's schema (column names and DuckDB types: public metadata), maps each type to a catalog type
+ *   (integers beyond +-(2^53 - 1) make the column text, as an import does), counts the rows and, for a person-level
+ *   dataset, checks over all rows which columns hold one value per person (as `recordPrivacyUnit` does at import).
+ * - The path is given on the CLI only (`quiet-alarm link`); no HTTP/IPC door takes a path.
+ * - Fingerprint: size, mtime and a SHA-256 of the Parquet footer (its metadata, with the schema and row-group
+ *   statistics) or of the CSV's first 64 KiB (the header block). Each release on a linked dataset records the file's
+ *   fingerprint at release time in its ledger entry (`params.source`).
+ * - Before a release is charged, the file must exist and its schema must be the one linked (existence and schema are
+ *   public metadata); otherwise one sentence says what changed and nothing is charged. A file that changed its rows but
+ *   not its schema is released on as it now is (its new fingerprint is recorded). A failure while reading after the
+ *   charge is reported by the release service as a failure after the charge.
+ */
+import { createHash } from 'node:crypto'
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { basename, extname, resolve } from 'node:path'
+import type Database from 'better-sqlite3'
+import type { DatasetInfo } from '../../contract/datasets'
+import { UserError } from '../errors'
+import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
+import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, storedExpr } from './dialect-duckdb'
+import { DuckDbError, duckAll, duckString } from './duckdb-sync'
+
+export interface FileFingerprint {
+  size: number
+  mtimeMs: number
+  /** SHA-256 (hex) of the Parquet footer or of the CSV header block. */
+  hash: string
+}
+
+export interface LinkedFileRecord extends LinkedFile {
+  datasetId: number
+  datasetName: string
+  /** When linked. */
+  fingerprint: FileFingerprint
+}
+
+const CSV_HEADER_BLOCK = 64 * 1024
+const SAFE = Number.MAX_SAFE_INTEGER
+
+function hasSourcesTable(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_sources'`).get() !== undefined
+}
+
+/** The linked file of a dataset, or null for an imported one. */
+export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFileRecord | null {
+  if (!hasSourcesTable(db)) return null
+  const row = db
+    .prepare('SELECT s.format, s.path, s.schema, s.fingerprint, d.name FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id WHERE s.dataset_id = ?')
+    .get(datasetId) as { format: 'parquet' | 'csv'; path: string; schema: string; fingerprint: string; name: string } | undefined
+  if (!row) return null
+  return {
+    datasetId,
+    datasetName: row.name,
+    format: row.format,
+    path: row.path,
+    columns: JSON.parse(row.schema) as LinkedFileSchemaColumn[],
+    fingerprint: JSON.parse(row.fingerprint) as FileFingerprint
+  }
+}
+
+/** How a dataset's rows are held, for the catalog. */
+export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' {
+  if (!hasSourcesTable(db)) return 'imported'
+  return db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) === undefined ? 'imported' : 'linked-file'
+}
+
+export function formatOf(path: string): 'parquet' | 'csv' {
+  const ext = extname(path).toLowerCase()
+  if (ext === '.parquet' || ext === '.pq') return 'parquet'
+  if (ext === '.csv') return 'csv'
+  throw new UserError('A linked file must be a Parquet file (.parquet) or a CSV file with a header row (.csv)', 'bad-input')
+}
+
+/** The file's fingerprint (size, mtime, hash of the Parquet footer or the CSV header block). */
+export function fingerprintFile(path: string, format: 'parquet' | 'csv'): FileFingerprint {
+  const fd = openSync(path, 'r')
+  try {
+    const st = fstatSync(fd)
+    const h = createHash('sha256')
+    if (format === 'parquet') {
+      // A Parquet file ends with the footer (metadata), its 4-byte little-endian length and "PAR1".
+      const tail = Buffer.alloc(8)
+      if (st.size < 12 || readSync(fd, tail, 0, 8, st.size - 8) !== 8 || tail.toString('latin1', 4) !== 'PAR1') {
+        throw new UserError(`"${basename(path)}" is not a Parquet file (it has no Parquet footer)`, 'bad-input')
+      }
+      const len = tail.readUInt32LE(0)
+      if (len > st.size - 12) throw new UserError(`"${basename(path)}" is not a Parquet file (its footer length is wrong)`, 'bad-input')
+      const footer = Buffer.alloc(len)
+      readSync(fd, footer, 0, len, st.size - 8 - len)
+      h.update(footer)
+    } else {
+      const n = Math.min(CSV_HEADER_BLOCK, st.size)
+      const head = Buffer.alloc(n)
+      readSync(fd, head, 0, n, 0)
+      h.update(head)
+    }
+    return { size: st.size, mtimeMs: Math.floor(st.mtimeMs), hash: h.digest('hex') }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The file's columns and DuckDB types (the schema: public metadata, no rows read for Parquet). */
+function readSchema(format: 'parquet' | 'csv', path: string): Array<{ name: string; duckType: string }> {
+  // A CSV's types are sniffed from every row (at link time only; a release checks the header's names).
+  const rel = format === 'parquet' ? fileRelation({ format, path }) : `read_csv(${duckString(path)}, header = true, sample_size = -1)`
+  const r = duckAll(`DESCRIBE SELECT * FROM ${rel}`)
+  return r.rows.map((row) => ({ name: String(row[0]), duckType: String(row[1]) }))
+}
+
+/** A CSV's column names from its header row (public metadata: no rows read). */
+function readHeaderNames(path: string): string[] {
+  const r = duckAll(`DESCRIBE SELECT * FROM read_csv(${duckString(path)}, header = true, all_varchar = true, sample_size = 1)`)
+  return r.rows.map((row) => String(row[0]))
+}
+
+function sameSchema(a: Array<{ name: string; duckType: string }>, b: Array<{ name: string; duckType: string }>): boolean {
+  return a.length === b.length && a.every((c, i) => c.name === b[i].name && c.duckType === b[i].duckType)
+}
+
+function schemaChange(linked: Array<{ name: string; duckType: string }>, now: Array<{ name: string; duckType: string }>): string {
+  const byName = new Map(now.map((c) => [c.name, c.duckType]))
+  for (const c of linked) {
+    const t = byName.get(c.name)
+    if (t === undefined) return `column "${c.name.slice(0, 80)}" is gone`
+    if (t !== c.duckType) return `column "${c.name.slice(0, 80)}" changed type from ${c.duckType} to ${t}`
+  }
+  return 'its columns are not the ones it had (names or order changed)'
+}
+
+/**
+ * Checks a linked dataset's file before a release is charged: it exists and has the schema it was linked with. Returns
+ * its fingerprint now (for the ledger entry), or null for an imported dataset. Reads no rows.
+ */
+export function checkLinkedSource(db: Database.Database, datasetId: number): (FileFingerprint & { format: string; file: string }) | null {
+  const f = linkedFileOf(db, datasetId)
+  if (!f) return null
+  const file = basename(f.path)
+  if (!existsSync(f.path)) {
+    throw new UserError(`The file linked as dataset "${f.datasetName}" (${file}) is missing; put it back or link the dataset again. Nothing was charged.`, 'source-changed')
+  }
+  let schema: Array<{ name: string; duckType: string }>
+  let fp: FileFingerprint
+  try {
+    fp = fingerprintFile(f.path, f.format)
+    // Parquet: the schema in the footer. CSV: the header's names (its types come from rows: a value that no longer fits
+    // is found when the file is read, after the charge).
+    schema =
+      f.format === 'parquet'
+        ? readSchema(f.format, f.path)
+        : readHeaderNames(f.path).map((name) => ({ name, duckType: f.columns.find((c) => c.name === name)?.duckType ?? '?' }))
+  } catch (e) {
+    if (e instanceof UserError) throw new UserError(`The file linked as dataset "${f.datasetName}" cannot be read: ${e.message}. Nothing was charged.`, 'source-changed')
+    throw new UserError(`The file linked as dataset "${f.datasetName}" (${file}) cannot be read as a ${f.format === 'parquet' ? 'Parquet' : 'CSV'} file any more. Nothing was charged.`, 'source-changed')
+  }
+  if (!sameSchema(f.columns, schema)) {
+    throw new UserError(
+      `The file linked as dataset "${f.datasetName}" (${file}) has changed its schema: ${schemaChange(f.columns, schema)}; link it again as a new dataset. Nothing was charged.`,
+      'source-changed'
+    )
+  }
+  return { format: f.format, file, ...fp }
+}
+
+/** A read of a linked file failed (after the checks): one sentence, without DuckDB's message (which may quote rows). */
+export function linkedFileFailure(f: LinkedFileRecord, e: unknown): Error {
+  if (!(e instanceof DuckDbError)) return e as Error
+  if (!existsSync(f.path)) return new UserError(`The file linked as dataset "${f.datasetName}" (${basename(f.path)}) went missing while it was read`, 'source-changed')
+  return new UserError(
+    `The file linked as dataset "${f.datasetName}" (${basename(f.path)}) could not be read as linked (a value no longer fits its column's type, or the file changed while it was read)`,
+    'source-changed'
+  )
+}
+
+export interface LinkRequest {
+  name: string
+  /** A path on this machine (CLI only). */
+  file: string
+  /** The person column, or null for a row-level dataset. */
+  personColumn: string | null
+  /** Person-level: the columns declared to hold one value per person (checked over every row). */
+  perPersonColumns?: string[]
+}
+
+/** Links a CSV or Parquet file as a dataset (CLI only: it takes a path). */
+export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
+  const name = checkDatasetName(req.name)
+  if (nameTaken(db, name)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')
+  const path = resolve(req.file)
+  const format = formatOf(path)
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${req.file.slice(0, 200)}"`, 'not-found')
+  const fingerprint = fingerprintFile(path, format)
+  let schema: Array<{ name: string; duckType: string }>
+  try {
+    schema = readSchema(format, path)
+  } catch {
+    throw new UserError(`"${basename(path)}" cannot be read as a ${format === 'parquet' ? 'Parquet' : 'CSV'} file`, 'bad-input')
+  }
+  if (schema.length === 0) throw new UserError(`"${basename(path)}" has no columns`, 'bad-input')
+  const seen = new Set<string>()
+  for (const c of schema) {
+    if (c.name.trim() === '' || seen.has(c.name)) throw new UserError(`"${basename(path)}" has an empty or repeated column name`, 'bad-input')
+    seen.add(c.name)
+  }
+  if (req.personColumn !== null && !seen.has(req.personColumn)) {
+    throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of the file; name a column of the file, or link row-level`, 'bad-input')
+  }
+  const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
+  // Integers must be exact JS numbers: a column with a value beyond 2^53 is text (as an import makes it).
+  const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
+  const ints = columns.filter((c) => c.type === 'integer')
+  if (ints.length > 0) {
+    const r = duckAll(
+      `SELECT ${ints.map((c) => `CAST(min(${duckIdent(c.name)}) AS DOUBLE), CAST(max(${duckIdent(c.name)}) AS DOUBLE)`).join(', ')} FROM ${relation}`
+    ).rows[0]
+    ints.forEach((c, i) => {
+      const lo = r[2 * i] as number | null
+      const hi = r[2 * i + 1] as number | null
+      if ((lo !== null && lo < -SAFE) || (hi !== null && hi > SAFE)) c.type = 'text'
+    })
+  }
+  const rowCount = Number(duckAll(`SELECT count(*) FROM ${relation}`).rows[0][0])
+  // Person-level: only the columns DECLARED to hold one value per person are flagged (an observed flag would tell the
+  // catalog's readers whether some person has two values), each checked over all rows (an empty value counts as a value).
+  let perPerson: boolean[] | null = null
+  if (req.personColumn !== null) {
+    const declared = req.perPersonColumns ?? []
+    for (const name of declared) {
+      if (!seen.has(name)) throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in the file`, 'bad-input')
+    }
+    const checked = columns.filter((c) => declared.includes(c.name) && c.name !== req.personColumn)
+    if (checked.length > 0) {
+      const p = storedExpr(columns.find((c) => c.name === req.personColumn)!)
+      const inner = checked.map((c, j) => `count(DISTINCT ${storedExpr(c)}) + max(CAST(${storedExpr(c)} IS NULL AS INTEGER)) AS n${j}`).join(', ')
+      const outer = checked.map((_, j) => `coalesce(max(n${j}), 0) <= 1`).join(', ')
+      const r = duckAll(`SELECT ${outer} FROM (SELECT ${inner} FROM ${relation} GROUP BY ${p})`).rows[0]
+      checked.forEach((c, j) => {
+        if (r[j] !== true) {
+          throw new UserError(
+            `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but the file has a person with several values in it; link without declaring it`,
+            'bad-input'
+          )
+        }
+      })
+    }
+    perPerson = columns.map((c) => c.name === req.personColumn || checked.includes(c))
+  }
+  const id = db.transaction(() => {
+    const info = db
+      .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, 0)')
+      .run(name, `linked_${process.pid}_${Date.now()}_${Math.random().toString(16).slice(2)}`, basename(path), fingerprint.size, ',', rowCount)
+    const dsId = Number(info.lastInsertRowid)
+    // The generated table name is reserved (no table exists behind a linked dataset).
+    db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
+    const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    columns.forEach((c, j) => addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', perPerson === null ? null : perPerson[j] ? 1 : 0))
+    db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(dsId, req.personColumn)
+    db.prepare('INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint) VALUES (?, ?, ?, ?, ?, ?)').run(
+      dsId,
+      'linked-file',
+      format,
+      path,
+      JSON.stringify(columns),
+      JSON.stringify(fingerprint)
+    )
+    return dsId
+  })()
+  return getDataset(db, id).info
+}

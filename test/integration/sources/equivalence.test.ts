@@ -1,0 +1,219 @@
+/**
+ * Issue 16: the same data held in SQLite (imported), in a Parquet file and in a CSV file (both linked, read by DuckDB)
+ * gives identical true aggregates, for randomly generated definitions (seeded): filters, periods, group-by, caps,
+ * maxGroups (truncation with a seeded generator), every threshold kind; and the anomaly loaders (AIQ column values, the
+ * search's per-individual max score). The Parquet file is written with DuckDB's COPY from the CSV.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ImportResult, ThresholdQueryDefinition, FilterCondition } from '../../../src-main/contract/datasets'
+import { getDataset } from '../../../src-main/services/datasets/catalog'
+import { groupKey } from '../../../src-main/services/datasets/column-types'
+import { findColumn, storedValueFor } from '../../../src-main/services/datasets/query-definitions'
+import { thresholdCounts } from '../../../src-main/services/datasets/threshold-evaluation'
+import { thresholdPredicates, type PublicPredicates } from '../../../src-main/services/datasets/threshold-predicates'
+import { loadAnomalyIdentificationData, loadAnomalySearchData } from '../../../src-main/services/datasets/anomaly-loaders'
+import { saveQuery } from '../../../src-main/services/datasets/query-store'
+import { linkFile } from '../../../src-main/services/sources/linked-file'
+import { sourceFor } from '../../../src-main/services/sources/source'
+import { duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
+import { seededRng } from '../../../src-worker/engine/random'
+import { type Harness, harness } from '../datasets/harness'
+
+const ROOMS = ['r1', 'r2', 'r3', "o'brien", 'r"5']
+const KINDS = ['in', 'out', 'x, y', null]
+const START = Date.UTC(2015, 0, 1)
+const SPAN_MIN = 20 * 24 * 60
+
+let h: Harness
+let imported: number
+let parquet: number
+let csv: number
+let rowLevelImported: number
+let rowLevelParquet: number
+
+function csvField(s: string | null): string {
+  if (s === null) return ''
+  return /[",\n']/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+}
+const iso = (t: number) => new Date(t).toISOString().replace('T', ' ').slice(0, 19)
+
+beforeAll(async () => {
+  h = harness()
+  const rng = seededRng('sources-equivalence-data')
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]
+  const lines = ['person,room,floor,kind,at,value']
+  for (let i = 0; i < 4000; i++) {
+    const person = rng.next() < 0.02 ? null : String(Math.floor(rng.next() ** 2 * 40))
+    const at = START + Math.floor(rng.next() * SPAN_MIN) * 60_000 - (rng.next() < 0.05 ? 40 * 86_400_000 : 0)
+    lines.push([person, pick(ROOMS), String(pick([1, 2, 3, -1])), pick(KINDS), iso(at), String(Math.round(rng.next() * 2000 - 500) / 10)].map(csvField).join(','))
+  }
+  const csvPath = join(h.dir, 'events.csv')
+  writeFileSync(csvPath, lines.join('\n') + '\n')
+  const types = { person: 'integer', room: 'text', floor: 'integer', kind: 'text', at: 'timestamp', value: 'real' } as const
+  let job = await h.importAndWait({ path: csvPath, name: 'events', personColumn: 'person', types } as never)
+  imported = (job.result as ImportResult).dataset.id
+  job = await h.importAndWait({ path: csvPath, name: 'events rows', types } as never)
+  rowLevelImported = (job.result as ImportResult).dataset.id
+  const pq = join(h.dir, 'events.parquet')
+  duckAll(
+    `COPY (SELECT * FROM read_csv(${duckString(csvPath)}, header = true, auto_detect = false, ` +
+      `columns = {'person': 'BIGINT', 'room': 'VARCHAR', 'floor': 'BIGINT', 'kind': 'VARCHAR', 'at': 'TIMESTAMP', 'value': 'DOUBLE'})) ` +
+      `TO ${duckString(pq)} (FORMAT parquet, ROW_GROUP_SIZE 700)`
+  )
+  const db = h.store.db
+  parquet = linkFile(db, { name: 'events parquet', file: pq, personColumn: 'person' }).id
+  rowLevelParquet = linkFile(db, { name: 'events parquet rows', file: pq, personColumn: null }).id
+  csv = linkFile(db, { name: 'events csv', file: csvPath, personColumn: 'person' }).id
+})
+afterAll(() => h.cleanup())
+
+function randomDefinition(seed: string): { def: ThresholdQueryDefinition; columnThresholds: boolean } {
+  const rng = seededRng(seed)
+  const r = () => rng.next()
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]
+  const cols = ['room', 'floor', 'kind'].filter(() => r() < 0.6)
+  const groupBy = cols.length ? cols : [pick(['room', 'floor', 'kind'])]
+  const domain: Record<string, Array<string | number | null>> = { room: [...ROOMS, 'r9'], floor: [1, 2, 3, -1, 7], kind: [...KINDS.filter((k) => k !== null), 'none'] }
+  const seen = new Set<string>()
+  const groups: Array<Array<string | number | null>> = []
+  const want = 1 + Math.floor(r() * 14)
+  for (let i = 0; i < want * 3 && groups.length < want; i++) {
+    const g = groupBy.map((c) => pick(domain[c]))
+    const k = JSON.stringify(g)
+    if (!seen.has(k)) seen.add(k), groups.push(g)
+  }
+  const filter: FilterCondition[] = []
+  const conditions: Array<() => FilterCondition> = [
+    () => ({ column: 'floor', op: pick(['=', '!=', '<', '<=', '>', '>='] as const), value: pick([1, 2, 3, -1]) }),
+    () => ({ column: 'kind', op: pick(['in', 'not in'] as const), value: KINDS.filter((k): k is string => k !== null && r() < 0.5) }),
+    () => ({ column: 'kind', op: pick(['is null', 'is not null'] as const) }),
+    () => ({ column: 'value', op: pick(['<', '>='] as const), value: Math.round(r() * 2000 - 500) / 10 }),
+    () => ({ column: 'room', op: pick(['=', '!='] as const), value: pick(ROOMS) }),
+    () => ({ column: 'at', op: pick(['<', '>'] as const), value: iso(START + Math.floor(r() * SPAN_MIN) * 60_000) })
+  ]
+  const nf = Math.floor(r() * 3)
+  for (let i = 0; i < nf; i++) {
+    const c = pick(conditions)()
+    if (Array.isArray(c.value) && c.value.length === 0) continue
+    filter.push(c)
+  }
+  const t0 = START + Math.floor(r() * SPAN_MIN) * 60_000 - (r() < 0.2 ? 45 * 86_400_000 : 0)
+  const period = r() < 0.6 ? { column: 'at', from: iso(t0), to: iso(t0 + Math.floor(r() * 10 * 86_400_000) + 3_600_000) } : undefined
+  const count: ThresholdQueryDefinition['count'] =
+    r() < 0.3 ? { kind: 'rows' } : { kind: 'persons', personColumn: 'person', cap: 1 + Math.floor(r() * 4), ...(r() < 0.6 ? { maxGroups: 1 + Math.floor(r() * 3) } : {}) }
+  const tk = pick(['constant', 'reference', 'column'] as const)
+  const r0 = START + Math.floor(r() * SPAN_MIN) * 60_000 - 30 * 60_000
+  const threshold: ThresholdQueryDefinition['threshold'] =
+    tk === 'reference'
+      ? { kind: 'reference', factor: pick([0.5, 1, 2.5]), aggregate: pick(['max', 'mean'] as const), bucket: pick(['hour', 'day'] as const), column: 'at', from: iso(r0), to: iso(r0 + Math.floor(r() * 5 * 86_400_000) + 1) }
+      : { kind: 'constant', value: 3 }
+  const def: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold, groups, ...(filter.length ? { filter } : {}), ...(period ? { period } : {}) }
+  return { def, columnThresholds: tk === 'column' }
+}
+
+/** The public predicates of `def` (explicit groups); a column threshold's public table stood in for by fixed thresholds. */
+function predicatesOf(datasetId: number, def: ThresholdQueryDefinition, columnThresholds: boolean): PublicPredicates {
+  const db = h.store.db
+  const ds = getDataset(db, datasetId)
+  const p = thresholdPredicates(db, ds, def)
+  if (columnThresholds) {
+    // What a public threshold table gives: one public threshold per key (the counts are read the same way).
+    return { ...p, thresholds: Float64Array.from(p.keys, (_, i) => (i * 7) % 11) }
+  }
+  return p
+}
+
+describe('linked files give the aggregates of the imported copy', () => {
+  it('catalog: the linked datasets have the imported columns and types, and their kind', () => {
+    const db = h.store.db
+    const a = getDataset(db, imported).info
+    for (const id of [parquet, csv]) {
+      const b = getDataset(db, id).info
+      expect(b.columns.map((c) => [c.name, c.type])).toEqual(a.columns.map((c) => [c.name, c.type]))
+      expect(b.rowCount).toBe(a.rowCount)
+      expect(b.unit).toEqual({ kind: 'person', column: 'person' })
+      expect(sourceFor(db, getDataset(db, id)).dialect.engine).toBe('duckdb')
+    }
+    expect(sourceFor(db, getDataset(db, imported)).dialect.engine).toBe('sqlite')
+  })
+
+  const N = 150
+  it(`${N} random threshold definitions: identical counts and thresholds (SQLite, Parquet, CSV; seeded truncation)`, () => {
+    const db = h.store.db
+    let nonZero = 0
+    const kinds = new Set<string>()
+    for (let i = 0; i < N; i++) {
+      const { def, columnThresholds } = randomDefinition(`def-${i}`)
+      kinds.add(columnThresholds ? 'column' : def.threshold.kind)
+      if (def.count.kind === 'persons' && def.count.maxGroups !== undefined) kinds.add('maxGroups')
+      const run = (id: number) => {
+        const ds = getDataset(db, id)
+        const p = predicatesOf(id, def, columnThresholds)
+        const r = thresholdCounts(db, ds, def, p, seededRng(`truncate-${i}`))
+        return { keys: p.keys, counts: [...r.counts], thresholds: [...r.thresholds] }
+      }
+      const a = run(imported)
+      if (a.counts.some((c) => c > 0)) nonZero++
+      expect(run(parquet), JSON.stringify(def)).toEqual(a)
+      expect(run(csv), JSON.stringify(def)).toEqual(a)
+      if (def.count.kind === 'rows') {
+        const rl = run(rowLevelImported)
+        expect(run(rowLevelParquet), JSON.stringify(def)).toEqual(rl)
+      }
+    }
+    // The generator exercises what it should (not a vacuous comparison of zeros).
+    expect(nonZero).toBeGreaterThan(N / 2)
+    expect([...kinds].sort()).toEqual(['column', 'constant', 'maxGroups', 'reference'])
+  })
+
+  it('anomaly identification columns (with persons) and search scores are identical', () => {
+    const db = h.store.db
+    for (const [cols, widths] of [
+      [['floor', 'value'], [1, 10]],
+      [['room', 'kind', 'at'], [null, null, 3_600_000]]
+    ] as const) {
+      const out = [imported, parquet, csv].map((id) => {
+        const q = saveQuery(db, id, `aiq ${cols.join('+')}`, { kind: 'anomaly-identification', columns: cols, binWidths: widths, metric: 'l1', radius: 1, beta: 2, k: 1 })
+        const d = loadAnomalyIdentificationData({ db }, q.id)
+        return { columns: d.columns.map((c) => ({ ...c, values: [...c.values] })), rowCount: d.rowCount, skippedRows: d.skippedRows, persons: d.persons }
+      })
+      expect(out[0].rowCount).toBeGreaterThan(1000)
+      expect(out[1]).toEqual(out[0])
+      expect(out[2]).toEqual(out[0])
+    }
+    for (const [idColumn, score] of [
+      ['person', 'value'],
+      ['room', 'floor']
+    ]) {
+      const individuals = idColumn === 'person' ? ['0', '1', '5', '39', '1000'] : [...ROOMS, 'r9']
+      // A person-level dataset's search is over its persons; the room search runs on the row-level copies.
+      const ids = idColumn === 'person' ? [imported, parquet, csv] : [rowLevelImported, rowLevelParquet, rowLevelParquet]
+      const out = ids.map((id) => {
+        const q = saveQuery(db, id, `search ${idColumn}`, { kind: 'anomaly-search', scoreColumn: score, idColumn, individuals, scoreFloor: 0, tLow: 100, tHigh: 150, epsilonPerQuery: 0.5, budget: 2, oracle: 'rr' })
+        const d = loadAnomalySearchData({ db }, q.id)
+        return { ids: d.ids, scores: [...d.scores] }
+      })
+      expect(out[1]).toEqual(out[0])
+      expect(out[2]).toEqual(out[0])
+    }
+  })
+
+  it('group keys of a linked file are the imported keys (timestamps, text with quotes, negative numbers)', () => {
+    const db = h.store.db
+    const keys = (id: number) => {
+      const ds = getDataset(db, id)
+      const cols = ['room', 'floor', 'at'].map((c) => findColumn(ds, c, 'column'))
+      const src = sourceFor(db, ds)
+      const d = src.dialect
+      const sql = `SELECT ${cols.map((c) => d.column(ds, c)).join(', ')} FROM ${d.relation(ds)} ${d.fileOrder(ds)}`
+      return src.all({ sql, params: [] }).map((r) => groupKey(cols.map((c) => c.type), r))
+    }
+    const a = keys(imported)
+    expect(keys(parquet)).toEqual(a)
+    expect(keys(csv)).toEqual(a)
+    const ds = getDataset(db, parquet)
+    expect(storedValueFor(findColumn(ds, 'at', 'c'), '2015-01-01 00:00:00', 'x')).toBe(START)
+  })
+})
