@@ -177,6 +177,36 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
   })
 })
 
+describe('issue 15: the doors carry the passphrase and keep none of it', () => {
+  it('through the services (as the HTTP API and the desktop call them): refused without the passphrase, signed with it; the passphrase is nowhere in the file', async () => {
+    const ws = copyOfDemo()
+    const { createServices } = await import('../../../src-main/services')
+    const svc = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 1 })
+    try {
+      expect(await svc.dispatch('officer/list', {})).toMatchObject({ ok: true, value: [{ name: OFFICER }] })
+      const refused = await svc.dispatch('budgets/set', { datasetId: 1, epsilon: '1000', reason: 'more please', officer: 'Jane Doe (Privacy Officer)' })
+      expect(refused).toMatchObject({ ok: false, error: { code: 'forbidden' } })
+      expect(await svc.dispatch('officer/unlock-ex-post', { releaseId: 1, reason: 'curious', passphrase: 'guess' })).toMatchObject({
+        ok: false,
+        error: { message: `The passphrase of officer "${OFFICER}" is wrong; nothing was written` }
+      })
+      expect(await svc.dispatch('ledger/checkpoint', {})).toMatchObject({ ok: false, error: { code: 'forbidden' } })
+      const set = await svc.dispatch('budgets/set', { datasetId: 1, epsilon: '11', reason: 'reviewed', passphrase: DEMO_PASSPHRASE })
+      expect(set).toMatchObject({ ok: true, value: { entry: { actor: OFFICER, epsilonExact: '11' } } })
+      expect(await svc.dispatch('ledger/checkpoint', { passphrase: DEMO_PASSPHRASE })).toMatchObject({ ok: true, value: { officer: OFFICER } })
+      expect(await svc.dispatch('ledger/verify', {})).toMatchObject({ ok: true, value: { ok: true, notCheckpointed: { entries: 0, auditEvents: 0 } } })
+    } finally {
+      await svc.close()
+    }
+    const s = openStore(ws.db)
+    s.db.pragma('wal_checkpoint(TRUNCATE)')
+    s.close()
+    const bytes = readFileSync(ws.db)
+    expect(bytes.includes(Buffer.from(DEMO_PASSPHRASE))).toBe(false)
+    expect(bytes.includes(Buffer.from('guess'))).toBe(false)
+  })
+})
+
 describe('issue 15 attacks: sealed means encrypted', () => {
   it('SELECT sealed FROM release_ex_post holds ciphertext only; the officer opens it', async () => {
     const ws = copyOfDemo()
