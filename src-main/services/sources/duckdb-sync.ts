@@ -18,9 +18,16 @@ export type DuckParam = number | string | null
 
 const WORKER_CODE = `
 const { parentPort, workerData } = require('node:worker_threads')
-const duck = require(workerData.api)
+let duck = null
+let loadError = null
+try {
+  duck = require(workerData.api)
+} catch (e) {
+  loadError = e
+}
 let conn = null
 async function connection() {
+  if (loadError) throw loadError
   if (conn) return conn
   const inst = await duck.DuckDBInstance.create(':memory:', { threads: String(workerData.threads) })
   conn = await inst.connect()
@@ -35,6 +42,8 @@ function plain(v) {
 }
 parentPort.on('message', async ({ port, flag, sql, params }) => {
   let msg
+  // Heartbeat: the caller blocks on flag[0]; flag[1] moves while this thread is alive (DuckDB works on its own threads).
+  const beat = setInterval(() => Atomics.add(flag, 1, 1), 200)
   try {
     const c = await connection()
     const reader = await c.runAndReadAll(sql, params.length ? params : undefined)
@@ -43,6 +52,7 @@ parentPort.on('message', async ({ port, flag, sql, params }) => {
   } catch (e) {
     msg = { ok: false, error: String(e && e.message ? e.message : e) }
   }
+  clearInterval(beat)
   port.postMessage(msg)
   port.close()
   Atomics.store(flag, 0, 1)
@@ -61,6 +71,9 @@ export class DuckDbError extends Error {}
 
 let worker: Worker | null = null
 
+/** How long the worker may be silent (no heartbeat) before a call gives up on it. */
+const STALL_MS = 30_000
+
 function getWorker(): Worker {
   if (worker) return worker
   const req = createRequire(import.meta.url)
@@ -77,9 +90,24 @@ function getWorker(): Worker {
 export function duckAll(sql: string, params: DuckParam[] = []): DuckResult {
   const w = getWorker()
   const { port1, port2 } = new MessageChannel()
-  const flag = new Int32Array(new SharedArrayBuffer(4))
+  const flag = new Int32Array(new SharedArrayBuffer(8))
   w.postMessage({ port: port2, flag, sql, params }, [port2 as unknown as MessagePort])
-  while (Atomics.load(flag, 0) === 0) Atomics.wait(flag, 0, 0, 1000)
+  // The worker's events cannot reach this thread while it waits: a worker that died is seen by its silent heartbeat.
+  let beat = -1
+  let quietSince = Date.now()
+  while (Atomics.load(flag, 0) === 0) {
+    Atomics.wait(flag, 0, 0, 1000)
+    const now = Atomics.load(flag, 1)
+    if (now !== beat) {
+      beat = now
+      quietSince = Date.now()
+    } else if (Date.now() - quietSince > STALL_MS) {
+      port1.close()
+      void w.terminate()
+      worker = null
+      throw new DuckDbError('DuckDB stopped answering')
+    }
+  }
   const got = receiveMessageOnPort(port1)
   port1.close()
   if (!got) throw new DuckDbError('DuckDB gave no answer')
