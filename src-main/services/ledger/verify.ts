@@ -132,7 +132,7 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
   const trustText = !trust.enabled
     ? ''
     : cp === null
-      ? ` No signed checkpoint yet: all ${count} entries are not yet checkpointed (an officer act or "ledger checkpoint" signs the head).`
+      ? ` No signed checkpoint yet: ${count === 1 ? 'the entry is' : `all ${count} entries are`} not yet checkpointed (an officer act or "ledger checkpoint" signs the head).`
       : ` ${trust.signedActs} officer ${trust.signedActs === 1 ? 'act' : 'acts'} signed; last checkpoint at entry ${cp.ledgerSeq} by ${cp.officer} (${cp.at})` +
         (trust.notCheckpointed.entries + trust.notCheckpointed.auditEvents === 0
           ? '; nothing after it.'
