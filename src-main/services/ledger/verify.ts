@@ -243,13 +243,19 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
     signature: string
   }>
   let best: (typeof cps)[number] | null = null
+  let prevSignature: string | null = null
+  let coveredSeq = 0
+  let coveredAudit = 0
   for (const c of cps) {
     const o = byId.get(c.signer)
-    const text = checkpointText({ at: c.at, ledgerSeq: c.ledger_seq, ledgerHash: c.ledger_hash, auditId: c.audit_id, auditHash: c.audit_hash, keyId: c.signer })
+    const text = checkpointText({ at: c.at, ledgerSeq: c.ledger_seq, ledgerHash: c.ledger_hash, auditId: c.audit_id, auditHash: c.audit_hash, keyId: c.signer, prevSignature })
+    prevSignature = c.signature
     if (!o || !verifyText(o.sign_public, text, c.signature)) {
-      P(Math.max(1, c.ledger_seq), `checkpoint ${c.id} does not carry a valid officer signature`)
+      P(Math.max(1, c.ledger_seq), `checkpoint ${c.id} does not carry a valid officer signature (it was changed, or a checkpoint before it was deleted)`)
       continue
     }
+    coveredSeq = Math.max(coveredSeq, c.ledger_seq)
+    coveredAudit = Math.max(coveredAudit, c.audit_id)
     result.checkpoints++
     const who = `checkpoint ${c.id} (signed by officer "${o.name}" at ${c.at})`
     if (c.ledger_seq > 0) {
@@ -263,6 +269,14 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
       else if (a.hash !== c.audit_hash) P(lastSeq + 1, `the audit log up to event ${c.audit_id} was rewritten after ${who} (events deleted or changed)`)
     }
     if (best === null || c.ledger_seq > best.ledger_seq || (c.ledger_seq === best.ledger_seq && c.audit_id >= best.audit_id)) best = c
+  }
+  // Every officer act writes a checkpoint in its own transaction: a signed act that no checkpoint covers means the
+  // checkpoints after it were deleted.
+  for (const e of entryBySeq.values()) {
+    if (e.signer && e.seq > coveredSeq) P(e.seq, `entry ${e.seq} is an officer act that no checkpoint covers (checkpoints were deleted)`)
+  }
+  for (const a of auditBy.values()) {
+    if (a.signer && a.id > coveredAudit) P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is an officer act that no checkpoint covers (checkpoints were deleted)`)
   }
   if (best !== null) {
     result.lastCheckpoint = { ledgerSeq: best.ledger_seq, auditId: best.audit_id, officer: nameOf(best.signer), at: best.at }

@@ -291,6 +291,22 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     expect(v.message).toMatch(new RegExp(`entry ${n}, covered by checkpoint \\d+ \\(signed by officer "Privacy Officer \\(demo\\)" at .*\\), is missing: the ledger was cut short`))
   })
 
+  it('deleting the checkpoints, all of them or one before the last, before rewriting', async () => {
+    const db = await checkpointed()
+    db.exec('DROP TRIGGER ledger_checkpoints_no_delete')
+    const ids = (db.prepare('SELECT id FROM ledger_checkpoints ORDER BY id').all() as Array<{ id: number }>).map((r) => r.id)
+    expect(ids.length).toBeGreaterThanOrEqual(3)
+    db.prepare('DELETE FROM ledger_checkpoints WHERE id = ?').run(ids[1])
+    let v = verifyLedger(db)
+    expect(v.ok).toBe(false)
+    expect(v.message).toMatch(new RegExp(`checkpoint ${ids[2]} does not carry a valid officer signature \\(it was changed, or a checkpoint before it was deleted\\)`))
+    db.exec('DELETE FROM ledger_checkpoints')
+    rewriteChain(db, (rows) => rows.map((r) => (r.kind === 'charge' ? { ...r, amount_nano: Math.floor(r.amount_nano / 2) } : r)))
+    v = verifyLedger(db)
+    expect(v.ok).toBe(false)
+    expect(v.message).toMatch(/is an officer act that no checkpoint covers \(checkpoints were deleted\)|does not carry a valid signature of officer/)
+  })
+
   it('deleting audit events (denials, an unlock)', async () => {
     const db = await checkpointed()
     // Denials and an unlock, then a checkpoint covering them.
