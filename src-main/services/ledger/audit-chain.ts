@@ -49,13 +49,16 @@ export const auditSigningText = (id: number, hash: string, keyId: string) => `qu
 
 /**
  * Append one event to the chain. `sign` (an officer's act) receives the text to sign and returns the key id and the
- * signature. Runs in the caller's transaction if there is one.
+ * signature. Runs in the caller's transaction if there is one, else in its own immediate one.
  */
 export function appendAudit(
   db: Db,
   ev: { at: string; kind: string; actor: string; subject: string | null; detail: string },
   signer?: { keyId: string; sign: (text: string) => string }
 ): AuditRow {
+  // Reading the head and appending must be one step, also against another process on the same file (the CLI beside the
+  // server): outside the caller's transaction, take the write lock first.
+  if (!db.inTransaction) return db.transaction(() => appendAudit(db, ev, signer)).immediate()
   const head = auditHead(db)
   const last = db.prepare('SELECT max(id) AS id FROM audit_events').get() as { id: number | null }
   const id = Math.max(head.id, last.id ?? 0) + 1
