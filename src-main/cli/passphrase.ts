@@ -82,5 +82,6 @@ export async function readPassphrase(values: CliValues, ctx: Pick<CliContext, 'c
     if (src.confirm && (await prompt(`${src.label} (again): `)) !== p) throw new UsageError('The two passphrases differ; nothing was written')
     return p
   }
-  throw new UsageError(`This is an officer act: give ${src.label.toLowerCase()} with --${fileOption} F or the environment variable ${envVar} (or run it in a terminal to be asked); nothing was written`)
+  const what = src.label.charAt(0).toLowerCase() + src.label.slice(1)
+  throw new UsageError(`This is an officer act: give ${what} with --${fileOption} F or the environment variable ${envVar} (or run it in a terminal to be asked); nothing was written`)
 }

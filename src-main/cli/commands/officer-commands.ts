@@ -46,10 +46,10 @@ export const officerCommand: CliCommand = {
       if (existing.length > 0) {
         by = {
           officer: optString(values, 'by'),
-          passphrase: await readPassphrase(values, ctx, { fileOption: 'by-passphrase-file', envVar: BY_PASSPHRASE_ENV, label: 'Passphrase of the registered officer who adds the new one' })
+          passphrase: await readPassphrase(values, ctx, { fileOption: 'by-passphrase-file', envVar: BY_PASSPHRASE_ENV, label: 'The passphrase of the registered officer who adds the new one' })
         }
       }
-      const passphrase = await readPassphrase(values, ctx, { label: `New passphrase for officer "${name.trim()}"`, confirm: true })
+      const passphrase = await readPassphrase(values, ctx, { label: `The new passphrase for officer "${name.trim()}"`, confirm: true })
       const o = registerOfficer(store.db, { name, passphrase, by })
       return {
         json: { officer: { keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedBy: o.addedBy } },

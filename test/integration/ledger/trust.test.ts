@@ -177,6 +177,38 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
   })
 })
 
+describe('issue 15: officer init on the command line', () => {
+  it('a second officer needs a registered officer\'s passphrase; officer list names both; a short passphrase is refused', async () => {
+    const ws = copyOfDemo()
+    const bobFile = join(ws.dir, 'bob.pass')
+    writeFileSync(bobFile, 'bob the second officer\n')
+    const alone = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob', '--passphrase-file', bobFile], ws.dir)
+    expect(alone.code).toBe(2)
+    expect(alone.err).toBe(
+      'quiet-alarm: This is an officer act: give the passphrase of the registered officer who adds the new one with --by-passphrase-file F or the environment variable QUIET_ALARM_BY_PASSPHRASE (or run it in a terminal to be asked); nothing was written\n'
+    )
+    const short = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob'], ws.dir, { QUIET_ALARM_PASSPHRASE: 'too short', QUIET_ALARM_BY_PASSPHRASE: DEMO_PASSPHRASE })
+    expect(short.code).toBe(2)
+    expect(short.err).toBe("quiet-alarm: The new officer's passphrase must have at least 12 characters; nothing was written\n")
+    const ok = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob', '--passphrase-file', bobFile], ws.dir, { QUIET_ALARM_BY_PASSPHRASE: DEMO_PASSPHRASE })
+    expect(ok.code, ok.err).toBe(0)
+    expect(ok.out).toMatch(/^Officer "Bob" registered by Privacy Officer \(demo\)\./)
+    const list = JSON.parse((await cli(['officer', 'list', '--db', ws.db, '--json'], ws.dir)).out) as { officers: Array<{ name: string; addedByName: string }> }
+    expect(list.officers.map((o) => [o.name, o.addedByName])).toEqual([
+      [OFFICER, OFFICER],
+      ['Bob', OFFICER]
+    ])
+    // With two officers an act names its officer.
+    const which = await cli(['ledger', 'checkpoint', '--db', ws.db, '--passphrase-file', bobFile], ws.dir)
+    expect(which.code).toBe(2)
+    expect(which.err).toBe(`quiet-alarm: Say which officer acts (several are registered: "${OFFICER}", "Bob")\n`)
+    expect((await cli(['ledger', 'checkpoint', '--db', ws.db, '--officer', 'Bob', '--passphrase-file', bobFile], ws.dir)).code).toBe(0)
+    const v = await cli(['ledger', 'verify', '--db', ws.db], ws.dir)
+    expect(v.code, v.err).toBe(0)
+    expect(v.out).toMatch(/last checkpoint at entry \d+ by Bob/)
+  })
+})
+
 describe('issue 15: the doors carry the passphrase and keep none of it', () => {
   it('through the services (as the HTTP API and the desktop call them): refused without the passphrase, signed with it; the passphrase is nowhere in the file', async () => {
     const ws = copyOfDemo()
