@@ -82,6 +82,10 @@ describe('linked files', () => {
     expect(dup.err).toMatch(/declared to hold one value per person, but the file has a person with several values/)
     store = openStore(ws.db)
     expect(listDatasets(store.db).map((d) => d.name)).toEqual(['badges'])
+    store.close()
+    expect((await cli(['datasets', 'list', '--db', ws.db])).out).toMatch(/1  badges  2,000 rows \(linked file badges.parquet, queried in place\)  unit: person/)
+    expect((await cli(['datasets', 'show', '--db', ws.db, '--dataset', 'badges'])).out).toMatch(/2000 rows in the linked file badges.parquet \(queried in place; rows when linked\)/)
+    store = openStore(ws.db)
   })
 
   it('releases on a linked Parquet file are charged as usual and record the file fingerprint; a changed file gets a new one', async () => {
