@@ -1,7 +1,7 @@
 import type { LedgerMethods } from '../../contract/ledger'
 import type { HandlerMap, ServiceContext } from '../handler-types'
 import { UserError } from '../errors'
-import { getRelease, listReleases, previewRelease, runRelease, unlockExPost } from '../releases/release-service'
+import { getRelease, listReleases, previewRelease, runReleaseTimed, unlockExPost } from '../releases/release-service'
 import { setBudget } from './budgets'
 import { datasetLedger, ledgerSummary, listEntries } from './ledger-views'
 import { verifyLedger } from './verify'
@@ -26,7 +26,7 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
       return { entry, account: datasetLedger(db(), req.datasetId) }
     },
     'releases/preview': async (req) => previewRelease(db(), req),
-    'releases/run': async (req) => runRelease(db(), req),
+    'releases/run': async (req) => runReleaseTimed(db(), req),
     'releases/list': async (req) => listReleases(db(), optInt(req.datasetId, 'datasetId')),
     'releases/get': async (req) => getRelease(db(), req.releaseId),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),

@@ -20,13 +20,23 @@ import { type ExecutionResult, type PreparedRelease, prepareRelease } from './pr
 type Db = Database.Database
 
 /**
- * When an answer (or a failure) was stored, as the analyst sees it: rounded UP to the whole second (ALGORITHMS.md
- * section 5), written with ".000" so that it still sorts as text with the ledger's millisecond times and is never before
- * the charge. A millisecond answer time would time the data-dependent work done after the charge. (The charge time,
- * `created_at`, is the ledger entry's time: it comes before any data is read and keeps its milliseconds.)
+ * When an answer (or a failure) counts as given, as the analyst sees it (ALGORITHMS.md section 5): the charge time plus
+ * the run time rounded UP to whole seconds (at least one). The doors (`runReleaseTimed`) also hold the response until
+ * then, so neither a time shown nor the time a call takes tells the data-dependent run time below a second. (The charge
+ * time, `created_at`, is the ledger entry's time: it comes before any data is read and keeps its milliseconds.)
  */
-export function answerTime(now: Date = new Date()): string {
-  return new Date(Math.ceil(now.getTime() / 1000) * 1000).toISOString()
+export function answerTime(chargedAt: string, now: Date = new Date()): string {
+  const start = Date.parse(chargedAt)
+  const elapsed = Math.max(1, now.getTime() - start)
+  return new Date(start + Math.ceil(elapsed / 1000) * 1000).toISOString()
+}
+
+/** The stored answer time; one written before answers were padded (not whole seconds after the charge) is rounded up. */
+function shownAnswerTime(createdAt: string, answeredAt: string): string {
+  const a = Date.parse(answeredAt)
+  const c = Date.parse(createdAt)
+  if (!Number.isFinite(a) || !Number.isFinite(c) || (a - c) % 1000 === 0) return answeredAt
+  return answerTime(createdAt, new Date(a))
 }
 
 /**
@@ -34,12 +44,6 @@ export function answerTime(now: Date = new Date()): string {
  * selection), so it is never shown (ALGORITHMS.md section 5: a data problem found after the charge fails the release
  * with a neutral sentence).
  */
-/** Answer times written before they were rounded have milliseconds: shown rounded up the same way. */
-function toWholeSecond(iso: string): string {
-  const ms = Date.parse(iso)
-  return Number.isFinite(ms) ? answerTime(new Date(ms)) : iso
-}
-
 export const NEUTRAL_FAILURE = 'the answer could not be computed from the data'
 
 /** Releases being answered by this process right now (anything else left 'charged' was interrupted). */
@@ -132,11 +136,11 @@ export function executePrepared(p: PreparedRelease, rng: Rng): ExecutionResult {
   return p.execute(rng)
 }
 
-function storeAnswer(db: Db, releaseId: number, result: ExecutionResult): void {
+function storeAnswer(db: Db, releaseId: number, chargedAt: string, result: ExecutionResult): void {
   db.transaction(() => {
     db.prepare(`UPDATE releases SET status = 'answered', answer = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
       canonicalJson(result.answer),
-      answerTime(),
+      answerTime(chargedAt),
       releaseId
     )
     db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, sealExPost(db, releaseId, result.exPost))
@@ -163,6 +167,7 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
   const actor = actorOf(req)
   const prepared = prepareRelease(db, req.queryId, req.params)
   const { releaseId } = chargeRelease(db, prepared, actor)
+  const chargedAt = (db.prepare('SELECT created_at FROM releases WHERE id = ?').get(releaseId) as { created_at: string }).created_at
   const key = flightKey(db, releaseId)
   inFlight.add(key)
   try {
@@ -174,14 +179,40 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
       // The charge stays (noise may have been drawn). The cause is not recorded: it may depend on the data.
       void e
       const reason = NEUTRAL_FAILURE
-      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(reason, answerTime(), releaseId)
+      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(reason, answerTime(chargedAt), releaseId)
       throw new UserError(`Release ${releaseId} was charged but not answered (${reason}); the charge stays in the ledger`, 'release-failed')
     }
-    storeAnswer(db, releaseId, result)
+    storeAnswer(db, releaseId, chargedAt, result)
   } finally {
     inFlight.delete(key)
   }
   return getRelease(db, releaseId)
+}
+
+/** Waits until an ISO time (a release's padded answer time). */
+async function until(iso: string | null): Promise<void> {
+  const ms = iso === null ? NaN : Date.parse(iso) - Date.now()
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/**
+ * `runRelease` as the doors (HTTP, desktop, CLI) call it: the answer, or the failure of a charged release, is handed
+ * over at its padded answer time (`answerTime`), so how long the call takes tells the analyst only the run time rounded
+ * up to whole seconds. Refusals before the charge (bad input, denials) depend on public inputs only and are not held.
+ */
+export async function runReleaseTimed(db: Db, req: ReleaseRequest): Promise<ReleaseRecord> {
+  try {
+    const r = runRelease(db, req)
+    await until(r.answeredAt)
+    return r
+  } catch (e) {
+    const id = e instanceof UserError && e.code === 'release-failed' ? Number(/^Release (\d+) /.exec(e.message)?.[1]) : NaN
+    if (Number.isInteger(id)) {
+      const row = db.prepare('SELECT answered_at FROM releases WHERE id = ?').get(id) as { answered_at: string | null } | undefined
+      await until(row?.answered_at ?? null)
+    }
+    throw e
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -241,7 +272,7 @@ function toRecord(db: Db, r: ReleaseRow): ReleaseRecord {
     status,
     statusText,
     answer: r.answer === null ? null : (JSON.parse(r.answer) as ReleaseAnswer),
-    answeredAt: r.status === 'answered' && r.answered_at !== null ? toWholeSecond(r.answered_at) : null
+    answeredAt: r.status === 'answered' && r.answered_at !== null ? shownAnswerTime(r.created_at, r.answered_at) : null
   }
 }
 
