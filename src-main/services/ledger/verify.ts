@@ -191,7 +191,10 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
   const nameOf = (keyId: string) => byId.get(keyId)?.name ?? `unknown key ${keyId.slice(0, 16)}`
   // Signed ledger entries; officer acts written after officer keys existed must be signed.
   const epoch = db.prepare('SELECT unsigned_through_seq AS seq FROM ledger_trust_epoch WHERE id = 1').get() as { seq: number } | undefined
-  const unsignedThrough = epoch?.seq ?? 0
+  // Unsigned officer acts are accepted only up to the ledger's length when officer keys arrived, and never after the
+  // first checkpoint (which an officer signed after that): raising the stored epoch does not admit a later unsigned act.
+  const firstCheckpoint = db.prepare('SELECT min(ledger_seq) AS seq FROM ledger_checkpoints').get() as { seq: number | null }
+  const unsignedThrough = Math.min(epoch?.seq ?? 0, firstCheckpoint.seq ?? Number.MAX_SAFE_INTEGER)
   if (epoch === undefined) P(1, 'the record of when officer signatures began is missing')
   for (const e of entryBySeq.values()) {
     if (e.signer) {

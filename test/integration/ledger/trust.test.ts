@@ -310,6 +310,19 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     expect(v.firstBroken?.reason).toBe('entry 1 is an officer act (budget) without an officer\'s signature')
   })
 
+  it('an unsigned budget appended after the last checkpoint, with the trust epoch raised to admit it', async () => {
+    const db = await checkpointed()
+    const { appendEntry } = await import('../../../src-main/services/ledger/ledger-store')
+    db.exec('DROP TRIGGER ledger_trust_epoch_fixed')
+    db.exec('UPDATE ledger_trust_epoch SET unsigned_through_seq = 1000000')
+    db.transaction(() =>
+      appendEntry(db, { kind: 'budget', datasetId: 1, datasetName: 'occupancy', notion: null, amountNano: 1000e9, cells: [], releaseId: null, actor: OFFICER, description: 'more', detail: {} })
+    )()
+    const v = verifyLedger(db)
+    expect(v.ok).toBe(false)
+    expect(v.firstBroken?.reason).toMatch(/is an officer act \(budget\) without an officer's signature/)
+  })
+
   it('cutting the tail (entries, releases and sealed costs deleted, head fixed)', async () => {
     const db = await checkpointed()
     const n = count(db, 'SELECT count(*) AS n FROM ledger_entries')
