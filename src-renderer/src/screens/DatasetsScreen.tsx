@@ -33,7 +33,7 @@ export function DatasetsScreen(_props: ScreenProps) {
           onChanged={reload}
         />
       )}
-      {current && <DatasetDetail key={current.id} dataset={current} onClose={() => setSelected(null)} />}
+      {current && <DatasetDetail key={current.id} dataset={current} onClose={() => setSelected(null)} onChanged={reload} />}
     </div>
   )
 }

@@ -57,6 +57,14 @@ export function QueriesScreen(props: ScreenProps) {
     )
   }
 
+  // Why the save button is disabled, in one sentence (the builders hand up a sentence while the definition is incomplete).
+  const whyNot =
+    typeof definition === 'string'
+      ? definition || 'Define the question above.'
+      : name.trim() === ''
+        ? 'Give the question a name to save it.'
+        : null
+
   const doSave = () => {
     if (!dataset || typeof definition === 'string') return
     void save.run(async () => {
@@ -100,15 +108,26 @@ export function QueriesScreen(props: ScreenProps) {
           >
             {kind === 'threshold' && <ThresholdBuilder key={`t${dataset.id}`} dataset={dataset} datasets={list} onChange={setDefinition} />}
             {kind === 'anomaly-identification' && <AnomalyIdBuilder key={`a${dataset.id}`} dataset={dataset} onChange={setDefinition} />}
-            {kind === 'anomaly-search' && <SearchBuilder key={`s${dataset.id}`} dataset={dataset} onChange={setDefinition} />}
+            {kind === 'anomaly-search' && <SearchBuilder key={`s${dataset.id}`} dataset={dataset} datasets={list} onChange={setDefinition} />}
             <div className="row">
               <TextField label="Name of the question" value={name} onChange={setName} testId="query-name" width="wide" placeholder="e.g. rooms over capacity, 12 March 14:00" />
               <div className="field actions">
-                <button type="submit" disabled={save.busy || typeof definition === 'string' || name.trim() === ''} data-testid="query-save">
+                <button
+                  type="submit"
+                  disabled={save.busy || whyNot !== null}
+                  data-testid="query-save"
+                  aria-describedby={whyNot ? 'query-save-why' : undefined}
+                  title={whyNot ?? undefined}
+                >
                   Save question
                 </button>
               </div>
             </div>
+            {whyNot && (
+              <p className="hint todo" id="query-save-why" data-testid="query-save-why">
+                {whyNot}
+              </p>
+            )}
             <p className="hint">Saving spends nothing. Saved questions cannot be changed, so every release can be traced to exactly what was asked.</p>
             <ErrorText error={save.error} testId="query-save-error" />
           </form>

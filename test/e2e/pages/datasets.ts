@@ -47,5 +47,27 @@ export const datasets = {
     return out
   },
 
-  catalogRow: (page: Page, name: string) => page.getByTestId(`dataset-row-${name}`)
+  catalogRow: (page: Page, name: string) => page.getByTestId(`dataset-row-${name}`),
+
+  /** Open a dataset from the catalog; returns its detail panel. */
+  async open(page: Page, name: string) {
+    await shell.goTo(page, 'Datasets')
+    await page.getByRole('button', { name: `Open ${name}`, exact: true }).click()
+    const detail = page.getByTestId('dataset-detail')
+    await detail.getByRole('heading', { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (public|private)$`, 'i') }).waitFor()
+    return detail
+  },
+
+  /** The privacy officer declares a dataset public, with a reason (a ledger entry); waits until the catalog shows it public. */
+  async declarePublic(page: Page, d: { dataset: string; reason: string; name: string; passphrase: string }) {
+    const detail = await datasets.open(page, d.dataset)
+    await detail.getByRole('button', { name: 'Declare public…' }).click()
+    const form = detail.getByTestId('declare-public-form')
+    await form.getByLabel('Reason (recorded)').fill(d.reason)
+    await form.getByLabel('Officer').fill(d.name)
+    await form.getByLabel('Passphrase').fill(d.passphrase)
+    await form.getByRole('button', { name: 'Declare public', exact: true }).click()
+    await page.locator(`[data-testid="dataset-public-${d.dataset}"].public`).first().waitFor()
+    return detail
+  }
 }

@@ -3,13 +3,15 @@ import { shell } from './shell'
 
 /** What a privacy officer does on the Ledger screen. */
 export const ledger = {
-  async setBudget(page: Page, b: { dataset: string; epsilon: number; reason: string; officer: string }) {
+  /** `passphrase`: the officer's, filled in when the form asks for it (budgets are signed officer acts, issue 15). */
+  async setBudget(page: Page, b: { dataset: string; epsilon: number; reason: string; officer: string; passphrase?: string }) {
     await shell.goTo(page, 'Ledger')
     const form = page.getByTestId('budget-form')
     await form.getByLabel('Dataset').selectOption({ label: b.dataset })
     await form.getByLabel('Budget ε').fill(String(b.epsilon))
     await form.getByLabel('Reason (recorded)').fill(b.reason)
     await form.getByLabel('Officer').fill(b.officer)
+    if (b.passphrase !== undefined && (await form.getByLabel('Passphrase').count()) > 0) await form.getByLabel('Passphrase').fill(b.passphrase)
     await form.getByRole('button', { name: 'Set budget' }).click()
     await page.getByTestId('budget-done').waitFor()
   },

@@ -11,6 +11,24 @@ export interface ThresholdQuery {
     | { constant: number }
     | { table: string; column: string }
     | { reference: { factor: number; aggregate: 'max' | 'mean'; bucket: 'hour' | 'day'; from: string; to: string } }
+  /**
+   * The groups (public): from a public dataset (`on` maps group-by columns whose name differs there), or listed, one
+   * group per entry with its values in group-by order. Not given with a threshold table, whose rows are the groups.
+   */
+  groups?: { from: string; on?: Record<string, string> } | { listed: Array<Array<string | number>> }
+}
+
+export interface SearchQuery {
+  dataset: string
+  name: string
+  idColumn: string
+  /** The individuals (public): listed ids, or a public dataset's column. */
+  individuals: { listed: string[] } | { from: string; column: string }
+  scoreFloor?: number
+  tLow: number
+  tHigh: number
+  eps?: number
+  budget?: number
 }
 
 /** What an analyst does on the Queries screen: define, save, check the price, release. */
@@ -30,6 +48,14 @@ export const queries = {
       await page.getByLabel('Person column').selectOption(q.person.column)
       await page.getByLabel('Count each person at most').fill(String(q.person.cap))
     }
+    if (q.groups && 'from' in q.groups) {
+      await page.getByTestId('groups-source-dataset').check()
+      await page.getByLabel('Group list dataset').selectOption({ label: q.groups.from })
+      for (const [g, c] of Object.entries(q.groups.on ?? {})) await page.getByLabel(`Column matching ${g}`, { exact: true }).selectOption(c)
+    } else if (q.groups) {
+      await page.getByTestId('groups-source-listed').check()
+      await page.getByLabel(/^Groups, one per line/).fill(q.groups.listed.map((g) => g.join(', ')).join('\n'))
+    }
     if ('constant' in q.threshold) {
       await page.getByLabel('Threshold of each group').selectOption('constant')
       await page.getByLabel('Threshold', { exact: true }).fill(String(q.threshold.constant))
@@ -46,9 +72,37 @@ export const queries = {
       await page.getByLabel('Threshold table').selectOption({ label: q.threshold.table })
       await page.getByLabel('Threshold column').selectOption(q.threshold.column)
     }
-    await page.getByLabel('Name of the question').fill(q.name)
-    await page.getByLabel('Name of the question').press('Enter')
-    await page.getByTestId('release-panel').waitFor()
+    await queries.save(page, q.name)
+  },
+
+  /** Save the question defined on screen; fails with the save button's reason when it is disabled. */
+  async save(page: Page, name: string) {
+    await page.getByLabel('Name of the question').fill(name)
+    if (!(await page.getByTestId('query-save').isEnabled())) throw new Error(`cannot save "${name}": ${await page.getByTestId('query-save-why').innerText()}`)
+    await page.getByTestId('query-save').click()
+    await page.getByTestId('release-panel').getByRole('heading', { name: new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }).waitFor()
+  },
+
+  /** Define an anomaly search and save it. */
+  async defineSearch(page: Page, q: SearchQuery) {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: q.dataset })
+    await page.getByRole('radio', { name: /Anomaly search/ }).check()
+    await page.getByLabel('Individuals are named by').selectOption(q.idColumn)
+    if ('listed' in q.individuals) {
+      await page.getByTestId('individuals-source-listed').check()
+      await page.getByLabel(/^Ids, one per line/).fill(q.individuals.listed.join('\n'))
+    } else {
+      await page.getByTestId('individuals-source-dataset').check()
+      await page.getByLabel('List of individuals').selectOption({ label: q.individuals.from })
+      await page.getByLabel('Id column of the list').selectOption(q.individuals.column)
+    }
+    if (q.scoreFloor !== undefined) await page.getByLabel('Score floor L (optional)').fill(String(q.scoreFloor))
+    await page.getByLabel('t-low (protected at or below)').fill(String(q.tLow))
+    await page.getByLabel('t-high (the anomaly is above)').fill(String(q.tHigh))
+    if (q.eps !== undefined) await page.getByLabel('ε per question').fill(String(q.eps))
+    if (q.budget !== undefined) await page.getByLabel('Budget ε (total at most)').fill(String(q.budget))
+    await queries.save(page, q.name)
   },
 
   async chooseSaved(page: Page, name: string) {

@@ -4,6 +4,7 @@ import { useAction, useClient } from '../../api/hooks'
 import { ErrorText } from '../../components/Fields'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
+import { PublicBadge } from './DatasetDetail'
 
 /** Spend and budget per notion, in words; "no budget" says what to do. */
 export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: number; summaryError?: string | null }) {
@@ -107,7 +108,7 @@ export function Catalog(props: {
                     </form>
                   ) : (
                     <>
-                      <strong>{d.name}</strong>
+                      <strong>{d.name}</strong> <PublicBadge dataset={d} />
                       <div className="hint" data-testid={`dataset-unit-${d.name}`}>
                         {d.unit.kind === 'person' ? `unit: person (${d.unit.column})` : 'unit: row'}
                       </div>

@@ -1,23 +1,28 @@
 import { useState } from 'react'
 import type { DatasetInfo } from '../../../../src-main/contract'
-import { useQuery } from '../../api/hooks'
-import { ErrorText } from '../../components/Fields'
+import { useAction, useClient, useQuery } from '../../api/hooks'
+import { ErrorText, SelectField, TextField } from '../../components/Fields'
 import { formatCount } from '../../format'
 import { href } from '../../sections'
 
 const TYPE_LABEL = { integer: 'whole number', real: 'decimal number', text: 'text', timestamp: 'date and time' } as const
 const PAGE = 20
 
-/** One dataset: its columns with their types, and its rows page by page. */
-export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void }) {
+/**
+ * One dataset: its columns with their types, whether it is public, and (public datasets only) its rows page by page. The
+ * rows of a private dataset are what releases protect: they are never requested. The privacy officer may declare it public.
+ */
+export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void; onChanged: () => void }) {
   const [offset, setOffset] = useState(0)
-  const rows = useQuery('datasets/rows', { datasetId: props.dataset.id, offset, limit: PAGE }, [props.dataset.id, offset])
   const d = props.dataset
+  const rows = useQuery('datasets/rows', d.public ? { datasetId: d.id, offset, limit: PAGE } : null, [d.id, d.public, offset])
   const total = rows.data?.total ?? d.rowCount
   return (
     <section className="panel" aria-labelledby="detail-title" data-testid="dataset-detail">
       <div className="panel-head">
-        <h2 id="detail-title">{d.name}</h2>
+        <h2 id="detail-title">
+          {d.name} <PublicBadge dataset={d} />
+        </h2>
         <span className="button-row">
           <a className="button-link" href={href('queries', d.id)}>
             Ask a question about it
@@ -34,7 +39,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
             {i > 0 && ', '}
             <code>{c.name}</code> {TYPE_LABEL[c.type]}
             {c.typeSource === 'override' ? ' (set by you)' : ''}
-            {c.perPerson === false ? ' (several values per person)' : ''}
+            {c.perPerson === true ? ' (one value per person, declared)' : ''}
           </span>
         ))}
       </p>
@@ -49,47 +54,62 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
           <>row-level: each row is a different person; guarantees and the ledger cover one row.</>
         )}
       </p>
-      <ErrorText error={rows.error} />
-      <div className="table-scroll">
-        <table>
-          <caption className="sr-only">Rows of {d.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                #
-              </th>
-              {d.columns.map((c) => (
-                <th key={c.position} scope="col">
-                  {c.name}
+      {d.public ? (
+        <>
+          <p className="hint" data-testid="dataset-public-note">
+            Public: the privacy officer declared it public, so its rows can be browsed and its values may supply group lists, thresholds and
+            lists of individuals for releases on other datasets.
+          </p>
+        <ErrorText error={rows.error} />
+        <div className="table-scroll">
+          <table>
+            <caption className="sr-only">Rows of {d.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col" className="num">
+                  #
                 </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.data?.rows.map((r, i) => (
-              <tr key={offset + i}>
-                <td className="num hint">{formatCount(offset + i + 1)}</td>
-                {r.map((v, j) => (
-                  <td key={j} className={typeof v === 'number' ? 'num' : undefined}>
-                    {v === null ? <span className="hint">empty</span> : String(v)}
-                  </td>
+                {d.columns.map((c) => (
+                  <th key={c.position} scope="col">
+                    {c.name}
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <div className="pager">
-        <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-          Previous
-        </button>
-        <span>
-          Rows {formatCount(Math.min(total, offset + 1))}–{formatCount(Math.min(total, offset + PAGE))} of {formatCount(total)}
-        </span>
-        <button type="button" className="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
-          Next
-        </button>
-      </div>
+            </thead>
+            <tbody>
+              {rows.data?.rows.map((r, i) => (
+                <tr key={offset + i}>
+                  <td className="num hint">{formatCount(offset + i + 1)}</td>
+                  {r.map((v, j) => (
+                    <td key={j} className={typeof v === 'number' ? 'num' : undefined}>
+                      {v === null ? <span className="hint">empty</span> : String(v)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <div className="pager">
+          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            Previous
+          </button>
+          <span>
+            Rows {formatCount(Math.min(total, offset + 1))}–{formatCount(Math.min(total, offset + PAGE))} of {formatCount(total)}
+          </span>
+          <button type="button" className="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
+            Next
+          </button>
+        </div>
+        </>
+      ) : (
+        <>
+          <p className="notice" data-testid="dataset-private-note">
+            The rows of “{d.name}” are private and are not shown: only datasets the privacy officer declared public can be browsed.
+          </p>
+          <DeclarePublic dataset={d} onDeclared={props.onChanged} />
+        </>
+      )}
     </section>
   )
 }
@@ -98,4 +118,124 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
 function sourceName(path: string): string {
   const base = path.split(/[\\/]/).pop() ?? path
   return base.replace(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-/, '')
+}
+
+/** "public" or "private", as a badge. */
+export function PublicBadge(props: { dataset: DatasetInfo }) {
+  return props.dataset.public ? (
+    <span className="badge public" data-testid={`dataset-public-${props.dataset.name}`}>
+      public
+    </span>
+  ) : (
+    <span className="badge private" data-testid={`dataset-public-${props.dataset.name}`}>
+      private
+    </span>
+  )
+}
+
+/**
+ * The privacy officer's act: declare the dataset public, with a reason, signed with a registered officer's key (the
+ * passphrase unlocks it; never stored). A ledger entry, final.
+ */
+function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) {
+  const client = useClient()
+  const act = useAction()
+  const officers = useQuery('officer/list', {})
+  const [open, setOpen] = useState(false)
+  const [reason, setReason] = useState('')
+  const [officer, setOfficer] = useState('')
+  const [passphrase, setPassphrase] = useState('')
+  const registered = officers.data ?? []
+  // One registered officer: theirs is the only key that can sign, so the name is filled in.
+  const officerName = officer || (registered.length === 1 ? registered[0].name : '')
+  const why =
+    officers.data && registered.length === 0
+      ? 'No privacy officer is registered in this workspace: register one first with “quiet-alarm officer init --name NAME”.'
+      : reason.trim().length < 3
+        ? 'Give the reason (a few words); it is recorded in the ledger.'
+        : officerName.trim() === ''
+          ? 'Give the officer’s registered name.'
+          : passphrase === ''
+            ? 'Give the officer’s passphrase: the declaration is signed with the officer’s key.'
+            : null
+  if (!open) {
+    return (
+      <div className="button-row">
+        <button type="button" className="secondary" onClick={() => setOpen(true)} data-testid="declare-public-open">
+          Declare public…
+        </button>
+        <span className="hint">For the privacy officer, when the data is not about people (e.g. room capacities, a calendar, a published list).</span>
+      </div>
+    )
+  }
+  return (
+    <form
+      className="officer panel stack-tight"
+      data-testid="declare-public-form"
+      aria-labelledby="declare-public-title"
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (why) return
+        void act
+          .run(() =>
+            client.call('datasets/declare-public', { datasetId: props.dataset.id, reason: reason.trim(), officer: officerName.trim(), passphrase })
+          )
+          .then((r) => {
+            setPassphrase('')
+            if (r) {
+              setOpen(false)
+              props.onDeclared()
+            }
+          })
+      }}
+    >
+      <h3 id="declare-public-title">Declare “{props.dataset.name}” public</h3>
+      <p className="hint" data-testid="declare-public-explained">
+        Its values may then reach releases without noise (as group lists, thresholds and lists of individuals) and its rows can be browsed by
+        every analyst. The declaration is recorded in the ledger with your reason, signed with your key, and cannot be undone.
+      </p>
+      <ErrorText error={officers.error} />
+      <div className="row">
+        <TextField label="Reason (recorded)" value={reason} onChange={setReason} width="wide" testId="declare-public-reason" placeholder="e.g. room capacities from the published fire-safety plan" />
+        {registered.length > 1 ? (
+          <SelectField
+            label="Officer"
+            value={officer}
+            onChange={setOfficer}
+            options={[{ value: '', label: 'Choose…' }, ...registered.map((o) => ({ value: o.name, label: o.name }))]}
+            testId="declare-public-officer"
+          />
+        ) : (
+          <TextField label="Officer" value={officerName} onChange={setOfficer} testId="declare-public-officer" />
+        )}
+        <div className="field narrow">
+          <label htmlFor="declare-public-passphrase">Passphrase</label>
+          <input
+            id="declare-public-passphrase"
+            type="password"
+            autoComplete="current-password"
+            value={passphrase}
+            onChange={(e) => setPassphrase(e.target.value)}
+            data-testid="declare-public-passphrase"
+          />
+        </div>
+        <div className="field actions">
+          <span className="button-row">
+            <button type="submit" disabled={why !== null || act.busy} title={why ?? undefined} aria-describedby={why ? 'declare-public-why' : undefined} data-testid="declare-public-submit">
+              Declare public
+            </button>
+            <button type="button" className="secondary" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+          </span>
+        </div>
+      </div>
+      {why && (
+        <p className="hint todo" id="declare-public-why" data-testid="declare-public-why">
+          {why}
+        </p>
+      )}
+      <ErrorText error={act.error} testId="declare-public-error" />
+    </form>
+  )
 }

@@ -90,7 +90,6 @@ export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: An
         <label htmlFor="aiq-records">Records to ask about (one per line, values in the order of the columns, comma separated)</label>
         <textarea id="aiq-records" rows={4} value={records} onChange={(e) => setRecords(e.target.value)} data-testid="aiq-records" />
       </div>
-      {typeof built === 'string' && <p className="hint todo">{built}</p>}
     </div>
   )
 }

@@ -1,92 +1,161 @@
 import { useState } from 'react'
 import type { AnomalySearchDefinition, DatasetInfo } from '../../../../src-main/contract'
-import { NumberField, SelectField, parseNumber } from '../../components/Fields'
+import { NumberField, SelectField } from '../../components/Fields'
+import { href } from '../../sections'
+import { type SearchForm, buildSearchDefinition, parseIndividuals } from './searchDefinition'
+import { noPublicSourceReason, publicSources } from './thresholdDefinition'
 import { useHandUp } from './useHandUp'
 
-/** Anomaly search: score column, thresholds, epsilon per query, budget, oracle and stopping rule. */
-export function SearchBuilder(props: { dataset: DatasetInfo; onChange: (d: AnomalySearchDefinition | string) => void }) {
-  const numeric = props.dataset.columns.filter((c) => c.type === 'integer' || c.type === 'real')
-  const [score, setScore] = useState(numeric[0]?.name ?? '')
-  const [idColumn, setIdColumn] = useState('')
-  const [tLow, setTLow] = useState('')
-  const [tHigh, setTHigh] = useState('')
-  const [eps, setEps] = useState('1')
-  const [budget, setBudget] = useState('20')
-  const [oracle, setOracle] = useState<AnomalySearchDefinition['oracle']>('direct')
-  const [stop, setStop] = useState<'tau' | 'delta'>('tau')
-  const [tau, setTau] = useState('0.5')
-  const [delta, setDelta] = useState('0.05')
-  const [top, setTop] = useState('4')
-
-  const build = (): AnomalySearchDefinition | string => {
-    if (!score) return 'This dataset has no numeric column to search for an anomaly in.'
-    const tl = parseNumber(tLow)
-    const th = parseNumber(tHigh)
-    const e = parseNumber(eps)
-    const b = parseNumber(budget)
-    const t = parseNumber(top)
-    if (tl === null || tl <= 0) return 'Give t-low (> 0): every individual at or below it is protected.'
-    if (th === null || th <= tl) return 'Give t-high (greater than t-low): the anomaly is above it.'
-    if (e === null || e <= 0) return 'Give the ε of each noisy question (> 0).'
-    if (b === null || b < e) return 'Give the budget (at least the ε per question): it bounds the total charge.'
-    if (t === null || !Number.isInteger(t) || t < 1) return 'Give how many candidates to show (a whole number).'
-    const d: AnomalySearchDefinition = { kind: 'anomaly-search', scoreColumn: score, tLow: tl, tHigh: th, epsilonPerQuery: e, budget: b, oracle, top: t }
-    if (idColumn) d.idColumn = idColumn
-    if (stop === 'tau') {
-      const x = parseNumber(tau)
-      if (x === null || x <= 0 || x >= 1) return 'Give tau between 0 and 1.'
-      d.tau = x
-    } else {
-      const x = parseNumber(delta)
-      if (x === null || x <= 0 || x >= 1) return 'Give delta between 0 and 1.'
-      d.delta = x
-    }
-    return d
-  }
-  const built = build()
+/**
+ * Anomaly search: score column, the id column and the public list of individuals, the score floor L, thresholds,
+ * epsilon per query, budget, oracle and stopping rule. `buildSearchDefinition` (pure) does the work.
+ */
+export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetInfo[]; onChange: (d: AnomalySearchDefinition | string) => void }) {
+  const cols = props.dataset.columns
+  const numeric = cols.filter((c) => c.type === 'integer' || c.type === 'real')
+  const sources = publicSources(props.dataset, props.datasets)
+  const personColumn = props.dataset.unit.kind === 'person' ? props.dataset.unit.column : ''
+  const [form, setForm] = useState<SearchForm>(() => ({
+    score: numeric[0]?.name ?? '',
+    // A person-level dataset names its individuals by its person column; otherwise the analyst chooses.
+    idColumn: personColumn,
+    individuals: { source: sources.length > 0 ? 'dataset' : 'listed', listed: '', datasetId: sources[0] ? String(sources[0].id) : '', column: '' },
+    scoreFloor: '',
+    tLow: '',
+    tHigh: '',
+    eps: '1',
+    budget: '20',
+    oracle: 'direct',
+    stop: 'tau',
+    tau: '0.5',
+    delta: '0.05',
+    top: '4'
+  }))
+  const set = (p: Partial<SearchForm>) => setForm({ ...form, ...p })
+  const ind = form.individuals
+  const setInd = (p: Partial<SearchForm['individuals']>) => set({ individuals: { ...ind, ...p } })
+  const src = sources.find((d) => String(d.id) === ind.datasetId)
+  // The list's column: the chosen one, else the one named like the id column, else none.
+  const srcColumn = src?.columns.some((c) => c.name === ind.column) ? ind.column : src?.columns.some((c) => c.name === form.idColumn) ? form.idColumn : ''
+  const built = buildSearchDefinition({ ...form, individuals: { ...ind, column: srcColumn } }, props.dataset, props.datasets)
   useHandUp(built, props.onChange)
+  const listed = ind.source === 'listed' ? parseIndividuals(ind.listed) : null
+  const floorShown = form.scoreFloor.trim() === '' ? '0' : form.scoreFloor.trim()
 
   return (
     <div className="stack-tight" data-testid="search-builder">
       <div className="row">
-        <SelectField label="Score column" value={score} onChange={setScore} options={numeric.map((c) => ({ value: c.name, label: c.name }))} testId="search-score" />
+        <SelectField label="Score column" value={form.score} onChange={(score) => set({ score })} options={numeric.map((c) => ({ value: c.name, label: c.name }))} testId="search-score" />
         <SelectField
           label="Individuals are named by"
-          value={idColumn}
-          onChange={setIdColumn}
-          options={[{ value: '', label: 'Row number' }, ...props.dataset.columns.map((c) => ({ value: c.name, label: c.name }))]}
+          value={form.idColumn}
+          onChange={(idColumn) => set({ idColumn })}
+          options={[...(form.idColumn ? [] : [{ value: '', label: 'Choose the id column…' }]), ...cols.map((c) => ({ value: c.name, label: c.name }))]}
+          testId="search-id-column"
+          hint="The column holding each individual’s id (required)."
         />
-        <NumberField label="t-low (protected at or below)" value={tLow} onChange={setTLow} testId="search-tlow" />
-        <NumberField label="t-high (the anomaly is above)" value={tHigh} onChange={setTHigh} testId="search-thigh" />
+      </div>
+
+      <fieldset data-testid="individuals-section">
+        <legend>Individuals searched</legend>
+        <p className="hint">
+          The search looks for the anomaly among a public list of individuals (at least two), which is part of the question: it cannot be read
+          from “{props.dataset.name}” itself, as that would reveal who is in it. An id with no row scores L; an id with several rows, its largest score.
+        </p>
+        <div className="radios" role="radiogroup" aria-label="Individuals come from">
+          <label className="check">
+            <input type="radio" name="individuals-source" checked={ind.source === 'dataset'} onChange={() => setInd({ source: 'dataset' })} data-testid="individuals-source-dataset" />
+            From a public dataset’s column
+          </label>
+          <label className="check">
+            <input type="radio" name="individuals-source" checked={ind.source === 'listed'} onChange={() => setInd({ source: 'listed' })} data-testid="individuals-source-listed" />
+            Listed here
+          </label>
+        </div>
+        {ind.source === 'dataset' &&
+          (sources.length === 0 ? (
+            <p className="hint" data-testid="individuals-no-public">
+              {noPublicSourceReason(props.dataset, props.datasets, 'A list of individuals from a dataset')} <a href={href('datasets')}>Datasets</a>
+            </p>
+          ) : (
+            <div className="row">
+              <SelectField
+                label="List of individuals"
+                value={ind.datasetId}
+                onChange={(datasetId) => setInd({ datasetId, column: '' })}
+                options={[...(src ? [] : [{ value: '', label: 'Choose…' }]), ...sources.map((d) => ({ value: String(d.id), label: d.name }))]}
+                testId="individuals-dataset"
+                hint="Only public datasets other than this one are offered."
+              />
+              {src && (
+                <SelectField
+                  label="Id column of the list"
+                  value={srcColumn}
+                  onChange={(column) => setInd({ column })}
+                  options={[...(srcColumn ? [] : [{ value: '', label: 'Choose…' }]), ...src.columns.map((c) => ({ value: c.name, label: c.name }))]}
+                  testId="individuals-column"
+                  hint={form.idColumn ? `Its distinct values are matched on “${form.idColumn}”.` : 'Its distinct values are the individuals.'}
+                />
+              )}
+            </div>
+          ))}
+        {ind.source === 'listed' && (
+          <div className="field wide">
+            <label htmlFor="individuals-listed">Ids, one per line{form.idColumn ? <> (values of {form.idColumn})</> : null}</label>
+            <textarea
+              id="individuals-listed"
+              rows={5}
+              value={ind.listed}
+              onChange={(e) => setInd({ listed: e.target.value })}
+              data-testid="individuals-listed"
+              aria-describedby="individuals-listed-count"
+            />
+            <span className="field-hint" id="individuals-listed-count" data-testid="individuals-listed-count">
+              {Array.isArray(listed) ? `${listed.length.toLocaleString('en-US')} individuals` : 'At least 2, at most 100,000.'}
+            </span>
+          </div>
+        )}
+      </fieldset>
+
+      <div className="row">
+        <NumberField
+          label="Score floor L (optional)"
+          value={form.scoreFloor}
+          onChange={(scoreFloor) => set({ scoreFloor })}
+          testId="search-floor"
+          width="normal"
+          hint={`Scores below L are raised to L; the noise scale is (t-low − L)/ε. Empty: L = 0.`}
+        />
+        <NumberField label="t-low (protected at or below)" value={form.tLow} onChange={(tLow) => set({ tLow })} testId="search-tlow" hint={`Must be above L = ${floorShown}.`} />
+        <NumberField label="t-high (the anomaly is above)" value={form.tHigh} onChange={(tHigh) => set({ tHigh })} testId="search-thigh" />
       </div>
       <div className="row">
-        <NumberField label="ε per question" value={eps} onChange={setEps} testId="search-eps" />
-        <NumberField label="Budget ε (total at most)" value={budget} onChange={setBudget} testId="search-budget" />
+        <NumberField label="ε per question" value={form.eps} onChange={(eps) => set({ eps })} testId="search-eps" />
+        <NumberField label="Budget ε (total at most)" value={form.budget} onChange={(budget) => set({ budget })} testId="search-budget" />
         <SelectField
           label="Oracle"
-          value={oracle}
-          onChange={setOracle}
+          value={form.oracle}
+          onChange={(oracle) => set({ oracle })}
           options={[
             { value: 'direct', label: 'direct (Laplace on the count)' },
             { value: 'binary', label: 'binary (noisy yes/no)' },
             { value: 'rr', label: 'rr (randomized response)' }
           ]}
         />
-        <NumberField label="Show the top" value={top} onChange={setTop} hint="candidates" />
+        <NumberField label="Show the top" value={form.top} onChange={(top) => set({ top })} hint="candidates" />
       </div>
       <div className="row">
         <SelectField
           label="Stop when"
-          value={stop}
-          onChange={setStop}
+          value={form.stop}
+          onChange={(stop) => set({ stop })}
           options={[
             { value: 'tau', label: 'the best candidate is likely enough (tau)' },
             { value: 'delta', label: 'the log-odds exceed log(1/delta)' }
           ]}
         />
-        {stop === 'tau' ? <NumberField label="tau" value={tau} onChange={setTau} /> : <NumberField label="delta" value={delta} onChange={setDelta} />}
+        {form.stop === 'tau' ? <NumberField label="tau" value={form.tau} onChange={(tau) => set({ tau })} /> : <NumberField label="delta" value={form.delta} onChange={(delta) => set({ delta })} />}
       </div>
-      {typeof built === 'string' && <p className="hint todo">{built}</p>}
     </div>
   )
 }

@@ -1,19 +1,16 @@
 import { useState } from 'react'
 import { useHandUp } from './useHandUp'
-import type { DatasetInfo, FilterCondition, FilterOperator, ThresholdQueryDefinition, ThresholdSpec } from '../../../../src-main/contract'
-import { NumberField, SelectField, TextField, parseList, parseNumber } from '../../components/Fields'
+import type { DatasetInfo, FilterOperator, ThresholdQueryDefinition } from '../../../../src-main/contract'
+import { NumberField, SelectField, TextField } from '../../components/Fields'
+import { href } from '../../sections'
+import { type ThresholdForm, buildThresholdDefinition, defaultMapping, noPublicSourceReason, publicSources } from './thresholdDefinition'
 
 const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
 
-interface FilterRow {
-  column: string
-  op: FilterOperator
-  value: string
-}
-
 /**
- * Threshold query: filter, period, group by, count (with "count each person at most N times"), thresholds.
- * Returns the definition (or a sentence saying what is missing) to its parent on every change.
+ * Threshold query: group by, the groups (public: from a public dataset or listed), filter, period, count (with "count
+ * each person at most N times"), thresholds. Returns the definition (or a sentence saying what is missing) to its parent
+ * on every change; `buildThresholdDefinition` (pure) does the work.
  */
 export function ThresholdBuilder(props: {
   dataset: DatasetInfo
@@ -22,67 +19,50 @@ export function ThresholdBuilder(props: {
 }) {
   const cols = props.dataset.columns
   const timeCols = cols.filter((c) => c.type === 'timestamp')
-  const [groupBy, setGroupBy] = useState<string[]>([])
-  const [filters, setFilters] = useState<FilterRow[]>([])
-  const [periodOn, setPeriodOn] = useState(false)
-  const [period, setPeriod] = useState({ column: timeCols[0]?.name ?? '', from: '', to: '' })
-  const [countKind, setCountKind] = useState<'rows' | 'persons'>('rows')
-  const [personColumn, setPersonColumn] = useState(cols[0]?.name ?? '')
-  const [cap, setCap] = useState('1')
-  const [thrKind, setThrKind] = useState<ThresholdSpec['kind']>('constant')
-  const [constant, setConstant] = useState('')
-  const others = props.datasets.filter((d) => d.id !== props.dataset.id)
-  const [thrDataset, setThrDataset] = useState<string>(others[0] ? String(others[0].id) : '')
-  const [thrColumn, setThrColumn] = useState('')
-  const [ref, setRef] = useState({ factor: '1', aggregate: 'max' as 'max' | 'mean', bucket: 'day' as 'hour' | 'day', column: timeCols[0]?.name ?? '', from: '', to: '' })
+  const sources = publicSources(props.dataset, props.datasets)
+  const privateOthers = props.datasets.filter((d) => !d.public && d.id !== props.dataset.id)
+  const [form, setForm] = useState<ThresholdForm>(() => ({
+    groupBy: [],
+    filters: [],
+    period: { on: false, column: timeCols[0]?.name ?? '', from: '', to: '' },
+    count: { kind: 'rows', personColumn: props.dataset.unit.kind === 'person' ? props.dataset.unit.column : '', cap: '1' },
+    threshold: {
+      kind: 'constant',
+      constant: '',
+      datasetId: sources[0] ? String(sources[0].id) : '',
+      column: '',
+      on: {},
+      reference: { factor: '1', aggregate: 'max', bucket: 'day', column: timeCols[0]?.name ?? '', from: '', to: '' }
+    },
+    groups: { source: sources.length > 0 ? 'dataset' : 'listed', datasetId: sources[0] ? String(sources[0].id) : '', on: {}, listed: '' }
+  }))
+  const { groupBy, filters, period } = form
+  const setFilters = (f: ThresholdForm['filters']) => setForm({ ...form, filters: f })
+  const setPeriod = (p: Partial<ThresholdForm['period']>) => setForm({ ...form, period: { ...period, ...p } })
+  const setCount = (c: Partial<ThresholdForm['count']>) => setForm({ ...form, count: { ...form.count, ...c } })
+  const thr = form.threshold
+  const setThr = (t: Partial<ThresholdForm['threshold']>) => setForm({ ...form, threshold: { ...thr, ...t } })
+  const ref = thr.reference
+  const setRef = (r: Partial<ThresholdForm['threshold']['reference']>) => setThr({ reference: { ...ref, ...r } })
+  const groups = form.groups
+  const setGroups = (g: Partial<ThresholdForm['groups']>) => setForm({ ...form, groups: { ...groups, ...g } })
 
-  const thrDs = others.find((d) => String(d.id) === thrDataset)
+  const thrDs = sources.find((d) => String(d.id) === thr.datasetId)
   const numericThrCols = thrDs?.columns.filter((c) => c.type === 'integer' || c.type === 'real') ?? []
+  const groupDs = sources.find((d) => String(d.id) === groups.datasetId)
+  // The mappings follow the group-by columns and the chosen table: same name by default, the user's choice kept.
+  const thrOn = defaultMapping(groupBy, thrDs, thr.on)
+  const groupsOn = defaultMapping(groupBy, groupDs, groups.on)
 
-  // Build the definition from the state on every render and hand it up.
-  const build = (): ThresholdQueryDefinition | string => {
-    if (groupBy.length === 0) return 'Choose at least one group-by column: each group is one predicate (for example each room).'
-    const filter: FilterCondition[] = []
-    for (const f of filters) {
-      if (!f.column) continue
-      if (f.op === 'is null' || f.op === 'is not null') filter.push({ column: f.column, op: f.op })
-      else if (f.op === 'in' || f.op === 'not in') filter.push({ column: f.column, op: f.op, value: parseList(f.value) })
-      else {
-        const n = Number(f.value)
-        const col = cols.find((c) => c.name === f.column)
-        const numeric = col && (col.type === 'integer' || col.type === 'real')
-        filter.push({ column: f.column, op: f.op, value: numeric && f.value.trim() !== '' && Number.isFinite(n) ? n : f.value })
-      }
-    }
-    let count: ThresholdQueryDefinition['count'] = { kind: 'rows' }
-    if (countKind === 'persons') {
-      const c = parseNumber(cap)
-      if (c === null || !Number.isInteger(c) || c < 1) return 'Say how many times each person may count at most (a whole number, 1 or more).'
-      count = { kind: 'persons', personColumn, cap: c }
-    }
-    let threshold: ThresholdSpec
-    if (thrKind === 'constant') {
-      const v = parseNumber(constant)
-      if (v === null) return 'Give the threshold: the count above which a group is flagged.'
-      threshold = { kind: 'constant', value: v }
-    } else if (thrKind === 'column') {
-      if (!thrDs || !thrColumn) return 'Choose the table and the column that hold the thresholds.'
-      threshold = { kind: 'column', datasetId: thrDs.id, column: thrColumn }
-    } else {
-      const factor = parseNumber(ref.factor)
-      if (factor === null || factor <= 0) return 'Give the factor (> 0) that multiplies the reference period.'
-      if (!ref.from || !ref.to) return 'Give the reference period (from and to).'
-      threshold = { kind: 'reference', factor, aggregate: ref.aggregate, bucket: ref.bucket, column: ref.column || undefined, from: ref.from, to: ref.to }
-    }
-    const d: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold }
-    if (filter.length > 0) d.filter = filter
-    if (periodOn) {
-      if (!period.column || !period.from || !period.to) return 'Give the period: a timestamp column, from and to.'
-      d.period = { ...period }
-    }
-    return d
-  }
-  const built = build()
+  const personOptions = cols.filter((c) => !groupBy.includes(c.name)).map((c) => ({ value: c.name, label: c.name }))
+  // The person column shown: the chosen one while it is offered, else the first offered.
+  const personColumn = personOptions.some((o) => o.value === form.count.personColumn) ? form.count.personColumn : (personOptions[0]?.value ?? '')
+
+  const built = buildThresholdDefinition(
+    { ...form, count: { ...form.count, personColumn }, threshold: { ...thr, on: thrOn }, groups: { ...groups, on: groupsOn } },
+    props.dataset,
+    props.datasets
+  )
   useHandUp(built, props.onChange)
 
   return (
@@ -95,13 +75,86 @@ export function ThresholdBuilder(props: {
               <input
                 type="checkbox"
                 checked={groupBy.includes(c.name)}
-                onChange={(e) => setGroupBy(e.target.checked ? [...groupBy, c.name] : groupBy.filter((x) => x !== c.name))}
+                onChange={(e) => setForm({ ...form, groupBy: e.target.checked ? [...groupBy, c.name] : groupBy.filter((x) => x !== c.name) })}
                 data-testid={`groupby-${c.name}`}
               />
               {c.name}
             </label>
           ))}
         </div>
+      </fieldset>
+
+      <fieldset data-testid="groups-section">
+        <legend>Groups (which ones are asked about)</legend>
+        {thr.kind === 'column' ? (
+          <p className="hint" data-testid="groups-from-threshold-table">
+            With thresholds from a table, the groups are that table’s rows{thrDs ? <> (“{thrDs.name}”)</> : null}: one predicate per row, see Thresholds below.
+          </p>
+        ) : (
+          <>
+            <p className="hint">
+              The list of groups is released with the answer, so it must be public: it cannot be read from “{props.dataset.name}” (that would
+              reveal which {groupBy.length > 0 ? groupBy.join(' × ') : 'keys'} occur in it). Groups with no row are asked about too and count 0.
+            </p>
+            <div className="radios" role="radiogroup" aria-label="Groups come from">
+              <label className="check">
+                <input type="radio" name="groups-source" checked={groups.source === 'dataset'} onChange={() => setGroups({ source: 'dataset' })} data-testid="groups-source-dataset" />
+                From a public dataset
+              </label>
+              <label className="check">
+                <input type="radio" name="groups-source" checked={groups.source === 'listed'} onChange={() => setGroups({ source: 'listed' })} data-testid="groups-source-listed" />
+                Listed here
+              </label>
+            </div>
+            {groups.source === 'dataset' &&
+              (sources.length === 0 ? (
+                <p className="hint" data-testid="groups-no-public">
+                  {noPublicSourceReason(props.dataset, props.datasets, 'Groups from a dataset')} <a href={href('datasets')}>Datasets</a>
+                </p>
+              ) : (
+                <div className="row">
+                  <SelectField
+                    label="Group list dataset"
+                    value={groups.datasetId}
+                    onChange={(datasetId) => setGroups({ datasetId })}
+                    options={[...(groupDs ? [] : [{ value: '', label: 'Choose…' }]), ...sources.map((d) => ({ value: String(d.id), label: d.name }))]}
+                    testId="groups-dataset"
+                    hint={<>Each distinct row of its matching columns is one group.{privateOthers.length > 0 ? ' Private datasets are not offered.' : ''}</>}
+                  />
+                  {groupDs &&
+                    groupBy.map((g) => (
+                      <SelectField
+                        key={g}
+                        label={`Column matching ${g}`}
+                        value={groupsOn[g] ?? ''}
+                        onChange={(c) => setGroups({ on: { ...groupsOn, [g]: c } })}
+                        options={[...(groupsOn[g] ? [] : [{ value: '', label: 'Choose…' }]), ...groupDs.columns.map((c) => ({ value: c.name, label: c.name }))]}
+                        testId={`groups-on-${g}`}
+                      />
+                    ))}
+                </div>
+              ))}
+            {groups.source === 'listed' && (
+              <div className="field wide">
+                <label htmlFor="groups-listed">
+                  Groups, one per line{groupBy.length > 0 ? <> ({groupBy.join(', ')}, separated by commas)</> : null}
+                </label>
+                <textarea
+                  id="groups-listed"
+                  rows={5}
+                  value={groups.listed}
+                  onChange={(e) => setGroups({ listed: e.target.value })}
+                  placeholder={groupBy.length > 0 ? groupBy.map((g) => `${g} value`).join(', ') : 'Choose the group-by columns first'}
+                  data-testid="groups-listed"
+                  aria-describedby="groups-listed-hint"
+                />
+                <span className="field-hint" id="groups-listed-hint">
+                  Leave a value empty for an empty field; put a value holding a comma in double quotes.
+                </span>
+              </div>
+            )}
+          </>
+        )}
       </fieldset>
 
       <fieldset>
@@ -144,19 +197,19 @@ export function ThresholdBuilder(props: {
         <fieldset>
           <legend>Period</legend>
           <label className="check">
-            <input type="checkbox" checked={periodOn} onChange={(e) => setPeriodOn(e.target.checked)} data-testid="period-on" />
+            <input type="checkbox" checked={period.on} onChange={(e) => setPeriod({ on: e.target.checked })} data-testid="period-on" />
             Only rows in a period
           </label>
-          {periodOn && (
+          {period.on && (
             <div className="row">
               <SelectField
                 label="Time column"
                 value={period.column}
-                onChange={(column) => setPeriod({ ...period, column })}
+                onChange={(column) => setPeriod({ column })}
                 options={timeCols.map((c) => ({ value: c.name, label: c.name }))}
               />
-              <TextField label="From (inclusive)" value={period.from} onChange={(from) => setPeriod({ ...period, from })} placeholder="2024-03-12 14:00:00" testId="period-from" />
-              <TextField label="To (exclusive)" value={period.to} onChange={(to) => setPeriod({ ...period, to })} placeholder="2024-03-12 15:00:00" testId="period-to" />
+              <TextField label="From (inclusive)" value={period.from} onChange={(from) => setPeriod({ from })} placeholder="2024-03-12 14:00:00" testId="period-from" />
+              <TextField label="To (exclusive)" value={period.to} onChange={(to) => setPeriod({ to })} placeholder="2024-03-12 15:00:00" testId="period-to" />
             </div>
           )}
         </fieldset>
@@ -167,27 +220,27 @@ export function ThresholdBuilder(props: {
         <div className="row">
           <SelectField
             label="What is counted"
-            value={countKind}
-            onChange={setCountKind}
+            value={form.count.kind}
+            onChange={(kind) => setCount({ kind })}
             options={[
               { value: 'rows', label: 'Rows (each row counts once)' },
               { value: 'persons', label: 'Persons (each person counts at most N times)' }
             ]}
             testId="count-kind"
           />
-          {countKind === 'persons' && (
+          {form.count.kind === 'persons' && (
             <>
               <SelectField
                 label="Person column"
                 value={personColumn}
-                onChange={setPersonColumn}
-                options={cols.filter((c) => !groupBy.includes(c.name)).map((c) => ({ value: c.name, label: c.name }))}
+                onChange={(c) => setCount({ personColumn: c })}
+                options={personOptions}
                 testId="count-person"
               />
               <NumberField
                 label="Count each person at most"
-                value={cap}
-                onChange={setCap}
+                value={form.count.cap}
+                onChange={(cap) => setCount({ cap })}
                 testId="count-cap"
                 hint="times per group. A larger cap costs proportionally more ε."
               />
@@ -201,53 +254,67 @@ export function ThresholdBuilder(props: {
         <div className="row">
           <SelectField
             label="Threshold of each group"
-            value={thrKind}
-            onChange={setThrKind}
+            value={thr.kind}
+            onChange={(kind) => setThr({ kind })}
             options={[
               { value: 'constant', label: 'The same number for every group' },
-              { value: 'column', label: 'From another table (e.g. capacities)' },
+              { value: 'column', label: 'From a public table (e.g. capacities)' },
               { value: 'reference', label: 'Factor × a reference period' }
             ]}
             testId="threshold-kind"
           />
-          {thrKind === 'constant' && <NumberField label="Threshold" value={constant} onChange={setConstant} testId="threshold-constant" />}
-          {thrKind === 'column' &&
-            (others.length === 0 ? (
-              <p className="hint">Import the table of thresholds first (Datasets).</p>
+          {thr.kind === 'constant' && <NumberField label="Threshold" value={thr.constant} onChange={(constant) => setThr({ constant })} testId="threshold-constant" />}
+          {thr.kind === 'column' &&
+            (sources.length === 0 ? (
+              <p className="hint" data-testid="threshold-no-public">
+                {noPublicSourceReason(props.dataset, props.datasets, 'Thresholds from a table')} <a href={href('datasets')}>Datasets</a>
+              </p>
             ) : (
               <>
                 <SelectField
                   label="Threshold table"
-                  value={thrDataset}
-                  onChange={(v) => {
-                    setThrDataset(v)
-                    setThrColumn('')
-                  }}
-                  options={others.map((d) => ({ value: String(d.id), label: d.name }))}
+                  value={thr.datasetId}
+                  onChange={(datasetId) => setThr({ datasetId, column: '' })}
+                  options={[...(thrDs ? [] : [{ value: '', label: 'Choose…' }]), ...sources.map((d) => ({ value: String(d.id), label: d.name }))]}
                   testId="threshold-table"
+                  hint={
+                    privateOthers.length > 0
+                      ? `Only public datasets are offered: each group's threshold is shown with its decision. Not offered (private): ${privateOthers.map((d) => d.name).join(', ')}.`
+                      : "Only public datasets are offered: each group's threshold is shown with its decision."
+                  }
                 />
                 <SelectField
                   label="Threshold column"
-                  value={thrColumn}
-                  onChange={setThrColumn}
+                  value={thr.column}
+                  onChange={(column) => setThr({ column })}
                   options={[{ value: '', label: 'Choose…' }, ...numericThrCols.map((c) => ({ value: c.name, label: c.name }))]}
                   testId="threshold-column"
-                  hint="Rows are matched on the group-by columns' names."
+                  hint="One group per row of the table."
                 />
+                {thrDs &&
+                  groupBy.map((g) => (
+                    <SelectField
+                      key={g}
+                      label={`Table column matching ${g}`}
+                      value={thrOn[g] ?? ''}
+                      onChange={(c) => setThr({ on: { ...thrOn, [g]: c } })}
+                      options={[...(thrOn[g] ? [] : [{ value: '', label: 'Choose…' }]), ...thrDs.columns.map((c) => ({ value: c.name, label: c.name }))]}
+                      testId={`threshold-on-${g}`}
+                    />
+                  ))}
               </>
             ))}
-          {thrKind === 'reference' && (
+          {thr.kind === 'reference' && (
             <>
-              <NumberField label="Factor" value={ref.factor} onChange={(factor) => setRef({ ...ref, factor })} />
-              <SelectField label="Of the" value={ref.aggregate} onChange={(aggregate) => setRef({ ...ref, aggregate })} options={[{ value: 'max', label: 'maximum' }, { value: 'mean', label: 'mean' }]} />
-              <SelectField label="Per" value={ref.bucket} onChange={(bucket) => setRef({ ...ref, bucket })} options={[{ value: 'hour', label: 'hour' }, { value: 'day', label: 'day' }]} />
-              <TextField label="Reference from" value={ref.from} onChange={(from) => setRef({ ...ref, from })} placeholder="2024-03-04" />
-              <TextField label="Reference to" value={ref.to} onChange={(to) => setRef({ ...ref, to })} placeholder="2024-03-09" />
+              <NumberField label="Factor" value={ref.factor} onChange={(factor) => setRef({ factor })} />
+              <SelectField label="Of the" value={ref.aggregate} onChange={(aggregate) => setRef({ aggregate })} options={[{ value: 'max', label: 'maximum' }, { value: 'mean', label: 'mean' }]} />
+              <SelectField label="Per" value={ref.bucket} onChange={(bucket) => setRef({ bucket })} options={[{ value: 'hour', label: 'hour' }, { value: 'day', label: 'day' }]} />
+              <TextField label="Reference from" value={ref.from} onChange={(from) => setRef({ from })} placeholder="2024-03-04" />
+              <TextField label="Reference to" value={ref.to} onChange={(to) => setRef({ to })} placeholder="2024-03-09" />
             </>
           )}
         </div>
       </fieldset>
-      {typeof built === 'string' && <p className="hint todo">{built}</p>}
     </div>
   )
 }

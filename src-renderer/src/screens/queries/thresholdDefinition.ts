@@ -1,0 +1,221 @@
+/**
+ * The threshold query form's state and the definition it stands for (pure: no React, unit-tested in
+ * test/unit/renderer/query-builders.test.ts). The groups (the predicates) must be public (ALGORITHMS.md section 5):
+ * listed in the form, taken from a public dataset's key tuples, or the rows of a public threshold table. Every
+ * "not yet" is one sentence saying what to do; the save button shows it.
+ */
+import type { DatasetInfo, FilterCondition, FilterOperator, ThresholdQueryDefinition, ThresholdSpec } from '../../../../src-main/contract'
+
+export interface FilterRow {
+  column: string
+  op: FilterOperator
+  value: string
+}
+
+export interface ThresholdForm {
+  groupBy: string[]
+  filters: FilterRow[]
+  period: { on: boolean; column: string; from: string; to: string }
+  count: { kind: 'rows' | 'persons'; personColumn: string; cap: string }
+  threshold: {
+    kind: ThresholdSpec['kind']
+    constant: string
+    /** Column thresholds: the public table (its id as text) and column, and the table's column matching each group-by column. */
+    datasetId: string
+    column: string
+    on: Record<string, string>
+    reference: { factor: string; aggregate: 'max' | 'mean'; bucket: 'hour' | 'day'; column: string; from: string; to: string }
+  }
+  /** Where the groups come from (constant and reference thresholds; a threshold table defines its own). */
+  groups: { source: 'dataset' | 'listed'; datasetId: string; on: Record<string, string>; listed: string }
+}
+
+/** Datasets whose values may reach a release of a query on `dataset`: public, and not the counted dataset itself. */
+export function publicSources(dataset: DatasetInfo, datasets: readonly DatasetInfo[]): DatasetInfo[] {
+  return datasets.filter((d) => d.public && d.id !== dataset.id)
+}
+
+/**
+ * The column of `source` matching each group-by column: kept from `previous` when still a column of `source`, else the
+ * column of the same name, else none ('').
+ */
+export function defaultMapping(groupBy: readonly string[], source: DatasetInfo | undefined, previous: Record<string, string> = {}): Record<string, string> {
+  const names = new Set(source?.columns.map((c) => c.name) ?? [])
+  const out: Record<string, string> = {}
+  for (const g of groupBy) out[g] = previous[g] && names.has(previous[g]) ? previous[g] : names.has(g) ? g : ''
+  return out
+}
+
+/** One line of values separated by commas; a value may be quoted ("A, east wing") to hold a comma. */
+export function splitValues(line: string): string[] {
+  const out: string[] = []
+  let cur = ''
+  let quoted = false
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"'
+        i++
+      } else if (ch === '"') quoted = false
+      else cur += ch
+    } else if (ch === '"' && cur.trim() === '') {
+      quoted = true
+      cur = ''
+    } else if (ch === ',') {
+      out.push(cur.trim())
+      cur = ''
+    } else cur += ch
+  }
+  out.push(quoted ? cur : cur.trim())
+  return out
+}
+
+const MAX_GROUPS = 100_000
+
+/**
+ * The listed groups: one per non-empty line, values in group-by order separated by commas; an empty value is an empty
+ * field (null). A sentence when a line does not fit.
+ */
+export function parseGroupLines(text: string, groupBy: readonly string[]): Array<Array<string | null>> | string {
+  const names = groupBy.join(', ')
+  const lines = text.split(/\r?\n/)
+  const groups: Array<Array<string | null>> = []
+  const seen = new Map<string, number>()
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue
+    const values = splitValues(lines[i])
+    if (values.length !== groupBy.length) {
+      return `Line ${i + 1} of the groups has ${values.length} value${values.length === 1 ? '' : 's'}; each group needs ${groupBy.length} (${names}), separated by commas.`
+    }
+    const key = JSON.stringify(values)
+    const first = seen.get(key)
+    if (first !== undefined) return `Line ${i + 1} of the groups repeats line ${first}: list each group once.`
+    seen.set(key, i + 1)
+    groups.push(values.map((v) => (v === '' ? null : v)))
+  }
+  if (groups.length === 0) {
+    return `List the groups to ask about, one per line with their ${names} separated by commas, or take them from a public dataset.`
+  }
+  if (groups.length > MAX_GROUPS) return `At most ${MAX_GROUPS.toLocaleString('en-US')} groups can be listed; take more from a public dataset.`
+  return groups
+}
+
+function parseNumber(text: string): number | null {
+  const t = text.trim()
+  if (t === '') return null
+  const n = Number(t)
+  return Number.isFinite(n) ? n : null
+}
+
+/** "1, 10, 20" -> numbers where they are numbers. */
+function parseList(text: string): Array<number | string> {
+  return text
+    .split(/[,;]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => (Number.isFinite(Number(s)) ? Number(s) : s))
+}
+
+/** `on` when some column differs from the group-by column's own name (the services default to the same name). */
+function mappingOrUndefined(on: Record<string, string>): Record<string, string> | undefined {
+  return Object.entries(on).some(([g, c]) => g !== c) ? { ...on } : undefined
+}
+
+/** The column of `source` matching each group-by column, or the sentence naming the first one missing. */
+function checkMapping(groupBy: readonly string[], source: DatasetInfo, on: Record<string, string>): Record<string, string> | string {
+  const names = new Set(source.columns.map((c) => c.name))
+  const out: Record<string, string> = {}
+  for (const g of groupBy) {
+    const c = on[g]
+    if (!c || !names.has(c)) return `Choose the column of “${source.name}” that matches “${g}”.`
+    out[g] = c
+  }
+  return out
+}
+
+/** Why no public dataset is offered, in one sentence (the private ones cannot be used and are not listed). */
+export function noPublicSourceReason(dataset: DatasetInfo, datasets: readonly DatasetInfo[], role: string): string {
+  const privateOthers = datasets.filter((d) => !d.public && d.id !== dataset.id).length
+  return (
+    `${role} must come from a public dataset other than “${dataset.name}”, and there is none yet` +
+    (privateOthers > 0 ? ` (${privateOthers} private dataset${privateOthers === 1 ? ' is' : 's are'} not offered)` : '') +
+    ': the privacy officer declares a dataset public on the Datasets screen.'
+  )
+}
+
+/** The definition, or one sentence saying what is missing (the save button stays disabled with it). */
+export function buildThresholdDefinition(form: ThresholdForm, dataset: DatasetInfo, datasets: readonly DatasetInfo[]): ThresholdQueryDefinition | string {
+  const cols = dataset.columns
+  const { groupBy } = form
+  if (groupBy.length === 0) return 'Choose at least one group-by column: each group is one predicate (for example each room).'
+  const filter: FilterCondition[] = []
+  for (const f of form.filters) {
+    if (!f.column) continue
+    if (f.op === 'is null' || f.op === 'is not null') filter.push({ column: f.column, op: f.op })
+    else if (f.op === 'in' || f.op === 'not in') filter.push({ column: f.column, op: f.op, value: parseList(f.value) })
+    else {
+      const n = Number(f.value)
+      const col = cols.find((c) => c.name === f.column)
+      const numeric = col && (col.type === 'integer' || col.type === 'real')
+      filter.push({ column: f.column, op: f.op, value: numeric && f.value.trim() !== '' && Number.isFinite(n) ? n : f.value })
+    }
+  }
+  let count: ThresholdQueryDefinition['count'] = { kind: 'rows' }
+  if (form.count.kind === 'persons') {
+    const c = parseNumber(form.count.cap)
+    if (!form.count.personColumn) return 'Choose the column that identifies a person.'
+    if (groupBy.includes(form.count.personColumn)) return `The person column “${form.count.personColumn}” cannot also be a group-by column.`
+    if (c === null || !Number.isInteger(c) || c < 1) return 'Say how many times each person may count at most (a whole number, 1 or more).'
+    count = { kind: 'persons', personColumn: form.count.personColumn, cap: c }
+  }
+  const sources = publicSources(dataset, datasets)
+  const t = form.threshold
+  let threshold: ThresholdSpec
+  if (t.kind === 'constant') {
+    const v = parseNumber(t.constant)
+    if (v === null) return 'Give the threshold: the count above which a group is flagged.'
+    threshold = { kind: 'constant', value: v }
+  } else if (t.kind === 'column') {
+    if (sources.length === 0) return noPublicSourceReason(dataset, datasets, 'Thresholds from a table')
+    const table = sources.find((d) => String(d.id) === t.datasetId)
+    if (!table) return 'Choose the public table that holds the thresholds.'
+    if (!t.column) return `Choose the column of “${table.name}” that holds the thresholds.`
+    const on = checkMapping(groupBy, table, t.on)
+    if (typeof on === 'string') return on
+    threshold = { kind: 'column', datasetId: table.id, column: t.column }
+    const given = mappingOrUndefined(on)
+    if (given) threshold.on = given
+  } else {
+    const r = t.reference
+    const factor = parseNumber(r.factor)
+    if (factor === null || factor <= 0) return 'Give the factor (> 0) that multiplies the reference period.'
+    if (!r.from || !r.to) return 'Give the reference period (from and to).'
+    threshold = { kind: 'reference', factor, aggregate: r.aggregate, bucket: r.bucket, column: r.column || undefined, from: r.from, to: r.to }
+  }
+  const d: ThresholdQueryDefinition = { kind: 'threshold', groupBy: [...groupBy], count, threshold }
+  if (filter.length > 0) d.filter = filter
+  if (form.period.on) {
+    if (!form.period.column || !form.period.from || !form.period.to) return 'Give the period: a timestamp column, from and to.'
+    d.period = { column: form.period.column, from: form.period.from, to: form.period.to }
+  }
+  // The groups: a threshold table's rows define them; otherwise public groups, from a public dataset or listed here.
+  if (threshold.kind !== 'column') {
+    const g = form.groups
+    if (g.source === 'dataset') {
+      if (sources.length === 0) return noPublicSourceReason(dataset, datasets, 'Groups from a dataset') + ' Or list the groups here.'
+      const src = sources.find((s) => String(s.id) === g.datasetId)
+      if (!src) return 'Choose the public dataset whose rows are the groups.'
+      const on = checkMapping(groupBy, src, g.on)
+      if (typeof on === 'string') return on
+      d.groupsFrom = { datasetId: src.id }
+      const given = mappingOrUndefined(on)
+      if (given) d.groupsFrom.on = given
+    } else {
+      const groups = parseGroupLines(g.listed, groupBy)
+      if (typeof groups === 'string') return groups
+      d.groups = groups
+    }
+  }
+  return d
+}

@@ -1,0 +1,189 @@
+/**
+ * The Queries screen's pure builders (src-renderer/src/screens/queries/*Definition.ts): the groups of a threshold query and
+ * the individuals of a search come from public inputs only (issue 13), and every "not yet" is one sentence.
+ */
+import { describe, expect, it } from 'vitest'
+import type { DatasetInfo } from '../../../src-main/contract'
+import { buildSearchDefinition, parseIndividuals, type SearchForm } from '../../../src-renderer/src/screens/queries/searchDefinition'
+import {
+  buildThresholdDefinition,
+  defaultMapping,
+  parseGroupLines,
+  publicSources,
+  splitValues,
+  type ThresholdForm
+} from '../../../src-renderer/src/screens/queries/thresholdDefinition'
+
+function ds(id: number, name: string, cols: Array<[string, DatasetInfo['columns'][number]['type']]>, isPublic: boolean): DatasetInfo {
+  return {
+    id,
+    name,
+    rowCount: 10,
+    skippedRows: 0,
+    columns: cols.map(([n, type], i) => ({ position: i + 1, name: n, type, typeSource: 'inferred' })),
+    sourceFile: `${name}.csv`,
+    sourceBytes: 100,
+    delimiter: ',',
+    createdAt: '2026-01-01T00:00:00Z',
+    public: isPublic,
+    unit: { kind: 'row' }
+  }
+}
+
+const occupancy = ds(1, 'occupancy', [['timestamp', 'timestamp'], ['person_id', 'text'], ['building', 'text'], ['room', 'text'], ['minutes', 'integer']], false)
+const capacities = ds(2, 'capacities', [['building', 'text'], ['room', 'text'], ['capacity', 'integer']], true)
+const rooms = ds(3, 'room-list', [['bldg', 'text'], ['room_name', 'text']], true)
+const personHours = ds(4, 'person-hours', [['person_id', 'text'], ['hours_on_site', 'real']], false)
+const all = [occupancy, capacities, rooms, personHours]
+
+function form(p: Partial<ThresholdForm> = {}): ThresholdForm {
+  return {
+    groupBy: ['building', 'room'],
+    filters: [],
+    period: { on: false, column: 'timestamp', from: '', to: '' },
+    count: { kind: 'rows', personColumn: '', cap: '1' },
+    threshold: {
+      kind: 'constant',
+      constant: '12',
+      datasetId: '',
+      column: '',
+      on: {},
+      reference: { factor: '1', aggregate: 'max', bucket: 'day', column: 'timestamp', from: '', to: '' }
+    },
+    groups: { source: 'listed', datasetId: '', on: {}, listed: '' },
+    ...p
+  }
+}
+
+describe('threshold definition', () => {
+  it('offers only public datasets other than the counted one', () => {
+    expect(publicSources(occupancy, all).map((d) => d.name)).toEqual(['capacities', 'room-list'])
+    expect(publicSources(capacities, all).map((d) => d.name)).toEqual(['room-list'])
+  })
+
+  it('maps each group-by column to the same name by default, keeps a valid choice', () => {
+    expect(defaultMapping(['building', 'room'], capacities)).toEqual({ building: 'building', room: 'room' })
+    expect(defaultMapping(['building', 'room'], rooms)).toEqual({ building: '', room: '' })
+    expect(defaultMapping(['building', 'room'], rooms, { building: 'bldg', room: 'nope' })).toEqual({ building: 'bldg', room: '' })
+  })
+
+  it('parses listed groups: commas, quotes, empty values, and says what is wrong with a line', () => {
+    expect(splitValues('A, A-101')).toEqual(['A', 'A-101'])
+    expect(splitValues('"East, wing", 3')).toEqual(['East, wing', '3'])
+    expect(parseGroupLines('A, A-101\n\nB,B-102\n', ['building', 'room'])).toEqual([
+      ['A', 'A-101'],
+      ['B', 'B-102']
+    ])
+    expect(parseGroupLines('A,', ['building', 'room'])).toEqual([['A', null]])
+    expect(parseGroupLines('A, A-101\nB', ['building', 'room'])).toBe('Line 2 of the groups has 1 value; each group needs 2 (building, room), separated by commas.')
+    expect(parseGroupLines('A, A-101\nB,B-1\nA,A-101', ['building', 'room'])).toBe('Line 3 of the groups repeats line 1: list each group once.')
+    expect(parseGroupLines('  \n', ['building', 'room'])).toMatch(/^List the groups to ask about/)
+  })
+
+  it('a constant threshold needs public groups: listed, or from a public dataset with its column mapping', () => {
+    expect(buildThresholdDefinition(form(), occupancy, all)).toMatch(/^List the groups/)
+    expect(buildThresholdDefinition(form({ groups: { source: 'listed', datasetId: '', on: {}, listed: 'A, A-101\nB, B-102' } }), occupancy, all)).toEqual({
+      kind: 'threshold',
+      groupBy: ['building', 'room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 12 },
+      groups: [
+        ['A', 'A-101'],
+        ['B', 'B-102']
+      ]
+    })
+    // From a public dataset: same names need no mapping; other names are mapped.
+    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '2', on: { building: 'building', room: 'room' }, listed: '' } }), occupancy, all)).toMatchObject({
+      groupsFrom: { datasetId: 2 }
+    })
+    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: '' }, listed: '' } }), occupancy, all)).toBe(
+      'Choose the column of “room-list” that matches “room”.'
+    )
+    const mapped = buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: 'room_name' }, listed: '' } }), occupancy, all)
+    expect(mapped).toMatchObject({ groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } } })
+    expect(mapped).not.toHaveProperty('groups')
+    // A private dataset is never a source, even when its id is chosen.
+    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '4', on: {}, listed: '' } }), occupancy, all)).toBe(
+      'Choose the public dataset whose rows are the groups.'
+    )
+    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '', on: {}, listed: '' } }), occupancy, [occupancy, personHours])).toBe(
+      'Groups from a dataset must come from a public dataset other than “occupancy”, and there is none yet (1 private dataset is not offered): the privacy officer declares a dataset public on the Datasets screen. Or list the groups here.'
+    )
+  })
+
+  it('a column threshold comes from a public table, which defines the groups', () => {
+    const col = (datasetId: string, column: string, on: Record<string, string> = {}) =>
+      form({ threshold: { ...form().threshold, kind: 'column', datasetId, column, on }, groups: { source: 'listed', datasetId: '', on: {}, listed: 'ignored' } })
+    expect(buildThresholdDefinition(col('2', 'capacity', { building: 'building', room: 'room' }), occupancy, all)).toEqual({
+      kind: 'threshold',
+      groupBy: ['building', 'room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'column', datasetId: 2, column: 'capacity' }
+    })
+    expect(buildThresholdDefinition(col('4', 'hours_on_site'), occupancy, all)).toBe('Choose the public table that holds the thresholds.')
+    expect(buildThresholdDefinition(col('2', ''), occupancy, all)).toBe('Choose the column of “capacities” that holds the thresholds.')
+    expect(buildThresholdDefinition(col('', ''), occupancy, [occupancy, personHours])).toMatch(/^Thresholds from a table must come from a public dataset other than “occupancy”/)
+  })
+
+  it('persons: the person column is required and not a group-by column', () => {
+    const f = form({ count: { kind: 'persons', personColumn: 'room', cap: '2' }, groups: { source: 'listed', datasetId: '', on: {}, listed: 'A,A-101' } })
+    expect(buildThresholdDefinition(f, occupancy, all)).toBe('The person column “room” cannot also be a group-by column.')
+    expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2' } }, occupancy, all)).toMatchObject({
+      count: { kind: 'persons', personColumn: 'person_id', cap: 2 }
+    })
+  })
+})
+
+describe('search definition', () => {
+  const taxi = ds(5, 'taxi', [['timestamp', 'timestamp'], ['value', 'integer']], false)
+  const halfHours = ds(6, 'half-hours', [['timestamp', 'timestamp']], true)
+  const sform = (p: Partial<SearchForm> = {}): SearchForm => ({
+    score: 'value',
+    idColumn: 'timestamp',
+    individuals: { source: 'listed', listed: 'a\nb', datasetId: '', column: '' },
+    scoreFloor: '',
+    tLow: '30000',
+    tHigh: '36000',
+    eps: '1',
+    budget: '20',
+    oracle: 'direct',
+    stop: 'tau',
+    tau: '0.5',
+    delta: '0.05',
+    top: '4',
+    ...p
+  })
+
+  it('lists individuals: one id per line, at least two, no repeats', () => {
+    expect(parseIndividuals(' a \n\nb\n')).toEqual(['a', 'b'])
+    expect(parseIndividuals('a')).toBe('List at least two individuals to search among, one id per line (1 so far).')
+    expect(parseIndividuals('a\nb\na')).toBe('Line 3 of the individuals repeats line 1 (“a”): list each id once.')
+  })
+
+  it('needs the id column and public individuals; the score floor is optional and below t-low', () => {
+    expect(buildSearchDefinition(sform({ idColumn: '' }), taxi, [taxi, halfHours])).toMatch(/^Choose the column naming the individuals/)
+    expect(buildSearchDefinition(sform(), taxi, [taxi])).toEqual({
+      kind: 'anomaly-search',
+      scoreColumn: 'value',
+      idColumn: 'timestamp',
+      individuals: ['a', 'b'],
+      tLow: 30000,
+      tHigh: 36000,
+      epsilonPerQuery: 1,
+      budget: 20,
+      oracle: 'direct',
+      top: 4,
+      tau: 0.5
+    })
+    const from = sform({ individuals: { source: 'dataset', listed: '', datasetId: '6', column: 'timestamp' }, scoreFloor: '-5' })
+    expect(buildSearchDefinition(from, taxi, [taxi, halfHours])).toMatchObject({ individualsFrom: { datasetId: 6, column: 'timestamp' }, scoreFloor: -5 })
+    expect(buildSearchDefinition({ ...from, scoreFloor: '30000' }, taxi, [taxi, halfHours])).toBe(
+      'Give t-low, above the score floor L = 30000: every individual scoring at or below it is protected.'
+    )
+    // The searched dataset itself is never the list, even when public.
+    const pubTaxi = { ...taxi, public: true }
+    expect(buildSearchDefinition(sform({ individuals: { source: 'dataset', listed: '', datasetId: '5', column: 'timestamp' } }), pubTaxi, [pubTaxi])).toMatch(
+      /^A list of individuals from a dataset must come from a public dataset other than “taxi”/
+    )
+  })
+})
