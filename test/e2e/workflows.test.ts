@@ -281,7 +281,7 @@ describe('threshold query release', () => {
     expect(summary).toMatch(/^\d+ of 32 building × room groups flagged/)
     const flagged = Number(/^(\d+)/.exec(summary)![1])
     // Every predicate with its public threshold (the capacities table) and its released decision: chart and table.
-    expect(await result.getByTestId('threshold-source').innerText()).toMatch(/column "capacity" of dataset "capacities"/)
+    expect(await result.getByTestId('threshold-source').innerText()).toMatch(/column "capacity" of public dataset "capacities"/)
     const chart = result.getByTestId('threshold-chart')
     expect(await chart.getAttribute('data-mode')).toBe('each')
     expect(await chart.getAttribute('data-bars')).toBe('32')
@@ -379,7 +379,7 @@ describe('threshold query release', () => {
     await result.getByTestId('threshold-answer').screenshot({ path: join(SCREENSHOTS, 'release-strip-answer.png') })
   })
 
-  it('reference thresholds come from the data: they cost more and their values are not released', async () => {
+  it('reference thresholds come from the data: the charge covers them (sensitivity cap x max(1, factor)) and their values are not released', async () => {
     await queries.defineThreshold(page, {
       dataset: 'occupancy',
       name: 'busier than last week, per room',
@@ -390,7 +390,7 @@ describe('threshold query release', () => {
       groups: { from: 'capacities' }
     })
     const p = await queries.price(page, { beta: 0.05, alpha: 20, mechanism: 'tslm' })
-    expect(p.explained).toMatch(/x \(1 \+ 1\) because the reference threshold comes from the same data/)
+    expect(p.explained).toMatch(/x max\(1, 1\) because the reference threshold comes from the same data/)
   })
 })
 

@@ -37,7 +37,12 @@ export const queries = {
     await shell.goTo(page, 'Queries')
     await page.getByLabel('Dataset', { exact: true }).selectOption({ label: q.dataset })
     await page.getByRole('radio', { name: /Threshold query/ }).check()
-    for (const g of q.groupBy) await page.getByTestId('threshold-builder').getByRole('checkbox', { name: g, exact: true }).check()
+    // The builder keeps its form while the dataset stays the same: untick what an earlier question grouped by.
+    for (const box of await page.getByTestId('threshold-builder').locator('[data-testid^="groupby-"]').all()) {
+      const name = ((await box.getAttribute('data-testid')) ?? '').slice('groupby-'.length)
+      if (q.groupBy.includes(name)) await box.check()
+      else await box.uncheck()
+    }
     if (q.period) {
       await page.getByLabel('Only rows in a period').check()
       await page.getByLabel('From (inclusive)').fill(q.period.from)

@@ -75,7 +75,8 @@ export function ThresholdBuilder(props: {
               <input
                 type="checkbox"
                 checked={groupBy.includes(c.name)}
-                onChange={(e) => setForm({ ...form, groupBy: e.target.checked ? [...groupBy, c.name] : groupBy.filter((x) => x !== c.name) })}
+                // Kept in the dataset's column order, whatever order they were ticked in ("building × room").
+                onChange={(e) => setForm({ ...form, groupBy: cols.map((x) => x.name).filter((n) => (n === c.name ? e.target.checked : groupBy.includes(n))) })}
                 data-testid={`groupby-${c.name}`}
               />
               {c.name}
