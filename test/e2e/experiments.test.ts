@@ -19,7 +19,8 @@ beforeAll(() => {
 
 describe('experiments', () => {
   it('runs a small sweep with live progress and a chart, cancels it, and resumes it to the end', async () => {
-    const validation = await experiments.define(page, { preset: 'mide-fig8', trials: 20 })
+    // Enough trials that the sweep is still running when Cancel is pressed (20 trials finish in about a second on an idle machine).
+    const validation = await experiments.define(page, { preset: 'mide-fig8', trials: 400 })
     expect(validation).toMatch(/^Valid: 84 cells/)
     await screenshot(page, 'experiments-builder')
     await experiments.start(page)
