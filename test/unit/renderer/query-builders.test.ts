@@ -131,6 +131,15 @@ describe('threshold definition', () => {
     expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2' } }, occupancy, all)).toMatchObject({
       count: { kind: 'persons', personColumn: 'person_id', cap: 2 }
     })
+    // The bound on groups per person: empty is no bound, else a whole number >= 1.
+    expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: '3' } }, occupancy, all)).toMatchObject({
+      count: { kind: 'persons', personColumn: 'person_id', cap: 2, maxGroups: 3 }
+    })
+    expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: '0' } }, occupancy, all)).toBe(
+      'The groups per person must be a whole number, 1 or more (or empty: no bound).'
+    )
+    const noBound = buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: ' ' } }, occupancy, all)
+    expect(typeof noBound === 'object' && noBound.count.kind === 'persons' && noBound.count.maxGroups).toBe(undefined)
   })
 })
 

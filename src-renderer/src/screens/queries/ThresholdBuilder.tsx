@@ -245,6 +245,15 @@ export function ThresholdBuilder(props: {
                 testId="count-cap"
                 hint="times per group. A larger cap costs proportionally more ε."
               />
+              {props.dataset.unit.kind === 'person' && (
+                <NumberField
+                  label="Groups one person may add to"
+                  value={form.count.maxGroups ?? ''}
+                  onChange={(maxGroups) => setCount({ maxGroups })}
+                  testId="count-max-groups"
+                  hint="per release (empty: every group). The price is this many groups × the cap × ε per group; a person found in more groups keeps a random subset of this many."
+                />
+              )}
             </>
           )}
         </div>

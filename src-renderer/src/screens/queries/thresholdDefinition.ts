@@ -16,7 +16,8 @@ export interface ThresholdForm {
   groupBy: string[]
   filters: FilterRow[]
   period: { on: boolean; column: string; from: string; to: string }
-  count: { kind: 'rows' | 'persons'; personColumn: string; cap: string }
+  /** maxGroups: '' = no bound (a person may add to every group, and the charge covers that). */
+  count: { kind: 'rows' | 'persons'; personColumn: string; cap: string; maxGroups?: string }
   threshold: {
     kind: ThresholdSpec['kind']
     constant: string
@@ -168,6 +169,12 @@ export function buildThresholdDefinition(form: ThresholdForm, dataset: DatasetIn
     if (groupBy.includes(form.count.personColumn)) return `The person column “${form.count.personColumn}” cannot also be a group-by column.`
     if (c === null || !Number.isInteger(c) || c < 1) return 'Say how many times each person may count at most (a whole number, 1 or more).'
     count = { kind: 'persons', personColumn: form.count.personColumn, cap: c }
+    const mg = (form.count.maxGroups ?? '').trim()
+    if (mg !== '') {
+      const m = parseNumber(mg)
+      if (m === null || !Number.isInteger(m) || m < 1) return 'The groups per person must be a whole number, 1 or more (or empty: no bound).'
+      count.maxGroups = m
+    }
   }
   const sources = publicSources(dataset, datasets)
   const t = form.threshold
