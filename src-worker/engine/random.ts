@@ -145,6 +145,23 @@ export function assertSecure(rng: Rng): asserts rng is SecureRandom {
   }
 }
 
+/**
+ * Keeps a uniformly random subset of `m` elements of `list` (in place: the first m places of a Fisher-Yates shuffle,
+ * then the list is cut to them); a list of at most m elements is left as it is. Contribution bounding uses it: a person
+ * over a bound keeps a random subset of their groups or rows.
+ */
+export function keepRandomSubset<T>(rng: Rng, list: T[], m: number): T[] {
+  if (list.length <= m) return list
+  for (let j = 0; j < m; j++) {
+    const r = j + Math.floor(rng.next() * (list.length - j))
+    const t = list[j]
+    list[j] = list[r]
+    list[r] = t
+  }
+  list.length = m
+  return list
+}
+
 /** Uniform in the open interval (0, 1). */
 export function uniformOpen(rng: Rng): number {
   let u = rng.next()

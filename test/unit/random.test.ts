@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import seedrandom from 'seedrandom'
-import { SecureRandom, assertSecure, laplace, seededRng, permutation } from '../../src-worker/engine/random'
+import { SecureRandom, assertSecure, keepRandomSubset, laplace, seededRng, permutation } from '../../src-worker/engine/random'
 
 // Kolmogorov-Smirnov critical value at alpha = 1e-4: c(alpha) = sqrt(-ln(alpha/2)/2) ~= 2.2, D_crit = c / sqrt(n).
 function ksStatistic(sample: number[], cdf: (x: number) => number): number {
@@ -97,5 +97,25 @@ describe('random', () => {
     const p = permutation(seededRng(7), 1000)
     expect(new Set(p).size).toBe(1000)
     expect(Math.max(...p)).toBe(999)
+  })
+})
+
+describe('keepRandomSubset', () => {
+  it('keeps m elements, each m-subset equally likely (chi-square over the 10 subsets of 2 of 5)', () => {
+    const rng = seededRng('subset')
+    const counts = new Map<string, number>()
+    const N = 20_000
+    for (let i = 0; i < N; i++) {
+      const kept = keepRandomSubset(rng, [0, 1, 2, 3, 4], 2)
+      expect(kept).toHaveLength(2)
+      const key = [...kept].sort().join(',')
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+    expect(counts.size).toBe(10)
+    const e = N / 10
+    const chi2 = [...counts.values()].reduce((s, c) => s + (c - e) ** 2 / e, 0)
+    // chi-square with 9 degrees of freedom: P(X > 33.7) = 1e-4.
+    expect(chi2).toBeLessThan(33.7)
+    expect(keepRandomSubset(rng, [7, 8], 3)).toEqual([7, 8])
   })
 })

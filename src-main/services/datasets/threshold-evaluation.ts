@@ -22,7 +22,7 @@ import { type Source, sourceFor } from '../sources/source'
 import { checkThresholdDefinition, findColumn, storedValueFor } from './query-definitions'
 import { getQuery } from './query-store'
 import { type PublicPredicates, thresholdPredicates } from './threshold-predicates'
-import { type Rng, seededRng } from '../../../src-worker/engine/random'
+import { type Rng, keepRandomSubset, seededRng } from '../../../src-worker/engine/random'
 
 export interface ThresholdPredicate {
   /** Stable key of the group: JSON list of its key values (text form) in group-by order. */
@@ -142,18 +142,7 @@ function truncatedCounts(
   const m = count.maxGroups!
   const kept = new Map<unknown, Set<number>>()
   for (const [person, set] of groupsOf) {
-    const list = [...set].sort((a, b) => a - b)
-    if (list.length > m) {
-      // A uniform m-subset: the first m places of a Fisher-Yates shuffle.
-      for (let j = 0; j < m; j++) {
-        const r = j + Math.floor(rng.next() * (list.length - j))
-        const t = list[j]
-        list[j] = list[r]
-        list[r] = t
-      }
-      list.length = m
-    }
-    kept.set(person, new Set(list))
+    kept.set(person, new Set(keepRandomSubset(rng, [...set].sort((a, b) => a - b), m)))
   }
   const counts = new Float64Array(predicates.keys.length)
   for (const r of main) if (kept.get(r.person)!.has(r.i)) counts[r.i] += Math.min(r.n, count.cap)

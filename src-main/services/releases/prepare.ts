@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { PrivacyNotion, ReleaseAnswer, ReleaseKind, ReleaseParams, ThresholdDecision, ThresholdReleaseParams } from '../../contract/ledger'
-import type { Rng } from '../../../src-worker/engine/random'
+import { type Rng, keepRandomSubset } from '../../../src-worker/engine/random'
 import { type ThresholdMechanism, checkThresholdParams, thresholdCharge } from '../../../src-worker/engine/mide/params'
 import { buildUniverse, encodeRecord, releaseAiq, type Metric } from '../../../src-worker/engine/sensitive'
 import { queriesAllowedByBudget, releaseAnomalySearch } from '../../../src-worker/engine/search'
@@ -351,18 +351,7 @@ export function keptRows(persons: readonly unknown[], max: number, rng: Rng): nu
     else byPerson.set(p, [i])
   })
   const kept: number[] = []
-  for (const list of byPerson.values()) {
-    if (list.length > max) {
-      for (let j = 0; j < max; j++) {
-        const r = j + Math.floor(rng.next() * (list.length - j))
-        const t = list[j]
-        list[j] = list[r]
-        list[r] = t
-      }
-      list.length = max
-    }
-    kept.push(...list)
-  }
+  for (const list of byPerson.values()) kept.push(...keepRandomSubset(rng, list, max))
   return kept.sort((a, b) => a - b)
 }
 
