@@ -95,7 +95,7 @@ export function ThresholdBuilder(props: {
           <>
             <p className="hint">
               The list of groups is released with the answer, so it must be public: it cannot be read from “{props.dataset.name}” (that would
-              reveal which {groupBy.length > 0 ? groupBy.join(' × ') : 'keys'} occur in it). Groups with no row are asked about too and count 0.
+              reveal which {groupBy.length > 0 ? `${groupBy.join(' × ')} values` : 'keys'} occur in it). Groups with no row are asked about too and count 0.
             </p>
             <div className="radios" role="radiogroup" aria-label="Groups come from">
               <label className="check">
