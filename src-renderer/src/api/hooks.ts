@@ -24,36 +24,40 @@ export interface Query<T> {
   reload: () => void
 }
 
-/** Call a method on mount (and on `reload`, and when `deps` change). Keeps the last data while reloading. */
+/**
+ * Call a method on mount (and on `reload`, and when `deps` change). Keeps the last data while reloading.
+ * `loading` is true from the very render in which the request changes until its answer arrives (derived from the key the
+ * data was loaded for, not set in an effect), so no render ever shows old data as current.
+ */
 export function useQuery<M extends MethodName>(method: M, req: RequestOf<M> | null, deps: unknown[] = []): Query<ResponseOf<M>> {
   const client = useClient()
-  const [state, setState] = useState<{ data: ResponseOf<M> | null; error: string | null; loading: boolean }>({
+  const [tick, setTick] = useState(0)
+  const skip = req === null
+  const key = JSON.stringify([method, tick, skip, deps])
+  const [state, setState] = useState<{ data: ResponseOf<M> | null; error: string | null; loadedKey: string | null }>({
     data: null,
     error: null,
-    loading: req !== null
+    loadedKey: null
   })
-  const [tick, setTick] = useState(0)
   const reqRef = useRef(req)
   reqRef.current = req
-  const skip = req === null
   useEffect(() => {
     if (skip) {
-      setState({ data: null, error: null, loading: false })
+      setState({ data: null, error: null, loadedKey: key })
       return
     }
     let live = true
-    setState((s) => ({ ...s, loading: true }))
     client.call(method, reqRef.current as RequestOf<M>).then(
-      (data) => live && setState({ data, error: null, loading: false }),
-      (e: Error) => live && setState({ data: null, error: e.message, loading: false })
+      (data) => live && setState({ data, error: null, loadedKey: key }),
+      (e: Error) => live && setState({ data: null, error: e.message, loadedKey: key })
     )
     return () => {
       live = false
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [client, method, tick, skip, ...deps])
+  }, [client, key])
   const reload = useCallback(() => setTick((t) => t + 1), [])
-  return { ...state, reload }
+  return { data: state.data, error: state.error, loading: !skip && state.loadedKey !== key, reload }
 }
 
 /** Progress re-renders at most this often (a sweep sends many progress events). */

@@ -129,7 +129,7 @@ export const queries = {
       explained: (await page.getByTestId('preview-explained').innerText()).trim(),
       guarantee: (await page.getByTestId('preview-guarantee').innerText()).trim(),
       budget: (await page.getByTestId('preview-budget').innerText()).trim(),
-      denial: (await page.getByTestId('preview-denial').count()) > 0 ? (await page.getByTestId('preview-denial').innerText()).trim() : null,
+      denial: (await page.getByTestId('preview-denial').allInnerTexts()).map((t) => t.trim())[0] ?? null,
       canRelease: await page.getByTestId('release-run').isEnabled()
     }
   },
