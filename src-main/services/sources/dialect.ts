@@ -6,7 +6,7 @@
  * CSV file in place). Adding an engine is one new `dialect-<engine>.ts` giving a `Source` (see source.ts).
  *
  * Every builder returns SQL with `?` placeholders and the parameters in order; user values are always parameters,
- * identifiers come from the catalog only.
+ * identifiers come from the catalog only. Every subquery in FROM has an alias (PostgreSQL before 16 requires one).
  *
  * The aggregates:
  * - `whereOf`: filter, period [from, to), and the person column not empty for capped per-person counts;
@@ -24,7 +24,7 @@ import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 
 export interface Dialect {
-  readonly engine: 'sqlite' | 'duckdb'
+  readonly engine: 'sqlite' | 'duckdb' | 'postgres'
   /** The relation the dataset's rows are read from (a table, or a table function over a file). */
   relation(ds: CatalogDataset): string
   /** A column's value in its stored form (as an import stores it: numbers, text, timestamps in ms since the epoch). */
@@ -115,15 +115,15 @@ export function groupCountSql(d: Dialect, ds: CatalogDataset, def: ThresholdQuer
   const table = d.relation(ds)
   if (def.count.kind === 'rows') {
     return {
-      sql: `SELECT ${groupCols}, count(*) AS n FROM (SELECT ${keySel.join(', ')}${bucketSel} FROM ${table} ${where.sql}) GROUP BY ${groupCols} ORDER BY ${groupCols}`,
+      sql: `SELECT ${groupCols}, count(*) AS n FROM (SELECT ${keySel.join(', ')}${bucketSel} FROM ${table} ${where.sql}) AS r GROUP BY ${groupCols} ORDER BY ${groupCols}`,
       params: where.params
     }
   }
   const p = d.column(ds, findColumn(ds, def.count.personColumn, 'person column'))
   const inner = `SELECT ${keySel.join(', ')}${bucketSel}, ${p} AS p FROM ${table} ${where.sql}`
-  const perPerson = `SELECT ${groupCols}, p, count(*) AS c FROM (${inner}) GROUP BY ${groupCols}, p`
+  const perPerson = `SELECT ${groupCols}, p, count(*) AS c FROM (${inner}) AS r GROUP BY ${groupCols}, p`
   return {
-    sql: `SELECT ${groupCols}, sum(${d.least('c', '?')}) AS n FROM (${perPerson}) GROUP BY ${groupCols} ORDER BY ${groupCols}`,
+    sql: `SELECT ${groupCols}, sum(${d.least('c', '?')}) AS n FROM (${perPerson}) AS pp GROUP BY ${groupCols} ORDER BY ${groupCols}`,
     params: [def.count.cap, ...where.params]
   }
 }
@@ -131,7 +131,7 @@ export function groupCountSql(d: Dialect, ds: CatalogDataset, def: ThresholdQuer
 /** Per group (k1..kG): the max and the sum over time buckets of the count per bucket (`perBucket` from `groupCountSql`). */
 export function referenceSql(def: ThresholdQueryDefinition, perBucket: Sql): Sql {
   const ks = def.groupBy.map((_, i) => `k${i + 1}`).join(', ')
-  return { sql: `SELECT ${ks}, max(n), sum(n) FROM (${perBucket.sql}) GROUP BY ${ks}`, params: perBucket.params }
+  return { sql: `SELECT ${ks}, max(n), sum(n) FROM (${perBucket.sql}) AS pb GROUP BY ${ks}`, params: perBucket.params }
 }
 
 /**
@@ -145,7 +145,7 @@ export function personTuplesSql(d: Dialect, ds: CatalogDataset, def: ThresholdQu
   const sel = [`${p} AS p`, ...keys.map((k, i) => `${k} AS k${i + 1}`), ...bucket.map((b) => `${b} AS b`)]
   const names = ['p', ...keys.map((_, i) => `k${i + 1}`), ...bucket.map(() => 'b')]
   return {
-    sql: `SELECT ${names.join(', ')}, count(*) FROM (SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) GROUP BY ${names.join(', ')} ORDER BY ${names.map((n) => d.asc(n)).join(', ')}`,
+    sql: `SELECT ${names.join(', ')}, count(*) FROM (SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r GROUP BY ${names.join(', ')} ORDER BY ${names.map((n) => d.asc(n)).join(', ')}`,
     params: where.params
   }
 }
