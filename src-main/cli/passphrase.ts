@@ -29,7 +29,7 @@ function fromFile(path: string, option: string): string {
 }
 
 /** Read a line from the terminal without echoing it. */
-function prompt(question: string): Promise<string> {
+export function prompt(question: string): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const stdin = process.stdin
     process.stderr.write(question)

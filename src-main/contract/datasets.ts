@@ -50,10 +50,12 @@ export interface DatasetInfo {
   /** The privacy unit: row-level, or person-level with its person column. */
   unit: PrivacyUnit
   /**
-   * Where the rows are: 'imported' (a copy in the workspace) or 'linked-file' (a Parquet or CSV file queried in place
-   * by DuckDB; its path is never sent through the contract, `sourceFile` is its base name). Absent means imported.
+   * Where the rows are: 'imported' (a copy in the workspace), 'linked-file' (a Parquet or CSV file queried in place
+   * by DuckDB; its path is never sent through the contract, `sourceFile` is its base name) or 'linked-postgres' (a
+   * PostgreSQL table or view queried where it lives; `sourceFile` is schema.table, and `rowCount` is NOT a count but
+   * the planner's estimate when linked, 0 when PostgreSQL had none). Absent means imported.
    */
-  source?: 'imported' | 'linked-file'
+  source?: 'imported' | 'linked-file' | 'linked-postgres'
 }
 
 /** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */

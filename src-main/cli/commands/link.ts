@@ -1,27 +1,38 @@
 /**
- * `link`: a CSV or Parquet file as a dataset queried in place by DuckDB (issue 16), instead of a copy in the workspace.
- * The path is taken here only: no HTTP/IPC door takes a path.
+ * `link`: a CSV or Parquet file as a dataset queried in place by DuckDB (issue 16), instead of a copy in the workspace;
+ * or a PostgreSQL table or view (`--postgres URL --table T`), queried where it lives. The path is taken here only: no
+ * HTTP/IPC door takes a path. The PostgreSQL URL has no password (one that has is refused): the password comes from
+ * PGPASSWORD (or the variable named by --password-env), else a prompt on a terminal (used for this run only).
  */
 import { resolve } from 'node:path'
 import { unitName, unitText } from '../../services/datasets/privacy-unit'
 import { linkFile } from '../../services/sources/linked-file'
+import { checkPasswordEnv, checkPostgresUrl, linkPostgres } from '../../services/sources/linked-postgres'
+import { UserError } from '../../services/errors'
+import { prompt } from '../passphrase'
 import { dropOrphanStagingTables } from '../../services/datasets/staging'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, optString, reqString } from '../command'
 
 export const linkCommand: CliCommand = {
   name: 'link',
-  summary: 'Link a Parquet or CSV file as a dataset queried in place (DuckDB), without copying it into the workspace',
-  usage: 'link --db PATH --name N --file F.parquet|F.csv [--person-column NAME [--per-person-columns A,B] | --row-level]',
+  summary: 'Link a Parquet or CSV file (DuckDB) or a PostgreSQL table or view as a dataset queried in place, without copying it into the workspace',
+  usage:
+    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR]) [--person-column NAME [--per-person-columns A,B] | --row-level]',
   options: {
     db: { type: 'string', description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' },
     name: { type: 'string', description: 'dataset name' },
     file: { type: 'string', description: 'the Parquet file, or a CSV file with a header row; it stays where it is' },
+    postgres: { type: 'string', description: 'a PostgreSQL connection URL WITHOUT a password, e.g. postgresql://reader@db.example:5432/hr' },
+    table: { type: 'string', description: 'with --postgres: the table or view (schema.table)' },
+    'password-env': { type: 'string', description: 'with --postgres: the environment variable holding the password', defaultText: 'PGPASSWORD' },
     'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
     'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' },
     'per-person-columns': { type: 'string', description: 'person-level: columns that hold one value per person, comma-separated; checked over every row' }
   },
   async run(values, _pos, ctx) {
+    if (optString(values, 'postgres') !== undefined) return linkPostgresCommand(values, ctx.cwd)
+    if (optString(values, 'table') !== undefined) throw new UsageError('--table needs --postgres URL')
     const file = resolve(ctx.cwd, reqString(values, 'file'))
     const name = reqString(values, 'name')
     const personColumn = optString(values, 'person-column')
@@ -47,5 +58,56 @@ export const linkCommand: CliCommand = {
     } finally {
       store.close()
     }
+  }
+}
+
+type Values = Parameters<CliCommand['run']>[0]
+
+function unitOptions(values: Values): { personColumn: string | null; perPersonColumns: string[] } {
+  const personColumn = optString(values, 'person-column')
+  if (personColumn !== undefined && values['row-level']) throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
+  if (personColumn !== undefined && personColumn.trim() === '') throw new UsageError('--person-column needs the name of a column')
+  const perRaw = optString(values, 'per-person-columns')
+  if (perRaw !== undefined && personColumn === undefined) throw new UsageError('--per-person-columns needs --person-column')
+  const perPersonColumns = perRaw === undefined ? [] : perRaw.split(',').map((c) => c.trim()).filter((c) => c !== '')
+  return { personColumn: personColumn ?? null, perPersonColumns }
+}
+
+async function linkPostgresCommand(values: Values, cwd: string) {
+  if (optString(values, 'file') !== undefined) throw new UsageError('Give either --file or --postgres, not both')
+  const name = reqString(values, 'name')
+  const table = reqString(values, 'table')
+  const { personColumn, perPersonColumns } = unitOptions(values)
+  let url: string
+  let passwordEnv: string | null
+  try {
+    url = checkPostgresUrl(reqString(values, 'postgres'))
+    passwordEnv = checkPasswordEnv(optString(values, 'password-env'))
+  } catch (e) {
+    if (e instanceof UserError) throw new UsageError(e.message)
+    throw e
+  }
+  const envVar = passwordEnv ?? 'PGPASSWORD'
+  if (process.env[envVar] === undefined && process.stdin.isTTY && process.stderr.isTTY) {
+    // Asked on the terminal, used by this run only (later commands read it from the environment again).
+    process.env[envVar] = await prompt('PostgreSQL password (empty for none): ')
+  }
+  const store = openWorkspace(values, cwd, { create: true })
+  try {
+    dropOrphanStagingTables(store.db)
+    const started = Date.now()
+    const d = linkPostgres(store.db, { name, url, passwordEnv, table, personColumn, perPersonColumns })
+    const seconds = (Date.now() - started) / 1000
+    return {
+      json: { datasetId: d.id, name: d.name, source: 'linked-postgres', relation: d.sourceFile, rowEstimate: d.rowCount, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, seconds },
+      text: [
+        `Linked PostgreSQL ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns; about ${d.rowCount.toLocaleString('en-US')} rows by the planner's estimate, not a count; queried in place, read-only) in ${seconds.toFixed(1)} s`,
+        `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
+        `Privacy unit: ${unitText(d.unit)}`,
+        `The password is not stored: releases read it from ${envVar}.`
+      ].join('\n')
+    }
+  } finally {
+    store.close()
   }
 }

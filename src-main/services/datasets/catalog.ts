@@ -212,6 +212,7 @@ export function datasetRows(db: Database.Database, id: unknown, offset = 0, limi
 export function storedRows(db: Database.Database, idOrDataset: unknown, offset = 0, limit = 50): RowsResponse {
   const ds = typeof idOrDataset === 'object' && idOrDataset !== null ? (idOrDataset as CatalogDataset) : getDataset(db, idOrDataset)
   if (ds.info.source === 'linked-file') throw new UserError(`"${ds.info.name}" is a linked file; its rows are not paged in this version (import a copy to browse it)`, 'bad-input')
+  if (ds.info.source === 'linked-postgres') throw new UserError(`"${ds.info.name}" is a linked PostgreSQL table; its rows are not paged in this version`, 'bad-input')
   if (!Number.isSafeInteger(offset) || offset < 0) throw new UserError('offset must be a whole number >= 0', 'bad-input')
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
   const select = ds.columns.map((c) => ident(c.sqlName)).join(', ')

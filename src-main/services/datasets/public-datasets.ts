@@ -68,8 +68,9 @@ export function publicSource(db: Database.Database, datasetId: unknown, countedI
   if (other.info.id === countedId) {
     throw new UserError(`The ${role} cannot be the counted dataset "${other.info.name}" itself: its values would be released; use a public dataset`, 'not-public')
   }
-  if (other.info.source === 'linked-file') {
-    throw new UserError(`The ${role} "${other.info.name}" is a linked file; public tables must be imported datasets for now (import a copy of it)`, 'not-public')
+  if (other.info.source === 'linked-file' || other.info.source === 'linked-postgres') {
+    const what = other.info.source === 'linked-file' ? 'a linked file' : 'a linked PostgreSQL table'
+    throw new UserError(`The ${role} "${other.info.name}" is ${what}; public tables must be imported datasets for now (import a copy of it)`, 'not-public')
   }
   if (!other.info.public) {
     throw new UserError(

@@ -23,7 +23,7 @@ import { keyPart } from '../datasets/column-types'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 import { getQueryIncludingDeleted } from '../datasets/query-store'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../datasets/privacy-unit'
-import { checkLinkedSource } from '../sources/linked-file'
+import { checkLinkedSource } from '../sources/source'
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
@@ -67,8 +67,8 @@ export function prepareRelease(db: Database.Database, queryId: number, params: R
   if (params.kind !== query.kind) {
     throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
   }
-  // A linked file (issue 16) must exist with the schema it was linked with before anything is charged (public metadata);
-  // its fingerprint now is recorded in the ledger entry's params.
+  // A linked file or PostgreSQL relation (issue 16) must be there with the schema it was linked with before anything is
+  // charged (public metadata); its fingerprint now is recorded in the ledger entry's params.
   const source = checkLinkedSource(db, query.datasetId)
   const prepared = prepareKind(db, query, datasetName, params)
   if (source) prepared.publicParams = { ...prepared.publicParams, source }

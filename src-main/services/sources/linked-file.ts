@@ -23,6 +23,7 @@ import { UserError } from '../errors'
 import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
 import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, storedExpr } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
+import { isLinkedPostgres } from './linked-postgres'
 
 export interface FileFingerprint {
   size: number
@@ -63,7 +64,8 @@ export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFi
 }
 
 /** How a dataset's rows are held, for the catalog. */
-export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' {
+export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' | 'linked-postgres' {
+  if (isLinkedPostgres(db, datasetId)) return 'linked-postgres'
   if (!hasSourcesTable(db)) return 'imported'
   return db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) === undefined ? 'imported' : 'linked-file'
 }
@@ -136,7 +138,7 @@ function schemaChange(linked: Array<{ name: string; duckType: string }>, now: Ar
  * Checks a linked dataset's file before a release is charged: it exists and has the schema it was linked with. Returns
  * its fingerprint now (for the ledger entry), or null for an imported dataset. Reads no rows.
  */
-export function checkLinkedSource(db: Database.Database, datasetId: number): (FileFingerprint & { format: string; file: string }) | null {
+export function checkLinkedFile(db: Database.Database, datasetId: number): (FileFingerprint & { format: string; file: string }) | null {
   const f = linkedFileOf(db, datasetId)
   if (!f) return null
   const file = basename(f.path)

@@ -1,7 +1,8 @@
 /**
  * Where a dataset's rows are read: the `Source` of a dataset gives its SQL dialect and runs the aggregates the dialect
  * layer (dialect.ts) builds. Imported datasets read the workspace's SQLite table; linked files are read in place by
- * DuckDB (synchronously, see duckdb-sync.ts). Only aggregates come back (and, for anomaly identification, the chosen
+ * DuckDB (synchronously, see duckdb-sync.ts); linked PostgreSQL relations by PostgreSQL (pg-sync.ts, `?` placeholders
+ * numbered `$1..` here). Only aggregates come back (and, for anomaly identification, the chosen
  * columns' values), as better-sqlite3 gives them.
  */
 import type Database from 'better-sqlite3'
@@ -11,14 +12,17 @@ import type { Dialect, Sql } from './dialect'
 import { sqliteDialect } from './dialect-sqlite'
 import { duckdbDialect } from './dialect-duckdb'
 import { duckAll } from './duckdb-sync'
-import { type LinkedFileRecord, linkedFileOf, linkedFileFailure } from './linked-file'
+import { type LinkedFileRecord, checkLinkedFile, linkedFileOf, linkedFileFailure } from './linked-file'
+import { postgresDialect } from './dialect-postgres'
+import { numberedParams, pgAll } from './pg-sync'
+import { type LinkedPostgresRecord, checkPostgresSource, connectionAtUse, linkedPostgresFailure, linkedPostgresOf } from './linked-postgres'
 
 export interface Source {
   readonly dialect: Dialect
   /** The rows of a query (arrays, in select order). */
   all(q: Sql): unknown[][]
-  /** The linked file (null for an imported dataset). */
-  readonly linked: LinkedFileRecord | null
+  /** The linked file or PostgreSQL relation (null for an imported dataset). */
+  readonly linked: LinkedFileRecord | LinkedPostgresRecord | null
 }
 
 export function sqliteSource(db: Database.Database): Source {
@@ -40,8 +44,37 @@ export function duckdbSource(file: LinkedFileRecord): Source {
   }
 }
 
-/** The source of a dataset's rows: its linked file, or the workspace's table. */
+export function postgresSource(rel: LinkedPostgresRecord): Source {
+  return {
+    dialect: postgresDialect(rel),
+    linked: rel,
+    all: (q) => {
+      try {
+        // The password is read from the environment at each use (never stored).
+        return pgAll(connectionAtUse(rel.url, rel.passwordEnv), numberedParams(q.sql), q.params as StoredValue[]).rows
+      } catch (e) {
+        // The driver's message may quote rows: a sentence naming the dataset instead.
+        throw linkedPostgresFailure(rel, e)
+      }
+    }
+  }
+}
+
+/** The source of a dataset's rows: its linked file or PostgreSQL relation, or the workspace's table. */
 export function sourceFor(db: Database.Database, ds: CatalogDataset): Source {
+  const rel = linkedPostgresOf(db, ds.info.id)
+  if (rel) return postgresSource(rel)
   const file = linkedFileOf(db, ds.info.id)
   return file ? duckdbSource(file) : sqliteSource(db)
+}
+
+/**
+ * Before a release is charged: a linked dataset's source must be there with the schema it was linked with (public
+ * metadata; one sentence ending "Nothing was charged." otherwise). Returns its fingerprint now, recorded in the
+ * release's ledger entry, or null for an imported dataset.
+ */
+export function checkLinkedSource(db: Database.Database, datasetId: number): object | null {
+  const rel = linkedPostgresOf(db, datasetId)
+  if (rel) return checkPostgresSource(rel)
+  return checkLinkedFile(db, datasetId)
 }

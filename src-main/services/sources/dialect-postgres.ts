@@ -1,0 +1,88 @@
+/**
+ * The PostgreSQL compiler (linked PostgreSQL tables and views, read through `pg`). Columns are read by their names and
+ * converted to the stored forms an import gives: integers as they are (bigint beyond 2^53 as text, as the link
+ * recorded), floating and numeric as double precision, timestamps and dates as whole ms since the epoch (UTC; a
+ * timestamp without time zone is taken as UTC, as an import does), anything else as text. Text is compared and ordered
+ * with the "C" collation (byte order of UTF-8 = SQLite's BINARY), whatever the database's collation.
+ */
+import type { ColumnType } from '../../contract/datasets'
+import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
+import type { Dialect } from './dialect'
+
+export interface PgSchemaColumn {
+  /** The column's name in the relation. */
+  name: string
+  /** information_schema.columns.data_type when linked (e.g. "bigint", "timestamp with time zone"). */
+  pgType: string
+  /** The type the catalog gives it. */
+  type: ColumnType
+}
+
+export interface LinkedRelation {
+  schema: string
+  table: string
+  /** pg_class.relkind when linked: 'r' table, 'p' partitioned table, 'v' view, 'm' materialized view, 'f' foreign table. */
+  relkind: string
+  columns: PgSchemaColumn[]
+}
+
+/** A PostgreSQL identifier (names come from the server's catalog; quotes are doubled). */
+export function pgIdent(name: string): string {
+  if (name.includes('\u0000')) throw new Error('a NUL byte in an identifier')
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+const INTEGER_TYPES = new Set(['smallint', 'integer', 'bigint'])
+const REAL_TYPES = new Set(['real', 'double precision', 'numeric'])
+const TIME_TYPES = new Set(['timestamp without time zone', 'timestamp with time zone', 'date'])
+const TEXT_TYPES = new Set(['text', 'character varying', 'character'])
+
+/** The catalog type of a PostgreSQL column type (before the range check of bigint columns). */
+export function pgCatalogType(pgType: string): ColumnType {
+  if (INTEGER_TYPES.has(pgType)) return 'integer'
+  if (REAL_TYPES.has(pgType)) return 'real'
+  if (TIME_TYPES.has(pgType)) return 'timestamp'
+  return 'text'
+}
+
+/** A relation column read as the catalog type's stored form. */
+export function pgStoredExpr(c: PgSchemaColumn): string {
+  const id = pgIdent(c.name)
+  switch (c.type) {
+    case 'integer':
+      return INTEGER_TYPES.has(c.pgType) ? id : `CAST(${id} AS bigint)`
+    case 'real':
+      return `CAST(${id} AS double precision)`
+    case 'timestamp':
+      return `CAST(floor(extract(epoch FROM ${c.pgType === 'date' ? `CAST(${id} AS timestamp)` : id}) * 1000) AS bigint)`
+    default:
+      return `(${TEXT_TYPES.has(c.pgType) ? id : `CAST(${id} AS text)`} COLLATE "C")`
+  }
+}
+
+export function pgRelation(r: Pick<LinkedRelation, 'schema' | 'table'>): string {
+  return `${pgIdent(r.schema)}.${pgIdent(r.table)}`
+}
+
+export function postgresDialect(rel: LinkedRelation): Dialect {
+  const byName = new Map(rel.columns.map((c) => [c.name, c]))
+  return {
+    engine: 'postgres',
+    relation: () => pgRelation(rel),
+    column: (_ds: CatalogDataset, col: CatalogColumn) => {
+      const c = byName.get(col.name)
+      if (!c) throw new Error(`column ${col.position} is not in the linked relation's schema`)
+      return pgStoredExpr(c)
+    },
+    least: (a, b) => `least(${a}, ${b})`,
+    floorDiv: (x, b) => {
+      if (!Number.isSafeInteger(b) || b < 1) throw new Error('bucket width must be a whole number >= 1')
+      // bigint `/` truncates toward zero: subtract the non-negative remainder first.
+      return `((${x} - ((${x} % ${b}) + ${b}) % ${b}) / ${b})`
+    },
+    // PostgreSQL puts NULL last in ascending order by default; SQLite first.
+    asc: (e) => `${e} ASC NULLS FIRST`,
+    // A table's rows in physical order (insertion order while nothing is updated or vacuumed away); a view has none.
+    fileOrder: () => (rel.relkind === 'r' || rel.relkind === 'm' ? 'ORDER BY ctid' : '')
+  }
+}

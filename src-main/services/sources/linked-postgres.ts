@@ -1,0 +1,345 @@
+/**
+ * Linked PostgreSQL tables and views (issue 16): a relation in the organisation's PostgreSQL registered in the catalog
+ * and queried where it lives; only aggregates come back.
+ *
+ * - The connection is stored as a URL WITHOUT a password (a URL with one is refused) and, optionally, the name of the
+ *   environment variable holding the password (default PGPASSWORD). The password is read from the environment at each
+ *   use and goes to the PostgreSQL worker only: never into the workspace, the ledger, logs or error sentences.
+ * - Every statement runs in a READ ONLY transaction with a statement timeout (pg-sync.ts).
+ * - Linking reads the relation's identity (schema, name, oid, kind) and columns (information_schema.columns: public
+ *   metadata), maps each type to a catalog type (a bigint column with a value beyond 2^53 becomes text, as an import
+ *   makes it) and, for a person-level dataset, checks over all rows the columns declared one value per person. No
+ *   rows are counted: the catalog holds the planner's estimate (pg_class.reltuples) and says so.
+ * - Fingerprint: the relation's identity (schema.table and oid, kind) and the planner's row estimate. Each release on
+ *   a linked relation records it at release time in its ledger entry (`params.source`).
+ * - Before a release is charged, the relation must be reachable, readable by the connection's role and have the
+ *   columns and types it was linked with; otherwise one sentence, and nothing is charged. A read that fails after the
+ *   charge (connection lost, timeout) is the release service's neutral failure after a charge.
+ */
+import type Database from 'better-sqlite3'
+import type { DatasetInfo } from '../../contract/datasets'
+import { UserError } from '../errors'
+import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
+import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation, pgStoredExpr } from './dialect-postgres'
+import { type PgConnection, type PgParam, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
+
+export interface PgFingerprint {
+  /** schema.table */
+  relation: string
+  oid: number
+  /** 'table', 'view', 'materialized view', 'partitioned table' or 'foreign table'. */
+  kind: string
+  /** The planner's row estimate (pg_class.reltuples), or null when the relation has never been analysed (or is a view). */
+  rowEstimate: number | null
+}
+
+export interface LinkedPostgresRecord extends LinkedRelation {
+  datasetId: number
+  datasetName: string
+  /** The connection URL, without a password. */
+  url: string
+  /** The environment variable holding the password (null: PGPASSWORD). */
+  passwordEnv: string | null
+  /** When linked. */
+  fingerprint: PgFingerprint
+}
+
+const SAFE = Number.MAX_SAFE_INTEGER
+const KINDS: Record<string, string> = { r: 'table', p: 'partitioned table', v: 'view', m: 'materialized view', f: 'foreign table' }
+
+function hasTable(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_postgres_sources'`).get() !== undefined
+}
+
+/** The linked PostgreSQL relation of a dataset, or null. */
+export function linkedPostgresOf(db: Database.Database, datasetId: number): LinkedPostgresRecord | null {
+  if (!hasTable(db)) return null
+  const row = db
+    .prepare(
+      'SELECT s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint, d.name FROM dataset_postgres_sources s JOIN datasets d ON d.id = s.dataset_id WHERE s.dataset_id = ?'
+    )
+    .get(datasetId) as { url: string; password_env: string | null; schema_name: string; relation_name: string; columns: string; fingerprint: string; name: string } | undefined
+  if (!row) return null
+  const fingerprint = JSON.parse(row.fingerprint) as PgFingerprint
+  return {
+    datasetId,
+    datasetName: row.name,
+    url: row.url,
+    passwordEnv: row.password_env,
+    schema: row.schema_name,
+    table: row.relation_name,
+    relkind: Object.entries(KINDS).find(([, k]) => k === fingerprint.kind)?.[0] ?? 'v',
+    columns: JSON.parse(row.columns) as PgSchemaColumn[],
+    fingerprint
+  }
+}
+
+export function isLinkedPostgres(db: Database.Database, datasetId: number): boolean {
+  return hasTable(db) && db.prepare('SELECT 1 FROM dataset_postgres_sources WHERE dataset_id = ?').get(datasetId) !== undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Connections
+
+/**
+ * Checks a connection URL: postgres:// or postgresql://, and no password in it (neither user:password@ nor a
+ * `password=` parameter). The sentence never repeats the URL.
+ */
+export function checkPostgresUrl(url: unknown): string {
+  if (typeof url !== 'string' || !/^postgres(ql)?:\/\//i.test(url.trim())) {
+    throw new UserError('The PostgreSQL connection must be a URL like postgresql://user@host:5432/database', 'bad-input')
+  }
+  const u = url.trim()
+  const rest = u.replace(/^postgres(ql)?:\/\//i, '')
+  const authority = rest.split(/[/?#]/, 1)[0]
+  const at = authority.lastIndexOf('@')
+  const userinfo = at < 0 ? '' : authority.slice(0, at)
+  if (userinfo.includes(':') || /[?&]password=/i.test(rest)) {
+    throw new UserError(
+      'The PostgreSQL URL contains a password; give the URL without it and put the password in the PGPASSWORD environment variable (or the variable named by --password-env)',
+      'bad-input'
+    )
+  }
+  return u
+}
+
+/** An environment variable's name (for the password). */
+export function checkPasswordEnv(name: unknown): string | null {
+  if (name === undefined || name === null || name === '') return null
+  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
+    throw new UserError('The password variable must be the name of an environment variable (letters, digits and _)', 'bad-input')
+  }
+  return name
+}
+
+/** The connection of a URL at use: the password from the environment (never stored). */
+export function connectionAtUse(url: string, passwordEnv: string | null): PgConnection {
+  const password = process.env[passwordEnv ?? 'PGPASSWORD']
+  return password === undefined ? { url } : { url, password }
+}
+
+/** What a PostgreSQL failure means, in one sentence about `what` (never the driver's message, the URL or a password). */
+function failureSentence(e: unknown, what: string, passwordEnv: string | null, relation: string | null): string {
+  switch (pgFailureKind(e)) {
+    case 'unreachable':
+      return `The PostgreSQL server of ${what} cannot be reached (it is down, or the connection was lost)`
+    case 'auth':
+      return `PostgreSQL refused the login for ${what}: set the role's password in the ${passwordEnv ?? 'PGPASSWORD'} environment variable`
+    case 'no-database':
+      return `The database named in the connection of ${what} does not exist`
+    case 'permission':
+      return `The PostgreSQL role of ${what} may not read ${relation ?? 'the relation'}; ask the database's owner to grant SELECT on it`
+    case 'no-relation':
+      return `The PostgreSQL relation ${relation ?? ''} of ${what} is gone`
+    case 'no-column':
+    case 'data':
+      return `The PostgreSQL relation ${relation ?? ''} of ${what} no longer has the columns and types it was linked with`
+    case 'timeout':
+      return `The aggregate on ${what} took longer than the PostgreSQL statement timeout (${Math.round(statementTimeoutMs() / 1000)} s; QA_PG_STATEMENT_TIMEOUT_MS sets it)`
+    default:
+      return `PostgreSQL could not answer for ${what} (SQLSTATE ${e instanceof PgError && e.code ? e.code.slice(0, 16) : 'unknown'})`
+  }
+}
+
+/** A read of a linked relation failed (after the checks): one sentence naming the dataset. */
+export function linkedPostgresFailure(rec: LinkedPostgresRecord, e: unknown): Error {
+  if (!(e instanceof PgError)) return e as Error
+  return new UserError(failureSentence(e, `dataset "${rec.datasetName}"`, rec.passwordEnv, pgRelation(rec)), 'source-changed')
+}
+
+interface RelationInfo {
+  oid: number
+  schema: string
+  table: string
+  relkind: string
+  reltuples: number
+  canRead: boolean
+}
+
+const RELATION_SQL = `SELECT CAST(c.oid AS bigint), n.nspname, c.relname, CAST(c.relkind AS text), CAST(c.reltuples AS double precision), has_table_privilege(c.oid, 'SELECT')
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace`
+
+function relationRow(r: unknown[] | undefined): RelationInfo | null {
+  if (!r) return null
+  return { oid: Number(r[0]), schema: String(r[1]), table: String(r[2]), relkind: String(r[3]), reltuples: Number(r[4]), canRead: r[5] === true }
+}
+
+function columnsOf(conn: PgConnection, schema: string, table: string): Array<{ name: string; pgType: string }> {
+  return pgAll(conn, 'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position', [
+    schema,
+    table
+  ]).rows.map((r) => ({ name: String(r[0]), pgType: String(r[1]) }))
+}
+
+function fingerprintOf(rel: RelationInfo): PgFingerprint {
+  return {
+    relation: `${rel.schema}.${rel.table}`,
+    oid: rel.oid,
+    kind: KINDS[rel.relkind] ?? rel.relkind,
+    rowEstimate: rel.reltuples >= 0 && rel.relkind !== 'v' ? Math.round(rel.reltuples) : null
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Before a charge
+
+function schemaChange(linked: PgSchemaColumn[], now: Array<{ name: string; pgType: string }>): string | null {
+  if (linked.length === now.length && linked.every((c, i) => c.name === now[i].name && c.pgType === now[i].pgType)) return null
+  const byName = new Map(now.map((c) => [c.name, c.pgType]))
+  for (const c of linked) {
+    const t = byName.get(c.name)
+    if (t === undefined) return `column "${c.name.slice(0, 80)}" is gone`
+    if (t !== c.pgType) return `column "${c.name.slice(0, 80)}" changed type from ${c.pgType} to ${t.slice(0, 60)}`
+  }
+  return 'its columns are not the ones it had (names or order changed)'
+}
+
+/**
+ * Checks a linked relation before a release is charged: reachable, readable, with the columns and types it was linked
+ * with. Returns its fingerprint now (for the ledger entry). Reads no rows; one sentence ending "Nothing was charged."
+ */
+export function checkPostgresSource(rec: LinkedPostgresRecord): PgFingerprint & { engine: 'postgres' } {
+  const what = `dataset "${rec.datasetName}"`
+  const rel = pgRelation(rec)
+  const nothing = (s: string) => new UserError(`${s}. Nothing was charged.`, 'source-changed')
+  const conn = connectionAtUse(rec.url, rec.passwordEnv)
+  let info: RelationInfo | null
+  let cols: Array<{ name: string; pgType: string }>
+  try {
+    info = relationRow(pgAll(conn, `${RELATION_SQL} WHERE n.nspname = $1 AND c.relname = $2`, [rec.schema, rec.table]).rows[0])
+    cols = info ? columnsOf(conn, rec.schema, rec.table) : []
+  } catch (e) {
+    throw nothing(failureSentence(e, what, rec.passwordEnv, rel))
+  }
+  if (!info) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} is gone; link the dataset again`)
+  if (!info.canRead) throw nothing(`The PostgreSQL role of ${what} may not read ${rel}; ask the database's owner to grant SELECT on it`)
+  const change = schemaChange(rec.columns, cols)
+  if (change) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} has changed its schema: ${change}; link it again as a new dataset`)
+  return { engine: 'postgres', ...fingerprintOf(info) }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Connection test and table list (for the UI), and linking
+
+export interface PostgresConnectionRequest {
+  url: string
+  passwordEnv?: string | null
+}
+
+/** Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. */
+export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
+  const url = checkPostgresUrl(req.url)
+  const env = checkPasswordEnv(req.passwordEnv)
+  try {
+    return pgAll(
+      connectionAtUse(url, env),
+      `SELECT n.nspname, c.relname, CAST(c.relkind AS text) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+          AND has_table_privilege(c.oid, 'SELECT') ORDER BY 1, 2 LIMIT 1000`
+    ).rows.map((r) => ({ schema: String(r[0]), table: String(r[1]), kind: KINDS[String(r[2])] ?? String(r[2]) }))
+  } catch (e) {
+    throw new UserError(failureSentence(e, 'this connection', env, null), 'bad-input')
+  }
+}
+
+export interface LinkPostgresRequest extends PostgresConnectionRequest {
+  name: string
+  /** The table or view, as PostgreSQL names it (`table`, `schema.table`, quoted identifiers allowed). */
+  table: string
+  /** The person column, or null for a row-level dataset. */
+  personColumn: string | null
+  /** Person-level: the columns declared to hold one value per person (checked over every row). */
+  perPersonColumns?: string[]
+}
+
+/** Links a PostgreSQL table or view as a dataset. */
+export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): DatasetInfo {
+  const name = checkDatasetName(req.name)
+  if (nameTaken(db, name)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')
+  const url = checkPostgresUrl(req.url)
+  const passwordEnv = checkPasswordEnv(req.passwordEnv)
+  if (typeof req.table !== 'string' || req.table.trim() === '' || req.table.length > 300) {
+    throw new UserError('Name the table or view to link (schema.table)', 'bad-input')
+  }
+  const conn = connectionAtUse(url, passwordEnv)
+  const shown = `"${req.table.slice(0, 120)}"`
+  const run = (sql: string, params: PgParam[] = []) => {
+    try {
+      return pgAll(conn, sql, params).rows
+    } catch (e) {
+      throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
+    }
+  }
+  // to_regclass parses the name as PostgreSQL does (search_path, quoting) and gives null for no such relation.
+  let info: RelationInfo | null
+  try {
+    info = relationRow(pgAll(conn, `${RELATION_SQL} WHERE c.oid = to_regclass($1)`, [req.table.trim()]).rows[0])
+  } catch (e) {
+    if (e instanceof PgError && e.code !== null && /^42/.test(e.code) && pgFailureKind(e) === 'other') {
+      throw new UserError(`${shown} is not a valid table name; give schema.table`, 'bad-input')
+    }
+    throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
+  }
+  if (!info) throw new UserError(`There is no table or view ${shown} in that database (as the connection's role sees it)`, 'not-found')
+  if (!(info.relkind in KINDS)) throw new UserError(`${shown} is not a table or view`, 'bad-input')
+  const rel = pgRelation(info)
+  if (!info.canRead) throw new UserError(`The connection's role may not read ${rel}; ask the database's owner to grant SELECT on it`, 'bad-input')
+  const schema = columnsOf(conn, info.schema, info.table)
+  if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
+  const seen = new Set(schema.map((c) => c.name))
+  if (req.personColumn !== null && !seen.has(req.personColumn)) {
+    throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`, 'bad-input')
+  }
+  const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
+  // Integers must be exact JS numbers: a bigint column with a value beyond 2^53 is text (as an import makes it).
+  const bigs = columns.filter((c) => c.pgType === 'bigint')
+  if (bigs.length > 0) {
+    const r = run(`SELECT ${bigs.map((c) => `CAST(min(${pgIdent(c.name)}) AS double precision), CAST(max(${pgIdent(c.name)}) AS double precision)`).join(', ')} FROM ${rel}`)[0]
+    bigs.forEach((c, i) => {
+      const lo = r[2 * i] as number | null
+      const hi = r[2 * i + 1] as number | null
+      if ((lo !== null && lo < -SAFE) || (hi !== null && hi > SAFE)) c.type = 'text'
+    })
+  }
+  // Person-level: only the columns DECLARED to hold one value per person are flagged, each checked over all rows.
+  let perPerson: boolean[] | null = null
+  if (req.personColumn !== null) {
+    const declared = req.perPersonColumns ?? []
+    for (const n of declared) {
+      if (!seen.has(n)) throw new UserError(`The column "${n.slice(0, 80)}" declared one value per person is not in ${rel}`, 'bad-input')
+    }
+    const checked = columns.filter((c) => declared.includes(c.name) && c.name !== req.personColumn)
+    if (checked.length > 0) {
+      const p = pgStoredExpr(columns.find((c) => c.name === req.personColumn)!)
+      const inner = checked.map((c, j) => `count(DISTINCT ${pgStoredExpr(c)}) + max(CAST(${pgStoredExpr(c)} IS NULL AS integer)) AS n${j}`).join(', ')
+      const outer = checked.map((_, j) => `coalesce(max(n${j}), 0) <= 1`).join(', ')
+      const r = run(`SELECT ${outer} FROM (SELECT ${inner} FROM ${rel} GROUP BY ${p}) AS per_person`)[0]
+      checked.forEach((c, j) => {
+        if (r[j] !== true) {
+          throw new UserError(
+            `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but ${rel} has a person with several values in it; link without declaring it`,
+            'bad-input'
+          )
+        }
+      })
+    }
+    perPerson = columns.map((c) => c.name === req.personColumn || checked.includes(c))
+  }
+  const fingerprint = fingerprintOf(info)
+  const id = db.transaction(() => {
+    const res = db
+      .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, 0, ?, ?, 0)')
+      .run(name, `linked_${process.pid}_${Date.now()}_${Math.random().toString(16).slice(2)}`, fingerprint.relation, ',', fingerprint.rowEstimate ?? 0)
+    const dsId = Number(res.lastInsertRowid)
+    // The generated table name is reserved (no table exists behind a linked dataset).
+    db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
+    const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    columns.forEach((c, j) => addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', perPerson === null ? null : perPerson[j] ? 1 : 0))
+    db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(dsId, req.personColumn)
+    db.prepare(
+      'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)'
+    ).run(dsId, url, passwordEnv, info.schema, info.table, JSON.stringify(columns), JSON.stringify(fingerprint))
+    return dsId
+  })()
+  return getDataset(db, id).info
+}
