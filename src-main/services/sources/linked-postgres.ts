@@ -118,6 +118,10 @@ export function connectionAtUse(url: string, passwordEnv: string | null): PgConn
   return password === undefined ? { url } : { url, password }
 }
 
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`
+}
+
 /** What a PostgreSQL failure means, in one sentence about `what` (never the driver's message, the URL or a password). */
 function failureSentence(e: unknown, what: string, passwordEnv: string | null, relation: string | null): string {
   switch (pgFailureKind(e)) {
@@ -135,7 +139,7 @@ function failureSentence(e: unknown, what: string, passwordEnv: string | null, r
     case 'data':
       return `The PostgreSQL relation ${relation ?? ''} of ${what} no longer has the columns and types it was linked with`
     case 'timeout':
-      return `The aggregate on ${what} took longer than the PostgreSQL statement timeout (${Math.round(statementTimeoutMs() / 1000)} s; QA_PG_STATEMENT_TIMEOUT_MS sets it)`
+      return `The aggregate on ${what} took longer than the PostgreSQL statement timeout (${duration(statementTimeoutMs())}; QA_PG_STATEMENT_TIMEOUT_MS sets it)`
     default:
       return `PostgreSQL could not answer for ${what} (SQLSTATE ${e instanceof PgError && e.code ? e.code.slice(0, 16) : 'unknown'})`
   }

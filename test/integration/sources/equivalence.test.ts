@@ -1,5 +1,6 @@
 /**
  * Issue 16: the same data held in SQLite (imported), in a Parquet file and in a CSV file (both linked, read by DuckDB)
+ * and in a PostgreSQL table (linked, a throwaway cluster: pg-cluster.ts; its rows inserted in the CSV's order)
  * gives identical true aggregates, for randomly generated definitions (seeded): filters, periods, group-by, caps,
  * maxGroups (truncation with a seeded generator), every threshold kind; and the anomaly loaders (AIQ column values, the
  * search's per-individual max score). The Parquet file is written with DuckDB's COPY from the CSV.
@@ -18,6 +19,9 @@ import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { linkFile } from '../../../src-main/services/sources/linked-file'
 import { sourceFor } from '../../../src-main/services/sources/source'
 import { duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
+import { linkPostgres } from '../../../src-main/services/sources/linked-postgres'
+import { closePg } from '../../../src-main/services/sources/pg-sync'
+import { type PgCluster, startPgCluster } from './pg-cluster'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
 
@@ -32,6 +36,10 @@ let parquet: number
 let csv: number
 let rowLevelImported: number
 let rowLevelParquet: number
+let postgres: number
+let rowLevelPostgres: number
+let cluster: PgCluster | null = null
+const savedPassword = process.env.PGPASSWORD
 
 function csvField(s: string | null): string {
   if (s === null) return ''
@@ -44,10 +52,13 @@ beforeAll(async () => {
   const rng = seededRng('sources-equivalence-data')
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]
   const lines = ['person,room,floor,kind,at,value']
+  const rows: Array<Array<string | null>> = []
   for (let i = 0; i < 4000; i++) {
     const person = rng.next() < 0.02 ? null : String(Math.floor(rng.next() ** 2 * 40))
     const at = START + Math.floor(rng.next() * SPAN_MIN) * 60_000 - (rng.next() < 0.05 ? 40 * 86_400_000 : 0)
-    lines.push([person, pick(ROOMS), String(pick([1, 2, 3, -1])), pick(KINDS), iso(at), String(Math.round(rng.next() * 2000 - 500) / 10)].map(csvField).join(','))
+    const row = [person, pick(ROOMS), String(pick([1, 2, 3, -1])), pick(KINDS), iso(at), String(Math.round(rng.next() * 2000 - 500) / 10)]
+    rows.push(row)
+    lines.push(row.map(csvField).join(','))
   }
   const csvPath = join(h.dir, 'events.csv')
   writeFileSync(csvPath, lines.join('\n') + '\n')
@@ -66,8 +77,26 @@ beforeAll(async () => {
   parquet = linkFile(db, { name: 'events parquet', file: pq, personColumn: 'person' }).id
   rowLevelParquet = linkFile(db, { name: 'events parquet rows', file: pq, personColumn: null }).id
   csv = linkFile(db, { name: 'events csv', file: csvPath, personColumn: 'person' }).id
+  // The same rows in PostgreSQL, in the same order (a fresh table: physical order is insertion order).
+  cluster = await startPgCluster()
+  const password = `eq-${process.pid}-${Date.now()}`
+  await cluster.createRole('qa_reader', password)
+  await cluster.admin('CREATE TABLE events (person bigint, room text, floor integer, kind text, "at" timestamp, value double precision)')
+  const col = (j: number) => rows.map((r) => r[j])
+  await cluster.admin('INSERT INTO events SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::timestamp[], $6::float8[])', [0, 1, 2, 3, 4, 5].map(col))
+  await cluster.admin('ANALYZE events')
+  await cluster.admin('GRANT SELECT ON events TO qa_reader')
+  process.env.PGPASSWORD = password
+  postgres = linkPostgres(db, { name: 'events pg', url: cluster.url('qa_reader'), table: 'public.events', personColumn: 'person' }).id
+  rowLevelPostgres = linkPostgres(db, { name: 'events pg rows', url: cluster.url('qa_reader'), table: 'events', personColumn: null }).id
+}, 120_000)
+afterAll(async () => {
+  await closePg()
+  await cluster?.destroy()
+  if (savedPassword === undefined) delete process.env.PGPASSWORD
+  else process.env.PGPASSWORD = savedPassword
+  h.cleanup()
 })
-afterAll(() => h.cleanup())
 
 function randomDefinition(seed: string): { def: ThresholdQueryDefinition; columnThresholds: boolean } {
   const rng = seededRng(seed)
@@ -125,10 +154,14 @@ function predicatesOf(datasetId: number, def: ThresholdQueryDefinition, columnTh
   return p
 }
 
-describe('linked files give the aggregates of the imported copy', () => {
+describe('linked files and PostgreSQL tables give the aggregates of the imported copy', () => {
   it('catalog: the linked datasets have the imported columns and types, and their kind', () => {
     const db = h.store.db
     const a = getDataset(db, imported).info
+    const p = getDataset(db, postgres).info
+    expect(p.columns.map((c) => [c.name, c.type])).toEqual(a.columns.map((c) => [c.name, c.type]))
+    expect(p.source).toBe('linked-postgres')
+    expect(sourceFor(db, getDataset(db, postgres)).dialect.engine).toBe('postgres')
     for (const id of [parquet, csv]) {
       const b = getDataset(db, id).info
       expect(b.columns.map((c) => [c.name, c.type])).toEqual(a.columns.map((c) => [c.name, c.type]))
@@ -140,7 +173,7 @@ describe('linked files give the aggregates of the imported copy', () => {
   })
 
   const N = 150
-  it(`${N} random threshold definitions: identical counts and thresholds (SQLite, Parquet, CSV; seeded truncation)`, () => {
+  it(`${N} random threshold definitions: identical counts and thresholds (SQLite, Parquet, CSV, PostgreSQL; seeded truncation)`, () => {
     const db = h.store.db
     let nonZero = 0
     const kinds = new Set<string>()
@@ -158,9 +191,11 @@ describe('linked files give the aggregates of the imported copy', () => {
       if (a.counts.some((c) => c > 0)) nonZero++
       expect(run(parquet), JSON.stringify(def)).toEqual(a)
       expect(run(csv), JSON.stringify(def)).toEqual(a)
+      expect(run(postgres), JSON.stringify(def)).toEqual(a)
       if (def.count.kind === 'rows') {
         const rl = run(rowLevelImported)
         expect(run(rowLevelParquet), JSON.stringify(def)).toEqual(rl)
+        expect(run(rowLevelPostgres), JSON.stringify(def)).toEqual(rl)
       }
     }
     // The generator exercises what it should (not a vacuous comparison of zeros).
@@ -174,7 +209,7 @@ describe('linked files give the aggregates of the imported copy', () => {
       [['floor', 'value'], [1, 10]],
       [['room', 'kind', 'at'], [null, null, 3_600_000]]
     ] as const) {
-      const out = [imported, parquet, csv].map((id) => {
+      const out = [imported, parquet, csv, postgres].map((id) => {
         const q = saveQuery(db, id, `aiq ${cols.join('+')}`, { kind: 'anomaly-identification', columns: cols, binWidths: widths, metric: 'l1', radius: 1, beta: 2, k: 1 })
         const d = loadAnomalyIdentificationData({ db }, q.id)
         return { columns: d.columns.map((c) => ({ ...c, values: [...c.values] })), rowCount: d.rowCount, skippedRows: d.skippedRows, persons: d.persons }
@@ -182,6 +217,7 @@ describe('linked files give the aggregates of the imported copy', () => {
       expect(out[0].rowCount).toBeGreaterThan(1000)
       expect(out[1]).toEqual(out[0])
       expect(out[2]).toEqual(out[0])
+      expect(out[3]).toEqual(out[0])
     }
     for (const [idColumn, score] of [
       ['person', 'value'],
@@ -189,7 +225,7 @@ describe('linked files give the aggregates of the imported copy', () => {
     ]) {
       const individuals = idColumn === 'person' ? ['0', '1', '5', '39', '1000'] : [...ROOMS, 'r9']
       // A person-level dataset's search is over its persons; the room search runs on the row-level copies.
-      const ids = idColumn === 'person' ? [imported, parquet, csv] : [rowLevelImported, rowLevelParquet, rowLevelParquet]
+      const ids = idColumn === 'person' ? [imported, parquet, csv, postgres] : [rowLevelImported, rowLevelParquet, rowLevelParquet, rowLevelPostgres]
       const out = ids.map((id) => {
         const q = saveQuery(db, id, `search ${idColumn}`, { kind: 'anomaly-search', scoreColumn: score, idColumn, individuals, scoreFloor: 0, tLow: 100, tHigh: 150, epsilonPerQuery: 0.5, budget: 2, oracle: 'rr' })
         const d = loadAnomalySearchData({ db }, q.id)
@@ -197,6 +233,7 @@ describe('linked files give the aggregates of the imported copy', () => {
       })
       expect(out[1]).toEqual(out[0])
       expect(out[2]).toEqual(out[0])
+      expect(out[3]).toEqual(out[0])
     }
   })
 
@@ -213,6 +250,7 @@ describe('linked files give the aggregates of the imported copy', () => {
     const a = keys(imported)
     expect(keys(parquet)).toEqual(a)
     expect(keys(csv)).toEqual(a)
+    expect(keys(postgres)).toEqual(a)
     const ds = getDataset(db, parquet)
     expect(storedValueFor(findColumn(ds, 'at', 'c'), '2015-01-01 00:00:00', 'x')).toBe(START)
   })
