@@ -17,6 +17,19 @@ export function App() {
   }, [current.title])
   return (
     <div className="shell">
+      {/* The address holds the route, so the link moves the focus itself instead of following "#content". */}
+      <a
+        className="skip-link"
+        href="#content"
+        onClick={(e) => {
+          e.preventDefault()
+          const main = document.getElementById('content')
+          main?.focus()
+          main?.scrollIntoView({ block: 'start' })
+        }}
+      >
+        Skip to content
+      </a>
       <aside className="sidebar">
         <div className="brand" aria-label="Quiet Alarm">
           <span className="brand-mark" aria-hidden="true">
@@ -37,7 +50,7 @@ export function App() {
         </nav>
         <StatusPanel />
       </aside>
-      <main className="content" aria-labelledby="section-title">
+      <main id="content" tabIndex={-1} className="content" aria-labelledby="section-title">
         <header className="content-head">
           <h1 id="section-title">{current.title}</h1>
           <p className="blurb">{current.blurb}</p>

@@ -1,3 +1,4 @@
+import { useReveal } from '../../components/reveal'
 import { useState } from 'react'
 import type { DatasetInfo } from '../../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../../api/hooks'
@@ -17,8 +18,9 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
   const d = props.dataset
   const rows = useQuery('datasets/rows', d.public ? { datasetId: d.id, offset, limit: PAGE } : null, [d.id, d.public, offset])
   const total = rows.data?.total ?? d.rowCount
+  const reveal = useReveal<HTMLElement>(d.id)
   return (
-    <section className="panel" aria-labelledby="detail-title" data-testid="dataset-detail">
+    <section ref={reveal} className="panel" aria-labelledby="detail-title" data-testid="dataset-detail">
       <div className="panel-head">
         <h2 id="detail-title">
           {d.name} <PublicBadge dataset={d} />

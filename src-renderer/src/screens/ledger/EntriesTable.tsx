@@ -1,6 +1,7 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { useQuery } from '../../api/hooks'
 import { ErrorText } from '../../components/Fields'
+import { useReveal } from '../../components/reveal'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
 
@@ -15,6 +16,14 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
     [props.datasetId, offset, props.version]
   )
   const total = q.data?.total ?? 0
+  // A link to one entry opens the page that holds it (newest first: entry n is the (total - n)th) and scrolls to it.
+  const shown = props.highlight !== null && (q.data?.entries.some((e) => e.seq === props.highlight) ?? false)
+  useEffect(() => {
+    if (props.highlight === null || !q.data || shown || props.datasetId !== null) return
+    const want = Math.floor(Math.max(0, q.data.total - props.highlight) / PAGE) * PAGE
+    if (want !== offset) setOffset(want)
+  }, [props.highlight, props.datasetId, q.data, shown, offset])
+  const reveal = useReveal<HTMLTableRowElement>(shown ? props.highlight : null)
   return (
     <section className="panel" aria-labelledby="entries-title" data-testid="ledger-entries">
       <h2 id="entries-title">Entries</h2>
@@ -44,7 +53,10 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
             </thead>
             <tbody>
               {q.data.entries.map((e) => (
-                <tr key={e.seq} id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
+                <tr
+                  key={e.seq}
+                  ref={e.seq === props.highlight ? reveal : undefined}
+                  id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
                   <td className="num">{e.seq}</td>
                   <td>{formatDate(e.at)}</td>
                   <td>{e.kind}</td>

@@ -3,6 +3,7 @@ import type { ChartData, ChartOptions } from 'chart.js'
 import type { ReleaseAnswer, ReleaseRecord } from '../../../../src-main/contract'
 import { ReleaseBadge } from '../../components/Badges'
 import { ChartView, type ChartKind } from '../../components/Chart'
+import { useReveal } from '../../components/reveal'
 import { formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
 import { SearchAnswer } from './SearchAnswer'
@@ -11,8 +12,9 @@ import { CLEAR, FLAGGED, ThresholdAnswer } from './ThresholdAnswer'
 /** One released answer: decisions only (never counts, noisy values or ex-post costs), its guarantee, its charge. */
 export function ReleaseResult(props: { release: ReleaseRecord }) {
   const r = props.release
+  const reveal = useReveal<HTMLElement>(r.releaseId)
   return (
-    <section className="panel release-band" aria-labelledby={`release-${r.releaseId}-title`} data-testid="release-result">
+    <section ref={reveal} className="panel release-band" aria-labelledby={`release-${r.releaseId}-title`} data-testid="release-result">
       <div className="panel-head">
         <h2 id={`release-${r.releaseId}-title`}>
           Release {r.releaseId}: {r.queryName}

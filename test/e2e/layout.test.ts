@@ -1,0 +1,133 @@
+/// <reference lib="dom" />
+/**
+ * Issue 17: every screen fits a 1024x700 and a 1440x900 window with no sideways scrolling, with data on it (datasets, a
+ * release, a sweep, the ledger, a report); new results are scrolled into view and focused; links go to the entry they name.
+ */
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { ROOT, screenshot } from './app'
+import { openAppForFile } from './open-app'
+import { datasets } from './pages/datasets'
+import { experiments } from './pages/experiments'
+import { ledger } from './pages/ledger'
+import { overflowsAtBothSizes, VIEWPORTS } from './pages/layout'
+import { queries } from './pages/queries'
+import { shell } from './pages/shell'
+
+const opened = openAppForFile()
+let page: Page
+const OFFICER = { name: 'dpo', passphrase: 'correct horse battery staple' }
+const OCCUPANCY = join(ROOT, 'resources', 'sample', 'occupancy.csv')
+const CAPACITIES = join(ROOT, 'resources', 'sample', 'capacities.csv')
+
+beforeAll(() => {
+  page = opened.page
+  const r = spawnSync(process.execPath, [join(ROOT, 'out', 'main', 'cli.js'), 'officer', 'init', '--db', opened.app.db, '--name', OFFICER.name], {
+    env: { ...process.env, QUIET_ALARM_PASSPHRASE: OFFICER.passphrase },
+    encoding: 'utf8'
+  })
+  if (r.status !== 0) throw new Error(`officer init failed: ${r.stderr}`)
+})
+
+/** Is the element's top inside the window, and does it (or something inside it) have the focus? Waits up to 3 s for both. */
+async function inViewAndFocused(page: Page, testId: string) {
+  const probe = (id: string) => {
+    const el = document.querySelector(`[data-testid="${id}"]`)
+    if (!el) return { inView: false, focused: false, top: null as number | null }
+    const r = el.getBoundingClientRect()
+    return { inView: r.top >= -1 && r.top < window.innerHeight, focused: el === document.activeElement || el.contains(document.activeElement), top: r.top }
+  }
+  await page
+    .waitForFunction(
+      (id) => {
+        const el = document.querySelector(`[data-testid="${id}"]`)
+        const top = el?.getBoundingClientRect().top ?? -Infinity
+        return !!el && top >= -1 && top < window.innerHeight && (el === document.activeElement || el.contains(document.activeElement))
+      },
+      testId,
+      { timeout: 3000 }
+    )
+    .catch(() => undefined)
+  return page.evaluate(probe, testId)
+}
+
+const problems: string[] = []
+
+describe('layout at 1024x700 and 1440x900', () => {
+  it('a workspace with data: imports, a budget, a release, a sweep', async () => {
+    await page.setViewportSize(VIEWPORTS[0])
+    await datasets.importFile(page, OCCUPANCY, 'occupancy with a rather long name for a dataset')
+    await datasets.importFile(page, CAPACITIES, 'capacities')
+    problems.push(...(await overflowsAtBothSizes(page, 'Datasets after imports')))
+    // Rename and Delete stay inside the window at 1024 px.
+    for (const name of ['Rename capacities', 'Delete capacities']) {
+      const box = (await page.getByRole('button', { name, exact: true }).boundingBox())!
+      expect(box.x + box.width, name).toBeLessThanOrEqual(VIEWPORTS[0].width)
+    }
+    await datasets.open(page, 'capacities')
+    // The opened dataset is scrolled to and focused.
+    expect(await inViewAndFocused(page, 'dataset-detail')).toMatchObject({ inView: true, focused: true })
+    problems.push(...(await overflowsAtBothSizes(page, 'Datasets with one open')))
+    await ledger.setBudget(page, { dataset: 'occupancy with a rather long name for a dataset', epsilon: 3, reason: 'layout check', officer: OFFICER.name, passphrase: OFFICER.passphrase })
+    problems.push(...(await overflowsAtBothSizes(page, 'Ledger after a budget')))
+    const rooms = ['A-101', 'A-102', 'A-201', 'A-202', 'B-101', 'B-102']
+    await queries.defineThreshold(page, {
+      dataset: 'occupancy with a rather long name for a dataset',
+      name: 'rooms over 12 on Tuesday',
+      groupBy: ['room'],
+      period: { from: '2024-03-12', to: '2024-03-13' },
+      threshold: { constant: 12 },
+      groups: { listed: rooms.map((r) => [r]) }
+    })
+    await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
+    problems.push(...(await overflowsAtBothSizes(page, 'Queries with a price')))
+    await queries.release(page)
+    expect(await inViewAndFocused(page, 'release-result')).toMatchObject({ inView: true, focused: true })
+    problems.push(...(await overflowsAtBothSizes(page, 'Queries with a release')))
+    // Its ledger link opens that entry, scrolled to and focused (it was the top of the page).
+    const link = page.getByTestId('release-ledger-link')
+    const seq = Number(/(\d+)$/.exec(await link.innerText())![1])
+    await link.click()
+    await page.getByTestId(`ledger-entry-${seq}`).waitFor()
+    await page.waitForFunction((id) => document.activeElement?.getAttribute('data-testid') === id, `ledger-entry-${seq}`)
+    expect(await inViewAndFocused(page, `ledger-entry-${seq}`)).toMatchObject({ inView: true, focused: true })
+    await shell.goTo(page, 'Releases')
+    problems.push(...(await overflowsAtBothSizes(page, 'Releases')))
+    await shell.goTo(page, 'Ledger')
+    problems.push(...(await overflowsAtBothSizes(page, 'Ledger after a release')))
+    await experiments.define(page, { preset: 'mide-fig8', trials: 400 })
+    problems.push(...(await overflowsAtBothSizes(page, 'Experiments builder')))
+    await experiments.start(page)
+    await page.getByTestId('chart-fnr').waitFor({ timeout: 60_000 })
+    await experiments.cancel(page)
+    await experiments.waitStatus(page, 'cancelled')
+    problems.push(...(await overflowsAtBothSizes(page, 'Experiments after a cancel')))
+    await shell.goTo(page, 'Reports')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    await page.getByTestId('report-preview-panel').or(page.getByTestId('report-error')).first().waitFor({ timeout: 60_000 })
+    problems.push(...(await overflowsAtBothSizes(page, 'Reports with a preview')))
+    await shell.goTo(page, 'Settings')
+    problems.push(...(await overflowsAtBothSizes(page, 'Settings')))
+    for (const v of VIEWPORTS) {
+      await page.setViewportSize(v)
+      await shell.goTo(page, 'Experiments')
+      await screenshot(page, `layout-experiments-${v.width}`)
+      await shell.goTo(page, 'Datasets')
+      await screenshot(page, `layout-datasets-${v.width}`)
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('the first Tab stop is a "Skip to content" link that moves the focus to the screen', async () => {
+    await shell.goTo(page, 'Ledger')
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: 'Ledger' }).waitFor()
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+    await page.keyboard.press('Enter')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('content')
+    expect(await page.getByRole('heading', { level: 1, name: 'Ledger' }).isVisible()).toBe(true)
+  })
+})
