@@ -260,11 +260,42 @@ export interface SavedQuery {
   createdAt: string
 }
 
+/** A PostgreSQL connection from a door: a URL WITHOUT a password; the password is read from the server's environment. */
+export interface PostgresConnectionRequest {
+  /** postgresql://user@host:port/database (a URL with a password is refused). */
+  url: string
+  /** The environment variable holding the password, ending in PGPASSWORD (default PGPASSWORD). */
+  passwordEnv?: string | null
+}
+
+export interface PostgresRelation {
+  schema: string
+  table: string
+  kind: string
+}
+
+export interface LinkPostgresRequest extends PostgresConnectionRequest {
+  name: string
+  /** schema.table */
+  table: string
+  /** The person column (person-level), or null/absent for row-level. */
+  personColumn?: string | null
+  /** Person-level: columns declared to hold one value per person (checked over every row). */
+  perPersonColumns?: string[]
+}
+
 export interface DatasetMethods {
   /** First rows and inferred types of a file, before importing it. */
   'datasets/preview-file': { req: PreviewFileRequest; res: PreviewFileResponse }
   /** Starts an import job (kind "import"); its result is an `ImportResult`. */
   'datasets/import': { req: ImportRequest; res: { jobId: string } }
+  /**
+   * Tests a PostgreSQL connection and lists the tables and views its role may read (for the table picker). From a door
+   * the host must be this machine or listed in the server's QA_PG_HOSTS.
+   */
+  'datasets/postgres-relations': { req: PostgresConnectionRequest; res: { relations: PostgresRelation[] } }
+  /** Links a PostgreSQL table or view as a dataset queried where it lives (source 'linked-postgres'). */
+  'datasets/link-postgres': { req: LinkPostgresRequest; res: DatasetInfo }
   'datasets/list': { req: Record<string, never>; res: DatasetInfo[] }
   'datasets/get': { req: { datasetId: number }; res: DatasetInfo }
   'datasets/rows': { req: RowsRequest; res: RowsResponse }
@@ -284,6 +315,8 @@ export interface DatasetMethods {
 export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
   'datasets/preview-file': true,
   'datasets/import': true,
+  'datasets/postgres-relations': true,
+  'datasets/link-postgres': true,
   'datasets/list': true,
   'datasets/get': true,
   'datasets/rows': true,

@@ -8,6 +8,7 @@ import { planImport, runImport } from './import-dataset'
 import { previewFile } from './preview-file'
 import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from './staging'
+import { checkDoorHost, checkPostgresUrl, linkPostgres, listPostgresRelations } from '../sources/linked-postgres'
 
 /** Handlers of the datasets area (issue 6). */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
@@ -41,6 +42,16 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
         })
       )
       return { jobId: job.jobId }
+    },
+    // PostgreSQL (issue 16): from a door, only to this machine or the hosts in QA_PG_HOSTS (the password is the server's).
+    'datasets/postgres-relations': async (r) => {
+      checkDoorHost(checkPostgresUrl(req(r).url))
+      return { relations: listPostgresRelations({ url: r.url, passwordEnv: r.passwordEnv }) }
+    },
+    'datasets/link-postgres': async (r) => {
+      checkDoorHost(checkPostgresUrl(req(r).url))
+      const perPersonColumns = Array.isArray(r.perPersonColumns) ? r.perPersonColumns.filter((c): c is string => typeof c === 'string') : []
+      return linkPostgres(db, { name: r.name, url: r.url, passwordEnv: r.passwordEnv, table: r.table, personColumn: typeof r.personColumn === 'string' ? r.personColumn : null, perPersonColumns })
     },
     'datasets/list': async () => listDatasets(db),
     'datasets/get': async (r) => getDataset(db, req(r).datasetId).info,

@@ -16,6 +16,7 @@
  *   columns and types it was linked with; otherwise one sentence, and nothing is charged. A read that fails after the
  *   charge (connection lost, timeout) is the release service's neutral failure after a charge.
  */
+import { createRequire } from 'node:module'
 import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../errors'
@@ -103,13 +104,38 @@ export function checkPostgresUrl(url: unknown): string {
   return u
 }
 
-/** An environment variable's name (for the password). */
+/**
+ * The name of the environment variable holding the password. It must end in PGPASSWORD (e.g. HR_PGPASSWORD): a
+ * connection can only ever be given a variable meant for PostgreSQL, never another secret of the process.
+ */
 export function checkPasswordEnv(name: unknown): string | null {
   if (name === undefined || name === null || name === '') return null
-  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) {
-    throw new UserError('The password variable must be the name of an environment variable (letters, digits and _)', 'bad-input')
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_]{0,100}PGPASSWORD$/.test(name)) {
+    throw new UserError('The password variable must be the name of an environment variable ending in PGPASSWORD (e.g. HR_PGPASSWORD)', 'bad-input')
   }
   return name
+}
+
+/** The URL's hosts (pg's own parser; a unix socket is its directory; several hosts are comma-separated). */
+export function postgresHosts(url: string): string[] {
+  const pgPath = createRequire(import.meta.url).resolve('pg')
+  const { parse } = createRequire(pgPath)('pg-connection-string') as { parse: (u: string) => { host?: string | null } }
+  const host = parse(url).host ?? process.env.PGHOST ?? 'localhost'
+  return host.split(',').map((h) => h.trim().toLowerCase())
+}
+
+/**
+ * Through a door (the app, the HTTP server) a connection may go only to this machine (loopback or a unix socket) or to
+ * the hosts listed in QA_PG_HOSTS (comma-separated): the password comes from the server's environment, and a server
+ * of the caller's choosing could ask for it in clear. The CLI (the local user) is not limited.
+ */
+export function checkDoorHost(url: string): void {
+  const allowed = new Set(['localhost', '127.0.0.1', '::1', '[::1]', ...(process.env.QA_PG_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)])
+  for (const h of postgresHosts(url)) {
+    if (!h.startsWith('/') && !allowed.has(h)) {
+      throw new UserError('From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS; ask the administrator to add the host, or link with the CLI', 'forbidden')
+    }
+  }
 }
 
 /** The connection of a URL at use: the password from the environment (never stored). */

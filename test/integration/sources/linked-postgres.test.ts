@@ -15,6 +15,8 @@ import { checkPostgresUrl, linkPostgres, linkedPostgresOf, listPostgresRelations
 import { PgError, closePg, pgAll } from '../../../src-main/services/sources/pg-sync'
 import { sourceFor } from '../../../src-main/services/sources/source'
 import { main } from '../../../src-main/cli'
+import { datasetsHandlers } from '../../../src-main/services/datasets/datasets-handlers'
+import type { ServiceContext } from '../../../src-main/services/handler-types'
 import { gatherReportData } from '../../../src-main/services/reports/report-data'
 import { resolvePeriod } from '../../../src-main/services/reports/period'
 import { openStore } from '../../../src-main/services/store/store'
@@ -261,8 +263,21 @@ describe('linked PostgreSQL tables', () => {
     expect(list.some((r) => r.table === 'salaries')).toBe(false)
     process.env.PGPASSWORD = 'nope'
     expect(() => listPostgresRelations({ url: cluster.url('qa_reader') })).toThrow(/PostgreSQL refused the login for this connection/)
-    process.env.QA_SOME_PASSWORD = PASSWORD
-    expect(listPostgresRelations({ url: cluster.url('qa_reader'), passwordEnv: 'QA_SOME_PASSWORD' }).length).toBe(list.length)
-    delete process.env.QA_SOME_PASSWORD
+    process.env.QA_HR_PGPASSWORD = PASSWORD
+    expect(listPostgresRelations({ url: cluster.url('qa_reader'), passwordEnv: 'QA_HR_PGPASSWORD' }).length).toBe(list.length)
+    delete process.env.QA_HR_PGPASSWORD
+    expect(() => listPostgresRelations({ url: cluster.url('qa_reader'), passwordEnv: 'QUIET_ALARM_PASSPHRASE' })).toThrow(/must be the name of an environment variable ending in PGPASSWORD/)
+  })
+
+  it('contract methods: list the relations and link from a door; only to this machine or the hosts in QA_PG_HOSTS', async () => {
+    const d = datasetsHandlers({ store } as unknown as ServiceContext)
+    const { relations } = await d['datasets/postgres-relations']({ url: cluster.url('qa_reader') })
+    expect(relations).toContainEqual({ schema: 'hr', table: 'badges', kind: 'table' })
+    const info = await d['datasets/link-postgres']({ name: 'badges', url: cluster.url('qa_reader'), table: 'hr.badges', personColumn: 'person' })
+    expect(info).toMatchObject({ name: 'badges', source: 'linked-postgres', sourceFile: 'hr.badges', unit: { kind: 'person', column: 'person' } })
+    const far = 'postgresql://qa_reader@db.example.org:5432/qa'
+    expect(await failure(d['datasets/postgres-relations']({ url: far }))).toMatch(/^From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS/)
+    expect(await failure(d['datasets/link-postgres']({ name: 'far', url: far, table: 'hr.badges' }))).toMatch(/QA_PG_HOSTS/)
+    expect(listDatasets(store.db).map((x) => x.name)).toEqual(['badges'])
   })
 })
