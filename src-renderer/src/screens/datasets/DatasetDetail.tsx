@@ -35,7 +35,10 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
         </span>
       </div>
       <p className="hint">
-        {formatCount(d.rowCount)} rows from {sourceName(d.sourceFile)} · columns:{' '}
+        {d.source === 'linked-postgres'
+          ? `About ${formatCount(d.rowCount)} rows (PostgreSQL's estimate, not a count) in the linked PostgreSQL relation ${d.sourceFile}, queried where it lives`
+          : `${formatCount(d.rowCount)} rows from ${sourceName(d.sourceFile)}`}{' '}
+        · columns:{' '}
         {d.columns.map((c, i) => (
           <span key={c.position}>
             {i > 0 && ', '}
