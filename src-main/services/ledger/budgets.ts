@@ -6,10 +6,11 @@
 import type Database from 'better-sqlite3'
 import type { LedgerEntry, PrivacyNotion } from '../../contract/ledger'
 import { UserError } from '../errors'
-import { appendEntry, datasetName, recordAudit } from './ledger-store'
+import { appendEntry, datasetName, recordAudit, unitSpend } from './ledger-store'
 import { toLedgerEntry } from './ledger-views'
 import { NOTION_LABEL, isNotion } from './notions'
-import { decimalToNano, nanoToDecimal } from './units'
+import { decimalToNano, nanoToDecimal, nanoToDisplay } from './units'
+import { datasetUnit, unitWord } from '../datasets/privacy-unit'
 import { unlockOfficer, writeCheckpoint } from '../officer/officers'
 
 export interface SetBudgetInput {
@@ -21,6 +22,11 @@ export interface SetBudgetInput {
   officer?: string
   /** The officer's passphrase: a budget is an officer act, signed with the officer's key (issue 15). Never stored. */
   passphrase?: string
+  /**
+   * Freeze: no further releases. The budget is set to exactly what is already spent (the epsilon given, if any, is not
+   * used), with the reason. The only way to set a budget below the spend: a lower figure cannot undo a spend and is refused.
+   */
+  freeze?: boolean
 }
 
 export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerEntry {
@@ -33,11 +39,15 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
   if (reason.length < 3) throw new UserError('A budget change needs a reason (a few words saying why); it is recorded in the ledger')
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
-  let nano: number
-  try {
-    nano = decimalToNano(input.epsilon, 'down')
-  } catch {
-    throw new UserError(`The budget must be a non-negative decimal number of epsilon, e.g. 2.5 (got "${String(input.epsilon)}")`)
+  if (input.freeze !== undefined && typeof input.freeze !== 'boolean') throw new UserError('freeze must be true or false')
+  const freeze = input.freeze === true
+  let asked: number | null = null
+  if (!freeze) {
+    try {
+      asked = decimalToNano(input.epsilon, 'down')
+    } catch {
+      throw new UserError(`The budget must be a non-negative decimal number of epsilon, e.g. 2.5 (got "${String(input.epsilon)}")`)
+    }
   }
   // Without a notion: the budget per unit (what one person, or row, may lose summed over notions). With one: that
   // notion's own cap, on top of the budget per unit.
@@ -46,6 +56,18 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
   const officer = key.name
   const run = db.transaction(() => {
+    // What is already spent, read in the same write transaction as the entry: per unit summed over notions (the budget
+    // per unit), or the notion's own account (its cap).
+    const spentNow = unitSpend(db, input.datasetId)
+    const spent = input.notion ? spentNow.byNotion[input.notion] : spentNow.spentNano
+    if (asked !== null && asked < spent) {
+      const what = input.notion ? `under ${NOTION_LABEL[input.notion]}` : `per ${unitWord(datasetUnit(db, input.datasetId))}`
+      throw new UserError(
+        `A budget of epsilon ${nanoToDisplay(asked, 'down')} is below what "${name}" has already spent ${what} (epsilon ${nanoToDisplay(spent)}), and a ` +
+          'spend cannot be undone: set at least that much, or freeze the dataset (no further releases) with a reason.'
+      )
+    }
+    const nano = asked ?? spent
     const row = appendEntry(db, {
       kind: 'budget',
       datasetId: input.datasetId,
@@ -55,14 +77,15 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       cells: [],
       releaseId: null,
       actor: officer,
-      description: reason,
-      detail: { scope },
+      description: freeze ? `Frozen, no further releases: ${reason}` : reason,
+      detail: { scope, ...(freeze ? { freeze: true } : {}) },
       signer: key
     })
     recordAudit(db, 'budget/set', officer, `dataset:${input.datasetId}`, {
       seq: row.seq,
       notion: input.notion ?? 'all',
       epsilon: nanoToDecimal(nano),
+      ...(freeze ? { freeze: true } : {}),
       reason
     })
     writeCheckpoint(db, key)

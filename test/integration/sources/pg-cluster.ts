@@ -29,10 +29,13 @@ export interface PgCluster {
   destroy(): Promise<void>
 }
 
-/** The directory of initdb/pg_ctl: $QA_PG_BIN, else Debian's /usr/lib/postgresql/<newest>/bin. Throws a sentence if absent. */
+/** The directory of initdb/pg_ctl: $QA_PG_BIN (only there when set), else Debian's /usr/lib/postgresql/<newest>/bin. Throws a sentence if absent. */
 export function pgBinDir(): string {
   const env = process.env.QA_PG_BIN
-  if (env && existsSync(join(env, 'initdb'))) return env
+  if (env) {
+    if (existsSync(join(env, 'initdb')) && existsSync(join(env, 'pg_ctl'))) return env
+    throw new Error(`PostgreSQL's server binaries (initdb, pg_ctl) are not in QA_PG_BIN (${env}): point it at their directory or unset it`)
+  }
   const root = '/usr/lib/postgresql'
   if (existsSync(root)) {
     const versions = readdirSync(root)
