@@ -44,7 +44,7 @@ function drop(key) {
 async function client(conn) {
   const key = conn.url + '\\u0000' + (conn.password === undefined ? '' : conn.password)
   const had = clients.get(key)
-  if (had) return { c: had, key }
+  if (had) return { c: had, key, fresh: false }
   // The URL is parsed here (not passed as connectionString, whose empty password would override the given one).
   const cfg = parseUrl(conn.url)
   delete cfg.password
@@ -54,23 +54,41 @@ async function client(conn) {
   c.on('error', () => clients.get(key) === c && drop(key))
   await c.connect()
   clients.set(key, c)
-  return { c, key }
+  return { c, key, fresh: true }
 }
-async function handle({ conn, sql, params, timeoutMs }) {
-  const { c, key } = await client(conn)
+// A connection-class failure: no SQLSTATE (a socket error, a client timeout), class 08, or the server shutting down.
+const lostConnection = (e) => !(e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) || /^(08|57P0)/.test(e.code)
+async function run(c, key, { sql, params, timeoutMs }) {
+  const ms = Math.max(1, Math.floor(timeoutMs))
   try {
     await c.query('BEGIN READ ONLY')
-    await c.query('SET LOCAL statement_timeout = ' + Math.max(1, Math.floor(timeoutMs)))
-    const r = await c.query({ text: sql, values: params, rowMode: 'array' })
+    await c.query('SET LOCAL statement_timeout = ' + ms)
+    // The server stops the statement at the timeout; the client gives up a little later (a silent network).
+    const r = await c.query({ text: sql, values: params, rowMode: 'array', query_timeout: ms + 15000 })
     await c.query('COMMIT')
     return { rows: r.rows, columns: r.fields.map((f) => f.name) }
   } catch (e) {
-    try {
-      await c.query('ROLLBACK')
-    } catch {
-      drop(key)
+    if (lostConnection(e)) drop(key)
+    else {
+      try {
+        await c.query('ROLLBACK')
+      } catch {
+        drop(key)
+      }
     }
     throw e
+  }
+}
+async function handle(request) {
+  const { c, key, fresh } = await client(request.conn)
+  try {
+    return await run(c, key, request)
+  } catch (e) {
+    // A kept connection that went away meanwhile (server restarted, idle connection cut): one new connection, once.
+    // Safe to repeat: every statement is read-only.
+    if (fresh || !lostConnection(e)) throw e
+    const again = await client(request.conn)
+    return await run(again.c, again.key, request)
   }
 }
 `

@@ -205,6 +205,16 @@ describe('linked PostgreSQL tables', () => {
     expect(m).toBe('The aggregate on dataset "badges" took longer than the PostgreSQL statement timeout (100 ms; QA_PG_STATEMENT_TIMEOUT_MS sets it)')
   })
 
+  it('a connection cut by a server restart or by the server is replaced at the next use', async () => {
+    const conn = { url: cluster.url('qa_reader'), password: PASSWORD }
+    expect(pgAll(conn, 'SELECT 1').rows).toEqual([[1]])
+    cluster.stop()
+    cluster.start()
+    expect(pgAll(conn, 'SELECT 2').rows).toEqual([[2]])
+    await cluster.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'qa_reader'`)
+    expect(pgAll(conn, 'SELECT 3').rows).toEqual([[3]])
+  })
+
   it('bad sources: server down, wrong password, table gone, no permission, a column that changed type: one sentence each, nothing charged', async () => {
     const ds = link()
     const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 40 }, groups: [['R1'], ['R2']] })
