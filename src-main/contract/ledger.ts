@@ -184,6 +184,11 @@ export interface SetBudgetRequest {
   officer?: string
   /** The officer's passphrase: the budget is signed with the officer's key (never stored or logged). */
   passphrase?: string
+  /**
+   * Freeze the dataset (or notion): no further releases. The budget becomes exactly what is already spent; `epsilon` is
+   * not used. A budget below the spend is refused otherwise (a spend cannot be undone).
+   */
+  freeze?: boolean
 }
 
 // ---------------------------------------------------------------------------------------------------------------

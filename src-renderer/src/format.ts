@@ -1,4 +1,6 @@
 /** Formatting shared by the screens. */
+import { formatEpsilon as formatEpsilonRule, type EpsilonRounding } from '../../src-main/contract/format-epsilon'
+
 export function formatCount(n: number): string {
   return new Intl.NumberFormat('en-US').format(n)
 }
@@ -11,16 +13,17 @@ export function formatDuration(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`
 }
 
-export function formatEpsilon(eps: number): string {
-  return eps >= 100 ? eps.toFixed(0) : eps >= 1 ? eps.toFixed(3) : eps.toPrecision(3)
+/**
+ * An epsilon by the one rounding rule (contract/format-epsilon.ts): 6 significant digits, charges and spends rounded up,
+ * budgets and remainders rounded down. Exact decimal text (as the ledger holds it) or a number.
+ */
+export function formatEpsilon(eps: number | string | null | undefined, rounding: EpsilonRounding = 'up'): string {
+  return formatEpsilonRule(eps, rounding)
 }
 
-/** An epsilon as the ledger holds it (exact decimal text), shortened for reading. */
-export function formatExact(exact: string | null | undefined): string {
-  if (exact === null || exact === undefined) return '—'
-  const n = Number(exact)
-  if (!Number.isFinite(n)) return exact
-  return n === 0 ? '0' : Number(n.toPrecision(6)).toString()
+/** An epsilon as the ledger holds it (exact decimal text), shortened by the one rounding rule; 'down' for budgets and what is left. */
+export function formatExact(exact: string | null | undefined, rounding: EpsilonRounding = 'up'): string {
+  return formatEpsilonRule(exact, rounding)
 }
 
 export function formatPercent(x: number | null | undefined, digits = 1): string {

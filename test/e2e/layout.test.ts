@@ -131,3 +131,65 @@ describe('layout at 1024x700 and 1440x900', () => {
     expect(await page.getByRole('heading', { level: 1, name: 'Ledger' }).isVisible()).toBe(true)
   })
 })
+
+describe('officer guard rails (issue 17)', () => {
+  it('a mistyped head hash is a format error, not a broken ledger; the service says so too', async () => {
+    await shell.goTo(page, 'Ledger')
+    await page.getByTestId('verify-expect-head').fill('deadbeef')
+    expect(await page.getByTestId('verify-head-format').innerText()).toBe(
+      'A head hash has 16 to 64 hexadecimal digits (this has 8): copy it as ledger verify printed it. Nothing was verified.'
+    )
+    expect(await page.getByTestId('verify-start').isDisabled()).toBe(true)
+    await page.getByTestId('verify-expect-head').fill('not-a-hash')
+    expect(await page.getByTestId('verify-head-format').innerText()).toMatch(/^A head hash has only the digits 0-9 and the letters a-f\./)
+    const r = await page.evaluate(async () => {
+      const token = sessionStorage.getItem('quiet-alarm-token') ?? ''
+      const res = await fetch('/api/call/ledger%2Fverify', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ req: { expectHead: 'deadbeef' } }) })
+      return (await res.json()) as { ok: boolean; error?: { message: string } }
+    })
+    expect(r.ok).toBe(false)
+    expect(r.error?.message).toMatch(/^The head hash must be at least 16 hexadecimal digits/)
+    await page.getByTestId('verify-expect-head').fill('')
+    expect(await page.getByTestId('verify-start').isEnabled()).toBe(true)
+  })
+
+  it('a budget below the spend is refused (the button says why, the service refuses it); a freeze with a reason is taken', async () => {
+    const dataset = 'occupancy with a rather long name for a dataset'
+    await shell.goTo(page, 'Ledger')
+    const form = page.getByTestId('budget-form')
+    await form.getByLabel('Dataset').selectOption({ label: dataset })
+    // Every disabled state says why.
+    expect(await form.getByTestId('budget-why').innerText()).toBe('Give the budget ε (a number, 0 or more).')
+    await form.getByLabel('Budget ε').fill('-1')
+    expect(await form.getByTestId('budget-why').innerText()).toBe('The budget ε must be a number, 0 or more (got “-1”).')
+    await form.getByLabel('Budget ε').fill('1')
+    expect(await form.getByTestId('budget-why').innerText()).toMatch(/^ε 1 is below what is already spent \(ε 2\.30259\), and a spend cannot be undone/)
+    expect(await form.getByTestId('budget-set').isDisabled()).toBe(true)
+    await form.getByLabel('Budget ε').fill('4')
+    expect(await form.getByTestId('budget-why').innerText()).toBe('Give a reason: it is recorded in the ledger.')
+    await screenshot(page, 'ledger-budget-guard')
+    // The service refuses it whatever the page does.
+    const refused = await page.evaluate(async (name) => {
+      const token = sessionStorage.getItem('quiet-alarm-token') ?? ''
+      const call = async (method: string, req: unknown) =>
+        (await (await fetch(`/api/call/${encodeURIComponent(method)}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ req }) })).json()) as {
+          ok: boolean
+          value?: unknown
+          error?: { message: string }
+        }
+      const list = (await call('datasets/list', {})).value as Array<{ id: number; name: string }>
+      return call('budgets/set', { datasetId: list.find((d) => d.name === name)!.id, epsilon: '1', reason: 'lower it', officer: 'dpo', passphrase: 'correct horse battery staple' })
+    }, dataset)
+    expect(refused.ok).toBe(false)
+    expect(refused.error?.message).toMatch(/^A budget of epsilon 1 is below what ".*" has already spent per row \(epsilon 2\.30259\)/)
+    // Freeze: the budget becomes the spend, with the reason.
+    await form.getByTestId('budget-freeze').getByRole('checkbox').check()
+    expect(await form.getByLabel('Budget ε').inputValue()).toBe('2.302585093')
+    expect(await form.getByTestId('budget-why').innerText()).toBe('Give the reason for the freeze: it is recorded in the ledger.')
+    await form.getByLabel('Reason (recorded)').fill('incident under review')
+    await form.getByLabel('Passphrase').fill(OFFICER.passphrase)
+    await form.getByRole('button', { name: 'Freeze' }).click()
+    await page.getByTestId('budget-done').waitFor()
+    expect(await page.getByTestId('ledger-per-unit').innerText()).toMatch(/Spent per row: ε 2\.30259 of ε 2\.30259, ε 0 left/)
+  })
+})

@@ -12,6 +12,7 @@ import { declarePublic } from '../../services/datasets/public-datasets'
 import { isUserError } from '../../services/errors'
 import { projectRoot } from '../../services/pool/worker-script'
 import { setBudget } from '../../services/ledger/budgets'
+import { formatCharge } from '../../contract/format-epsilon'
 import { entriesText, previewText, releaseText, summaryText } from '../../services/ledger/ledger-text'
 import { datasetLedger, ledgerSummary, listEntries } from '../../services/ledger/ledger-views'
 import { NOTIONS } from '../../services/ledger/notions'
@@ -153,10 +154,10 @@ export const ledgerCommand: CliCommand = {
         const ex = unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred })
         const lines = [
           `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was signed and recorded in the audit log)`,
-          `Charged (worst case): ${ex.chargedExact}; actually spent (largest): ${Number(ex.spentMax.toPrecision(6))}`
+          `Charged (worst case): ${ex.chargedExact}; actually spent (largest): ${formatCharge(ex.spentMax)}`
         ]
         if (ex.queries !== undefined) lines.push(`Queries asked: ${ex.queries}`)
-        for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${Number(p.epsilon.toPrecision(6))}`)
+        for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${formatCharge(p.epsilon)}`)
         return { json: { exPost: ex }, text: lines.join('\n') }
       }
       const ref = optString(values, 'dataset')
@@ -184,18 +185,20 @@ export const budgetCommand: CliCommand = {
   name: 'budget',
   summary: 'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
   usage:
-    'budget --db PATH --dataset D --epsilon E --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]',
+    'budget --db PATH --dataset D (--epsilon E | --freeze) --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]',
   options: {
     ...DB_OPTION,
     dataset: { type: 'string', description: 'dataset id or name' },
     epsilon: { type: 'string', description: 'the new budget (decimal; rounded down to 1e-9)' },
     reason: { type: 'string', description: 'why (required, recorded)' },
     notion: { type: 'string', description: 'an extra cap on one notion only', defaultText: 'the budget per unit, summed over notions' },
+    freeze: { type: 'boolean', description: 'no further releases: the budget becomes what is already spent (instead of --epsilon)' },
     ...OFFICER_OPTIONS
   },
   async run(values, _pos, ctx) {
     const ref = reqString(values, 'dataset')
-    const epsilon = reqString(values, 'epsilon')
+    const freeze = values.freeze === true
+    const epsilon = freeze ? '0' : reqString(values, 'epsilon')
     if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(epsilon.trim())) throw new UsageError(`--epsilon must be a non-negative decimal number (got "${epsilon}")`)
     const reason = reqString(values, 'reason')
     const notionRaw = optString(values, 'notion')
@@ -205,7 +208,7 @@ export const budgetCommand: CliCommand = {
     const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
     return withStore(values, ctx, (store) => {
       const ds = resolveDataset(store.db, ref).info
-      const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer'), passphrase })
+      const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer'), passphrase, freeze })
       const account = datasetLedger(store.db, ds.id)
       const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
       const text = [

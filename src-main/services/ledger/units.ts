@@ -6,6 +6,7 @@
  * - a budget is rounded DOWN (`decimalToNano(.., 'down')`);
  * - the epsilon handed to a mechanism is never larger than the charge (`epsilonAtMost`).
  */
+import { EPSILON_DIGITS, formatEpsilon } from '../../contract/format-epsilon'
 
 export const NANO_PER_EPSILON = 1_000_000_000
 const NANO = 1_000_000_000n
@@ -118,21 +119,11 @@ export function nanoToDecimal(nano: number): string {
 }
 
 /**
- * For display: nano-epsilon with at most `digits` significant digits, rounded up (charges, spend) or down (what remains),
- * so that a display never understates a charge or overstates what is left. Exact when the exact text is short enough.
+ * For display: nano-epsilon at the one rounding rule of contract/format-epsilon.ts (6 significant digits), rounded up
+ * (charges, spend) or down (budgets, what remains), so that a display never understates a charge or overstates what is left.
  */
-export function nanoToDisplay(nano: number, mode: 'up' | 'down' = 'up', digits = 4): string {
-  if (nano === 0) return '0'
-  const exact = nanoToDecimal(nano)
-  const significant = exact.replace('-', '').replace('.', '').replace(/^0+/, '').length
-  if (significant <= digits) return exact
-  const neg = nano < 0
-  const mag = String(Math.abs(nano)).length // digits of the integer nano amount
-  const unit = 10 ** (mag - digits) // keep `digits` leading digits of the nano amount
-  const up = neg ? mode === 'down' : mode === 'up'
-  const abs = Math.abs(nano)
-  const q = up ? Math.ceil(abs / unit) * unit : Math.floor(abs / unit) * unit
-  return nanoToDecimal(neg ? -q : q)
+export function nanoToDisplay(nano: number, mode: 'up' | 'down' = 'up', digits = EPSILON_DIGITS): string {
+  return formatEpsilon(nanoToDecimal(nano), mode, digits)
 }
 
 /** Nano-epsilon as a number for JSON responses (for display and charts; the ledger keeps the integer). */

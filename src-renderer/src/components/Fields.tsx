@@ -9,6 +9,7 @@ export function TextField(props: {
   placeholder?: string
   testId?: string
   required?: boolean
+  invalid?: boolean
   width?: 'narrow' | 'wide'
 }) {
   const id = useId()
@@ -23,6 +24,7 @@ export function TextField(props: {
         required={props.required}
         onChange={(e) => props.onChange(e.target.value)}
         data-testid={props.testId}
+        aria-invalid={props.invalid || undefined}
         aria-describedby={props.hint ? `${id}-hint` : undefined}
       />
       {props.hint && (

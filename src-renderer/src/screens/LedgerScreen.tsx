@@ -82,7 +82,7 @@ export function LedgerScreen(props: ScreenProps) {
           </>
         )}
       </section>
-      <BudgetForm datasets={datasets.data ?? []} datasetId={current?.exists ? current.datasetId : null} onSet={bump} />
+      <BudgetForm datasets={datasets.data ?? []} datasetId={current?.exists ? current.datasetId : null} ledgers={ledgers} onSet={bump} />
       <EntriesTable datasetId={null} highlight={highlight} version={version} />
       <OfficerView datasetId={null} version={version} />
     </div>

@@ -41,8 +41,8 @@ describe('exact privacy arithmetic', () => {
   it('formats exactly or rounds in the safe direction', () => {
     expect(nanoToDecimal(1_500_000_000)).toBe('1.5')
     expect(nanoToDecimal(1)).toBe('0.000000001')
-    expect(nanoToDisplay(2_302_585_093, 'up')).toBe('2.303')
-    expect(nanoToDisplay(2_302_585_093, 'down')).toBe('2.302')
+    expect(nanoToDisplay(2_302_585_093, 'up')).toBe('2.30259')
+    expect(nanoToDisplay(2_302_585_093, 'down')).toBe('2.30258')
     expect(nanoToDisplay(100_000_000)).toBe('0.1')
   })
 })

@@ -22,7 +22,7 @@ export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: 
   return (
     <ul className="spend-list">
       <li data-testid={`spend-per-unit-${d.datasetId}`}>
-        <strong>
+        <strong className={d.budgetPerUnitSource !== 'none' && d.spentPerUnit > d.budgetPerUnit ? 'over-budget' : undefined}>
           ε {formatExact(d.spentPerUnitExact)} spent per {unit} of {d.budgetPerUnitSource === 'none' ? 'no budget' : formatExact(d.budgetPerUnitExact)}
         </strong>
       </li>

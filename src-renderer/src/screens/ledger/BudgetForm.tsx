@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { DatasetInfo, PrivacyNotion } from '../../../../src-main/contract'
+import type { DatasetInfo, DatasetLedger, PrivacyNotion } from '../../../../src-main/contract'
 import { useAction, useClient } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../../components/Fields'
 import { formatExact } from '../../format'
@@ -8,29 +8,36 @@ import { NOTION_OPTIONS } from './notions'
 import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
 
 /** Privacy officer: set or change a budget. The reason is required and goes into the ledger. */
-export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number | null; onSet: () => void }) {
+export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number | null; ledgers: DatasetLedger[]; onSet: () => void }) {
   const client = useClient()
   const [datasetId, setDatasetId] = useState<string>(props.datasetId ? String(props.datasetId) : '')
   const [notion, setNotion] = useState<PrivacyNotion | 'all'>('all')
   const [epsilon, setEpsilon] = useState('')
   const [reason, setReason] = useState('')
+  const [freeze, setFreeze] = useState(false)
   const officers = useOfficers()
   const [cred, setCred] = useState({ officer: '', passphrase: '' })
   const [done, setDone] = useState<string | null>(null)
   const act = useAction()
   const ds = datasetId || (props.datasetId ? String(props.datasetId) : props.datasets[0] ? String(props.datasets[0].id) : '')
   const eps = parseNumber(epsilon)
-  const why = officerWhy(officers, cred)
-  const valid = ds !== '' && eps !== null && eps >= 0 && reason.trim().length > 0 && why === null
+  // What is already spent where this budget applies: a budget below it is refused (the service refuses it too).
+  const ledger = props.ledgers.find((l) => String(l.datasetId) === ds) ?? null
+  const account = notion === 'all' ? null : (ledger?.accounts.find((a) => a.notion === notion) ?? null)
+  const spent = notion === 'all' ? (ledger?.spentPerUnit ?? 0) : (account?.spent ?? 0)
+  const spentExact = notion === 'all' ? (ledger?.spentPerUnitExact ?? '0') : (account?.spentExact ?? '0')
+  const why = budgetWhy({ ds, epsilon, eps, freeze, spent, spentExact, reason }) ?? officerWhy(officers, cred)
+  const valid = why === null
 
   const submit = () =>
     void act.run(async () => {
       setDone(null)
       const r = await client.call('budgets/set', {
         datasetId: Number(ds),
-        epsilon: epsilon.trim(),
+        epsilon: freeze ? spentExact : epsilon.trim(),
         notion: notion === 'all' ? undefined : notion,
         reason: reason.trim(),
+        ...(freeze ? { freeze: true } : {}),
         officer: officers.name(cred.officer),
         passphrase: cred.passphrase
       })
@@ -40,6 +47,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
         } (ledger entry ${r.entry.seq}).`
       )
       setReason('')
+      setFreeze(false)
       props.onSet()
     }).finally(() => setCred((c) => ({ ...c, passphrase: '' })))
 
@@ -82,16 +90,35 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
           options={[{ value: 'all', label: 'Per person (or row), all notions summed' }, ...NOTION_OPTIONS.map((o) => ({ ...o, label: `Extra cap on ${o.label}` }))]}
           testId="budget-notion"
         />
-        <NumberField label="Budget ε" value={epsilon} onChange={setEpsilon} testId="budget-epsilon" invalid={epsilon !== '' && (eps === null || eps < 0)} />
+        <NumberField
+          label="Budget ε"
+          value={freeze ? spentExact : epsilon}
+          onChange={setEpsilon}
+          testId="budget-epsilon"
+          invalid={!freeze && epsilon !== '' && (eps === null || eps < 0 || eps < spent)}
+          hint={spent > 0 ? <>Already spent: ε {formatExact(spentExact)}</> : undefined}
+        />
         <TextField label="Reason (recorded)" value={reason} onChange={setReason} testId="budget-reason" width="wide" placeholder="e.g. quarterly allowance approved by the board" />
+        {spent > 0 && (
+          <div className="field full" data-testid="budget-freeze">
+            <label className="check">
+              <input type="checkbox" checked={freeze} onChange={(e) => setFreeze(e.target.checked)} />
+              Freeze: no further releases (the budget becomes exactly what is spent, ε {formatExact(spentExact)}; say why in the reason)
+            </label>
+          </div>
+        )}
         <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="budget" />
         <div className="field actions">
           <button type="submit" disabled={!valid || act.busy} title={why ?? undefined} data-testid="budget-set">
-            Set budget
+            {freeze ? 'Freeze' : 'Set budget'}
           </button>
         </div>
       </form>
-      {why && ds !== '' && reason.trim() !== '' && <p className="hint" data-testid="budget-why">{why}</p>}
+      {why && (
+        <p className="hint" data-testid="budget-why">
+          {why}
+        </p>
+      )}
       <ErrorText error={officers.error} />
       <ErrorText error={act.error} testId="budget-error" />
       {done && (
@@ -101,4 +128,17 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
       )}
     </section>
   )
+}
+
+/** Why the budget cannot be set yet (null: it can), in one sentence; the officer's part is checked after this. */
+export function budgetWhy(f: { ds: string; epsilon: string; eps: number | null; freeze: boolean; spent: number; spentExact: string; reason: string }): string | null {
+  if (f.ds === '') return 'Choose a dataset.'
+  if (!f.freeze) {
+    if (f.epsilon.trim() === '') return 'Give the budget ε (a number, 0 or more).'
+    if (f.eps === null || f.eps < 0) return `The budget ε must be a number, 0 or more (got “${f.epsilon.trim()}”).`
+    if (f.eps < f.spent)
+      return `ε ${f.epsilon.trim()} is below what is already spent (ε ${formatExact(f.spentExact)}), and a spend cannot be undone: set at least that much, or freeze (no further releases).`
+  }
+  if (f.reason.trim() === '') return f.freeze ? 'Give the reason for the freeze: it is recorded in the ledger.' : 'Give a reason: it is recorded in the ledger.'
+  return null
 }

@@ -4,7 +4,7 @@ import type { ExPostCosts, ReleaseRecord } from '../../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { ErrorText, TextField } from '../../components/Fields'
-import { formatDate, formatExact, formatNumber } from '../../format'
+import { formatDate, formatEpsilon, formatExact } from '../../format'
 import { href } from '../../sections'
 import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
 
@@ -160,7 +160,7 @@ function CostsView(props: { costs: ExPostCosts }) {
   return (
     <div className="sealed-costs" data-testid="sealed-costs">
       <p>
-        <strong>Unlocked (recorded).</strong> Charged ε {formatExact(c.chargedExact)}; actually spent at most ε {formatNumber(c.spentMax)}
+        <strong>Unlocked (recorded).</strong> Charged ε {formatExact(c.chargedExact)}; actually spent at most ε {formatEpsilon(c.spentMax)}
         {c.queries !== undefined ? ` over ${c.queries} queries` : ''}.
       </p>
       {per.length > 0 && <ChartView type="bar" data={data} options={options} label="Epsilon actually spent per predicate" height={200} />}

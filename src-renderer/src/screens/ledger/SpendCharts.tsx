@@ -15,11 +15,12 @@ const BUDGET = '#b42318'
 export function PerUnitHeadline(props: { ledger: DatasetLedger }) {
   const d = props.ledger
   const unit = d.unitKind === 'person' ? 'person' : 'row'
+  const over = d.budgetPerUnitSource !== 'none' && d.spentPerUnit > d.budgetPerUnit
   const share = d.budgetPerUnit > 0 ? Math.min(1, d.spentPerUnit / d.budgetPerUnit) : d.spentPerUnit > 0 ? 1 : 0
   return (
     <div className="notice" data-testid="ledger-per-unit">
       <p>
-        <strong>
+        <strong className={over ? 'over-budget' : undefined} data-over-budget={over ? 'true' : undefined}>
           Spent per {unit}: ε {formatExact(d.spentPerUnitExact)}
           {d.budgetPerUnitSource === 'none' ? (
             <>
@@ -30,7 +31,8 @@ export function PerUnitHeadline(props: { ledger: DatasetLedger }) {
             <>
               {' '}
               of ε {formatExact(d.budgetPerUnitExact)}
-              {d.remainingPerUnitExact !== null && <>, ε {formatExact(d.remainingPerUnitExact)} left</>}
+              {d.remainingPerUnitExact !== null && <>, ε {formatExact(d.remainingPerUnitExact, 'down')} left</>}
+              {over && <> · over budget: no further releases</>}
             </>
           )}
         </strong>
@@ -115,7 +117,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
                   · <span className="error">no budget (releases denied)</span>
                 </>
               ) : (
-                <>, {formatExact(a.remainingExact)} left</>
+                <>, <span className={Number(a.remainingExact) < 0 ? 'over-budget' : undefined}>{formatExact(a.remainingExact, 'down')} left</span></>
               )}{' '}
               · {a.releases} releases
               <div className="hint">Protects {a.meaning}.</div>

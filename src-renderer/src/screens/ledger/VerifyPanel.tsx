@@ -9,6 +9,14 @@ export function VerifyPanel() {
   const [expect, setExpect] = useState('')
   const [result, setResult] = useState<LedgerVerifyResult | null>(null)
   const act = useAction()
+  // The head hash's format is checked before anything is verified: a mistyped hash is not a broken ledger.
+  const typed = expect.trim()
+  const badHead =
+    typed === '' || /^[0-9a-fA-F]{16,64}$/.test(typed)
+      ? null
+      : /[^0-9a-fA-F]/.test(typed)
+        ? 'A head hash has only the digits 0-9 and the letters a-f.'
+        : `A head hash has 16 to 64 hexadecimal digits (this has ${typed.length}): copy it as ledger verify printed it.`
   const verify = () =>
     void act.run(async () => {
       setResult(null)
@@ -27,16 +35,26 @@ export function VerifyPanel() {
         <TextField
           label="Head hash you wrote down earlier (optional)"
           value={expect}
-          onChange={setExpect}
+          onChange={(v) => {
+            setExpect(v)
+            setResult(null)
+          }}
           width="wide"
-          hint="Detects a rewrite of the whole chain or a cut tail."
+          hint={badHead ?? 'Detects a rewrite of the whole chain or a cut tail.'}
+          invalid={badHead !== null}
+          testId="verify-expect-head"
         />
         <div className="field actions">
-          <button type="submit" disabled={act.busy} data-testid="verify-start">
+          <button type="submit" disabled={act.busy || badHead !== null} data-testid="verify-start">
             Verify
           </button>
         </div>
       </form>
+      {badHead !== null && (
+        <p className="error" data-testid="verify-head-format">
+          {badHead} Nothing was verified.
+        </p>
+      )}
       <ErrorText error={act.error} />
       {result && (
         <div className={`verdict ${result.ok ? 'good' : 'bad'}`} role="status" data-testid="verify-result" data-ok={result.ok}>

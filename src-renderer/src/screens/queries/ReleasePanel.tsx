@@ -160,7 +160,7 @@ function PreviewBox(props: { preview: ReleasePreview | null | undefined; error: 
           <>No budget is set on “{p.datasetName}” (neither a budget per person nor one for {p.notion}).</>
         ) : (
           <>
-            Budget ε {formatExact(p.budgetExact)}: spent {formatExact(p.spentBeforeExact)}, {formatExact(p.remainingExact)} left; after this
+            Budget ε {formatExact(p.budgetExact)}: spent {formatExact(p.spentBeforeExact)}, {formatExact(p.remainingExact, 'down')} left; after this
             release {formatExact(p.spentAfterExact)} spent.{' '}
             <span className="hint">(What one person, or row on a row-level dataset, has spent, summed over every privacy notion.)</span>
           </>
