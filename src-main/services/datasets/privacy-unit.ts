@@ -24,23 +24,122 @@ function hasTable(db: Db, name: string): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
 }
 
-/** The dataset's unit. A dataset without a recorded unit (imported before units existed, or crafted) is row-level. */
-export function datasetUnit(db: Db, datasetId: number): { kind: 'row' } | { kind: 'person'; column: string } {
+/**
+ * The unit and the columns declared one value per person, as the workspace's tables hold them (`dataset_units`,
+ * `dataset_columns.per_person`). Those tables are plain rows that anyone with the workspace file can rewrite (review:
+ * setting `per_person = 1` on a column a person spans dropped a charge six-fold, and verify noticed nothing). So the
+ * accounting does not trust them alone: the privacy officer signs them with every budget (`unitDeclaration` is part
+ * of the budget's signed ledger entry), and a release uses the signed declaration (`signedUnit`); `unitProblem` denies
+ * a release when the tables no longer match what was signed. A dataset without a recorded unit (imported before
+ * units existed, or crafted) is row-level.
+ */
+function storedUnit(db: Db, datasetId: number): { kind: 'row' } | { kind: 'person'; column: string } {
   if (!hasTable(db, 'dataset_units')) return { kind: 'row' }
   const row = db.prepare('SELECT person_column FROM dataset_units WHERE dataset_id = ?').get(datasetId) as { person_column: string | null } | undefined
   return row && row.person_column !== null ? { kind: 'person', column: row.person_column } : { kind: 'row' }
 }
 
+/** A linked source (file or database table) can change after it was linked: its per-person declarations are not trusted. */
+function isLinked(db: Db, datasetId: number): boolean {
+  return hasTable(db, 'dataset_sources') && db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) !== undefined
+}
+
+/** What the officer signs with a budget: the person column (null: row-level) and the columns declared one value per person. */
+export interface UnitDeclaration {
+  person: string | null
+  perPerson: string[]
+}
+
+/**
+ * The declaration as the workspace's tables hold it now. Columns of a linked source are never declared one value per
+ * person: the source may change between releases (a person gaining a second value after the link), and checking it
+ * again before a release would tell the analyst, uncharged, whether some person now has two values (review finding).
+ */
+export function unitDeclaration(db: Db, datasetId: number): UnitDeclaration {
+  const unit = storedUnit(db, datasetId)
+  if (unit.kind === 'row') return { person: null, perPerson: [] }
+  const flagged = isLinked(db, datasetId)
+    ? []
+    : (db.prepare('SELECT name FROM dataset_columns WHERE dataset_id = ? AND per_person = 1 AND name <> ? ORDER BY name').all(datasetId, unit.column) as Array<{ name: string }>).map(
+        (r) => r.name
+      )
+  return { person: unit.column, perPerson: flagged }
+}
+
+function sameDeclaration(a: UnitDeclaration, b: UnitDeclaration): boolean {
+  return a.person === b.person && a.perPerson.length === b.perPerson.length && a.perPerson.every((c, i) => c === b.perPerson[i])
+}
+
+/**
+ * The declaration signed with the dataset's latest budget entry: 'none' when no budget was set, 'unsigned' when the
+ * latest budget predates signed declarations (or carries none).
+ */
+export function signedUnit(db: Db, datasetId: number): { declaration: UnitDeclaration; seq: number } | 'none' | 'unsigned' {
+  if (!hasTable(db, 'ledger_entries')) return 'none'
+  const row = db.prepare(`SELECT seq, detail FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq DESC LIMIT 1`).get(datasetId) as
+    | { seq: number; detail: string }
+    | undefined
+  if (!row) return 'none'
+  let unit: unknown
+  try {
+    unit = (JSON.parse(row.detail) as { unit?: unknown }).unit
+  } catch {
+    return 'unsigned'
+  }
+  const u = unit as { person?: unknown; perPerson?: unknown } | undefined
+  if (!u || (u.person !== null && typeof u.person !== 'string') || !Array.isArray(u.perPerson) || u.perPerson.some((c) => typeof c !== 'string')) return 'unsigned'
+  return { declaration: { person: u.person, perPerson: [...(u.perPerson as string[])].sort() }, seq: row.seq }
+}
+
+/**
+ * Why a release on this dataset may not be charged as its tables say, or null: the latest budget carries no signed
+ * declaration (set before declarations were signed), or the tables differ from what the officer signed (the workspace
+ * was changed outside the app). No budget at all is the admission's own denial.
+ */
+export function unitProblem(db: Db, datasetId: number, datasetName: string): string | null {
+  const signed = signedUnit(db, datasetId)
+  if (signed === 'none') return null
+  if (signed === 'unsigned') {
+    // A workspace from before officer keys, with no officer registered yet, has no signatures to check anything
+    // against (its budgets are unsigned too); once an officer exists, every budget in force must carry the unit.
+    if (!hasTable(db, 'officers') || db.prepare('SELECT 1 FROM officers LIMIT 1').get() === undefined) return null
+    return (
+      `Denied: the budget of dataset "${datasetName}" was set before budgets carried the officer's signature on the dataset's privacy unit; ` +
+      'nothing was spent. Ask the privacy officer to set the budget again (the same figure will do), which signs the unit.'
+    )
+  }
+  if (!sameDeclaration(signed.declaration, unitDeclaration(db, datasetId))) {
+    return (
+      `Denied: the privacy unit of dataset "${datasetName}" in the workspace differs from the one the officer signed with its budget (ledger entry ${signed.seq}); ` +
+      'the workspace was changed outside the app. Nothing was spent. Ask the privacy officer to run "quiet-alarm ledger verify".'
+    )
+  }
+  return null
+}
+
+/** The unit the accounting uses: the one signed with the latest budget when there is one, else the stored one. */
+function declarationInForce(db: Db, datasetId: number): UnitDeclaration {
+  const signed = signedUnit(db, datasetId)
+  return typeof signed === 'object' ? signed.declaration : unitDeclaration(db, datasetId)
+}
+
+/** The dataset's unit (the signed one once a budget carries it). */
+export function datasetUnit(db: Db, datasetId: number): { kind: 'row' } | { kind: 'person'; column: string } {
+  const d = declarationInForce(db, datasetId)
+  return d.person === null ? { kind: 'row' } : { kind: 'person', column: d.person }
+}
+
 /**
  * Does `column` hold at most one value per unit? Always true for a column of a row-level dataset; for a person-level
- * dataset, what the import found (the person column itself is per-person). False for a column the dataset does not have.
+ * dataset, the person column and the columns declared at import (and signed with the budget). False for a column the
+ * dataset does not have, and for every other column of a linked source.
  */
 export function isPerPersonColumn(db: Db, datasetId: number, column: string): boolean {
-  const row = db.prepare('SELECT per_person FROM dataset_columns WHERE dataset_id = ? AND name = ?').get(datasetId, column) as { per_person: number | null } | undefined
-  if (!row) return false
-  const unit = datasetUnit(db, datasetId)
-  if (unit.kind === 'row') return true
-  return unit.column === column || row.per_person === 1
+  const exists = db.prepare('SELECT 1 FROM dataset_columns WHERE dataset_id = ? AND name = ?').get(datasetId, column)
+  if (!exists) return false
+  const d = declarationInForce(db, datasetId)
+  if (d.person === null) return true
+  return d.person === column || d.perPerson.includes(column)
 }
 
 /** The unit in a sentence: "each person" / "each row". */

@@ -10,7 +10,7 @@ import { appendEntry, datasetName, recordAudit, unitSpend } from './ledger-store
 import { toLedgerEntry } from './ledger-views'
 import { NOTION_LABEL, isNotion } from './notions'
 import { decimalToNano, nanoToDecimal, nanoToDisplay } from './units'
-import { datasetUnit, unitWord } from '../datasets/privacy-unit'
+import { datasetUnit, unitDeclaration, unitWord } from '../datasets/privacy-unit'
 import { unlockOfficer, writeCheckpoint } from '../officer/officers'
 
 export interface SetBudgetInput {
@@ -78,7 +78,9 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       releaseId: null,
       actor: officer,
       description: freeze ? `Frozen, no further releases: ${reason}` : reason,
-      detail: { scope, ...(freeze ? { freeze: true } : {}) },
+      // The officer signs the dataset's privacy unit with the budget: releases are charged with the signed one, and
+      // denied if the workspace's tables are changed afterwards (privacy-unit.ts `unitProblem`).
+      detail: { scope, unit: unitDeclaration(db, input.datasetId), ...(freeze ? { freeze: true } : {}) },
       signer: key
     })
     recordAudit(db, 'budget/set', officer, `dataset:${input.datasetId}`, {

@@ -8,7 +8,7 @@ import { appendAudit } from './audit-chain'
 import { GENESIS_HASH, canonicalJson, entryHash } from './canonical'
 import { type CellKey, type CellTotal, WHOLE_DATASET, cellSpend } from './cells'
 import { NOTIONS, NOTION_LABEL } from './notions'
-import { datasetUnit, unitWord } from '../datasets/privacy-unit'
+import { datasetUnit, unitProblem, unitWord } from '../datasets/privacy-unit'
 import { MAX_NANO, nanoToDisplay } from './units'
 
 type Db = Database.Database
@@ -275,6 +275,9 @@ export function admission(db: Db, datasetId: number, datasetName: string, notion
   const per = `per ${unitWord(datasetUnit(db, datasetId))}`
   const eps = (n: number, mode: 'up' | 'down' = 'up') => nanoToDisplay(n, mode)
   const base = { spentBeforeNano: before, spentAfterNano: after, budgetNano: budget, notion: { spentBeforeNano: notionBefore, spentAfterNano: notionAfter, capNano } }
+  // The unit the charge was computed with must be the one the officer signed with the budget (privacy-unit.ts).
+  const problem = unitProblem(db, datasetId, datasetName)
+  if (problem !== null) return { ...base, allowed: false, remainingNano: null, overNano: amountNano, denial: problem }
   if (unitNano === null && capNano === null) {
     return {
       ...base,

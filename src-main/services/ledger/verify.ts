@@ -13,7 +13,8 @@
 import type Database from 'better-sqlite3'
 import type { LedgerVerifyResult } from '../../contract/ledger'
 import { GENESIS_HASH, entryHash } from './canonical'
-import { type EntryRow, entrySigningText, hashedFields } from './ledger-store'
+import { type EntryRow, datasetName, entrySigningText, hashedFields } from './ledger-store'
+import { signedUnit, unitDeclaration } from '../datasets/privacy-unit'
 import { type AuditRow, auditHash, auditSigningText } from './audit-chain'
 import { UserError } from '../errors'
 import { keyIdOf, verifyText } from '../officer/officer-crypto'
@@ -118,6 +119,23 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
     if (!e) problems.push({ seq: lastSeq + 1, reason: `release ${r.id} has no charge in the ledger` })
     else if (e.amount_nano !== r.charge_nano || e.notion !== r.notion || e.dataset_id !== r.dataset_id) {
       problems.push({ seq: e.seq, reason: `release ${r.id} does not match its charge (entry ${e.seq})` })
+    }
+  }
+  // Each dataset's privacy unit (person column, columns declared one value per person) must still be the one its
+  // latest budget signed: the tables are plain rows, and a forged declaration would make charges smaller.
+  const datasets = db.prepare(`SELECT DISTINCT dataset_id AS id, dataset_name AS name FROM ledger_entries WHERE kind = 'budget' AND dataset_id IS NOT NULL`).all() as Array<{
+    id: number
+    name: string
+  }>
+  for (const d of datasets) {
+    const signed = signedUnit(db, d.id)
+    if (typeof signed !== 'object' || datasetName(db, d.id) === null) continue
+    const now = unitDeclaration(db, d.id)
+    if (now.person !== signed.declaration.person || now.perPerson.join('\u0000') !== signed.declaration.perPerson.join('\u0000')) {
+      problems.push({
+        seq: signed.seq,
+        reason: `the privacy unit of dataset "${d.name}" (person column, columns with one value per person) was changed outside the app after the budget of entry ${signed.seq} signed it`
+      })
     }
   }
   if (expect !== undefined && ![...hashes.keys()].some((h) => h.startsWith(expect))) {

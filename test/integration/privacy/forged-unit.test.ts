@@ -1,0 +1,125 @@
+/**
+ * Review finding (after issues 14-15): the privacy unit of a dataset - its person column and the columns declared one
+ * value per person - lived in plain rows (`dataset_units`, `dataset_columns.per_person`). Someone with the workspace
+ * file set `per_person = 1` on `room`, a column a person spans: a person in 6 rooms was then charged one room's epsilon
+ * on 6 separate cells (0.576 instead of 3.454), eight releases fitted a budget of 5, and `ledger verify` said all was
+ * well. Now the officer signs the unit with every budget; releases are charged with the signed unit, denied (nothing
+ * spent) while the tables differ from it, and verify names the change. Each test is the attack it stops.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ReleaseParams } from '../../../src-main/contract/ledger'
+import { recordPrivacyUnit, unitDeclaration } from '../../../src-main/services/datasets/privacy-unit'
+import { saveQuery } from '../../../src-main/services/datasets/query-store'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { appendEntry } from '../../../src-main/services/ledger/ledger-store'
+import { verifyLedger } from '../../../src-main/services/ledger/verify'
+import { nanoToNumber } from '../../../src-main/services/ledger/units'
+import { prepareRelease } from '../../../src-main/services/releases/prepare'
+import { runRelease } from '../../../src-main/services/releases/release-service'
+import { openStore, type Store } from '../../../src-main/services/store/store'
+import { craftDataset } from '../ledger/fixtures'
+import { tempWorkspace } from '../helpers'
+import { officerAct } from '../officer-fixture'
+
+const ROOMS = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6']
+/** ln(1/(2 beta)) / alpha at beta 0.05, alpha 4. */
+const PER_PREDICATE = Math.log(10) / 4
+const PARAMS: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
+
+let ws: ReturnType<typeof tempWorkspace>
+let store: Store
+beforeEach(() => {
+  ws = tempWorkspace('qa-forged-unit-')
+  store = openStore(ws.db)
+})
+afterEach(() => {
+  store.close()
+  ws.cleanup()
+})
+
+/** Person P visits all six rooms; `role` is declared one value per person at import, `room` is not. */
+function rooms(): { id: number; queryId: number } {
+  const rows: Array<[string, string, string]> = []
+  for (const room of ROOMS) for (let i = 0; i < 10; i++) rows.push([`other-${room}-${i}`, room, 'staff'])
+  for (const room of ROOMS) rows.push(['P', room, 'staff'])
+  const id = craftDataset(store.db, 'visits', [
+    { name: 'person', type: 'text' },
+    { name: 'room', type: 'text' },
+    { name: 'role', type: 'text' }
+  ], rows)
+  store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['role']))()
+  const q = saveQuery(store.db, id, 'rooms', {
+    kind: 'threshold',
+    groupBy: ['room'],
+    count: { kind: 'persons', personColumn: 'person', cap: 1 },
+    threshold: { kind: 'constant', value: 15 },
+    groups: ROOMS.map((r) => [r])
+  })
+  return { id, queryId: q.id }
+}
+
+const charges = () => (store.db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'`).get() as { n: number }).n
+
+describe('a forged privacy unit (workspace tables rewritten behind the app)', () => {
+  it('the budget entry carries the unit the officer signed', () => {
+    const { id } = rooms()
+    const e = setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
+    expect(JSON.parse(store.db.prepare('SELECT detail FROM ledger_entries WHERE seq = ?').pluck().get(e.seq) as string).unit).toEqual({ person: 'person', perPerson: ['role'] })
+    expect(unitDeclaration(store.db, id)).toEqual({ person: 'person', perPerson: ['role'] })
+  })
+
+  it("'room' forged one value per person after the budget: the release is denied and nothing is spent; verify names the change", () => {
+    const { id, queryId } = rooms()
+    setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
+    // Honest price: P can be in all 6 predicates.
+    expect(nanoToNumber(prepareRelease(store.db, queryId, PARAMS).chargeNano)).toBeCloseTo(6 * PER_PREDICATE, 6)
+    store.db.prepare(`UPDATE dataset_columns SET per_person = 1 WHERE dataset_id = ? AND name = 'room'`).run(id)
+    // The charge is still computed with the signed unit (not one room's epsilon on six cells) ...
+    const p = prepareRelease(store.db, queryId, PARAMS)
+    expect(nanoToNumber(p.chargeNano)).toBeCloseTo(6 * PER_PREDICATE, 6)
+    expect(p.cells).toEqual(['{}'])
+    // ... and the release is refused before any charge while the tables differ from what was signed.
+    const before = charges()
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/differs from the one the officer signed with its budget \(ledger entry \d+\).*Nothing was spent/)
+    expect(charges()).toBe(before)
+    const v = verifyLedger(store.db)
+    expect(v.ok).toBe(false)
+    expect(v.firstBroken?.reason).toMatch(/the privacy unit of dataset "visits" .* was changed outside the app/)
+  })
+
+  it('the dataset forged row-level (person column removed, trigger dropped): denied, nothing spent', () => {
+    const { id, queryId } = rooms()
+    setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
+    const triggers = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'dataset_units'`).pluck().all() as string[]
+    for (const t of triggers) store.db.exec(`DROP TRIGGER "${t}"`)
+    store.db.prepare('UPDATE dataset_units SET person_column = NULL WHERE dataset_id = ?').run(id)
+    expect(nanoToNumber(prepareRelease(store.db, queryId, PARAMS).chargeNano)).toBeCloseTo(6 * PER_PREDICATE, 6)
+    const before = charges()
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/differs from the one the officer signed/)
+    expect(charges()).toBe(before)
+    expect(verifyLedger(store.db).ok).toBe(false)
+  })
+
+  it('a budget written before units were signed (an older version, or crafted unsigned) admits no release until the officer sets it again', () => {
+    const { id, queryId } = rooms()
+    setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
+    // A later budget entry without the unit (as an older version wrote them).
+    store.db.transaction(() =>
+      appendEntry(store.db, { kind: 'budget', datasetId: id, datasetName: 'visits', notion: null, amountNano: 5e9, cells: [], releaseId: null, actor: 'olga', description: 'old style', detail: { scope: 'per unit, summed over notions' } })
+    )()
+    const before = charges()
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/set before budgets carried the officer's signature on the dataset's privacy unit/)
+    expect(charges()).toBe(before)
+    setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'signs the unit', ...officerAct(store.db) })
+    expect(runRelease(store.db, { queryId, params: PARAMS }).status).toBe('answered')
+    expect(charges()).toBe(before + 1)
+  })
+
+  it('with the tables as signed, releases go through at the honest price', () => {
+    const { id, queryId } = rooms()
+    setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
+    const r = runRelease(store.db, { queryId, params: PARAMS })
+    expect(r.status).toBe('answered')
+    expect(verifyLedger(store.db).ok).toBe(true)
+  })
+})
