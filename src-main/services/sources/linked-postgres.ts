@@ -156,7 +156,7 @@ function failureSentence(e: unknown, what: string, passwordEnv: string | null, r
     case 'auth':
       return `PostgreSQL refused the login for ${what}: set the role's password in the ${passwordEnv ?? 'PGPASSWORD'} environment variable`
     case 'no-database':
-      return `The database named in the connection of ${what} does not exist`
+      return what === 'this connection' ? 'The database named in this connection does not exist' : `The database named in the connection of ${what} does not exist`
     case 'permission':
       return `The PostgreSQL role of ${what} may not read ${relation ?? 'the relation'}; ask the database's owner to grant SELECT on it`
     case 'no-relation':

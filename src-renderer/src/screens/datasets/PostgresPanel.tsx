@@ -67,7 +67,7 @@ export function PostgresPanel(props: { onLinked: () => void }) {
           required
         />
         <TextField
-          label="Password variable (optional)"
+          label="Password variable (optional, on the server)"
           value={passwordEnv}
           onChange={setPasswordEnv}
           placeholder="PGPASSWORD"
@@ -101,7 +101,9 @@ export function PostgresPanel(props: { onLinked: () => void }) {
               })
           }}
         >
-          <p data-testid="postgres-connected">Connected: {relations.length} tables and views this role may read.</p>
+          <p data-testid="postgres-connected">
+            Connected: {relations.length === 1 ? 'one table or view' : `${relations.length} tables and views`} this role may read.
+          </p>
           <SelectField
             label="Table or view"
             value={table}
@@ -110,9 +112,9 @@ export function PostgresPanel(props: { onLinked: () => void }) {
             testId="postgres-table"
             width="wide"
           />
-          <TextField label="Dataset name" value={name} onChange={setName} testId="postgres-name" required />
+          <TextField label="Name of the linked dataset" value={name} onChange={setName} testId="postgres-name" required />
           <TextField
-            label="Person column (optional)"
+            label="Its person column (optional)"
             value={personColumn}
             onChange={setPersonColumn}
             hint="The column identifying a person who may have many rows; leave empty if each row is a different person."
