@@ -15,6 +15,7 @@ import { checkPostgresUrl, linkPostgres, linkedPostgresOf, listPostgresRelations
 import { PgError, closePg, pgAll } from '../../../src-main/services/sources/pg-sync'
 import { sourceFor } from '../../../src-main/services/sources/source'
 import { main } from '../../../src-main/cli'
+import { isPerPersonColumn } from '../../../src-main/services/datasets/privacy-unit'
 import { datasetsHandlers } from '../../../src-main/services/datasets/datasets-handlers'
 import type { ServiceContext } from '../../../src-main/services/handler-types'
 import { gatherReportData } from '../../../src-main/services/reports/report-data'
@@ -203,6 +204,14 @@ describe('linked PostgreSQL tables', () => {
     const src = sourceFor(store.db, getDataset(store.db, ds))
     const m = await failure(() => src.all({ sql: 'SELECT count(*) FROM hr.badges, pg_sleep(1)', params: [] }))
     expect(m).toBe('The aggregate on dataset "badges" took longer than the PostgreSQL statement timeout (100 ms; QA_PG_STATEMENT_TIMEOUT_MS sets it)')
+  })
+
+  it('columns declared one value per person are checked at link time, but never trusted for the charge (the table may change)', async () => {
+    await cluster.admin(`CREATE TABLE hr.people AS SELECT 'p' || i AS person, 'team ' || (i % 3) AS team FROM generate_series(0, 99) AS t(i)`)
+    await cluster.admin('GRANT SELECT ON hr.people TO qa_reader')
+    const ds = linkPostgres(store.db, { name: 'people', url: cluster.url('qa_reader'), table: 'hr.people', personColumn: 'person', perPersonColumns: ['team'] }).id
+    expect(getDataset(store.db, ds).info.unit).toEqual({ kind: 'person', column: 'person' })
+    expect(isPerPersonColumn(store.db, ds, 'team')).toBe(false)
   })
 
   it('a connection cut by a server restart or by the server is replaced at the next use', async () => {
