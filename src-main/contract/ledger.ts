@@ -259,6 +259,11 @@ export interface ReleasePreview {
   allowed: boolean
   /** When not allowed: one sentence with requested / remaining / difference. */
   denial: string | null
+  /**
+   * When not allowed and something is left: the nearest accuracy that fits it ("alpha >= 3.1 fits the 0.39 left"), per
+   * parameter the analyst sets; priced from the definition, the mechanism's formula and the ledger only (issue 17).
+   */
+  fit?: { sentence: string; fits: Array<{ param: 'alpha' | 'beta' | 'epsilon'; value: number; epsilonExact: string }> } | null
   guarantee: string
 }
 

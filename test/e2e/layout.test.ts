@@ -132,6 +132,31 @@ describe('layout at 1024x700 and 1440x900', () => {
   })
 })
 
+describe('denials are actionable (issue 17)', () => {
+  it('a denial names the nearest alpha (and beta) that fits what is left; one click uses it and the release fits', async () => {
+    const rooms = ['A-101', 'A-102', 'A-201', 'A-202', 'B-101', 'B-102']
+    await queries.defineThreshold(page, {
+      dataset: 'occupancy with a rather long name for a dataset',
+      name: 'rooms over 12 on Wednesday',
+      groupBy: ['room'],
+      period: { from: '2024-03-13', to: '2024-03-14' },
+      threshold: { constant: 12 },
+      groups: { listed: rooms.map((r) => [r]) }
+    })
+    // 3 - 2.302585093 = 0.697414907 left on these rooms; at beta 0.05, ln(10)/alpha fits from alpha 3.3016: 3.4 (3.3 costs 0.69775).
+    const p = await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
+    expect(p.canRelease).toBe(false)
+    const fit = page.getByTestId('preview-fit')
+    expect(await fit.innerText()).toMatch(/^What fits: alpha >= 3\.4 fits the 0\.697414 left \(costs 0\.677231\) at beta 0\.05; or beta >= 0\.25 at alpha 1 \(costs 0\.693148\)\./)
+    await screenshot(page, 'queries-denied-fit')
+    await fit.getByTestId('use-fit-alpha').click()
+    expect(await page.getByLabel(/^Tolerance below the threshold/).inputValue()).toBe('3.4')
+    await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
+    await page.getByTestId('release-run').and(page.locator(':enabled')).waitFor()
+    expect(await page.getByTestId('preview-denial').count()).toBe(0)
+  })
+})
+
 describe('officer guard rails (issue 17)', () => {
   it('a mistyped head hash is a format error, not a broken ledger; the service says so too', async () => {
     await shell.goTo(page, 'Ledger')

@@ -126,7 +126,12 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
         {q.kind === 'anomaly-search' && <p className="hint">The search's ε per question, budget and stopping rule were fixed when the query was saved.</p>}
 
         {typeof params === 'string' && <p className="hint todo">{params}</p>}
-        <PreviewBox preview={pv} error={typeof params === 'string' ? null : preview.error} loading={preview.loading || stale} />
+        <PreviewBox
+          preview={pv}
+          error={typeof params === 'string' ? null : preview.error}
+          loading={preview.loading || stale}
+          onUse={(param, value) => (param === 'alpha' ? setAlpha : param === 'beta' ? setBeta : setEpsilon)(String(value))}
+        />
 
         <div className="button-row">
           <button type="submit" disabled={!pv?.allowed || stale || act.busy} data-testid="release-run">
@@ -139,7 +144,12 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
   )
 }
 
-function PreviewBox(props: { preview: ReleasePreview | null | undefined; error: string | null; loading: boolean }) {
+function PreviewBox(props: {
+  preview: ReleasePreview | null | undefined
+  error: string | null
+  loading: boolean
+  onUse: (param: 'alpha' | 'beta' | 'epsilon', value: number) => void
+}) {
   const p = props.preview
   if (props.error) return <ErrorText error={props.error} testId="preview-error" />
   if (!p) return <p className="hint">{props.loading ? 'Working out the price…' : ''}</p>
@@ -176,6 +186,18 @@ function PreviewBox(props: { preview: ReleasePreview | null | undefined; error: 
             </>
           )}
         </p>
+      )}
+      {!p.allowed && p.fit && (
+        <div className="fit-suggestion" data-testid="preview-fit">
+          <p>{p.fit.sentence}</p>
+          <div className="button-row">
+            {p.fit.fits.map((f) => (
+              <button key={f.param} type="button" className="secondary small" onClick={() => props.onUse(f.param, f.value)} data-testid={`use-fit-${f.param}`}>
+                Use {f.param === 'epsilon' ? 'ε per record' : f.param} {f.value}
+              </button>
+            ))}
+          </div>
+        </div>
       )}
     </div>
   )
