@@ -24,6 +24,7 @@ import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
 import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, storedExpr } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { isLinkedPostgres } from './linked-postgres'
+import { declaredPerPerson, insertLinkedDataset, textIfBeyondSafe } from './linked-catalog'
 
 export interface FileFingerprint {
   size: number
@@ -40,7 +41,6 @@ export interface LinkedFileRecord extends LinkedFile {
 }
 
 const CSV_HEADER_BLOCK = 64 * 1024
-const SAFE = Number.MAX_SAFE_INTEGER
 
 function hasSourcesTable(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_sources'`).get() !== undefined
@@ -212,64 +212,29 @@ export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
     throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of the file; name a column of the file, or link row-level`, 'bad-input')
   }
   const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
-  // Integers must be exact JS numbers: a column with a value beyond 2^53 is text (as an import makes it).
   const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
-  const ints = columns.filter((c) => c.type === 'integer')
-  if (ints.length > 0) {
-    const r = duckAll(
-      `SELECT ${ints.map((c) => `CAST(min(${duckIdent(c.name)}) AS DOUBLE), CAST(max(${duckIdent(c.name)}) AS DOUBLE)`).join(', ')} FROM ${relation}`
-    ).rows[0]
-    ints.forEach((c, i) => {
-      const lo = r[2 * i] as number | null
-      const hi = r[2 * i + 1] as number | null
-      if ((lo !== null && lo < -SAFE) || (hi !== null && hi > SAFE)) c.type = 'text'
-    })
-  }
+  const run = (sql: string) => duckAll(sql).rows
+  textIfBeyondSafe(
+    columns.filter((c) => c.type === 'integer'),
+    duckIdent,
+    relation,
+    'DOUBLE',
+    run
+  )
   const rowCount = Number(duckAll(`SELECT count(*) FROM ${relation}`).rows[0][0])
-  // Person-level: only the columns DECLARED to hold one value per person are flagged (an observed flag would tell the
-  // catalog's readers whether some person has two values), each checked over all rows (an empty value counts as a value).
-  let perPerson: boolean[] | null = null
-  if (req.personColumn !== null) {
-    const declared = req.perPersonColumns ?? []
-    for (const name of declared) {
-      if (!seen.has(name)) throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in the file`, 'bad-input')
-    }
-    const checked = columns.filter((c) => declared.includes(c.name) && c.name !== req.personColumn)
-    if (checked.length > 0) {
-      const p = storedExpr(columns.find((c) => c.name === req.personColumn)!)
-      const inner = checked.map((c, j) => `count(DISTINCT ${storedExpr(c)}) + max(CAST(${storedExpr(c)} IS NULL AS INTEGER)) AS n${j}`).join(', ')
-      const outer = checked.map((_, j) => `coalesce(max(n${j}), 0) <= 1`).join(', ')
-      const r = duckAll(`SELECT ${outer} FROM (SELECT ${inner} FROM ${relation} GROUP BY ${p})`).rows[0]
-      checked.forEach((c, j) => {
-        if (r[j] !== true) {
-          throw new UserError(
-            `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but the file has a person with several values in it; link without declaring it`,
-            'bad-input'
-          )
-        }
-      })
-    }
-    perPerson = columns.map((c) => c.name === req.personColumn || checked.includes(c))
-  }
-  const id = db.transaction(() => {
-    const info = db
-      .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, 0)')
-      .run(name, `linked_${process.pid}_${Date.now()}_${Math.random().toString(16).slice(2)}`, basename(path), fingerprint.size, ',', rowCount)
-    const dsId = Number(info.lastInsertRowid)
-    // The generated table name is reserved (no table exists behind a linked dataset).
-    db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
-    const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    columns.forEach((c, j) => addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', perPerson === null ? null : perPerson[j] ? 1 : 0))
-    db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(dsId, req.personColumn)
-    db.prepare('INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint) VALUES (?, ?, ?, ?, ?, ?)').run(
-      dsId,
-      'linked-file',
-      format,
-      path,
-      JSON.stringify(columns),
-      JSON.stringify(fingerprint)
-    )
-    return dsId
-  })()
+  const perPerson = declaredPerPerson(columns, req.personColumn, req.perPersonColumns ?? [], storedExpr, relation, 'the file', run)
+  const id = insertLinkedDataset(db, {
+    name,
+    sourceFile: basename(path),
+    sourceBytes: fingerprint.size,
+    rowCount,
+    columns,
+    personColumn: req.personColumn,
+    perPerson,
+    writeSource: (dsId) =>
+      db
+        .prepare('INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint))
+  })
   return getDataset(db, id).info
 }

@@ -23,6 +23,7 @@ import { UserError } from '../errors'
 import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
 import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation, pgStoredExpr } from './dialect-postgres'
 import { type PgConnection, type PgParam, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
+import { declaredPerPerson, insertLinkedDataset, textIfBeyondSafe } from './linked-catalog'
 
 export interface PgFingerprint {
   /** schema.table */
@@ -45,7 +46,6 @@ export interface LinkedPostgresRecord extends LinkedRelation {
   fingerprint: PgFingerprint
 }
 
-const SAFE = Number.MAX_SAFE_INTEGER
 const KINDS: Record<string, string> = { r: 'table', p: 'partitioned table', v: 'view', m: 'materialized view', f: 'foreign table' }
 
 function hasTable(db: Database.Database): boolean {
@@ -321,55 +321,29 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
     throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`, 'bad-input')
   }
   const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
-  // Integers must be exact JS numbers: a bigint column with a value beyond 2^53 is text (as an import makes it).
-  const bigs = columns.filter((c) => c.pgType === 'bigint')
-  if (bigs.length > 0) {
-    const r = run(`SELECT ${bigs.map((c) => `CAST(min(${pgIdent(c.name)}) AS double precision), CAST(max(${pgIdent(c.name)}) AS double precision)`).join(', ')} FROM ${rel}`)[0]
-    bigs.forEach((c, i) => {
-      const lo = r[2 * i] as number | null
-      const hi = r[2 * i + 1] as number | null
-      if ((lo !== null && lo < -SAFE) || (hi !== null && hi > SAFE)) c.type = 'text'
-    })
-  }
-  // Person-level: only the columns DECLARED to hold one value per person are flagged, each checked over all rows.
-  let perPerson: boolean[] | null = null
-  if (req.personColumn !== null) {
-    const declared = req.perPersonColumns ?? []
-    for (const n of declared) {
-      if (!seen.has(n)) throw new UserError(`The column "${n.slice(0, 80)}" declared one value per person is not in ${rel}`, 'bad-input')
-    }
-    const checked = columns.filter((c) => declared.includes(c.name) && c.name !== req.personColumn)
-    if (checked.length > 0) {
-      const p = pgStoredExpr(columns.find((c) => c.name === req.personColumn)!)
-      const inner = checked.map((c, j) => `count(DISTINCT ${pgStoredExpr(c)}) + max(CAST(${pgStoredExpr(c)} IS NULL AS integer)) AS n${j}`).join(', ')
-      const outer = checked.map((_, j) => `coalesce(max(n${j}), 0) <= 1`).join(', ')
-      const r = run(`SELECT ${outer} FROM (SELECT ${inner} FROM ${rel} GROUP BY ${p}) AS per_person`)[0]
-      checked.forEach((c, j) => {
-        if (r[j] !== true) {
-          throw new UserError(
-            `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but ${rel} has a person with several values in it; link without declaring it`,
-            'bad-input'
-          )
-        }
-      })
-    }
-    perPerson = columns.map((c) => c.name === req.personColumn || checked.includes(c))
-  }
+  textIfBeyondSafe(
+    columns.filter((c) => c.pgType === 'bigint'),
+    pgIdent,
+    rel,
+    'double precision',
+    run
+  )
+  const perPerson = declaredPerPerson(columns, req.personColumn, req.perPersonColumns ?? [], pgStoredExpr, rel, rel, run)
   const fingerprint = fingerprintOf(info)
-  const id = db.transaction(() => {
-    const res = db
-      .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, 0, ?, ?, 0)')
-      .run(name, `linked_${process.pid}_${Date.now()}_${Math.random().toString(16).slice(2)}`, fingerprint.relation, ',', fingerprint.rowEstimate ?? 0)
-    const dsId = Number(res.lastInsertRowid)
-    // The generated table name is reserved (no table exists behind a linked dataset).
-    db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
-    const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    columns.forEach((c, j) => addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', perPerson === null ? null : perPerson[j] ? 1 : 0))
-    db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(dsId, req.personColumn)
-    db.prepare(
-      'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)'
-    ).run(dsId, url, passwordEnv, info.schema, info.table, JSON.stringify(columns), JSON.stringify(fingerprint))
-    return dsId
-  })()
+  const found = info
+  const id = insertLinkedDataset(db, {
+    name,
+    sourceFile: fingerprint.relation,
+    sourceBytes: 0,
+    // Not a count: the planner's estimate (nothing counts the rows of a private relation).
+    rowCount: fingerprint.rowEstimate ?? 0,
+    columns,
+    personColumn: req.personColumn,
+    perPerson,
+    writeSource: (dsId) =>
+      db
+        .prepare('INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint))
+  })
   return getDataset(db, id).info
 }
