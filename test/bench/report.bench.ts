@@ -11,7 +11,7 @@ import { openStore } from '../../src-main/services/store/store'
 import { prepareReport, produceReport, resolveExport } from '../../src-main/services/reports/build-report'
 import { createChromiumPrinter } from '../../src-main/services/reports/chromium-printer'
 import { footerHtml } from '../../src-main/services/reports/report-html'
-import { populateWorkspace } from '../integration/reports/fixtures'
+import { populateWorkspace, settleReleases } from '../integration/reports/fixtures'
 import { report, round } from './timing'
 
 async function main(): Promise<void> {
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     let t = performance.now()
     populateWorkspace(store.db, releases)
     const fixtureMs = performance.now() - t
+    await settleReleases(store.db)
 
     const r = resolveExport(store, { format: 'pdf' })
     t = performance.now()

@@ -189,7 +189,7 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
   } finally {
     inFlight.delete(key)
   }
-  return getRelease(db, releaseId)
+  return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(releaseId) as ReleaseRow, true)
 }
 
 /** Waits until an ISO time (a release's padded answer time). */
@@ -241,10 +241,21 @@ interface ReleaseRow {
 
 const RELEASE_SELECT = `SELECT r.*, e.seq AS seq FROM releases r LEFT JOIN ledger_entries e ON e.release_id = r.id`
 
-function toRecord(db: Db, r: ReleaseRow): ReleaseRecord {
+/**
+ * A release row as the analyst may see it. An answer (or failure) is stored as soon as it exists, with its padded
+ * answer time (`answerTime`); until that time the release shows as still running and without its answer, so that
+ * polling `releases/list` or `releases/get` beside a release does not show the moment its run ended (review finding:
+ * a 1 ms poll saw "answered" at the run's end, undoing the whole-second padding). `early`: the runner's own copy,
+ * which `runReleaseTimed` holds until the padded time before handing it over.
+ */
+function toRecord(db: Db, r: ReleaseRow, early = false): ReleaseRecord {
   let status: ReleaseStatus
   let statusText: string
-  if (r.status === 'answered') {
+  const notYet = !early && r.status !== 'charged' && r.answered_at !== null && Date.parse(r.answered_at) > Date.now()
+  if (notYet) {
+    status = 'running'
+    statusText = 'charged, answer being computed'
+  } else if (r.status === 'answered') {
     status = 'answered'
     statusText = 'answered'
   } else if (r.status === 'failed') {
@@ -274,8 +285,8 @@ function toRecord(db: Db, r: ReleaseRow): ReleaseRecord {
     guarantee: r.guarantee,
     status,
     statusText,
-    answer: r.answer === null ? null : (JSON.parse(r.answer) as ReleaseAnswer),
-    answeredAt: r.status === 'answered' && r.answered_at !== null ? shownAnswerTime(r.created_at, r.answered_at) : null
+    answer: r.answer === null || notYet ? null : (JSON.parse(r.answer) as ReleaseAnswer),
+    answeredAt: r.status === 'answered' && r.answered_at !== null && !notYet ? shownAnswerTime(r.created_at, r.answered_at) : null
   }
 }
 

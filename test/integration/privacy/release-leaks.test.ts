@@ -12,7 +12,7 @@ import { datasetRows, lookupDataset, renameDataset } from '../../../src-main/ser
 import { declarePublic } from '../../../src-main/services/datasets/public-datasets'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
-import { NEUTRAL_FAILURE, getRelease, previewRelease, runRelease } from '../../../src-main/services/releases/release-service'
+import { NEUTRAL_FAILURE, getRelease, listReleases, previewRelease, runRelease } from '../../../src-main/services/releases/release-service'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
 import type { ServiceContext } from '../../../src-main/services/handler-types'
@@ -236,7 +236,7 @@ describe('finding 3: the free preview and error messages read the data', () => {
     expect(ledgerRows(w.store.db)).toBe(before)
   })
 
-  it('anything that still fails after the charge says one neutral sentence; the charge stays', () => {
+  it('anything that still fails after the charge says one neutral sentence; the charge stays', async () => {
     const q = saveQuery(w.store.db, w.ph, 'lost table', { kind: 'anomaly-identification', columns: ['hours_on_site'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
     const before = ledgerRows(w.store.db)
     let message = ''
@@ -253,6 +253,10 @@ describe('finding 3: the free preview and error messages read the data', () => {
     expect(ledgerRows(w.store.db)).toBe(before + 1)
     const id = Number(/^Release (\d+) /.exec(message)?.[1])
     expect(message).toBe(`Release ${id} was charged but not answered (${NEUTRAL_FAILURE}); the charge stays in the ledger`)
+    // Until its padded answer time the failure shows as still running (as an answer would).
+    expect(getRelease(w.store.db, id).statusText).toBe('charged, answer being computed')
+    const at = w.store.db.prepare('SELECT answered_at FROM releases WHERE id = ?').pluck().get(id) as string
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(at) - Date.now() + 5)))
     expect(getRelease(w.store.db, id).statusText).toBe(`charged, no answer: failed (${NEUTRAL_FAILURE})`)
   })
 })
@@ -296,6 +300,41 @@ describe('finding 5: timing', () => {
       // The call returned at the padded time, not when the data work ended.
       expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(r.answeredAt!))
     }
+  })
+
+  it('polling releases/list and releases/get beside a release shows it running, without its answer, until the padded answer time', async () => {
+    // Review finding: the answer was stored (and listed as answered) when the run ended, so a 1 ms poll beside
+    // releases/run read the run time to the millisecond, whatever the door's padding.
+    const q = saveQuery(w.store.db, w.occ, 'polled', {
+      kind: 'threshold',
+      groupBy: ['building'],
+      count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+      threshold: { kind: 'constant', value: 10 },
+      groups: [['A'], ['B']]
+    })
+    const h = ledgerHandlers({ store: w.store } as unknown as ServiceContext)
+    const seen: Array<{ at: number; status: string; answer: boolean }> = []
+    let done = false
+    const poll = (async () => {
+      while (!done) {
+        for (const r of listReleases(w.store.db).filter((x) => x.queryId === q.id)) seen.push({ at: Date.now(), status: r.status, answer: r.answer !== null })
+        await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+    })()
+    const r = await h['releases/run']({ queryId: q.id, params: TSLM })
+    const returned = Date.now()
+    done = true
+    await poll
+    const answerAt = Date.parse(r.answeredAt!)
+    // The poll ran while the call was held (the run itself is short, the hold up to a second).
+    expect(seen.length).toBeGreaterThan(0)
+    for (const s of seen) {
+      if (s.at < answerAt) expect(s).toMatchObject({ status: 'running', answer: false })
+    }
+    expect(returned).toBeGreaterThanOrEqual(answerAt)
+    const got = getRelease(w.store.db, r.releaseId)
+    expect(got.status).toBe('answered')
+    expect(got.answer).toEqual(r.answer)
   })
 
   it('a search computes as many rounds whether it stops after a few questions or uses its whole budget', () => {

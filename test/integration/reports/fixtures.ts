@@ -62,6 +62,16 @@ export interface Workspace {
 
 export const FORMULA_NAME = '=HYPERLINK("http://x","y")'
 
+/**
+ * Waits until every release's padded answer time has passed: before it, a release shows as still running without its
+ * answer (release-service `toRecord`), as the analyst would see it during the hold.
+ */
+export async function settleReleases(db: Database.Database): Promise<void> {
+  const last = db.prepare('SELECT max(answered_at) FROM releases').pluck().get() as string | null
+  const ms = last === null ? 0 : Date.parse(last) - Date.now() + 5
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms))
+}
+
 function tryRelease(db: Database.Database, queryId: number, params: ReleaseParams, actor: string, out: ReleaseRecord[]): 'ok' | 'failed' | 'denied' {
   try {
     out.push(runRelease(db, { queryId, params, actor }))

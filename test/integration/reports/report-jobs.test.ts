@@ -13,18 +13,19 @@ import { createServices, type Services } from '../../../src-main/services'
 import { listReleases } from '../../../src-main/services/releases/release-service'
 import { openStore } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
-import { populateWorkspace, storeExperiment } from './fixtures'
+import { populateWorkspace, settleReleases, storeExperiment } from './fixtures'
 import { pdfText, renderPages, sha256 } from './helpers'
 import { testPassphrase } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let services: Services
 
-beforeAll(() => {
+beforeAll(async () => {
   ws = tempWorkspace('qa-report-jobs-')
   const s = openStore(ws.db)
   populateWorkspace(s.db, 6)
   storeExperiment(s)
+  await settleReleases(s.db)
   s.close()
   services = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 1 })
 })
@@ -138,6 +139,7 @@ describe('a report over 1,000 releases', () => {
     const s = openStore(big.db)
     const t0 = performance.now()
     populateWorkspace(s.db, 1000)
+    await settleReleases(s.db)
     s.close()
     const t1 = performance.now()
     const svc = createServices({ mode: 'headless', dbPath: big.db, poolSize: 1 })

@@ -13,7 +13,7 @@ import { listReleases } from '../../../src-main/services/releases/release-servic
 import { ExperimentRepository } from '../../../src-main/services/experiments/repository'
 import { exPostText } from '../../../src-main/services/reports/report-html'
 import { tempWorkspace } from '../helpers'
-import { FORMULA_NAME, populateWorkspace, storeExperiment, type Workspace } from './fixtures'
+import { FORMULA_NAME, populateWorkspace, settleReleases, storeExperiment, type Workspace } from './fixtures'
 import { canonical, cli, parseCsv, pdfPages, pdfText, renderPages, section, sha256, unquote } from './helpers'
 import { testPassphrase } from '../officer-fixture'
 
@@ -74,6 +74,7 @@ beforeAll(async () => {
     fixture = populateWorkspace(s.db, 9)
     storeExperiment(s)
   })
+  await withStore((s) => settleReleases(s.db))
   // A fixed end of period, after everything above: every export below shows the same data.
   await new Promise((r) => setTimeout(r, 5))
   to = new Date().toISOString()
