@@ -35,17 +35,12 @@ export const linkCommand: CliCommand = {
     if (optString(values, 'table') !== undefined) throw new UsageError('--table needs --postgres URL')
     const file = resolve(ctx.cwd, reqString(values, 'file'))
     const name = reqString(values, 'name')
-    const personColumn = optString(values, 'person-column')
-    if (personColumn !== undefined && values['row-level']) throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
-    if (personColumn !== undefined && personColumn.trim() === '') throw new UsageError('--person-column needs the name of a column')
-    const perRaw = optString(values, 'per-person-columns')
-    if (perRaw !== undefined && personColumn === undefined) throw new UsageError('--per-person-columns needs --person-column')
-    const perPersonColumns = perRaw === undefined ? [] : perRaw.split(',').map((c) => c.trim()).filter((c) => c !== '')
+    const { personColumn, perPersonColumns } = unitOptions(values)
     const store = openWorkspace(values, ctx.cwd, { create: true })
     try {
       dropOrphanStagingTables(store.db)
       const started = Date.now()
-      const d = linkFile(store.db, { name, file, personColumn: personColumn ?? null, perPersonColumns })
+      const d = linkFile(store.db, { name, file, personColumn, perPersonColumns })
       const seconds = (Date.now() - started) / 1000
       return {
         json: { datasetId: d.id, name: d.name, source: 'linked-file', rows: d.rowCount, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, seconds },

@@ -6,8 +6,25 @@
 import type Database from 'better-sqlite3'
 import type { ColumnType } from '../../contract/datasets'
 import { UserError } from '../errors'
+import { checkDatasetName, nameTaken } from '../datasets/catalog'
 
 const SAFE = Number.MAX_SAFE_INTEGER
+
+/** What every link request names: the dataset and its privacy unit. */
+export interface LinkUnitRequest {
+  name: string
+  /** The person column, or null for a row-level dataset. */
+  personColumn: string | null
+  /** Person-level: the columns declared to hold one value per person (checked over every row). */
+  perPersonColumns?: string[]
+}
+
+/** The new dataset's name, checked and not taken. */
+export function newDatasetName(db: Database.Database, raw: unknown): string {
+  const name = checkDatasetName(raw)
+  if (nameTaken(db, name)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')
+  return name
+}
 
 export interface LinkedColumn {
   name: string

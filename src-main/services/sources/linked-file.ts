@@ -20,11 +20,11 @@ import { basename, extname, resolve } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../errors'
-import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
+import { getDataset } from '../datasets/catalog'
 import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, storedExpr } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { isLinkedPostgres } from './linked-postgres'
-import { declaredPerPerson, insertLinkedDataset, textIfBeyondSafe } from './linked-catalog'
+import { type LinkUnitRequest, declaredPerPerson, insertLinkedDataset, newDatasetName, textIfBeyondSafe } from './linked-catalog'
 
 export interface FileFingerprint {
   size: number
@@ -178,20 +178,14 @@ export function linkedFileFailure(f: LinkedFileRecord, e: unknown): Error {
   )
 }
 
-export interface LinkRequest {
-  name: string
+export interface LinkRequest extends LinkUnitRequest {
   /** A path on this machine (CLI only). */
   file: string
-  /** The person column, or null for a row-level dataset. */
-  personColumn: string | null
-  /** Person-level: the columns declared to hold one value per person (checked over every row). */
-  perPersonColumns?: string[]
 }
 
 /** Links a CSV or Parquet file as a dataset (CLI only: it takes a path). */
 export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
-  const name = checkDatasetName(req.name)
-  if (nameTaken(db, name)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')
+  const name = newDatasetName(db, req.name)
   const path = resolve(req.file)
   const format = formatOf(path)
   if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${req.file.slice(0, 200)}"`, 'not-found')

@@ -20,10 +20,10 @@ import { createRequire } from 'node:module'
 import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../errors'
-import { checkDatasetName, getDataset, nameTaken } from '../datasets/catalog'
+import { getDataset } from '../datasets/catalog'
 import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation, pgStoredExpr } from './dialect-postgres'
 import { type PgConnection, type PgParam, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
-import { declaredPerPerson, insertLinkedDataset, textIfBeyondSafe } from './linked-catalog'
+import { type LinkUnitRequest, declaredPerPerson, insertLinkedDataset, newDatasetName, textIfBeyondSafe } from './linked-catalog'
 
 export interface PgFingerprint {
   /** schema.table */
@@ -272,20 +272,14 @@ export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ s
   }
 }
 
-export interface LinkPostgresRequest extends PostgresConnectionRequest {
-  name: string
+export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnitRequest {
   /** The table or view, as PostgreSQL names it (`table`, `schema.table`, quoted identifiers allowed). */
   table: string
-  /** The person column, or null for a row-level dataset. */
-  personColumn: string | null
-  /** Person-level: the columns declared to hold one value per person (checked over every row). */
-  perPersonColumns?: string[]
 }
 
 /** Links a PostgreSQL table or view as a dataset. */
 export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): DatasetInfo {
-  const name = checkDatasetName(req.name)
-  if (nameTaken(db, name)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')
+  const name = newDatasetName(db, req.name)
   const url = checkPostgresUrl(req.url)
   const passwordEnv = checkPasswordEnv(req.passwordEnv)
   if (typeof req.table !== 'string' || req.table.trim() === '' || req.table.length > 300) {
