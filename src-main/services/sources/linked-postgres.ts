@@ -308,7 +308,12 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
   if (!(info.relkind in KINDS)) throw new UserError(`${shown} is not a table or view`, 'bad-input')
   const rel = pgRelation(info)
   if (!info.canRead) throw new UserError(`The connection's role may not read ${rel}; ask the database's owner to grant SELECT on it`, 'bad-input')
-  const schema = columnsOf(conn, info.schema, info.table)
+  let schema: Array<{ name: string; pgType: string }>
+  try {
+    schema = columnsOf(conn, info.schema, info.table)
+  } catch (e) {
+    throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
+  }
   if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
   const seen = new Set(schema.map((c) => c.name))
   if (req.personColumn !== null && !seen.has(req.personColumn)) {

@@ -67,8 +67,11 @@ export function syncWorker(opts: SyncWorkerOptions): SyncWorker {
     if (worker) return worker
     const w = new Worker(opts.code + SERVE, { eval: true, workerData: opts.workerData() })
     w.unref()
-    w.on('error', () => worker === w && (worker = null))
-    w.on('exit', () => worker === w && (worker = null))
+    const forget = () => {
+      if (worker === w) worker = null
+    }
+    w.on('error', forget)
+    w.on('exit', forget)
     worker = w
     return w
   }
