@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench [-- name ...]`: runs test/bench/<name>.bench.ts files one after another (each in its own Node process,
+// `npm run bench [-- name ...]`: runs test/bench/<name>.bench.ts (and <name>-*.bench.ts) files one after another (each in its own Node process,
 // so they do not disturb each other's heap), and prints one JSON object { <name>: <that bench's JSON> } on stdout.
 // Progress goes to stderr. Timings on shared machines are noisy: compare ratios measured in one run.
 import { readdirSync } from 'node:fs'
@@ -13,7 +13,8 @@ const wanted = process.argv.slice(2)
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .sort()
-  .filter((f) => wanted.length === 0 || wanted.includes(f.replace(/\.bench\.ts$/, '')))
+  // A name also selects its variants: `sources` runs sources.bench.ts and sources-postgres.bench.ts.
+  .filter((f) => wanted.length === 0 || wanted.some((w) => f === `${w}.bench.ts` || f.startsWith(`${w}-`)))
 if (files.length === 0) {
   process.stderr.write(`bench: nothing matches ${wanted.join(', ')}\n`)
   process.exit(2)
