@@ -60,6 +60,9 @@ describe('layout at 1024x700 and 1440x900', () => {
     await page.setViewportSize(VIEWPORTS[0])
     await datasets.importFile(page, OCCUPANCY, 'occupancy with a rather long name for a dataset')
     await datasets.importFile(page, CAPACITIES, 'capacities')
+    // The finished import leaves its result, not the old preview and its Import button; the file field says what was chosen.
+    expect(await page.getByTestId('import-preview').count()).toBe(0)
+    expect(await page.getByTestId('import-chosen').innerText()).toBe('Chosen: capacities.csv')
     problems.push(...(await overflowsAtBothSizes(page, 'Datasets after imports')))
     // Rename and Delete stay inside the window at 1024 px.
     for (const name of ['Rename capacities', 'Delete capacities']) {
@@ -154,6 +157,28 @@ describe('denials are actionable (issue 17)', () => {
     await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
     await page.getByTestId('release-run').and(page.locator(':enabled')).waitFor()
     expect(await page.getByTestId('preview-denial').count()).toBe(0)
+  })
+})
+
+describe('what a new user tripped on (issue 17)', () => {
+  it('the Import button says why it is disabled; a person-like column is suggested as the privacy unit', async () => {
+    await datasets.pick(page, OCCUPANCY)
+    expect(await page.getByTestId('import-chosen').innerText()).toBe('Chosen: occupancy.csv')
+    await page.getByLabel('Dataset name').fill('')
+    expect(await page.getByTestId('import-start').isDisabled()).toBe(true)
+    expect(await page.getByTestId('import-why').innerText()).toBe('Give the dataset a name to import it.')
+    expect(await page.getByTestId('import-unit-hint').innerText()).toMatch(/^“person_id” looks like it names a person/)
+  })
+
+  it('the person column defaults to the one named like a person; PPWLM says why it may be charged more', async () => {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'occupancy with a rather long name for a dataset' })
+    await page.getByRole('radio', { name: /Threshold query/ }).check()
+    await page.getByLabel('What is counted').selectOption('persons')
+    expect(await page.getByLabel('Person column').inputValue()).toBe('person_id')
+    await queries.chooseSaved(page, 'rooms over 12 on Tuesday')
+    await page.getByTestId('mechanism-ppwlm').check()
+    expect(await page.getByTestId('mechanism-why-price').innerText()).toMatch(/worst case[\s\S]*ln\(m\/\(2β\)\)\/α[\s\S]*usually less than TSLM’s charge/)
   })
 })
 

@@ -42,6 +42,11 @@ export function QueriesScreen(props: ScreenProps) {
     setSelectedQuery(null)
     setReleased(null)
   }, [dataset?.id])
+  // An old Save error belongs to the question it was about: it goes when the dataset, the question type or the definition changes.
+  const { setError: setSaveError } = save
+  useEffect(() => {
+    setSaveError(null)
+  }, [dataset?.id, kind, JSON.stringify(definition), setSaveError])
 
   const saved = queries.data ?? []
   const query = saved.find((q) => q.id === selectedQuery) ?? null

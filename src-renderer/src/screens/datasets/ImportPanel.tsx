@@ -11,6 +11,7 @@ import { JobPanel } from '../../components/JobPanel'
 import { ProgressBar } from '../../components/ProgressBar'
 import { formatCount } from '../../format'
 import { BadRowReport } from './BadRowReport'
+import { likelyPersonColumn } from '../queries/columnDefaultsDefinition'
 
 const TYPES: Array<{ value: ColumnType; label: string }> = [
   { value: 'integer', label: 'Whole number' },
@@ -106,6 +107,7 @@ export function ImportPanel(props: { onImported: () => void }) {
     })
   }
 
+  const likelyPerson = preview ? likelyPersonColumn(preview.columns.map((c) => ({ name: c.name, type: types[c.name] ?? c.inferredType }))) : null
   const importing = jobId !== null && (job.info === null || job.info.state === 'running' || job.info.state === 'queued')
   const finished = job.info?.state === 'done'
   const onImported = useRef(props.onImported)
@@ -135,7 +137,12 @@ export function ImportPanel(props: { onImported: () => void }) {
               }}
               disabled={importing}
               data-testid="import-file"
+              aria-describedby={`${fileFieldId}-chosen`}
             />
+            {/* The field is cleared after each pick (so that the same file can be picked again): say what was chosen. */}
+            <span className="field-hint" id={`${fileFieldId}-chosen`} data-testid="import-chosen">
+              {upload ? 'Uploading…' : picked ? `Chosen: ${picked.fileName.split(/[\\/]/).pop()}` : 'No file chosen yet.'}
+            </span>
           </div>
         ) : (
           <button type="button" onClick={chooseNative} disabled={importing} data-testid="import-choose">
@@ -150,7 +157,7 @@ export function ImportPanel(props: { onImported: () => void }) {
         </p>
       )}
 
-      {preview && picked && (
+      {preview && picked && !finished && (
         <div className="stack-tight" data-testid="import-preview" data-pick={picks}>
           <h3>Preview of {picked.fileName.split(/[\\/]/).pop()}</h3>
           <p className="hint">
@@ -233,6 +240,17 @@ export function ImportPanel(props: { onImported: () => void }) {
               </button>
             </div>
           </form>
+          {name.trim() === '' && (
+            <p className="hint" data-testid="import-why">
+              Give the dataset a name to import it.
+            </p>
+          )}
+          {personColumn === '' && likelyPerson && (
+            <p className="hint" data-testid="import-unit-hint">
+              “{likelyPerson}” looks like it names a person: if one person can have many rows, choose it as the privacy unit so that each person
+              (not each row) is protected.
+            </p>
+          )}
           <ErrorText error={start.error} testId="import-error" />
         </div>
       )}

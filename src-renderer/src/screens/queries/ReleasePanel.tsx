@@ -7,7 +7,7 @@ import { href } from '../../sections'
 
 const MECHANISMS = [
   { value: 'tslm', label: 'TSLM — one shot' },
-  { value: 'ppwlm', label: 'PPWLM — in steps, spends less on clear cases' },
+  { value: 'ppwlm', label: 'PPWLM — in steps, usually spends less on clear cases' },
   { value: 'dppwlm', label: 'DPPWLM — in steps chosen from the data' }
 ] as const
 
@@ -106,6 +106,15 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
                   </label>
                 ))}
               </div>
+              {mechanism !== 'tslm' && (
+                <p className="hint" data-testid="mechanism-why-price">
+                  Why it may cost more here: the ledger charges every release its worst case before it runs. {mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'}{' '}
+                  asks in up to 4 steps of rising ε and stops for a group as soon as its answer is clear; a group that stays unclear to the last
+                  step needs ln(m/(2β))/α with m steps, more than TSLM’s one-shot ln(1/(2β))/α, and that worst case is what is charged. In practice
+                  most groups are clear far from their threshold and stop early, so what is actually spent (sealed; the privacy officer can read
+                  it) is usually less than TSLM’s charge — but the budget must cover the worst case.
+                </p>
+              )}
             </fieldset>
           </>
         )}

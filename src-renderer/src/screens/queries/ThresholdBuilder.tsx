@@ -4,6 +4,7 @@ import type { DatasetInfo, FilterOperator, ThresholdQueryDefinition } from '../.
 import { NumberField, SelectField, TextField } from '../../components/Fields'
 import { href } from '../../sections'
 import { type ThresholdForm, buildThresholdDefinition, defaultMapping, noPublicSourceReason, publicSources } from './thresholdDefinition'
+import { preferredPersonColumn, preferredThresholdTable } from './columnDefaultsDefinition'
 
 const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
 
@@ -29,7 +30,8 @@ export function ThresholdBuilder(props: {
     threshold: {
       kind: 'constant',
       constant: '',
-      datasetId: sources[0] ? String(sources[0].id) : '',
+      // '' = the preferred table for the group-by columns (defaults.ts), until the user chooses one.
+      datasetId: '',
       column: '',
       on: {},
       reference: { factor: '1', aggregate: 'max', bucket: 'day', column: timeCols[0]?.name ?? '', from: '', to: '' }
@@ -47,7 +49,7 @@ export function ThresholdBuilder(props: {
   const groups = form.groups
   const setGroups = (g: Partial<ThresholdForm['groups']>) => setForm({ ...form, groups: { ...groups, ...g } })
 
-  const thrDs = sources.find((d) => String(d.id) === thr.datasetId)
+  const thrDs = sources.find((d) => String(d.id) === thr.datasetId) ?? (thr.datasetId === '' ? (preferredThresholdTable(sources, groupBy) ?? undefined) : undefined)
   const numericThrCols = thrDs?.columns.filter((c) => c.type === 'integer' || c.type === 'real') ?? []
   const groupDs = sources.find((d) => String(d.id) === groups.datasetId)
   // The mappings follow the group-by columns and the chosen table: same name by default, the user's choice kept.
@@ -55,11 +57,13 @@ export function ThresholdBuilder(props: {
   const groupsOn = defaultMapping(groupBy, groupDs, groups.on)
 
   const personOptions = cols.filter((c) => !groupBy.includes(c.name)).map((c) => ({ value: c.name, label: c.name }))
-  // The person column shown: the chosen one while it is offered, else the first offered.
-  const personColumn = personOptions.some((o) => o.value === form.count.personColumn) ? form.count.personColumn : (personOptions[0]?.value ?? '')
+  // The person column shown: the chosen one while it is offered, else the one whose name and type say it names a person.
+  const personColumn = personOptions.some((o) => o.value === form.count.personColumn)
+    ? form.count.personColumn
+    : (preferredPersonColumn(cols.filter((c) => !groupBy.includes(c.name))) ?? personOptions[0]?.value ?? '')
 
   const built = buildThresholdDefinition(
-    { ...form, count: { ...form.count, personColumn }, threshold: { ...thr, on: thrOn }, groups: { ...groups, on: groupsOn } },
+    { ...form, count: { ...form.count, personColumn }, threshold: { ...thr, datasetId: thrDs ? String(thrDs.id) : thr.datasetId, on: thrOn }, groups: { ...groups, on: groupsOn } },
     props.dataset,
     props.datasets
   )
@@ -283,7 +287,7 @@ export function ThresholdBuilder(props: {
               <>
                 <SelectField
                   label="Threshold table"
-                  value={thr.datasetId}
+                  value={thrDs ? String(thrDs.id) : ''}
                   onChange={(datasetId) => setThr({ datasetId, column: '' })}
                   options={[...(thrDs ? [] : [{ value: '', label: 'Choose…' }]), ...sources.map((d) => ({ value: String(d.id), label: d.name }))]}
                   testId="threshold-table"
