@@ -24,6 +24,7 @@ import { findColumn, storedValueFor } from '../datasets/query-definitions'
 import { getQueryIncludingDeleted } from '../datasets/query-store'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../datasets/privacy-unit'
 import { checkLinkedSource } from '../sources/source'
+import { sealSourceFingerprint } from './source-fingerprint'
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
@@ -68,10 +69,10 @@ export function prepareRelease(db: Database.Database, queryId: number, params: R
     throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
   }
   // A linked file or PostgreSQL relation (issue 16) must be there with the schema it was linked with before anything is
-  // charged (public metadata); its fingerprint now is recorded in the ledger entry's params.
+  // charged (public metadata); its fingerprint now is recorded in the ledger entry's params, sealed to the officers.
   const source = checkLinkedSource(db, query.datasetId)
   const prepared = prepareKind(db, query, datasetName, params)
-  if (source) prepared.publicParams = { ...prepared.publicParams, source }
+  if (source) prepared.publicParams = { ...prepared.publicParams, source: sealSourceFingerprint(db, query.datasetId, source) }
   return prepared
 }
 

@@ -37,6 +37,8 @@ import { ExperimentRepository } from '../experiments/repository'
 import type { Store } from '../store/store'
 import { type Period, inPeriod } from './period'
 import type { OfficerKey } from '../officer/officers'
+import { openSourceFingerprint, sourceText } from '../releases/source-fingerprint'
+import { canonicalJson } from '../ledger/canonical'
 
 type Db = Database.Database
 
@@ -185,6 +187,11 @@ function releaseParams(db: Db): Map<number, Record<string, string | number | boo
       const p = JSON.parse(r.params) as Record<string, unknown>
       const flat: Record<string, string | number | boolean | null> = {}
       for (const [k, v] of Object.entries(p)) {
+        // A linked source's fingerprint is sealed to the officers: the officer edition opens it below.
+        if (k === 'source') {
+          flat[k] = sourceText(v)
+          continue
+        }
         flat[k] = v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? v : JSON.stringify(v)
       }
       out.set(r.id, flat)
@@ -193,6 +200,16 @@ function releaseParams(db: Db): Map<number, Record<string, string | number | boo
     }
   }
   return out
+}
+
+/** A release's recorded linked source (sealed fingerprint), or undefined for an imported dataset. */
+function rawSource(db: Db, releaseId: number): unknown {
+  const row = db.prepare('SELECT params FROM releases WHERE id = ?').get(releaseId) as { params: string } | undefined
+  try {
+    return row ? (JSON.parse(row.params) as { source?: unknown }).source : undefined
+  } catch {
+    return undefined
+  }
 }
 
 function toReportRelease(r: ReleaseRecord, params: Record<string, string | number | boolean | null>): ReportRelease {
@@ -388,6 +405,11 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
         }
       }
       rel.exPost = exPost
+      const source = rawSource(db, r.releaseId)
+      if (source !== undefined) {
+        const opened = openSourceFingerprint(source, r.datasetId, o.officerKey!)
+        rel.params = { ...rel.params, source: opened === null ? sourceText(source) : canonicalJson(opened) }
+      }
     }
     releases.push(rel)
     if (i % 50 === 49) {

@@ -5,6 +5,8 @@
  * statement timeout, and bad sources (server down, wrong table, no permission, column type changed, wrong password)
  * refused with one sentence before any charge; a failure after the charge is the neutral failure.
  */
+import { openSourceFingerprint } from '../../../src-main/services/releases/source-fingerprint'
+import { unlockOfficer } from '../../../src-main/services/officer/officers'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
 import type { Store } from '../../../src-main/services/store/store'
@@ -90,10 +92,22 @@ async function failure(p: Promise<unknown> | (() => unknown)): Promise<string> {
 
 const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.05, alpha: 10 }
 
+/**
+ * The charges' details, each linked source's fingerprint opened with the officer's key: in the ledger it is sealed to
+ * the officers (a file's size or a table's row estimate in clear would tell the analyst about the private rows).
+ */
 function chargeDetails(datasetId: number): Array<{ params: { source?: Record<string, unknown> } }> {
-  return (store.db.prepare(`SELECT detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? ORDER BY seq`).all(datasetId) as Array<{ detail: string }>).map((r) =>
-    JSON.parse(r.detail)
-  )
+  const key = unlockOfficer(store.db, officerAct(store.db, 'olga'))
+  return (store.db.prepare(`SELECT detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? ORDER BY seq`).all(datasetId) as Array<{ detail: string }>).map((r) => {
+    const d = JSON.parse(r.detail)
+    const raw = d.params?.source
+    if (raw !== undefined) {
+      expect(Object.keys(raw).sort()).toEqual(['fingerprint', 'linked', 'sealed'])
+      expect(raw.fingerprint).toBe('sealed to the privacy officers')
+      d.params.source = openSourceFingerprint(raw, datasetId, key)
+    }
+    return d
+  })
 }
 
 function link(name = 'badges', table = 'hr.badges', personColumn: string | null = 'person'): number {
@@ -169,8 +183,11 @@ describe('linked PostgreSQL tables', () => {
     const fp = { engine: 'postgres', relation: 'hr.badges', oid, kind: 'table', rowEstimate: 2000 }
     expect(chargeDetails(ds).map((d) => d.params.source)).toEqual([fp, fp, fp])
     expect(verifyLedger(store.db).ok).toBe(true)
-    // The report shows the fingerprint (the release's params).
-    const report = await gatherReportData(store, { datasetId: ds, period: resolvePeriod(undefined, undefined), edition: 'analyst' })
+    // The officer edition of a report opens the fingerprint; the analyst edition says it is sealed.
+    const analyst = await gatherReportData(store, { datasetId: ds, period: resolvePeriod(undefined, undefined), edition: 'analyst' })
+    expect(analyst.releases.map((r) => r.params.source)).toEqual(Array(3).fill('linked source (fingerprint sealed to the privacy officers)'))
+    const officerKey = unlockOfficer(store.db, officerAct(store.db, 'olga'))
+    const report = await gatherReportData(store, { datasetId: ds, period: resolvePeriod(undefined, undefined), edition: 'officer', officerKey, reason: 'fingerprint check' })
     expect(report.releases.map((r) => JSON.parse(String(r.params.source)))).toEqual([fp, fp, fp])
     // The relation changed (rows and estimate): released on as it now is, with the new estimate recorded.
     await cluster.admin(`INSERT INTO hr.badges SELECT * FROM hr.badges WHERE room = 'R2'`)
