@@ -39,6 +39,11 @@ describe('experiments', () => {
     const all = await experiments.cellsDone(page)
     expect(all).toEqual({ done: 84, total: 84 })
     for (const metric of ['fnr', 'fpr', 'epsilonExPost', 'minEntropy']) await page.getByTestId(`chart-${metric}`).waitFor()
+    // Issue 17: alpha 1..200 on a log axis (as in the paper), the beta line on the FNR chart, plain names with units.
+    expect(await page.getByTestId('chart-fnr').getAttribute('data-x-scale')).toBe('logarithmic')
+    expect(await page.getByTestId('chart-fnr').getAttribute('data-beta-line')).toBe('0.05')
+    expect(await page.getByTestId('chart-fpr').getAttribute('data-beta-line')).toBeNull()
+    expect(await page.getByTestId('chart-epsilonExPost').locator('figcaption strong').innerText()).toBe('ε actually spent (ex post ε*, per predicate, max)')
     expect(await page.getByTestId('results-table').innerText()).toContain('Cells 1–25 of 84')
     await screenshot(page, 'experiments-done')
   })

@@ -4,6 +4,7 @@
  * release, a sweep, the ledger, a report); new results are scrolled into view and focused; links go to the entry they name.
  */
 import { spawnSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
@@ -241,5 +242,34 @@ describe('officer guard rails (issue 17)', () => {
     await form.getByRole('button', { name: 'Freeze' }).click()
     await page.getByTestId('budget-done').waitFor()
     expect(await page.getByTestId('ledger-per-unit').innerText()).toMatch(/Spent per row: ε 2\.30259 of ε 2\.30259, ε 0 left/)
+  })
+})
+
+describe('reports (issue 17)', () => {
+  it('the exported PDF is the previewed report (same data SHA-256), under 8 pages, experiments summarised without pending rows', async () => {
+    await shell.goTo(page, 'Reports')
+    await page.getByRole('button', { name: 'Preview' }).click()
+    const panel = page.getByTestId('report-preview-panel')
+    await panel.waitFor({ timeout: 60_000 })
+    const previewSha = /Data SHA-256 ([0-9a-f]{64})/.exec(await panel.innerText())![1]
+    // A new ledger entry after the preview does not change what is exported: the export keeps the preview's end of period.
+    await page.waitForTimeout(1100)
+    await panel.getByLabel('Export as').selectOption('pdf')
+    await panel.getByRole('button', { name: 'Export' }).click()
+    await panel.getByTestId('report-download').waitFor({ timeout: 120_000 })
+    expect(await panel.getByTestId('report-export-data-sha').innerText()).toBe(previewSha)
+    const [download] = await Promise.all([page.waitForEvent('download'), panel.getByTestId('report-download').click()])
+    const pdf = join(opened.app.dir, 'report.pdf')
+    writeFileSync(pdf, readFileSync((await download.path())!))
+    const info = spawnSync('pdfinfo', [pdf], { encoding: 'utf8' })
+    const pages = Number(/Pages:\s+(\d+)/.exec(info.stdout)![1])
+    expect(pages).toBeGreaterThan(1)
+    expect(pages).toBeLessThan(8)
+    const text = spawnSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' ')
+    // The cancelled sweep: summarised (headline cells), its pending cells left out, the full table pointed to.
+    expect(text).toMatch(/Headline cells/)
+    expect(text).toMatch(/cells of this cancelled run have no result and are left out/)
+    expect(text).not.toMatch(/\bpending\b/)
+    expect(text).toContain(previewSha.slice(0, 16))
   })
 })

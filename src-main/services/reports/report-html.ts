@@ -402,6 +402,56 @@ function metricCell(v: { mean: number | null; ciLow: number | null; ciHigh: numb
   return `<span class="nowrap">${e(shortNumber(v.mean))}</span>${ci}`
 }
 
+/** At most this many rows in an experiment's headline table (issue 17: the full table is in the CSV). */
+export const HEADLINE_ROWS = 16
+/** At most this many metrics as columns of the headline table. */
+const HEADLINE_METRICS = 4
+
+/**
+ * One table of the headline cells of an experiment (issue 17): per sweep, workload and mechanism, the finished cells at the
+ * two ends of the swept parameter; never a pending cell. Every cell with every metric is in the CSV export.
+ */
+export function headlineCells(x: ReportExperiment): ReportExperimentCell[] {
+  const done = x.cells.filter((c) => c.status === 'done')
+  const groups = new Map<string, ReportExperimentCell[]>()
+  for (const c of done) {
+    const k = `${c.sweep}\u0000${c.workload}\u0000${c.mechanism}`
+    groups.set(k, [...(groups.get(k) ?? []), c])
+  }
+  const out: ReportExperimentCell[] = []
+  for (const cells of groups.values()) {
+    const keys = [...new Set(cells.flatMap((c) => Object.keys(c.params)))]
+    const swept = keys.find((k) => cells.every((c) => typeof c.params[k] === 'number') && new Set(cells.map((c) => c.params[k])).size > 1)
+    if (!swept) {
+      out.push(cells[0])
+      continue
+    }
+    const sorted = [...cells].sort((a, b) => (a.params[swept] as number) - (b.params[swept] as number))
+    out.push(sorted[0], sorted[sorted.length - 1])
+  }
+  return out.slice(0, HEADLINE_ROWS)
+}
+
+function headlineTable(x: ReportExperiment): string {
+  const rows = headlineCells(x)
+  const pending = x.cellsTotal - x.cellsDone
+  const where = `The full table (every cell, every metric with its interval) is in the CSV export (table “experiments”).`
+  if (rows.length === 0) return `<p class="empty">No finished cells yet. ${e(where)}</p>`
+  const metricNames = x.metrics
+    .map((m) => m.name)
+    .filter((n) => rows.some((c) => c.metrics[n] !== undefined && c.metrics[n].mean !== null))
+    .slice(0, HEADLINE_METRICS)
+  return (
+    `<h4>Headline cells (mean [95% interval]) — simulation</h4>` +
+    `<p class="muted">Per mechanism, the finished cells at both ends of the swept parameter${pending > 0 ? `; ${pending} cells of this ${e(x.status)} run have no result and are left out` : ''}. ${e(where)}</p>` +
+    dataTable(
+      [{ text: 'Cell', num: true }, { text: 'Workload' }, { text: 'Mechanism' }, { text: 'Parameters' }, ...metricNames.map((n) => ({ text: n }))],
+      rows.map((c) => [String(c.index), e(c.workload), e(c.mechanism), e(paramsText(c.params)), ...metricNames.map((n) => metricCell(c.metrics[n]))]),
+      { small: true }
+    )
+  )
+}
+
 function experimentsSection(d: ReportData): string {
   const parts = [
     '<h2>5. Experiments (simulations)</h2>',
@@ -416,33 +466,7 @@ function experimentsSection(d: ReportData): string {
         `<tr><td>Created</td><td>${e(x.createdAt)}</td></tr></tbody></table>`
     )
     parts.push(experimentCharts(x))
-    const metricNames = x.metrics.map((m) => m.name).filter((n) => x.cells.some((c) => c.metrics[n] !== undefined))
-    parts.push(`<h4>Results (mean [95% interval]) — simulation</h4>`)
-    parts.push(
-      dataTable(
-        [
-          { text: 'Cell', num: true },
-          { text: 'Sweep' },
-          { text: 'Workload' },
-          { text: 'Mechanism' },
-          { text: 'Parameters' },
-          { text: 'Trials', num: true },
-          { text: 'Status' },
-          ...metricNames.map((n) => ({ text: n }))
-        ],
-        x.cells.map((c) => [
-          String(c.index),
-          e(c.sweep),
-          e(c.workload),
-          e(c.mechanism),
-          e(paramsText(c.params)),
-          String(c.trials),
-          e(c.status),
-          ...metricNames.map((n) => metricCell(c.metrics[n]))
-        ]),
-        { small: true }
-      )
-    )
+    parts.push(headlineTable(x))
   }
   return parts.join('')
 }

@@ -12,7 +12,8 @@ const FONT = "font-family=\"'DejaVu Sans', 'Liberation Sans', Arial, sans-serif\
 /** Short number text for axes and labels: at most 4 significant digits. */
 export function shortNumber(x: number): string {
   if (!Number.isFinite(x)) return ''
-  if (x === 0) return '0'
+  // Below 1e-12 is floating-point noise around 0 (a CI bound of 3.47e-18): shown as 0 (issue 17).
+  if (Math.abs(x) < 1e-12) return '0'
   const a = Math.abs(x)
   if (a >= 1e5 || a < 1e-3) return x.toExponential(1).replace('e+', 'e')
   return String(Number(x.toPrecision(4)))

@@ -10,6 +10,7 @@ import {
   Chart,
   Legend,
   LinearScale,
+  LogarithmicScale,
   LineController,
   LineElement,
   PointElement,
@@ -57,7 +58,7 @@ const ciWhiskers: Plugin<'line' | 'bar'> = {
   }
 }
 
-Chart.register(LineController, BarController, LineElement, PointElement, BarElement, CategoryScale, LinearScale, Legend, Tooltip, ciWhiskers)
+Chart.register(LineController, BarController, LineElement, PointElement, BarElement, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip, ciWhiskers)
 Chart.defaults.font.family = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
 Chart.defaults.color = '#3b4556'
 Chart.defaults.animation = false

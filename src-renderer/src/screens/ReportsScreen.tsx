@@ -59,11 +59,22 @@ export function ReportsScreen(_props: ScreenProps) {
   }
   const officerMissing = edition === 'officer' && (officer.trim() === '' || reason.trim() === '')
 
-  const doPreview = () => void act.run(async () => setPreview(await client.call('reports/preview', request())))
+  // The export is the previewed report (issue 17): same settings and the same end of period, so the same data and SHA-256.
+  const [previewedWith, setPreviewedWith] = useState<string | null>(null)
+  const samePreview = preview !== null && previewedWith === JSON.stringify(request())
+  const doPreview = () =>
+    void act.run(async () => {
+      const req = request()
+      const p = await client.call('reports/preview', req)
+      setPreview(p)
+      setPreviewedWith(JSON.stringify(req))
+      setJobId(null)
+    })
   const doExport = () =>
     void act.run(async () => {
       setSaved(null)
-      const r = await client.call('reports/export', { ...request(), format, table: format === 'csv' ? table : undefined, pageSize: format === 'pdf' ? pageSize : undefined })
+      const req = samePreview && preview ? { ...request(), to: preview.data.period.to } : request()
+      const r = await client.call('reports/export', { ...req, format, table: format === 'csv' ? table : undefined, pageSize: format === 'pdf' ? pageSize : undefined })
       setJobId(r.jobId)
     })
   const doDownload = () =>
@@ -154,9 +165,16 @@ export function ReportsScreen(_props: ScreenProps) {
             </div>
           </div>
           {jobId && <JobPanel jobId={jobId} info={job.info} progress={job.progress} label="Writing the report" doneText="Written" />}
+          {!samePreview && (
+            <p className="hint todo" data-testid="report-preview-stale">
+              The settings changed since this preview: the export follows the settings above; preview again to see it.
+            </p>
+          )}
           {result && (
             <p>
-              {result.fileName} · {formatCount(result.bytes)} bytes · SHA-256 <code>{result.fileSha256.slice(0, 16)}…</code>{' '}
+              {result.fileName} · {formatCount(result.bytes)} bytes · SHA-256 <code>{result.fileSha256.slice(0, 16)}…</code> · data SHA-256{' '}
+              <code data-testid="report-export-data-sha">{result.dataSha256}</code>
+              {result.dataSha256 === preview.verification.dataSha256 ? ' (the previewed data)' : ' (differs from the preview)'}{' '}
               <button type="button" className="secondary" onClick={doDownload} data-testid="report-download">
                 {client.transport.kind === 'ipc' ? 'Save…' : 'Download'}
               </button>

@@ -3,32 +3,58 @@ import type { ChartData, ChartOptions } from 'chart.js'
 import type { ExperimentDetail } from '../../../../src-main/contract'
 import { ChartView, PALETTE, type ChartKind } from '../../components/Chart'
 import { SelectField } from '../../components/Fields'
-import { metricChart, sweepsOf, X_WORKLOAD, type MetricChart } from './chartData'
+import { metricChart, sweepsOf, X_WORKLOAD, type MetricChart, type SweepView } from './chartData'
+import { axisTitle, metricTitle, metricUnit, POINT_STYLES, seriesPoints, xScaleKind } from './chartLook'
 
 const DASHES = [[], [6, 4], [2, 3], [10, 3, 2, 3]]
 
-function toChartData(mc: MetricChart): ChartData<ChartKind> {
+function toChartData(mc: MetricChart, numericX: boolean, betaLine: number | null): ChartData<ChartKind> {
   const mechanisms = [...new Set(mc.series.map((s) => s.mechanism))]
-  return {
-    labels: mc.labels,
-    datasets: mc.series.map((s, i) => {
+  const lines = mc.series.map((s, i) => {
       const mi = mechanisms.indexOf(s.mechanism)
       const sameMech = mc.series.filter((o) => o.mechanism === s.mechanism)
       const variant = sameMech.indexOf(s)
       const color = mechanisms.length > 1 ? PALETTE[mi % PALETTE.length] : PALETTE[i % PALETTE.length]
+      const pts = seriesPoints(mc, s, numericX)
       return {
         label: s.label,
-        data: s.points.map((p) => p.mean),
+        data: pts.data,
         borderColor: color,
         backgroundColor: color,
-        borderDash: mechanisms.length > 1 ? DASHES[variant % DASHES.length] : [],
-        pointRadius: 3,
+        // Overlapping lines (NLM and TSLM often coincide) stay apart: a dash and a marker per series.
+        borderDash: mechanisms.length > 1 ? DASHES[(variant + mi) % DASHES.length] : DASHES[i % DASHES.length],
+        pointStyle: POINT_STYLES[i % POINT_STYLES.length],
+        pointRadius: 4,
         borderWidth: 2,
         spanGaps: true,
-        ci: s.points.map((p) => p.ci)
+        ci: pts.ci
       }
     })
-  } as ChartData<ChartKind>
+  const beta =
+    betaLine === null || !numericX
+      ? []
+      : [
+          {
+            label: `beta = ${betaLine} (the promised bound)`,
+            data: [
+              { x: Math.min(...mc.labels.map(Number)), y: betaLine },
+              { x: Math.max(...mc.labels.map(Number)), y: betaLine }
+            ],
+            borderColor: '#b42318',
+            backgroundColor: '#b42318',
+            borderDash: [4, 4],
+            borderWidth: 1.5,
+            pointRadius: 0
+          }
+        ]
+  return (numericX ? { datasets: [...lines, ...beta] } : { labels: mc.labels, datasets: lines }) as ChartData<ChartKind>
+}
+
+/** The beta every cell of the sweep was run with (the FNR chart draws it as a line), or null when it varies or is absent. */
+function fixedBeta(view: SweepView): number | null {
+  const betas = new Set(view.cells.map((c) => c.params.beta))
+  const [b] = [...betas]
+  return betas.size === 1 && typeof b === 'number' ? b : null
 }
 
 /** The papers' figures: every metric over the chosen x, one line per mechanism, 95% confidence intervals as whiskers. */
@@ -106,16 +132,24 @@ function MetricPanel(props: {
   const views = useMemo(() => sweepsOf(props.detail.cells), [props.detail.cells])
   const view = views[props.viewIndex]
   const mc = useMemo(() => metricChart(view, props.metric.name, props.x, props.workload), [view, props.metric.name, props.x, props.workload])
-  const data = useMemo(() => toChartData(mc), [mc])
+  const kind = props.x === X_WORKLOAD ? 'category' : xScaleKind(mc.labels)
+  const numericX = kind !== 'category'
+  const betaLine = props.metric.name === 'fnr' ? fixedBeta(view) : null
+  const data = useMemo(() => toChartData(mc, numericX, betaLine), [mc, numericX, betaLine])
+  const title = metricTitle(props.metric.name)
   const options: ChartOptions<ChartKind> = {
     plugins: {
-      legend: { position: 'bottom', labels: { boxWidth: 18, font: { size: 11 } } },
+      legend: { position: 'bottom', labels: { usePointStyle: true, boxWidth: 18, font: { size: 11 } } },
       tooltip: { mode: 'index', intersect: false }
     },
     scales: {
-      x: { title: { display: true, text: mc.xLabel } },
+      x: {
+        type: kind,
+        title: { display: true, text: `${axisTitle(mc.xLabel)}${kind === 'logarithmic' ? ' — log scale' : ''}` },
+        ...(numericX ? { ticks: { autoSkip: true, maxTicksLimit: 10 } } : {})
+      },
       y: {
-        title: { display: true, text: props.metric.name },
+        title: { display: true, text: metricUnit(props.metric.name) },
         beginAtZero: true,
         // Room for the whiskers: the scale follows the data, the intervals are drawn by a plugin.
         suggestedMax: upper(mc)
@@ -123,11 +157,11 @@ function MetricPanel(props: {
     }
   }
   return (
-    <figure className="chart-figure" data-testid={`chart-${props.metric.name}`}>
+    <figure className="chart-figure" data-testid={`chart-${props.metric.name}`} data-x-scale={kind} data-beta-line={betaLine ?? undefined}>
       <figcaption>
-        <strong>{props.metric.name}</strong> <span className="hint">— {props.metric.description}</span>
+        <strong>{title}</strong> <span className="hint">— {props.metric.description}</span>
       </figcaption>
-      <ChartView type="line" data={data} options={options} label={`${props.metric.name} over ${mc.xLabel}, one line per series`} height={250} />
+      <ChartView type="line" data={data} options={options} label={`${title} over ${axisTitle(mc.xLabel)}, one line per series`} height={250} />
     </figure>
   )
 }

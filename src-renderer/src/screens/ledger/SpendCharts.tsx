@@ -77,6 +77,16 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
   const cells = account?.cells ?? []
   // A cell's line: the notion's own budget if set, else the budget per unit.
   const limit = account?.budget ?? (props.ledger.budgetPerUnitSource === 'none' ? null : props.ledger.budgetPerUnit)
+  // Many cells with few distinct spends (30 identical bars): a histogram of cells by spend says the same at a glance.
+  const distinct = [...new Set(cells.map((c) => c.totalExact))]
+  const histogram = cells.length > 12 && distinct.length <= Math.max(3, cells.length / 4)
+  const histData = useMemo(() => {
+    const bins = [...new Set(cells.map((c) => c.totalExact))].sort((a, b) => Number(a) - Number(b))
+    return {
+      labels: bins.map((b) => `ε ${formatExact(b)}`),
+      datasets: [{ label: 'cells spending this much (count)', data: bins.map((b) => cells.filter((c) => c.totalExact === b).length), backgroundColor: SPENT }]
+    } as ChartData<ChartKind>
+  }, [cells])
   const cellData = useMemo(
     () =>
       ({
@@ -138,7 +148,26 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
           <p className="empty-state">Nothing charged under this notion yet.</p>
         ) : (
           <>
-            <ChartView type="bar" data={cellData} options={cellOptions} label={`Spend per partition cell under ${account?.label}`} height={240} />
+            {histogram ? (
+              <div data-testid="chart-cells-histogram">
+                <ChartView
+                  type="bar"
+                  data={histData}
+                  options={{
+                    plugins: { legend: { position: 'bottom' } },
+                    scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'cells' } }, x: { title: { display: true, text: 'what a record of the cell has spent' } } }
+                  }}
+                  label={`Cells by spend under ${account?.label}: ${distinct.length} distinct amounts over ${cells.length} cells`}
+                  height={240}
+                />
+                <p className="hint">
+                  {cells.length} cells spent one of {distinct.length} amounts{limit != null ? <>, against a budget of ε {formatExact(String(limit))}</> : null}: bars count the cells
+                  at each amount.
+                </p>
+              </div>
+            ) : (
+              <ChartView type="bar" data={cellData} options={cellOptions} label={`Spend per partition cell under ${account?.label}`} height={240} />
+            )}
             {account && account.cellCount > cells.length && (
               <p className="hint">
                 The {cells.length} cells that spent most of {account.cellCount} are shown.
