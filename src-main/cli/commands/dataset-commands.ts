@@ -178,7 +178,7 @@ const datasetsCommand: CliCommand = {
           const d = resolveDataset(db, reqString(values, 'dataset')).info
           return {
             json: { dataset: d },
-            text: `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `about ${d.rowCount} rows (PostgreSQL planner's estimate when linked, not a count) in the linked PostgreSQL relation ${d.sourceFile} (queried in place)` : `${d.rowCount} rows`} ${d.source === 'linked-postgres' ? '' : d.source === 'linked-file' ? `in the linked file ${d.sourceFile} (queried in place; rows when linked)` : `(${d.skippedRows} skipped at import) from ${d.sourceFile}`}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
+            text: `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `about ${d.rowCount} rows (PostgreSQL planner's estimate when linked, not a count) in the linked PostgreSQL relation ${d.sourceFile} (queried in place)` : `${d.rowCount} rows ${d.source === 'linked-file' ? `in the linked file ${d.sourceFile} (queried in place; rows when linked)` : `(${d.skippedRows} skipped at import) from ${d.sourceFile}`}`}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
           }
         }
         case 'rows': {

@@ -153,6 +153,9 @@ describe('linked PostgreSQL tables', () => {
     expect(() => storedRows(store.db, info[0].id)).toThrow(/linked PostgreSQL table; its rows are not paged/)
     store.close()
     expect((await cli(['datasets', 'list', '--db', ws.db])).out).toMatch(/1  badges  about 2,000 rows \(planner's estimate; linked PostgreSQL hr.badges, queried in place\)/)
+    expect((await cli(['datasets', 'show', '--db', ws.db, '--dataset', 'badges'])).out).toMatch(
+      /^1  badges  about 2000 rows \(PostgreSQL planner's estimate when linked, not a count\) in the linked PostgreSQL relation hr.badges \(queried in place\)\nPrivacy unit/
+    )
     store = openStore(ws.db)
     expect(workspaceBytes()).not.toContain(PASSWORD)
   })
