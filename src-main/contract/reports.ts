@@ -106,6 +106,8 @@ export interface ReportRelease {
   /** Released decisions only: predicates / records asked and how many were flagged (search: |S| reported). */
   asked: number | null
   flagged: number | null
+  /** The first flagged predicates (records; search: the top individuals), named from their public keys, at most 12 (issue 17). */
+  flaggedNames?: string[]
   /** Officer edition only. spentMax: the data-dependent epsilon actually spent (max over predicates; search: T x eps). */
   exPost?: { spentMax: number | null; queries: number | null; sealed: boolean }
 }

@@ -167,15 +167,29 @@ function datasetIdsInScope(db: Db, scope: number | null, period: Period): number
 // ---------------------------------------------------------------------------------------------------------------
 // Releases
 
-function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagged: number | null } {
-  if (answer === null) return { asked: null, flagged: null }
+/** At most this many flagged predicates (records, individuals) are named per release in a report; the rest are counted. */
+export const FLAGGED_NAMED = 12
+
+function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagged: number | null; flaggedNames: string[] } {
+  if (answer === null) return { asked: null, flagged: null, flaggedNames: [] }
+  const text = (v: string | number | null) => (v === null ? '(empty)' : String(v))
   switch (answer.kind) {
     case 'threshold':
-      return { asked: answer.predicates, flagged: answer.flagged.length }
-    case 'anomaly-identification':
-      return { asked: answer.records.length, flagged: answer.records.filter((r) => r.anomaly).length }
+      return {
+        asked: answer.predicates,
+        flagged: answer.flagged.length,
+        flaggedNames: answer.flagged.slice(0, FLAGGED_NAMED).map((k) => k.map((v, i) => `${answer.groupBy[i] ?? ''}=${text(v)}`).join(', '))
+      }
+    case 'anomaly-identification': {
+      const flagged = answer.records.filter((r) => r.anomaly)
+      return {
+        asked: answer.records.length,
+        flagged: flagged.length,
+        flaggedNames: flagged.slice(0, FLAGGED_NAMED).map((r) => r.record.map((v, i) => `${answer.columns[i] ?? ''}=${text(v)}`).join(', '))
+      }
+    }
     case 'anomaly-search':
-      return { asked: null, flagged: answer.top.length }
+      return { asked: null, flagged: answer.top.length, flaggedNames: answer.top.slice(0, FLAGGED_NAMED).map((v) => text(v)) }
   }
 }
 

@@ -97,14 +97,56 @@ function num(x: number | null | undefined): string {
 
 function decisionsText(r: ReportRelease): string {
   if (r.status !== 'answered') return r.status === 'running' ? 'being answered' : `no answer (${r.status})`
+  const names = r.flaggedNames ?? []
+  const more = (r.flagged ?? 0) - names.length
+  const named = names.length === 0 ? '' : `: ${names.join('; ')}${more > 0 ? `; and ${more} more (in the JSON export)` : ''}`
   switch (r.kind) {
     case 'threshold':
-      return `${num(r.flagged)} of ${num(r.asked)} predicates flagged`
+      return `${num(r.flagged)} of ${num(r.asked)} predicates flagged${named}`
     case 'anomaly-identification':
-      return `${num(r.flagged)} of ${num(r.asked)} records flagged`
+      return `${num(r.flagged)} of ${num(r.asked)} records flagged${named}`
     case 'anomaly-search':
-      return `top ${num(r.flagged)} reported`
+      return `top ${num(r.flagged)} reported${named}`
   }
+}
+
+const MECHANISM_WORDS: Record<string, string> = {
+  tslm: 'TSLM, one shot',
+  ppwlm: 'PPWLM, in steps',
+  dppwlm: 'DPPWLM, in steps chosen from the data',
+  dp: 'optimal ε-DP',
+  sp: 'sensitive privacy',
+  direct: 'noisy binary search, direct oracle'
+}
+
+/** A release's recorded parameters in words (issue 17): only those its mechanism uses, e.g. no eps1 on a one-shot TSLM. */
+export function paramsInWords(r: { kind: string; mechanism: string; params: Record<string, unknown> }): string {
+  const p = r.params
+  const n = (k: string) => (typeof p[k] === 'number' ? (p[k] as number) : null)
+  const parts: string[] = [MECHANISM_WORDS[r.mechanism] ?? r.mechanism]
+  if (r.kind === 'threshold') {
+    const beta = n('beta')
+    const alpha = n('alpha')
+    if (beta !== null) parts.push(`misses a true violation at most ${Number((beta * 100).toPrecision(3))}% of the time (beta ${beta})`)
+    if (alpha !== null) parts.push(`groups within ${Number((2 * alpha).toPrecision(4))} under their threshold may be flagged (alpha ${alpha})`)
+    if (r.mechanism !== 'tslm') {
+      if (n('steps') !== null) parts.push(`${n('steps')} steps`)
+      if (n('eps1') !== null) parts.push(`first step ε ${n('eps1')}`)
+      if (r.mechanism === 'dppwlm' && n('fineSteps') !== null) parts.push(`${n('fineSteps')} fine steps`)
+    }
+    if (n('epsMax') !== null) parts.push(`denied above ε ${n('epsMax')} per unit of sensitivity`)
+  } else if (r.kind === 'anomaly-identification') {
+    if (n('epsilon') !== null) parts.push(`ε ${n('epsilon')} per record asked`)
+  } else {
+    // Anomaly search: the saved query's parameters.
+    if (n('epsilonPerQuery') !== null) parts.push(`ε ${n('epsilonPerQuery')} per question`)
+    if (n('budget') !== null) parts.push(`at most ε ${n('budget')} in all${n('maxQueries') !== null ? ` (${n('maxQueries')} questions)` : ''}`)
+    if (n('tLow') !== null && n('tHigh') !== null) parts.push(`protected at or below ${n('tLow')}, the anomaly above ${n('tHigh')}`)
+    if (n('top') !== null) parts.push(`the ${n('top')} most likely reported`)
+    if (n('tau') !== null) parts.push(`stops at posterior ${n('tau')}`)
+    if (n('individuals') !== null) parts.push(`${n('individuals')} individuals searched`)
+  }
+  return parts.join('; ')
 }
 
 function colgroup(widths: number[] | undefined): string {
@@ -253,7 +295,7 @@ function releasesSection(d: ReportData): string {
       timeCell(r.createdAt),
       `${e(r.datasetName)} / ${e(r.queryName)} (#${r.queryId})`,
       `${e(r.kind)} / ${e(r.mechanism)}`,
-      e(paramsText(Object.fromEntries(Object.entries(r.params).filter(([k, v]) => !(k === 'mechanism' && v === r.mechanism))))),
+      e(paramsInWords(r)),
       e(r.notion),
       e(r.chargeExact),
       String(r.ledgerSeq),
@@ -267,7 +309,7 @@ function releasesSection(d: ReportData): string {
     }
     return row
   })
-  const widths = officer ? [4, 11, 11, 10, 17, 10, 9, 5, 9, 9, 7] : [4, 11, 12, 11, 23, 10, 9, 5, 10]
+  const widths = officer ? [4, 10, 10, 9, 19, 9, 8, 5, 14, 8, 6] : [4, 10, 11, 9, 24, 9, 8, 5, 20]
   parts.push(dataTable(headers, rows, { small: true, widths }))
   return parts.join('')
 }
