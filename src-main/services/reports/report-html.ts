@@ -433,7 +433,7 @@ function experimentCharts(x: ReportExperiment): string {
   if (skipped > 0) panels.push(`<p class="muted">${skipped} more chart panel(s) not drawn; every value is in the table below and in the experiments CSV.</p>`)
   const withData = x.metrics.filter((m) => done.some((c) => c.metrics[m.name] !== undefined && c.metrics[m.name].mean !== null))
   if (withData.length > metrics.length) {
-    panels.push(`<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the table shows every metric.</p>`)
+    panels.push(`<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the CSV export (table “experiments”) has every metric of every cell.</p>`)
   }
   return panels.join('')
 }

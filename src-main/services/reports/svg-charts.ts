@@ -133,10 +133,19 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
     parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y}" y2="${y}" stroke="#e3e3e3"/>`)
     parts.push(`<text x="${m.left - 4}" y="${Number(y) + 3}" text-anchor="end">${escapeHtml(shortNumber(t))}</text>`)
   }
-  const xTicks: Array<number | string> = numericX ? [...new Set(xs)].sort((a, b) => a - b) : categories
-  const stride = Math.max(1, Math.ceil(xTicks.length / 7))
+  // On a log axis: 1, 2, 5 x powers of ten (the swept values crowd at the top end); labels never closer than 24 px.
+  const logTicks = (): number[] => {
+    const out: number[] = []
+    for (let d = Math.floor(Math.log10(xMin)); d <= Math.ceil(Math.log10(xMax)); d++) for (const k of [1, 2, 5]) out.push(Number((k * 10 ** d).toPrecision(3)))
+    return out.filter((v) => v >= xMin * (1 - 1e-9) && v <= xMax * (1 + 1e-9))
+  }
+  const xTicks: Array<number | string> = logX ? logTicks() : numericX ? [...new Set(xs)].sort((a, b) => a - b) : categories
+  const stride = logX ? 1 : Math.max(1, Math.ceil(xTicks.length / 7))
+  let lastX = -Infinity
   xTicks.forEach((t, i) => {
     if (i % stride !== 0 && i !== xTicks.length - 1) return
+    if (fx(t) - lastX < 24) return
+    lastX = fx(t)
     const x = fx(t).toFixed(2)
     const text = typeof t === 'number' ? shortNumber(t) : t.length > 12 ? t.slice(0, 11) + '…' : t
     parts.push(`<line x1="${x}" x2="${x}" y1="${m.top + plotH}" y2="${m.top + plotH + 3}" stroke="#888"/>`)
