@@ -264,6 +264,8 @@ export interface ReleasePreview {
    * parameter the analyst sets; priced from the definition, the mechanism's formula and the ledger only (issue 17).
    */
   fit?: { sentence: string; fits: Array<{ param: 'alpha' | 'beta' | 'epsilon'; value: number; epsilonExact: string }> } | null
+  /** Threshold questions: the charge over a range of alphas around the current one (priced like this preview), for the trade-off chart. */
+  tradeoff?: { param: 'alpha'; current: number; points: Array<{ value: number; epsilon: number }> } | null
   guarantee: string
 }
 

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ROOT, screenshot } from './app'
+import { ROOT, SCREENSHOTS, screenshot } from './app'
 import { openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { experiments } from './pages/experiments'
@@ -152,7 +152,13 @@ describe('denials are actionable (issue 17)', () => {
     expect(p.canRelease).toBe(false)
     const fit = page.getByTestId('preview-fit')
     expect(await fit.innerText()).toMatch(/^What fits: alpha >= 3\.4 fits the 0\.697414 left \(costs 0\.677231\) at beta 0\.05; or beta >= 0\.25 at alpha 1 \(costs 0\.693148\)\./)
+    // The trade-off before spending: the charge over alpha, what is left as a line, the choice marked.
+    expect(await page.getByTestId('tradeoff-chart').getAttribute('data-points')).toBe('8')
+    expect(await page.getByTestId('tradeoff-chart').locator('canvas').getAttribute('aria-label')).toBe(
+      'Charge over alpha from 0.125 to 16; fits what is left from alpha 4'
+    )
     await screenshot(page, 'queries-denied-fit')
+    await page.getByTestId('release-preview').screenshot({ path: join(SCREENSHOTS, 'queries-tradeoff.png') })
     await fit.getByTestId('use-fit-alpha').click()
     expect(await page.getByLabel(/^Tolerance below the threshold/).inputValue()).toBe('3.4')
     await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()

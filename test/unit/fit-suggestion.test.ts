@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fitSuggestion, nearestFit, roundToDigits } from '../../src-main/services/releases/fit-suggestion'
+import { fitSuggestion, nearestFit, roundToDigits, tradeoffCurve } from '../../src-main/services/releases/fit-suggestion'
 import { thresholdCharge } from '../../src-worker/engine/mide/params'
 
 /** The threshold price as the ledger charges it: the mechanism's epsilon per unit of sensitivity, rounded up to a nano. */
@@ -70,5 +70,17 @@ describe('nearest accuracy that fits what is left (issue 17)', () => {
     })!
     expect(r.sentence).toBe('What fits: alpha >= 6 fits the 0.39 left (costs 0.383765) at beta 0.05; or beta >= 0.34 at alpha 1 (costs 0.385663).')
     expect(r.fits.map((f) => f.param)).toEqual(['alpha', 'beta'])
+  })
+
+  it('the trade-off curve prices alphas from 1/8 to 16 times the current one, falling, and leaves out refused values', () => {
+    const price = thresholdPrice('tslm', 1, 1)
+    const c = tradeoffCurve({ kind: 'threshold', alpha: 2, beta: 0.05 }, (p) => {
+      if (p.alpha < 0.5) throw new Error('eps-max')
+      return price(p.alpha, p.beta)
+    })!
+    expect(c.points.map((q) => q.value)).toEqual([0.5, 1, 2, 4, 8, 16, 32])
+    for (let i = 1; i < c.points.length; i++) expect(c.points[i].epsilon).toBeLessThan(c.points[i - 1].epsilon)
+    expect(c.points[2].epsilon).toBeCloseTo(Math.log(10) / 2, 8)
+    expect(tradeoffCurve({ kind: 'anomaly-identification', epsilon: 1 }, () => 1)).toBeNull()
   })
 })

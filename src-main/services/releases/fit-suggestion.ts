@@ -145,3 +145,34 @@ export function fitSuggestion<P extends Params>(params: P, remainingNano: number
   if (parts.length === 0) return null
   return { sentence: `What fits: ${parts.join('; or ')}.`, fits }
 }
+
+/** How many points the trade-off curve has (alpha from 1/8 to 16 times the current one). */
+const CURVE_FACTORS = [0.125, 0.25, 0.5, 1, 2, 4, 8, 16]
+
+export interface TradeoffCurve {
+  param: 'alpha'
+  /** The current value (marked on the chart). */
+  current: number
+  /** The price at each value, priced like the preview; values the mechanism refuses are left out. */
+  points: Array<{ value: number; epsilon: number }>
+}
+
+/**
+ * See the trade-off before spending (issue 17): the charge of a threshold question over a range of alphas around the
+ * current one (beta and everything else fixed). Priced like the preview: from the definition, the mechanism's formula
+ * and public tables only. Null for other kinds (anomaly identification states its ε directly).
+ */
+export function tradeoffCurve<P extends Params>(params: P, price: (params: P) => number): TradeoffCurve | null {
+  if (params.kind !== 'threshold' || !(params.alpha > 0)) return null
+  const points: TradeoffCurve['points'] = []
+  for (const f of CURVE_FACTORS) {
+    const value = f === 1 ? params.alpha : Number((params.alpha * f).toPrecision(3))
+    try {
+      const nano = price({ ...params, alpha: value })
+      if (Number.isFinite(nano)) points.push({ value, epsilon: nano / 1e9 })
+    } catch {
+      // Outside what the mechanism accepts (e.g. above the eps-max): not drawn.
+    }
+  }
+  return points.length >= 2 ? { param: 'alpha', current: params.alpha, points } : null
+}

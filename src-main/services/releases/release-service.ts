@@ -16,7 +16,7 @@ import { nanoToDecimal, nanoToNumber } from '../ledger/units'
 import { type Sealed, seal, unseal } from '../officer/officer-crypto'
 import { type OfficerKey, officerRows, unlockOfficer, writeCheckpoint } from '../officer/officers'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
-import { fitSuggestion } from './fit-suggestion'
+import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
 
 type Db = Database.Database
 
@@ -84,6 +84,7 @@ export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
     denial: adm.denial,
     // Issue 17: a denial names the nearest accuracy that fits what is left (priced like this preview; no data read).
     fit: adm.allowed ? null : fitSuggestion(req.params, adm.remainingNano, (params) => prepareRelease(db, req.queryId, params).chargeNano),
+    tradeoff: tradeoffCurve(req.params, (params) => prepareRelease(db, req.queryId, params).chargeNano),
     guarantee: p.guarantee
   }
 }

@@ -4,6 +4,7 @@ import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField, parseNumber } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { href } from '../../sections'
+import { TradeoffChart } from './TradeoffChart'
 
 const MECHANISMS = [
   { value: 'tslm', label: 'TSLM — one shot' },
@@ -171,6 +172,7 @@ function PreviewBox(props: {
       <p className="hint" data-testid="preview-explained">
         {p.chargeExplained}
       </p>
+      <TradeoffChart preview={p} />
       <p className="guarantee" data-testid="preview-guarantee">
         {p.guarantee}
       </p>
