@@ -306,7 +306,7 @@ describe('threshold query release', () => {
     // Entry 1 declared capacities public, entry 2 set the budget.
     const entry = ledger.entry(page, 3)
     await entry.waitFor()
-    expect(await entry.innerText()).toMatch(/charge[\s\S]*occupancy[\s\S]*predicate-wise-dp/)
+    expect(await entry.innerText()).toMatch(/charge[\s\S]*occupancy[\s\S]*predicate-wise DP/)
     expect(await entry.getAttribute('class')).toContain('selected')
     await screenshot(page, 'ledger-after-release')
   })
@@ -409,6 +409,12 @@ describe('anomaly questions', () => {
     await page.getByLabel('Name of the question').fill('unusual half-hours')
     await page.getByRole('button', { name: 'Save question' }).click()
     await page.getByTestId('release-panel').waitFor()
+    // Accuracy first (issue 17): the error rate accepted prices ε per record from Construction 1's closed form:
+    // ln(1/0.05 - 1) = 2.944, rounded up to 2.945; two records asked cost 5.89.
+    await page.getByTestId('aiq-error').fill('0.05')
+    expect(await page.getByTestId('aiq-derived-epsilon').innerText()).toMatch(/^ε per record asked: 2\.945 \(from Construction 1/)
+    await page.getByTestId('preview-epsilon').filter({ hasText: /^Costs ε 5\.89\b/ }).waitFor()
+    await page.getByTestId('aiq-error').fill('')
     await page.getByLabel('ε per record asked').fill('1')
     await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
     expect(await page.getByTestId('preview-guarantee').innerText()).toMatch(/wrong with probability at most/)

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import { notionName } from './notions'
 import { useQuery } from '../../api/hooks'
 import { ErrorText } from '../../components/Fields'
 import { useReveal } from '../../components/reveal'
@@ -61,7 +62,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   <td>{formatDate(e.at)}</td>
                   <td>{e.kind}</td>
                   <td>{e.datasetName}</td>
-                  <td>{e.notion ?? (e.kind === 'budget' ? 'budget per unit' : '–')}</td>
+                  <td>{e.notion ? notionName(e.notion) : e.kind === 'budget' ? 'budget per unit' : '–'}</td>
                   <td className="num">{formatExact(e.epsilonExact)}</td>
                   <td title={e.cells.join('\n')}>{e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
                   <td className="wrap">

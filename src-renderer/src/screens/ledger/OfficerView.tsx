@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react'
+import { notionName } from './notions'
 import type { ChartData, ChartOptions } from 'chart.js'
 import type { ExPostCosts, ReleaseRecord } from '../../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../../api/hooks'
@@ -108,7 +109,7 @@ function SealedRelease(props: { release: ReleaseRecord }) {
       <div className="release-line">
         <span>
           <a href={href('releases', r.releaseId)}>Release {r.releaseId}</a>: {r.queryName} on {r.datasetName} · {r.mechanism} · charged ε{' '}
-          {formatExact(r.epsilonExact)} ({r.notion}) · {formatDate(r.createdAt)} · {r.statusText}
+          {formatExact(r.epsilonExact)} ({notionName(r.notion)}) · {formatDate(r.createdAt)} · {r.statusText}
         </span>
         {!costs && !asking && (
           <button type="button" className="secondary" onClick={() => setAsking(true)} data-testid="unlock-open">

@@ -1,4 +1,6 @@
 import { useState } from 'react'
+import { aiqEpsilonForError } from './aiqAccuracyDefinition'
+import { notionName } from '../ledger/notions'
 import type { ReleaseParams, ReleasePreview, ReleaseRecord, SavedQuery } from '../../../../src-main/contract'
 import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField, parseNumber } from '../../components/Fields'
@@ -25,6 +27,9 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
   const [epsMax, setEpsMax] = useState('')
   const [aiqMechanism, setAiqMechanism] = useState<'dp' | 'sp'>('sp')
   const [epsilon, setEpsilon] = useState('1')
+  // Accuracy first (issue 17): the error rate accepted, for records at least `margin` changes from the other answer.
+  const [aiqError, setAiqError] = useState('')
+  const [aiqMargin, setAiqMargin] = useState('1')
   const act = useAction()
 
   const params: ReleaseParams | string = (() => {
@@ -42,6 +47,14 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
       return p
     }
     if (q.kind === 'anomaly-identification') {
+      if (aiqError.trim() !== '') {
+        const err = parseNumber(aiqError)
+        const m = parseNumber(aiqMargin)
+        if (m === null || !Number.isInteger(m) || m < 1) return 'The margin is a whole number of record changes, 1 or more.'
+        const derived = err === null ? null : aiqEpsilonForError(err, m)
+        if (derived === null) return 'The error rate must be between 0 and 0.5 (an answer by coin toss is wrong half the time).'
+        return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: derived }
+      }
       const e = parseNumber(epsilon)
       if (e === null || e <= 0) return 'ε per record must be > 0.'
       return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: e }
@@ -130,7 +143,31 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
                 { value: 'dp', label: 'Optimal ε-DP — hides everyone, less accurate' }
               ]}
             />
-            <NumberField label="ε per record asked" value={epsilon} onChange={setEpsilon} testId="release-epsilon" />
+            <NumberField
+              label="Wrong answer at most (optional)"
+              value={aiqError}
+              onChange={setAiqError}
+              testId="aiq-error"
+              width="normal"
+              hint="e.g. 0.05: each answer is wrong with probability at most 5%…"
+            />
+            <NumberField
+              label="…for records at least this many changes from the other answer"
+              value={aiqMargin}
+              onChange={setAiqMargin}
+              testId="aiq-margin"
+              width="normal"
+              hint="1 = every record (the worst case); 3 = records 3 additions or removals away from flipping"
+            />
+            {aiqError.trim() === '' ? (
+              <NumberField label="ε per record asked" value={epsilon} onChange={setEpsilon} testId="release-epsilon" />
+            ) : (
+              <p className="field hint" data-testid="aiq-derived-epsilon">
+                {typeof params === 'string'
+                  ? '—'
+                  : `ε per record asked: ${params.kind === 'anomaly-identification' ? params.epsilon : ''} (from Construction 1: error ≤ e^(−ε(m−1)) / (1 + e^ε) for records at least m = ${aiqMargin} changes from the other answer)`}
+              </p>
+            )}
           </div>
         )}
         {q.kind === 'anomaly-search' && <p className="hint">The search's ε per question, budget and stopping rule were fixed when the query was saved.</p>}
@@ -167,7 +204,7 @@ function PreviewBox(props: {
     <div className={`price ${p.allowed ? '' : 'denied'}`} data-testid="release-preview" aria-live="polite" aria-busy={props.loading}>
       <p className="price-line">
         <strong data-testid="preview-epsilon">Costs ε {formatExact(p.epsilonExact)}</strong>{' '}
-        <span className="hint">({p.notion}{p.cellCount > 0 ? `, charged to ${p.cellCount} partition cells` : ', charged to the whole dataset'})</span>
+        <span className="hint">({notionName(p.notion)}{p.cellCount > 0 ? `, charged to ${p.cellCount} partition cells` : ', charged to the whole dataset'})</span>
       </p>
       <p className="hint" data-testid="preview-explained">
         {p.chargeExplained}
@@ -178,7 +215,7 @@ function PreviewBox(props: {
       </p>
       <p data-testid="preview-budget">
         {p.budgetExact === null ? (
-          <>No budget is set on “{p.datasetName}” (neither a budget per person nor one for {p.notion}).</>
+          <>No budget is set on “{p.datasetName}” (neither a budget per person nor one for {notionName(p.notion)}).</>
         ) : (
           <>
             Budget ε {formatExact(p.budgetExact)}: spent {formatExact(p.spentBeforeExact)}, {formatExact(p.remainingExact, 'down')} left; after this

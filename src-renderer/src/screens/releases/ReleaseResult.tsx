@@ -1,4 +1,5 @@
 import { useMemo } from 'react'
+import { notionName } from '../ledger/notions'
 import type { ChartData, ChartOptions } from 'chart.js'
 import type { ReleaseAnswer, ReleaseRecord } from '../../../../src-main/contract'
 import { ReleaseBadge } from '../../components/Badges'
@@ -22,7 +23,7 @@ export function ReleaseResult(props: { release: ReleaseRecord }) {
         <ReleaseBadge />
       </div>
       <p>
-        On <strong>{r.datasetName}</strong> with {r.mechanism} · charged <strong>ε {formatExact(r.epsilonExact)}</strong> under {r.notion} ·{' '}
+        On <strong>{r.datasetName}</strong> with {r.mechanism} · charged <strong>ε {formatExact(r.epsilonExact)}</strong> under {notionName(r.notion)} ·{' '}
         <a href={href('ledger', r.ledgerSeq)} data-testid="release-ledger-link">
           ledger entry {r.ledgerSeq}
         </a>{' '}
