@@ -1,4 +1,5 @@
 /** Plain-text renderings of ledger summaries, entries and releases, for the CLI (an analyst or officer reads them). */
+import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
 import { NOTION_LABEL } from './notions'
 import { ROW_LEVEL_ACCOUNTING } from './ledger-views'
@@ -36,13 +37,13 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
     const budgetText =
       d.budgetPerUnitSource === 'none'
         ? 'no budget set (releases are denied)'
-        : `budget ${d.budgetPerUnitExact}${d.budgetPerUnitSource === 'notion-budgets' ? ' (the sum of the notion budgets; no budget per unit set)' : ''}, remaining ${d.remainingPerUnitExact}`
-    out.push(`  Spent ${per}, summed over notions: ${d.spentPerUnitExact}; ${budgetText}`)
+        : `budget ${formatCharge(d.budgetPerUnitExact)}${d.budgetPerUnitSource === 'notion-budgets' ? ' (the sum of the notion budgets; no budget per unit set)' : ''}, remaining ${formatRemaining(d.remainingPerUnitExact)}`
+    out.push(`  Spent ${per}, summed over notions: ${formatCharge(d.spentPerUnitExact)}; ${budgetText}`)
     out.push(`  Breakdown by notion (each adds to the figure above):`)
     out.push(`  ${pad('Notion', 28)}${lpad('Spent', 12)}${lpad('Own budget', 12)}${lpad('Remaining', 12)}${lpad('Releases', 10)}`)
     for (const a of d.accounts) {
       out.push(
-        `  ${pad(a.label, 28)}${lpad(a.spentExact, 12)}${lpad(a.budgetExact ?? '-', 12)}${lpad(a.remainingExact ?? 'denied', 12)}${lpad(String(a.releases), 10)}`
+        `  ${pad(a.label, 28)}${lpad(formatCharge(a.spentExact), 12)}${lpad(a.budgetExact === null ? '-' : formatCharge(a.budgetExact), 12)}${lpad(a.remainingExact === null ? 'denied' : formatRemaining(a.remainingExact), 12)}${lpad(String(a.releases), 10)}`
       )
     }
     for (const a of d.accounts) {
@@ -62,14 +63,14 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
       for (const l of levels.slice(0, n)) {
         const shown = l.labels.slice(0, 3).join('; ')
         const more = l.labels.length > 3 ? `; ... ${l.labels.length - 3} more` : ''
-        out.push(`    ${lpad(l.total, 12)} on ${l.labels.length} cell${l.labels.length === 1 ? '' : 's'}: ${clip(shown + more, 120)}`)
+        out.push(`    ${lpad(formatCharge(l.total), 12)} on ${l.labels.length} cell${l.labels.length === 1 ? '' : 's'}: ${clip(shown + more, 120)}`)
       }
       if (levels.length > n) out.push(`    ... ${levels.length - n} smaller totals not shown (--cells N shows more)`)
     }
     if (d.budgetChanges.length) {
       out.push('  Budget changes:')
       for (const b of d.budgetChanges) {
-        out.push(`    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${b.epsilonExact} by ${b.actor}: "${b.reason}"`)
+        out.push(`    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${formatCharge(b.epsilonExact)} by ${b.actor}: "${b.reason}"`)
       }
     }
   }
@@ -90,7 +91,7 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
           ? `"${e.datasetName}" declared public by ${e.actor}: ${e.description}`
           : `${e.description}${where}`
     const legacy = e.rowLevelAccounting ? ` (${ROW_LEVEL_ACCOUNTING})` : ''
-    out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(e.epsilonExact, 12)}  ${what}${legacy}`)
+    out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(formatCharge(e.epsilonExact), 12)}  ${what}${legacy}`)
   }
   return out.join('\n')
 }
@@ -116,15 +117,15 @@ export function releaseText(r: ReleaseRecord): string {
     out.push(`  ${a.top.join(', ')}`)
   }
   out.push('', `Guarantee: ${r.guarantee}`)
-  out.push(`Charge: epsilon ${r.epsilonExact} (${NOTION_LABEL[r.notion]}), ledger entry #${r.ledgerSeq}.`)
+  out.push(`Charge: epsilon ${formatCharge(r.epsilonExact)} (${NOTION_LABEL[r.notion]}), ledger entry #${r.ledgerSeq}.`)
   return out.join('\n')
 }
 
 export function previewText(p: ReleasePreview): string {
   const out: string[] = []
   out.push(`PREVIEW (nothing spent): ${p.kind} query "${p.queryName}" on dataset "${p.datasetName}"`)
-  out.push(`Cost: epsilon ${p.epsilonExact} (${NOTION_LABEL[p.notion]}): ${p.chargeExplained}`)
-  out.push(`Budget per unit: ${p.budgetExact ?? 'not set'}; spent per unit (summed over notions) ${p.spentBeforeExact}; after this release ${p.spentAfterExact}.`)
+  out.push(`Cost: epsilon ${formatCharge(p.epsilonExact)} (${NOTION_LABEL[p.notion]}): ${p.chargeExplained}`)
+  out.push(`Budget per unit: ${p.budgetExact === null ? 'not set' : formatCharge(p.budgetExact)}; spent per unit (summed over notions) ${formatCharge(p.spentBeforeExact)}; after this release ${formatCharge(p.spentAfterExact)}.`)
   out.push(p.allowed ? 'Would be admitted.' : p.denial ?? 'Would be denied.')
   out.push(`Guarantee: ${p.guarantee}`)
   return out.join('\n')

@@ -56,7 +56,7 @@ describe('threshold releases', () => {
     await h['releases/run']({ queryId: c, params: tslm })
     await h['releases/run']({ queryId: c, params: tslm })
     const before = (await h['ledger/entries']({})).total
-    await expect(h['releases/run']({ queryId: c, params: tslm })).rejects.toThrow(/Denied: this release requests epsilon 0\.2303 .*only 0\.07896 of the 1 budget.*remains for the cells it touches; the difference is 0\.1513/)
+    await expect(h['releases/run']({ queryId: c, params: tslm })).rejects.toThrow(/Denied: this release requests epsilon 0\.230259 .*only 0\.0789659 of the 1 budget.*remains for the cells it touches; the difference is 0\.151293/)
     expect((await h['ledger/entries']({})).total).toBe(before)
     expect(verifyLedger(store.db).ok).toBe(true)
   })
