@@ -16,6 +16,8 @@ export function useReveal<T extends HTMLElement>(key: string | number | null) {
     if (!el.hasAttribute('tabindex')) el.tabIndex = -1
     el.scrollIntoView({ block: 'start' })
     el.focus({ preventScroll: true })
+    // Where we put the window: if it is moved from there by anything else (the user, a script), we stop keeping it.
+    let ourY = window.scrollY
     let userMoved = false
     const onUser = () => (userMoved = true)
     const events = ['wheel', 'keydown', 'pointerdown', 'touchstart'] as const
@@ -23,9 +25,12 @@ export function useReveal<T extends HTMLElement>(key: string | number | null) {
     const until = performance.now() + SETTLE_MS
     let frame = 0
     const keep = () => {
-      if (userMoved || !el.isConnected || performance.now() > until) return
+      if (userMoved || !el.isConnected || performance.now() > until || Math.abs(window.scrollY - ourY) > 2) return
       const top = el.getBoundingClientRect().top
-      if (top < -1 || top > window.innerHeight / 2) el.scrollIntoView({ block: 'start' })
+      if (top < -1 || top > window.innerHeight / 2) {
+        el.scrollIntoView({ block: 'start' })
+        ourY = window.scrollY
+      }
       frame = requestAnimationFrame(keep)
     }
     frame = requestAnimationFrame(keep)

@@ -165,7 +165,7 @@ describe("the issue's sequence: one rooms release and one hours release against 
       // P's true loss after the rooms release: 6 predicates at 0.576 each (basic composition, tight for Laplace).
       expect(spent()).toBeGreaterThanOrEqual(6 * PER_PREDICATE - 1e-9)
       if (budget === '5') {
-        expect(() => runRelease(store.db, { queryId: hours.id, params })).toThrow(/^Denied: this release requests epsilon 1\.727/)
+        expect(() => runRelease(store.db, { queryId: hours.id, params })).toThrow(/^Denied: this release requests epsilon 1\.72694/)
         expect(spent()).toBeLessThanOrEqual(5)
       } else {
         runRelease(store.db, { queryId: hours.id, params })

@@ -161,8 +161,8 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
                   height={240}
                 />
                 <p className="hint">
-                  {cells.length} cells spent one of {distinct.length} amounts{limit != null ? <>, against a budget of ε {formatExact(String(limit))}</> : null}: bars count the cells
-                  at each amount.
+                  {distinct.length === 1 ? `All ${cells.length} cells spent the same, ε ${formatExact(distinct[0])}` : `${cells.length} cells spent one of ${distinct.length} amounts`}
+                  {limit != null ? <>, against a budget of ε {formatExact(String(limit))}</> : null}: bars count the cells at each amount.
                 </p>
               </div>
             ) : (
