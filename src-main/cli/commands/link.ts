@@ -28,7 +28,7 @@ export const linkCommand: CliCommand = {
     'password-env': { type: 'string', description: 'with --postgres: the environment variable holding the password', defaultText: 'PGPASSWORD' },
     'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
     'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' },
-    'per-person-columns': { type: 'string', description: 'person-level: columns that hold one value per person, comma-separated; checked over every row' }
+    'per-person-columns': { type: 'string', description: 'refused on a linked source (it can change after the link): import a copy to declare columns with one value per person' }
   },
   async run(values, _pos, ctx) {
     if (optString(values, 'postgres') !== undefined) return linkPostgresCommand(values, ctx.cwd)

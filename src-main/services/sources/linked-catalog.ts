@@ -1,6 +1,6 @@
 /**
  * What linking a dataset does whatever the engine (a file through DuckDB, a PostgreSQL relation): the range check that
- * keeps integers exact, the check of the columns declared one value per person over every row, and the catalog rows
+ * keeps integers exact, the refusal of per-person declarations (a linked source can change), and the catalog rows
  * (`datasets`, `dataset_columns`, `dataset_units`, and the engine's own source row) written in one transaction.
  */
 import type Database from 'better-sqlite3'
@@ -15,7 +15,7 @@ export interface LinkUnitRequest {
   name: string
   /** The person column, or null for a row-level dataset. */
   personColumn: string | null
-  /** Person-level: the columns declared to hold one value per person (checked over every row). */
+  /** Person-level: columns declared to hold one value per person: refused on a linked source (`linkedPerPerson`). */
   perPersonColumns?: string[]
 }
 
@@ -49,39 +49,24 @@ export function textIfBeyondSafe(ints: LinkedColumn[], ident: (name: string) => 
 }
 
 /**
- * Person-level: the per-person flags of the columns (null for row-level). Only the columns DECLARED to hold one value
- * per person are flagged (an observed flag would tell the catalog's readers whether some person has two values), each
- * checked over all rows (an empty value counts as a value). `where` names the source in sentences ("the file").
+ * Person-level: the per-person flags of the columns (null for row-level): the person column only. Other columns cannot
+ * be declared one value per person on a linked source. The source may change after the link (a person gaining a second
+ * value), so the declaration could not be kept for the charge (privacy-unit.ts ignores it for linked datasets), and
+ * checking it over the rows at link time told the caller, uncharged, whether some person in the private rows has two
+ * values (review finding). Refused before anything is read, in words that depend on the request only.
  */
-export function declaredPerPerson<C extends LinkedColumn>(
-  columns: C[],
-  personColumn: string | null,
-  declared: readonly string[],
-  stored: (c: C) => string,
-  relation: string,
-  where: string,
-  run: RunOnSource
-): boolean[] | null {
+export function linkedPerPerson(columns: LinkedColumn[], personColumn: string | null, declared: readonly string[]): boolean[] | null {
   if (personColumn === null) return null
-  for (const name of declared) {
-    if (!columns.some((c) => c.name === name)) throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in ${where}`, 'bad-input')
+  const others = declared.filter((c) => c !== personColumn)
+  if (others.length > 0) {
+    throw new UserError(
+      `Columns cannot be declared one value per person on a linked source (${others.map((c) => `"${c.slice(0, 80)}"`).join(', ')}): the source can change ` +
+        'after it is linked, so the declaration could not be kept. Link without declaring them (questions grouped by them are charged as ' +
+        'one person in every group), or import a copy, where the declaration is checked and fixed.',
+      'bad-input'
+    )
   }
-  const checked = columns.filter((c) => declared.includes(c.name) && c.name !== personColumn)
-  if (checked.length > 0) {
-    const p = stored(columns.find((c) => c.name === personColumn)!)
-    const inner = checked.map((c, j) => `count(DISTINCT ${stored(c)}) + max(CAST(${stored(c)} IS NULL AS INTEGER)) AS n${j}`).join(', ')
-    const outer = checked.map((_, j) => `coalesce(max(n${j}), 0) <= 1`).join(', ')
-    const r = run(`SELECT ${outer} FROM (SELECT ${inner} FROM ${relation} GROUP BY ${p}) AS per_person`)[0]
-    checked.forEach((c, j) => {
-      if (r[j] !== true) {
-        throw new UserError(
-          `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but ${where} has a person with several values in it; link without declaring it`,
-          'bad-input'
-        )
-      }
-    })
-  }
-  return columns.map((c) => c.name === personColumn || checked.includes(c))
+  return columns.map((c) => c.name === personColumn)
 }
 
 export interface LinkedCatalogEntry {

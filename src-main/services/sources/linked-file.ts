@@ -24,7 +24,7 @@ import { getDataset } from '../datasets/catalog'
 import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, storedExpr } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { isLinkedPostgres } from './linked-postgres'
-import { type LinkUnitRequest, declaredPerPerson, insertLinkedDataset, newDatasetName, textIfBeyondSafe } from './linked-catalog'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from './linked-catalog'
 
 export interface FileFingerprint {
   size: number
@@ -216,7 +216,7 @@ export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
     run
   )
   const rowCount = Number(duckAll(`SELECT count(*) FROM ${relation}`).rows[0][0])
-  const perPerson = declaredPerPerson(columns, req.personColumn, req.perPersonColumns ?? [], storedExpr, relation, 'the file', run)
+  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
   const id = insertLinkedDataset(db, {
     name,
     sourceFile: basename(path),

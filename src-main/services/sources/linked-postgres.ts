@@ -23,7 +23,7 @@ import { UserError } from '../errors'
 import { getDataset } from '../datasets/catalog'
 import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation, pgStoredExpr } from './dialect-postgres'
 import { type PgConnection, type PgParam, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
-import { type LinkUnitRequest, declaredPerPerson, insertLinkedDataset, newDatasetName, textIfBeyondSafe } from './linked-catalog'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from './linked-catalog'
 
 export interface PgFingerprint {
   /** schema.table */
@@ -327,7 +327,7 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
     'double precision',
     run
   )
-  const perPerson = declaredPerPerson(columns, req.personColumn, req.perPersonColumns ?? [], pgStoredExpr, rel, rel, run)
+  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
   const fingerprint = fingerprintOf(info)
   const found = info
   const id = insertLinkedDataset(db, {
