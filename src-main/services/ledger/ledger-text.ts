@@ -127,6 +127,7 @@ export function previewText(p: ReleasePreview): string {
   out.push(`Cost: epsilon ${formatCharge(p.epsilonExact)} (${NOTION_LABEL[p.notion]}): ${p.chargeExplained}`)
   out.push(`Budget per unit: ${p.budgetExact === null ? 'not set' : formatCharge(p.budgetExact)}; spent per unit (summed over notions) ${formatCharge(p.spentBeforeExact)}; after this release ${formatCharge(p.spentAfterExact)}.`)
   out.push(p.allowed ? 'Would be admitted.' : p.denial ?? 'Would be denied.')
+  if (!p.allowed && p.fit) out.push(p.fit.sentence)
   out.push(`Guarantee: ${p.guarantee}`)
   return out.join('\n')
 }
