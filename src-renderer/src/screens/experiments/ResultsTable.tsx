@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react'
 import type { ExperimentDetail, MetricSummary } from '../../../../src-main/contract'
 import { formatNumber } from '../../format'
 import { sweepsOf } from './chartData'
+import { clean } from './chartLook'
 
 const PAGE = 25
 
@@ -9,11 +10,11 @@ function cell(m: MetricSummary | undefined) {
   if (!m || m.mean === null) return <span className="hint">—</span>
   return (
     <>
-      {formatNumber(m.mean, 3)}
+      {formatNumber(clean(m.mean), 3)}
       {m.ciLow !== null && m.ciHigh !== null && (
         <span className="ci">
           {' '}
-          [{formatNumber(m.ciLow, 3)}, {formatNumber(m.ciHigh, 3)}]
+          [{formatNumber(clean(m.ciLow), 3)}, {formatNumber(clean(m.ciHigh), 3)}]
         </span>
       )}
     </>
