@@ -195,8 +195,9 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
 
 /** Waits until an ISO time (a release's padded answer time). */
 async function until(iso: string | null): Promise<void> {
-  const ms = iso === null ? NaN : Date.parse(iso) - Date.now()
-  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms))
+  const at = iso === null ? NaN : Date.parse(iso)
+  // A timer may fire a millisecond early by the wall clock: wait again until the time has really come.
+  for (let ms = at - Date.now(); ms > 0; ms = at - Date.now()) await new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 /**
