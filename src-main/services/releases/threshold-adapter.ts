@@ -1,14 +1,10 @@
 /**
- * The two outside pieces a threshold release needs, behind one small interface:
- * - the datasets area's public predicates of a saved threshold query (before the charge) and their true counts and
- *   thresholds (after it);
- * - the MIDE engine's threshold mechanisms (run with the secure generator).
+ * What a threshold release needs from the datasets area, behind one small interface: the public predicates of a saved
+ * threshold query (before the charge) and their true counts and thresholds (after it).
  */
 import type Database from 'better-sqlite3'
 import type { ThresholdQueryDefinition } from '../../contract/datasets'
-import { type Rng, assertSecure } from '../../../src-worker/engine/random'
-import { runThresholdMechanism } from '../../../src-worker/engine/mide/run'
-import type { ThresholdParams } from '../../../src-worker/engine/mide/params'
+import type { Rng } from '../../../src-worker/engine/random'
 import { getDataset } from '../datasets/catalog'
 import { thresholdCounts } from '../datasets/threshold-evaluation'
 import { thresholdPredicates } from '../datasets/threshold-predicates'
@@ -33,13 +29,6 @@ export interface PublicThreshold {
    * draws the groups kept for persons over the `maxGroups` bound.
    */
   evaluate(rng: Rng): { counts: Float64Array; thresholds: Float64Array }
-}
-
-export interface ThresholdRun {
-  /** 1 = flagged (decided positive or still undecided at the end). */
-  positive: Uint8Array
-  /** Ex-post: epsilon actually spent per predicate. */
-  epsilonPerPredicate: Float64Array
 }
 
 export function publicThreshold(db: Database.Database, datasetId: number, def: ThresholdQueryDefinition): PublicThreshold {
@@ -80,18 +69,4 @@ export function describeThresholds(db: Database.Database, def: ThresholdQueryDef
     default:
       return 'the saved thresholds'
   }
-}
-
-export function runThreshold(
-  mechanism: 'tslm' | 'ppwlm' | 'dppwlm',
-  counts: Float64Array,
-  thresholds: Float64Array,
-  params: ThresholdParams,
-  rng: Rng
-): ThresholdRun {
-  assertSecure(rng)
-  const run = runThresholdMechanism(mechanism, counts, thresholds, params, rng)
-  // Admission already refused anything the plan could deny (epsMax is not used by the engine on this path).
-  if (run.denied) throw new Error('the mechanism denied a query that admission had accepted')
-  return { positive: run.decisions, epsilonPerPredicate: run.exPost }
 }

@@ -26,8 +26,8 @@ export interface SearchReleaseRequest {
   delta?: number
   /** |S| */
   top: number
-  /** grid the shown posterior is rounded to (default 0.001) */
-  posteriorGrid?: number
+  /** grid the shown posterior is rounded to (the release service passes the contract's one grid, 0.01) */
+  posteriorGrid: number
   /**
    * Ask (and discard) questions after a posterior rule stopped the search, up to the most the budget allows, so that the
    * run time does not tell how many questions the answer used (default true).
@@ -48,8 +48,6 @@ export interface SearchReleaseAnswer {
   rounds: number
 }
 
-export const DEFAULT_POSTERIOR_GRID = 0.001
-
 /** The data-independent worst-case risk of a release: the most queries the budget allows, times eps. */
 export function searchReleaseCharge(req: Pick<SearchReleaseRequest, 'epsilon' | 'budget'>): number {
   if (!(req.epsilon > 0) || !Number.isFinite(req.epsilon)) throw new RangeError(`epsilon must be positive and finite (got ${req.epsilon})`)
@@ -59,6 +57,7 @@ export function searchReleaseCharge(req: Pick<SearchReleaseRequest, 'epsilon' | 
 
 /** Round to a grid, printing no float noise digits (0.001 grid -> at most 3 decimals). */
 export function snapToGrid(x: number, grid: number): number {
+  if (!Number.isFinite(x)) throw new RangeError('cannot snap a value that is not a number')
   const decimals = Math.max(0, Math.ceil(-Math.log10(grid) - 1e-9))
   return Number((Math.round(x / grid) * grid).toFixed(decimals))
 }
@@ -66,7 +65,7 @@ export function snapToGrid(x: number, grid: number): number {
 export function releaseAnomalySearch(scores: ArrayLike<number>, req: SearchReleaseRequest, rng: Rng): SearchReleaseAnswer {
   assertSecure(rng)
   searchReleaseCharge(req)
-  const grid = req.posteriorGrid ?? DEFAULT_POSTERIOR_GRID
+  const grid = req.posteriorGrid
   if (!(grid > 0 && grid <= 0.1)) throw new RangeError(`posteriorGrid must be in (0, 0.1] (got ${grid})`)
   const r = privateBinarySearch(
     scores,
@@ -83,7 +82,7 @@ export function releaseAnomalySearch(scores: ArrayLike<number>, req: SearchRelea
   )
   return {
     top: r.top,
-    posterior: r.topPosterior.map((p) => snapToGrid(p, grid)),
+    posterior: r.topPosterior.map((p) => snapToGrid(Math.min(1, Math.max(0, p)), grid)),
     posteriorGrid: grid,
     queries: r.queries,
     privacyRisk: r.privacyRisk,

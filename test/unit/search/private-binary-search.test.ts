@@ -163,7 +163,7 @@ describe('private binary search', () => {
 
   it('release: needs the secure generator and a budget, shows only top-S and a snapped posterior', () => {
     const x = synthetic(800, 77, 'rel')
-    const req = { epsilon: 40, tLow: 1, tHigh: 2, oracle: 'direct' as const, budget: 1000, tau: 0.5, top: 3 }
+    const req = { epsilon: 40, tLow: 1, tHigh: 2, oracle: 'direct' as const, budget: 1000, tau: 0.5, top: 3, posteriorGrid: 0.01 }
     expect(() => releaseAnomalySearch(x, req, seededRng(1))).toThrow(/secure generator/)
     expect(() => releaseAnomalySearch(x, { ...req, budget: 0 }, SecureRandom.create())).toThrow(RangeError)
     const a = releaseAnomalySearch(x, req, SecureRandom.create())
@@ -174,7 +174,8 @@ describe('private binary search', () => {
     // A release computes every round its budget allows (25 = 1000 / 40), whenever its answer stopped.
     expect(a.rounds).toBe(25)
     expect(a.queries).toBeLessThan(25)
-    for (const p of a.posterior) expect(Math.abs(p * 1000 - Math.round(p * 1000))).toBeLessThan(1e-9)
+    for (const p of a.posterior) expect(Math.abs(p * 100 - Math.round(p * 100))).toBeLessThan(1e-9)
+    expect(a.posteriorGrid).toBe(0.01)
     expect(searchReleaseCharge({ epsilon: 0.3, budget: 1 })).toBeCloseTo(0.9, 12)
     expect(snapToGrid(0.123456, 0.001)).toBe(0.123)
   })

@@ -1,0 +1,204 @@
+/**
+ * Threshold queries (MIDE: TSLM, PPWLM, DPPWLM): the price is the mechanism's worst-case epsilon per predicate for the
+ * accuracy asked, times the sensitivity, times the predicates one unit can move; the answer is one decision per predicate.
+ */
+import type Database from 'better-sqlite3'
+import type { PrivacyUnit } from '../../../contract/datasets'
+import type { ThresholdDecision, ThresholdReleaseParams } from '../../../contract/ledger'
+import { RELEASE_PARAMS } from '../../../contract/release-params'
+import { type Rng, assertSecure } from '../../../../src-worker/engine/random'
+import { type ThresholdMechanism, type ThresholdParams, checkThresholdParams, thresholdCharge } from '../../../../src-worker/engine/mide/params'
+import { runThresholdRelease } from '../../../../src-worker/engine/mide'
+import { UserError } from '../../errors'
+import { cellKey } from '../../ledger/cells'
+import { decimalToNano, floatToNanoUp, nanoToDisplay } from '../../ledger/units'
+import { NOTION_LABEL } from '../../ledger/notions'
+import { getDataset } from '../../datasets/catalog'
+import { keyPart } from '../../datasets/column-types'
+import { findColumn, storedValueFor } from '../../datasets/query-definitions'
+import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../../datasets/privacy-unit'
+import { num, pct, protectedUnit } from '../guarantee'
+import { type SavedQueryRow, thresholdDefinition } from '../inputs'
+import { publicThreshold } from '../threshold-adapter'
+import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct } from './release-kind'
+
+const P = RELEASE_PARAMS.threshold
+
+const MECHANISM_TEXT: Record<ThresholdReleaseParams['mechanism'], string> = {
+  tslm: 'TSLM (one shot)',
+  ppwlm: 'PPWLM (in steps, spends less on clear cases)',
+  dppwlm: 'DPPWLM (in steps chosen from the data)'
+}
+
+function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
+  const def = thresholdDefinition(query)
+  const mechanism = p.mechanism
+  if (!(mechanism in MECHANISM_TEXT)) throw new UserError(`mechanism must be one of ${P.mechanism.choices.join(', ')} (got "${String(mechanism)}")`)
+  const beta = checked(p.beta, 'beta', P.beta.range)
+  const alpha = checked(p.alpha, 'alpha', P.alpha.range)
+  const epsMax = p.epsMax === undefined ? undefined : checked(p.epsMax, 'eps-max', P.epsMax.range)
+  const eps1 = p.eps1 === undefined ? P.eps1.default : checked(p.eps1, 'eps1', P.eps1.range)
+  const steps = p.steps === undefined ? P.steps.default : checked(p.steps, 'steps', P.steps.range)
+  const fineSteps = p.fineSteps === undefined ? P.fineSteps.default : checked(p.fineSteps, 'fine-steps', P.fineSteps.range)
+
+  // Everything up to `execute` is computed from the definition and public tables only (the preview shows it).
+  const pub = publicThreshold(db, query.datasetId, def)
+  const countSensitivity = pub.sensitivity
+  if (!(Number.isInteger(countSensitivity) && countSensitivity >= 1)) throw new Error('sensitivity must be a whole number >= 1')
+  // A reference threshold is factor x an aggregate (max or mean over time buckets) of the same group's count in a
+  // reference period of the same dataset. Adding one person raises the count by some a in [0, s] and every bucket's
+  // count by at most s, so the max or mean over buckets by some b in [0, s]: the compared quantity count - factor x ref
+  // moves by a - factor x b, which lies in [-factor s, s]. Its sensitivity is s max(1, factor) (not s (1 + factor):
+  // both rise together). Removing a person is the same move backwards. The charge and the noise follow that.
+  const referenceFactor = def.threshold.kind === 'reference' ? def.threshold.factor : 0
+  const s = countSensitivity * Math.max(1, referenceFactor)
+  if (pub.keys.length === 0) throw new UserError(`Query "${query.name}" has no predicates (its public group list is empty); nothing to release`)
+  // The mechanism runs on counts / s (sensitivity 1), so the requested accuracy alpha becomes alpha / s.
+  const engineParams = { alpha: alpha / s, beta, epsMax: 1e9, eps1, steps, fineSteps }
+  const bad = checkThresholdParams(mechanism as ThresholdMechanism, engineParams)
+  if (bad !== null) throw new UserError(bad.replace('alpha must', 'alpha / sensitivity must'))
+  // Per predicate, one person moves the compared quantity by at most s: engineEps is what one predicate costs them.
+  const engineEps = thresholdCharge(mechanism as ThresholdMechanism, engineParams).epsilon
+  // How many predicates one unit can move (ALGORITHMS.md section 6): a row lies in one group; a person in at most
+  // maxGroups (truncated to that many at run time), or in one when every group-by column holds one value per person.
+  const unit = datasetUnit(db, query.datasetId)
+  const k = pub.keys.length
+  const onePerPerson = unit.kind === 'row' || pub.groupBy.every((c) => isPerPersonColumn(db, query.datasetId, c))
+  const maxGroups = def.count.kind === 'persons' ? def.count.maxGroups : undefined
+  const unitGroups = onePerPerson ? 1 : Math.min(maxGroups ?? k, k)
+  const chargeNano = checkedProduct(floatToNanoUp(engineEps), unitGroups)
+  if (epsMax !== undefined && chargeNano > decimalToNano(epsMax, 'down')) {
+    throw new UserError(
+      `Denied: this accuracy needs epsilon ${nanoToDisplay(chargeNano)}, more than the eps-max of ${num(epsMax)} you set; nothing was spent. Ask for a larger alpha or beta.`,
+      'denied'
+    )
+  }
+  const perUnit = mechanism === 'tslm' ? 'ln(1/(2 beta))/alpha' : `ln(m/(2 beta))/alpha with m = ${steps}`
+  const groupsText =
+    unit.kind === 'row'
+      ? 'a row lies in one group'
+      : onePerPerson
+        ? `a person lies in one group (${pub.groupBy.join(', ')} hold one value per person)`
+        : maxGroups !== undefined && maxGroups < k
+          ? `times ${unitGroups} groups a person may add to (maxGroups; persons in more are truncated)`
+          : `times ${unitGroups} groups: a person may be in every predicate (set maxGroups to charge less)`
+  const chargeExplained =
+    `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} ` +
+    `(${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(floatToNanoUp(engineEps))} per predicate; ` +
+    `${groupsText} = ${nanoToDisplay(chargeNano)}`
+  // Cells: the predicate's group keys, plus the filter's equality conditions (which only narrow the region).
+  // Filter values are written in the group keys' canonical text form (as `groupKey` writes them: "3", ISO timestamps),
+  // so that a cell named by a filter and the same cell named by a group-by compare equal.
+  const dataset = getDataset(db, query.datasetId)
+  const fixed: Record<string, string> = {}
+  for (const f of def.filter ?? []) {
+    if (f.op === '=' && (typeof f.value === 'string' || typeof f.value === 'number') && !pub.groupBy.includes(f.column)) {
+      const col = findColumn(dataset, f.column, 'filter column')
+      const part = keyPart(col.type, storedValueFor(col, f.value, `filter value for "${f.column}"`))
+      if (part !== null) fixed[f.column] = part
+    }
+  }
+  // Parallel composition over these cells is sound only when a unit lies in one of them (row-level data, or cells over
+  // columns that hold one value per person); otherwise the charge is on the whole dataset.
+  const cells = cellsForUnit(
+    db,
+    query.datasetId,
+    pub.keys.map((key) => {
+      const conj: Record<string, string | number | null> = { ...fixed }
+      pub.groupBy.forEach((c, j) => (conj[c] = key[j]))
+      return cellKey(conj)
+    })
+  )
+  const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups }
+  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups, oneGroup: onePerPerson })
+  return {
+    query,
+    datasetName,
+    kind: 'threshold',
+    notion: 'predicate-wise-dp',
+    mechanism,
+    chargeNano,
+    chargeExplained,
+    cells,
+    guarantee,
+    publicParams,
+    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${pub.keys.length} predicates`,
+    execute(rng) {
+      // After the charge: the true counts (and a reference threshold) come from the counted data here, and only here.
+      const truth = pub.evaluate(rng)
+      const counts = truth.counts.map((c) => c / s)
+      const thresholds = truth.thresholds.map((c) => c / s)
+      const run = runThreshold(mechanism, counts, thresholds, engineParams, rng)
+      const flagged: Array<Array<string | number | null>> = []
+      // Public part of each predicate (group, public threshold) with its released decision; never the count.
+      const decisions: ThresholdDecision[] = pub.keys.map((key, i) => {
+        const isFlagged = run.positive[i] !== 0
+        if (isFlagged) flagged.push(key)
+        // A reference threshold is computed from the dataset's own counts: it is not public, so it is not released.
+        return { key, label: pub.labels[i], threshold: pub.thresholds === null ? null : pub.thresholds[i], flagged: isFlagged }
+      })
+      let max = 0
+      const perPredicate = pub.keys.map((key, i) => {
+        const e = run.epsilonPerPredicate[i]
+        if (e > max) max = e
+        return { predicate: key, epsilon: e }
+      })
+      return {
+        answer: {
+          kind: 'threshold',
+          predicates: pub.keys.length,
+          groupBy: pub.groupBy,
+          flagged,
+          decisions,
+          thresholdText: pub.thresholdText,
+          countText: pub.countText
+        },
+        exPost: { spentMax: max, perPredicate }
+      }
+    }
+  }
+}
+
+
+export interface ThresholdRun {
+  /** 1 = flagged (decided positive or still undecided at the end). */
+  positive: Uint8Array
+  /** Ex-post: epsilon actually spent per predicate. */
+  epsilonPerPredicate: Float64Array
+}
+
+/** The mechanism on counts / s with the secure generator (the engine's release entry point checks it too). */
+export function runThreshold(mechanism: ThresholdMechanism, counts: Float64Array, thresholds: Float64Array, params: ThresholdParams, rng: Rng): ThresholdRun {
+  assertSecure(rng)
+  const run = runThresholdRelease(mechanism, counts, thresholds, params, rng)
+  // Admission already refused anything the plan could deny (epsMax is not used by the engine on this path).
+  if (run.denied) throw new Error('the mechanism denied a query that admission had accepted')
+  const positive = new Uint8Array(counts.length)
+  for (const i of run.positives) positive[i] = 1
+  return { positive, epsilonPerPredicate: Float64Array.from(run.sealed.exPost) }
+}
+
+function thresholdGuarantee(o: {
+  groupBy: string[]
+  countText: string
+  beta: number
+  alpha: number
+  chargeNano: number
+  predicates: number
+  unit: PrivacyUnit
+  unitGroups: number
+  /** The unit lies in one group by construction (a row; a person when the group-by columns hold one value per person). */
+  oneGroup: boolean
+}): string {
+  const group = o.groupBy.length === 1 ? o.groupBy[0] : `(${o.groupBy.join(', ')})`
+  const spread = o.oneGroup ? 'it lies in one group' : `it adds to at most ${o.unitGroups} of the ${o.predicates} groups`
+  return (
+    `Each ${group} whose ${o.countText} truly exceeds its threshold is missed with probability at most ${pct(o.beta)}. ` +
+    `A ${group} within ${num(2 * o.alpha)} below its threshold may be flagged although it is under it. ` +
+    `The ${o.predicates} groups and their thresholds are public (from the query or public datasets). ` +
+    `Privacy: ${NOTION_LABEL['predicate-wise-dp']}, epsilon ${nanoToDisplay(o.chargeNano)} for ${protectedUnit(o.unit)} in this release (${spread}).`
+  )
+}
+
+
+export const thresholdKind: ReleaseKindModule<ThresholdReleaseParams> = { kind: 'threshold', prepare }
