@@ -13,6 +13,7 @@ import { isUserError } from '../../services/errors'
 import { projectRoot } from '../../services/pool/worker-script'
 import { setBudget } from '../../services/ledger/budgets'
 import { formatCharge } from '../../contract/format-epsilon'
+import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
 import { entriesText, previewText, releaseText, summaryText } from '../../services/ledger/ledger-text'
 import { datasetLedger, ledgerSummary, listEntries } from '../../services/ledger/ledger-views'
 import { NOTIONS } from '../../services/ledger/notions'
@@ -44,23 +45,25 @@ const DB_OPTION = { db: { type: 'string' as const, description: 'workspace datab
 
 function releaseParams(kind: QueryDefinition['kind'], values: CliValues): ReleaseParams {
   if (kind === 'threshold') {
-    const mechanism = choice('mechanism', optString(values, 'mechanism') ?? 'tslm', ['tslm', 'ppwlm', 'dppwlm'] as const)
+    const T = RELEASE_PARAMS.threshold
+    const mechanism = choice('mechanism', optString(values, 'mechanism') ?? T.mechanism.default, T.mechanism.choices)
     return {
       kind,
       mechanism,
-      beta: reqNumber(values, 'beta', { gt: 0, lt: 0.5 }),
-      alpha: reqNumber(values, 'alpha', { gt: 0 }),
-      epsMax: optString(values, 'eps-max') === undefined ? undefined : reqNumber(values, 'eps-max', { gt: 0 }),
-      eps1: optNumber(values, 'eps1', 1e-5, { gt: 0 }),
-      steps: optNumber(values, 'steps', 4, { integer: true, ge: 2, le: 50 }),
-      fineSteps: optNumber(values, 'fine-steps', 3, { integer: true, ge: 1, le: 50 })
+      beta: reqNumber(values, 'beta', T.beta.range),
+      alpha: reqNumber(values, 'alpha', T.alpha.range),
+      epsMax: optString(values, 'eps-max') === undefined ? undefined : reqNumber(values, 'eps-max', T.epsMax.range),
+      eps1: optNumber(values, 'eps1', T.eps1.default, T.eps1.range),
+      steps: optNumber(values, 'steps', T.steps.default, T.steps.range),
+      fineSteps: optNumber(values, 'fine-steps', T.fineSteps.default, T.fineSteps.range)
     }
   }
   if (kind === 'anomaly-identification') {
+    const A = RELEASE_PARAMS.anomalyIdentification
     return {
       kind,
-      mechanism: choice('mechanism', optString(values, 'mechanism') ?? 'sp', ['dp', 'sp'] as const),
-      epsilon: reqNumber(values, 'epsilon', { gt: 0 })
+      mechanism: choice('mechanism', optString(values, 'mechanism') ?? A.mechanism.default, A.mechanism.choices),
+      epsilon: reqNumber(values, 'epsilon', A.epsilon.range)
     }
   }
   return { kind }
@@ -76,13 +79,13 @@ export const releaseCommand: CliCommand = {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
     preview: { type: 'boolean', description: 'show the cost and whether it would be admitted; spend nothing' },
-    mechanism: { type: 'string', description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp', defaultText: 'tslm / sp' },
-    beta: { type: 'string', description: 'threshold: largest probability of missing a true violation, in (0, 0.5)' },
+    mechanism: { type: 'string', description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp', defaultText: `${RELEASE_PARAMS.threshold.mechanism.default} / ${RELEASE_PARAMS.anomalyIdentification.mechanism.default}` },
+    beta: { type: 'string', description: `threshold: largest probability of missing a true violation, ${rangeText(RELEASE_PARAMS.threshold.beta.range)}` },
     alpha: { type: 'string', description: 'threshold: counts within 2 alpha under the threshold may be flagged' },
     'eps-max': { type: 'string', description: 'threshold: refuse if the charge would exceed this' },
-    eps1: { type: 'string', description: 'ppwlm/dppwlm: first step epsilon', defaultText: '1e-5' },
-    steps: { type: 'string', description: 'ppwlm/dppwlm: planned steps m', defaultText: '4' },
-    'fine-steps': { type: 'string', description: 'dppwlm: fine grid points per interval', defaultText: '3' },
+    eps1: { type: 'string', description: 'ppwlm/dppwlm: first step epsilon', defaultText: String(RELEASE_PARAMS.threshold.eps1.default) },
+    steps: { type: 'string', description: 'ppwlm/dppwlm: planned steps m', defaultText: String(RELEASE_PARAMS.threshold.steps.default) },
+    'fine-steps': { type: 'string', description: 'dppwlm: fine grid points per interval', defaultText: String(RELEASE_PARAMS.threshold.fineSteps.default) },
     epsilon: { type: 'string', description: 'anomaly identification: epsilon per record asked' },
     actor: { type: 'string', description: 'who asks (recorded in the ledger)', defaultText: 'analyst' }
   },

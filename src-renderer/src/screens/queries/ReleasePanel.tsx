@@ -7,6 +7,10 @@ import { ErrorText, NumberField, SelectField, parseNumber } from '../../componen
 import { formatExact } from '../../format'
 import { href } from '../../sections'
 import { TradeoffChart } from './TradeoffChart'
+import { RELEASE_PARAMS, inRange } from '../../../../src-main/contract/release-params'
+
+const T = RELEASE_PARAMS.threshold
+const A = RELEASE_PARAMS.anomalyIdentification
 
 const MECHANISMS = [
   { value: 'tslm', label: 'TSLM — one shot' },
@@ -21,12 +25,12 @@ const MECHANISMS = [
 export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: ReleaseRecord) => void }) {
   const client = useClient()
   const q = props.query
-  const [mechanism, setMechanism] = useState<'tslm' | 'ppwlm' | 'dppwlm'>('tslm')
-  const [beta, setBeta] = useState('0.05')
-  const [alpha, setAlpha] = useState('1')
+  const [mechanism, setMechanism] = useState<'tslm' | 'ppwlm' | 'dppwlm'>(T.mechanism.default)
+  const [beta, setBeta] = useState(String(T.beta.start))
+  const [alpha, setAlpha] = useState(String(T.alpha.start))
   const [epsMax, setEpsMax] = useState('')
-  const [aiqMechanism, setAiqMechanism] = useState<'dp' | 'sp'>('sp')
-  const [epsilon, setEpsilon] = useState('1')
+  const [aiqMechanism, setAiqMechanism] = useState<'dp' | 'sp'>(A.mechanism.default)
+  const [epsilon, setEpsilon] = useState(String(A.epsilon.start))
   // Accuracy first (issue 17): the error rate accepted, for records at least `margin` changes from the other answer.
   const [aiqError, setAiqError] = useState('')
   const [aiqMargin, setAiqMargin] = useState('1')
@@ -36,12 +40,12 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
     if (q.kind === 'threshold') {
       const b = parseNumber(beta)
       const a = parseNumber(alpha)
-      if (b === null || b <= 0 || b >= 0.5) return 'Beta must be between 0 and 0.5 (e.g. 0.05 for 5%).'
-      if (a === null || a <= 0) return 'Alpha must be > 0 (the tolerance around the threshold).'
+      if (!inRange(b, T.beta.range)) return 'Beta must be between 0 and 0.5 (e.g. 0.05 for 5%).'
+      if (!inRange(a, T.alpha.range)) return 'Alpha must be > 0 (the tolerance around the threshold).'
       const p: ReleaseParams = { kind: 'threshold', mechanism, beta: b, alpha: a }
       const em = parseNumber(epsMax)
       if (epsMax.trim() !== '') {
-        if (em === null || em <= 0) return 'The ε limit must be > 0.'
+        if (!inRange(em, T.epsMax.range)) return 'The ε limit must be > 0.'
         p.epsMax = em
       }
       return p
@@ -56,7 +60,7 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
         return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: derived }
       }
       const e = parseNumber(epsilon)
-      if (e === null || e <= 0) return 'ε per record must be > 0.'
+      if (!inRange(e, A.epsilon.range)) return 'ε per record must be > 0 (at most 1,000,000).'
       return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: e }
     }
     return { kind: 'anomaly-search' }
