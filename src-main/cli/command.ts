@@ -5,6 +5,7 @@
  * code 2 and one line on stderr, and nothing is written. Commands throw `UsageError` (or `UserError`) for bad input.
  */
 import { UserError } from '../services/errors'
+import { inRange } from '../contract/release-params'
 
 export class UsageError extends UserError {
   constructor(message: string) {
@@ -95,13 +96,7 @@ function describeRule(rule: NumberRule): string {
 export function parseNumber(name: string, raw: string, rule: NumberRule = {}): number {
   const trimmed = raw.trim()
   const x = trimmed === '' ? NaN : Number(trimmed)
-  const ok =
-    Number.isFinite(x) &&
-    (!rule.integer || Number.isInteger(x)) &&
-    (rule.gt === undefined || x > rule.gt) &&
-    (rule.ge === undefined || x >= rule.ge) &&
-    (rule.lt === undefined || x < rule.lt) &&
-    (rule.le === undefined || x <= rule.le)
+  const ok = inRange(x, rule)
   if (!ok) throw new UsageError(`--${name} must be ${describeRule(rule)} (got "${raw}")`)
   return x
 }
