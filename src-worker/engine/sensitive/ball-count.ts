@@ -52,46 +52,46 @@ function lowerBound(a: Int32Array, x: number, l: number, h: number): number {
   return l
 }
 
-/**
- * The weight of points j that agree with each query on every coordinate in `exactDims` and whose numeric distance over
- * `numDims` (norm `norm`, in threshold units: the squared distance for l2) is <= budget (>= 0).
- */
-function countWithin(
-  d: number,
-  points: Int32Array,
-  weights: ArrayLike<number>,
-  exactDims: readonly number[],
-  numDims: readonly number[],
-  norm: NumericNorm,
-  budget: number,
-  queries: Int32Array
-): Float64Array {
+/** The points grouped into rows: same prefix coordinates (exact dims, then numeric prefix dims), sorted last coordinate. */
+interface Rows {
+  /** prefix dims: exact dims first, then the numeric prefix dims */
+  pdims: number[]
+  nExact: number
+  /** smallest and largest value of each prefix dim over the points */
+  lo: number[]
+  hi: number[]
+  count: number
+  /** row r holds distinct tuples rowStart[r] .. rowStart[r + 1] - 1 */
+  rowStart: Int32Array
+  /** row r's prefix coordinates at r * P .. r * P + P - 1 */
+  rowPrefix: Int32Array
+  /** the distinct tuples' last numeric coordinate, ascending within a row */
+  lastVals: Int32Array
+  /** prefix sums of the distinct tuples' weights */
+  cum: Float64Array
+}
+
+function valueRange(points: Int32Array, d: number, m: number, k: number): [number, number] {
+  let a = Infinity
+  let b = -Infinity
+  for (let j = 0; j < m; j++) {
+    const v = points[j * d + k]
+    if (v < a) a = v
+    if (v > b) b = v
+  }
+  return [a, b]
+}
+
+/** Groups the points into rows (see the file's comment): sorted mixed-radix keys, weights summed per distinct tuple. */
+function buildRows(d: number, points: Int32Array, weights: ArrayLike<number>, exactDims: readonly number[], numDims: readonly number[]): Rows {
   const m = weights.length
-  const q = queries.length / d
-  const out = new Float64Array(q)
-  if (m === 0 || q === 0) return out
   const hasLast = numDims.length > 0
   const lastDim = hasLast ? numDims[numDims.length - 1] : -1
-  const prefNum = hasLast ? numDims.slice(0, -1) : []
-  const rad = norm === 'l2' ? isqrt(budget) : budget
-  // Prefix coordinates: exact dims then numeric prefix dims. Ranges from the points; numeric ones padded by rad.
-  const pdims = [...exactDims, ...prefNum]
+  const pdims = [...exactDims, ...(hasLast ? numDims.slice(0, -1) : [])]
   const P = pdims.length
-  const nExact = exactDims.length
   const lo = new Array<number>(P)
   const hi = new Array<number>(P)
-  for (let t = 0; t < P; t++) {
-    let a = Infinity
-    let b = -Infinity
-    const k = pdims[t]
-    for (let j = 0; j < m; j++) {
-      const v = points[j * d + k]
-      if (v < a) a = v
-      if (v > b) b = v
-    }
-    lo[t] = a
-    hi[t] = b
-  }
+  for (let t = 0; t < P; t++) [lo[t], hi[t]] = valueRange(points, d, m, pdims[t])
   // Unpadded mixed-radix row keys (exact dims, then numeric prefix dims) for sorting the points into rows.
   const stride = new Array<number>(P)
   let span = 1
@@ -99,17 +99,7 @@ function countWithin(
     stride[t] = span
     span *= hi[t] - lo[t] + 1
   }
-  let loL = 0
-  let hiL = 0
-  if (hasLast) {
-    loL = Infinity
-    hiL = -Infinity
-    for (let j = 0; j < m; j++) {
-      const v = points[j * d + lastDim]
-      if (v < loL) loL = v
-      if (v > hiL) hiL = v
-    }
-  }
+  const [loL, hiL] = hasLast ? valueRange(points, d, m, lastDim) : [0, 0]
   const lspan = hiL - loL + 1
   if (span * lspan > Number.MAX_SAFE_INTEGER) {
     throw new RangeError('the binned data spans too many bins to index; use wider bins or fewer columns')
@@ -165,15 +155,27 @@ function countWithin(
       rowPrefix[r * P + t] = c + lo[t]
     }
   }
-  const segment = (r: number, a: number, b: number): number => {
-    const s = rowStart[r]
-    const e = rowStart[r + 1]
-    return cum[upperBound(lastVals, b, s, e)] - cum[lowerBound(lastVals, a, s, e)]
-  }
-  const halfWidth = (partial: number): number => (norm === 'l1' ? budget - partial : norm === 'linf' ? budget : isqrt(budget - partial))
-  // Stencil mode needs keys padded by rad on the numeric prefix dims (so an offset is a constant key delta); it is used
-  // when the stencil is not larger than the number of rows and the padded key space fits in 2^53. Else: scan the rows.
-  const np = prefNum.length
+  return { pdims, nExact: exactDims.length, lo, hi, count: rows, rowStart, rowPrefix, lastVals, cum }
+}
+
+/** The offsets of the numeric prefix dims inside the ball, as constant deltas of keys padded by the radius. */
+interface Stencil {
+  /** false: the stencil is larger than the number of rows or the padded keys overflow; scan the rows instead */
+  usable: boolean
+  /** per prefix dim: the padded key's origin and stride */
+  base: number[]
+  pstride: number[]
+  pspan: number
+  /** offset e's coordinates at e * np .. (e + 1) * np - 1, its key delta and its half-width along the last dim */
+  offs: number[]
+  deltas: number[]
+  halfs: number[]
+}
+
+function buildStencil(rows: Rows, norm: NumericNorm, budget: number, rad: number, halfWidth: (partial: number) => number): Stencil {
+  const { lo, hi, nExact } = rows
+  const P = rows.pdims.length
+  const np = P - nExact
   const base = lo.map((v, t) => (t < nExact ? v : v - rad))
   const pstride = new Array<number>(P)
   let pspan = 1
@@ -183,114 +185,155 @@ function countWithin(
   }
   let boxSize = 1
   for (let t = 0; t < np; t++) boxSize *= 2 * rad + 1
-  let stencilTooBig = boxSize > 4 * rows + 16 || pspan > Number.MAX_SAFE_INTEGER
-  const offs: number[] = []
-  const deltas: number[] = []
-  const halfs: number[] = []
-  if (!stencilTooBig) {
-    const o = new Array<number>(np).fill(-rad)
-    for (let c = 0; c < boxSize; c++) {
-      let partial = 0
-      let delta = 0
-      for (let t = 0; t < np; t++) {
-        const a = Math.abs(o[t])
-        partial = norm === 'l1' ? partial + a : norm === 'linf' ? Math.max(partial, a) : partial + a * a
-        delta += o[t] * pstride[nExact + t]
+  const stencil: Stencil = { usable: false, base, pstride, pspan, offs: [], deltas: [], halfs: [] }
+  if (boxSize > 4 * rows.count + 16 || pspan > Number.MAX_SAFE_INTEGER) return stencil
+  const o = new Array<number>(np).fill(-rad)
+  for (let c = 0; c < boxSize; c++) {
+    let partial = 0
+    let delta = 0
+    for (let t = 0; t < np; t++) {
+      const a = Math.abs(o[t])
+      partial = norm === 'l1' ? partial + a : norm === 'linf' ? Math.max(partial, a) : partial + a * a
+      delta += o[t] * pstride[nExact + t]
+    }
+    if (partial <= budget) {
+      stencil.offs.push(...o)
+      stencil.deltas.push(delta)
+      stencil.halfs.push(halfWidth(partial))
+    }
+    for (let t = np - 1; t >= 0; t--) {
+      if (o[t] < rad) {
+        o[t]++
+        break
       }
-      if (partial <= budget) {
-        offs.push(...o)
-        deltas.push(delta)
-        halfs.push(halfWidth(partial))
-      }
-      for (let t = np - 1; t >= 0; t--) {
-        if (o[t] < rad) {
-          o[t]++
+      o[t] = -rad
+    }
+  }
+  stencil.usable = stencil.deltas.length <= rows.count
+  return stencil
+}
+
+/** Row lookup by padded key: a dense table when the padded key space is small enough, else an open-addressing hash. */
+function buildLookup(rows: Rows, stencil: Stencil): (key: number) => number {
+  const P = rows.pdims.length
+  const { base, pstride, pspan } = stencil
+  const paddedKey = (r: number): number => {
+    let key = 0
+    for (let t = 0; t < P; t++) key += (rows.rowPrefix[r * P + t] - base[t]) * pstride[t]
+    return key
+  }
+  if (pspan <= DENSE_LIMIT) {
+    const dense = new Int32Array(pspan).fill(-1)
+    for (let r = 0; r < rows.count; r++) dense[paddedKey(r)] = r
+    return (key) => dense[key]
+  }
+  const hash = new KeyTable(rows.count)
+  for (let r = 0; r < rows.count; r++) hash.set(paddedKey(r), r)
+  return (key) => hash.get(key)
+}
+
+/**
+ * The weight of points j that agree with each query on every coordinate in `exactDims` and whose numeric distance over
+ * `numDims` (norm `norm`, in threshold units: the squared distance for l2) is <= budget (>= 0).
+ */
+function countWithin(
+  d: number,
+  points: Int32Array,
+  weights: ArrayLike<number>,
+  exactDims: readonly number[],
+  numDims: readonly number[],
+  norm: NumericNorm,
+  budget: number,
+  queries: Int32Array
+): Float64Array {
+  const q = queries.length / d
+  const out = new Float64Array(q)
+  if (weights.length === 0 || q === 0) return out
+  const rad = norm === 'l2' ? isqrt(budget) : budget
+  const halfWidth = (partial: number): number => (norm === 'l1' ? budget - partial : norm === 'linf' ? budget : isqrt(budget - partial))
+  const rows = buildRows(d, points, weights, exactDims, numDims)
+  const stencil = buildStencil(rows, norm, budget, rad, halfWidth)
+  const rowOf = stencil.usable ? buildLookup(rows, stencil) : () => -1
+  const lastDim = numDims.length > 0 ? numDims[numDims.length - 1] : -1
+  const qp = new Array<number>(rows.pdims.length)
+  for (let i = 0; i < q; i++) out[i] = queryOne(rows, stencil, rowOf, norm, budget, halfWidth, queries, i * d, lastDim, qp)
+  return out
+}
+
+/** The weight of row r's tuples whose last coordinate is in [a, b]. */
+function segment(rows: Rows, r: number, a: number, b: number): number {
+  const s = rows.rowStart[r]
+  const e = rows.rowStart[r + 1]
+  return rows.cum[upperBound(rows.lastVals, b, s, e)] - rows.cum[lowerBound(rows.lastVals, a, s, e)]
+}
+
+/** One query's ball weight: through the stencil and the lookup, or by scanning the rows when the stencil is unusable. */
+function queryOne(
+  rows: Rows,
+  stencil: Stencil,
+  rowOf: (key: number) => number,
+  norm: NumericNorm,
+  budget: number,
+  halfWidth: (partial: number) => number,
+  queries: Int32Array,
+  qo: number,
+  lastDim: number,
+  qp: number[]
+): number {
+  const { pdims, nExact, lo, hi, rowPrefix } = rows
+  const P = pdims.length
+  const np = P - nExact
+  const { base, pstride, offs, deltas, halfs } = stencil
+  let outside = false
+  let key = 0
+  for (let t = 0; t < P; t++) {
+    const v = queries[qo + pdims[t]]
+    qp[t] = v
+    if (v < lo[t] || v > hi[t]) {
+      if (t < nExact) return 0
+      outside = true
+    }
+    key += (v - base[t]) * pstride[t]
+  }
+  const last = lastDim >= 0 ? queries[qo + lastDim] : 0
+  let total = 0
+  if (!stencil.usable) {
+    for (let r = 0; r < rows.count; r++) {
+      let ok = true
+      for (let t = 0; t < nExact; t++) {
+        if (rowPrefix[r * P + t] !== qp[t]) {
+          ok = false
           break
         }
-        o[t] = -rad
       }
+      if (!ok) continue
+      let partial = 0
+      for (let t = nExact; t < P; t++) {
+        const a = Math.abs(rowPrefix[r * P + t] - qp[t])
+        partial = norm === 'l1' ? partial + a : norm === 'linf' ? Math.max(partial, a) : partial + a * a
+      }
+      if (partial > budget) continue
+      const h = halfWidth(partial)
+      total += segment(rows, r, last - h, last + h)
     }
-    if (deltas.length > rows) stencilTooBig = true
+    return total
   }
-  // Row lookup by padded key: a dense table when the padded key space is small enough, else an open-addressing hash.
-  let rowOf: (key: number) => number = () => -1
-  if (!stencilTooBig) {
-    const paddedKey = (r: number): number => {
-      let key = 0
-      for (let t = 0; t < P; t++) key += (rowPrefix[r * P + t] - base[t]) * pstride[t]
-      return key
+  for (let e = 0; e < deltas.length; e++) {
+    if (outside) {
+      let inBox = true
+      for (let t = 0; t < np; t++) {
+        const v = qp[nExact + t] + offs[e * np + t]
+        if (v < lo[nExact + t] || v > hi[nExact + t]) {
+          inBox = false
+          break
+        }
+      }
+      if (!inBox) continue
     }
-    if (pspan <= DENSE_LIMIT) {
-      const dense = new Int32Array(pspan).fill(-1)
-      for (let r = 0; r < rows; r++) dense[paddedKey(r)] = r
-      rowOf = (key) => dense[key]
-    } else {
-      const hash = new KeyTable(rows)
-      for (let r = 0; r < rows; r++) hash.set(paddedKey(r), r)
-      rowOf = (key) => hash.get(key)
-    }
+    const r = rowOf(key + deltas[e])
+    if (r >= 0) total += segment(rows, r, last - halfs[e], last + halfs[e])
   }
-  const S = deltas.length
-  const qp = new Array<number>(P)
-  for (let i = 0; i < q; i++) {
-    const qo = i * d
-    let outside = false
-    let noMatch = false
-    let key = 0
-    for (let t = 0; t < P; t++) {
-      const v = queries[qo + pdims[t]]
-      qp[t] = v
-      if (v < lo[t] || v > hi[t]) {
-        if (t < nExact) noMatch = true
-        outside = true
-      }
-      key += (v - base[t]) * pstride[t]
-    }
-    if (noMatch) continue
-    const last = hasLast ? queries[qo + lastDim] : 0
-    let total = 0
-    if (stencilTooBig) {
-      for (let r = 0; r < rows; r++) {
-        let ok = true
-        for (let t = 0; t < nExact; t++) {
-          if (rowPrefix[r * P + t] !== qp[t]) {
-            ok = false
-            break
-          }
-        }
-        if (!ok) continue
-        let partial = 0
-        for (let t = nExact; t < P; t++) {
-          const a = Math.abs(rowPrefix[r * P + t] - qp[t])
-          partial = norm === 'l1' ? partial + a : norm === 'linf' ? Math.max(partial, a) : partial + a * a
-        }
-        if (partial > budget) continue
-        const h = halfWidth(partial)
-        total += segment(r, last - h, last + h)
-      }
-    } else if (!outside) {
-      for (let e = 0; e < S; e++) {
-        const r = rowOf(key + deltas[e])
-        if (r >= 0) total += segment(r, last - halfs[e], last + halfs[e])
-      }
-    } else {
-      for (let e = 0; e < S; e++) {
-        let inBox = true
-        for (let t = 0; t < np; t++) {
-          const v = qp[nExact + t] + offs[e * np + t]
-          if (v < lo[nExact + t] || v > hi[nExact + t]) {
-            inBox = false
-            break
-          }
-        }
-        if (!inBox) continue
-        const r = rowOf(key + deltas[e])
-        if (r >= 0) total += segment(r, last - halfs[e], last + halfs[e])
-      }
-    }
-    out[i] = total
-  }
-  return out
+  return total
 }
 
 /** Open-addressing hash table from non-negative integer keys (< 2^53) to non-negative ints; get() gives -1 when absent. */
