@@ -15,12 +15,12 @@
  *   running total that could drift), by the next round's parts when `next` is given. Weights only shrink, so nothing
  *   overflows; the full exp refresh runs only when the largest weight drops below 2^-64.
  */
-import { type NextParts, PART_BITS, PARTS, PARTS_PER_WORD, partOf } from './random-prefix'
+import type { NextParts } from './random-prefix'
+import { PART_BITS, PARTS, PARTS_PER_WORD, partOf } from './packed-parts'
 
 const REFRESH_BELOW = 2 ** -64
 /** PART_BITS as a constant of this module: the hot loops shift by it, and imported bindings are read afresh at each use */
-const PART_SHIFT = 4
-if (PART_SHIFT !== PART_BITS) throw new Error('log-posterior.ts: PART_SHIFT must equal PART_BITS of random-prefix.ts')
+const PART_SHIFT = PART_BITS
 
 export class LogPosterior {
   readonly size: number

@@ -14,9 +14,8 @@
  * walking a fresh uniform permutation (checked against enumeration, and split by split against the order of the recorded
  * keys, in the tests).
  *
- * Packed parts: the first level's four key bits per individual are a random 32-bit word per eight individuals, used as
- * it is (individual i's part is bits 4(i mod 8) .. 4(i mod 8) + 3 of word floor(i / 8)), so drawing the first level
- * writes nothing per individual. Q is then "part below a threshold T", and only the members of the crossing part (about
+ * Packed parts (packed-parts.ts owns the layout): the first level's four key bits per individual are a random 32-bit
+ * word per eight individuals, used as it is, so drawing the first level writes nothing per individual. Q is then "part below a threshold T", and only the members of the crossing part (about
  * N/16) get their field rewritten when the deeper levels decide their side (see `splitLabelled`). The search sums the
  * parts' masses inside the posterior update of the round before (`LogPosterior.updateSplit` with `NextParts`), so a
  * round reads the weights once for the update and once more only for the crossing part's members.
@@ -28,54 +27,22 @@
  * outputs but no distribution: every word is used once.)
  */
 import type { Rng } from '../random'
+import * as layout from './packed-parts'
+import { partWords } from './packed-parts'
+
+// Module constants for the hot loops: an imported binding is read afresh (a property load) at every use.
+const { FIELD_LOW_BITS, LAST_PART: LAST, PART_BITS, PARTS, PARTS_PER_WORD, inQuery, matchBits, partOf, setPart } = layout
+
+// The layout of the parts lives in packed-parts.ts; re-exported for the modules and tests that import it from here.
+export { PART_BITS, PARTS, PARTS_PER_WORD, type PackedParts, inQuery, partOf, partWords } from './packed-parts'
 
 const TWO_26 = 67108864
 const INV_TWO_26 = 1 / TWO_26
 /** random words per refill of the small buffer for uniform integers */
 const TIE_WORDS = 64
-/** key bits per individual at the first level */
-export const PART_BITS = 4
-/** parts of the first level: the crossing part holds about N/16 individuals */
-export const PARTS = 1 << PART_BITS
-/** first-level parts in one 32-bit word: eight four-bit fields */
-export const PARTS_PER_WORD = 32 / PART_BITS
-/** the highest part */
-const LAST = PARTS - 1
-/** 0x11111111: the lowest bit of each of the eight fields */
-const FIELD_LOW_BITS = 0x11111111
 /** parts per deeper level (three key bits per candidate and level), ten to a random word */
 const WAYS = 8
 const WAYS_PER_WORD = 10
-
-/** Number of words holding one part per individual. */
-export function partWords(size: number): number {
-  return Math.ceil(size / PARTS_PER_WORD)
-}
-
-/** The first-level part (0..15) of individual i. */
-export function partOf(parts: Int32Array, i: number): number {
-  const k = (i / PARTS_PER_WORD) | 0
-  return (parts[k] >>> (PART_BITS * (i - k * PARTS_PER_WORD))) & LAST
-}
-
-/** Is individual i in Q = {i : part < threshold}? */
-export function inQuery(parts: Int32Array, threshold: number, i: number): boolean {
-  return partOf(parts, i) < threshold
-}
-
-/** One bit per zero field of x (eight four-bit fields): bit j is set iff bits 4j .. 4j + 3 of x are all 0. */
-function matchBits(x: number): number {
-  let m = ~(x | (x >>> 1) | (x >>> 2) | (x >>> 3)) & FIELD_LOW_BITS // bits 0, 4, ..., 28
-  m = (m | (m >>> 3)) & 0x03030303
-  m = (m | (m >>> 6)) & 0x000f000f
-  return (m | (m >>> 12)) & 0xff
-}
-
-function setPart(parts: Int32Array, i: number, part: number): void {
-  const k = (i / PARTS_PER_WORD) | 0
-  const s = PART_BITS * (i - k * PARTS_PER_WORD)
-  parts[k] = (parts[k] & ~(LAST << s)) | (part << s)
-}
 
 /**
  * The next round's first level, filled in by the posterior update of this round (`LogPosterior.updateSplit`): `parts`
