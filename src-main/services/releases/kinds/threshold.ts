@@ -3,14 +3,14 @@
  * accuracy asked, times the sensitivity, times the predicates one unit can move; the answer is one decision per predicate.
  */
 import type Database from 'better-sqlite3'
-import type { PrivacyUnit } from '../../../contract/datasets'
+import type { PrivacyUnit, ThresholdQueryDefinition } from '../../../contract/datasets'
 import type { ThresholdDecision, ThresholdReleaseParams } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
 import { type Rng, assertSecure } from '../../../../src-worker/engine/random'
 import { type ThresholdMechanism, type ThresholdParams, checkThresholdParams, thresholdCharge } from '../../../../src-worker/engine/mide/params'
 import { runThresholdRelease } from '../../../../src-worker/engine/mide'
 import { UserError } from '../../errors'
-import { cellKey } from '../../ledger/cells'
+import { type CellKey, cellKey } from '../../ledger/cells'
 import { decimalToNano, floatToNanoUp, nanoToDisplay } from '../../ledger/units'
 import { NOTION_LABEL } from '../../ledger/notions'
 import { getDataset } from '../../datasets/catalog'
@@ -19,8 +19,8 @@ import { findColumn, storedValueFor } from '../../datasets/query-definitions'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../../datasets/privacy-unit'
 import { num, pct, protectedUnit } from '../guarantee'
 import { type SavedQueryRow, thresholdDefinition } from '../inputs'
-import { publicThreshold } from '../threshold-adapter'
-import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct } from './release-kind'
+import { type PublicThreshold, publicThreshold } from '../threshold-adapter'
+import { type ExecutionResult, type PreparedRelease, type ReleaseKindModule, checked, checkedProduct } from './release-kind'
 
 const P = RELEASE_PARAMS.threshold
 
@@ -30,8 +30,10 @@ const MECHANISM_TEXT: Record<ThresholdReleaseParams['mechanism'], string> = {
   dppwlm: 'DPPWLM (in steps chosen from the data)'
 }
 
-function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
-  const def = thresholdDefinition(query)
+type ThresholdRequest = Required<Omit<ThresholdReleaseParams, 'kind' | 'epsMax'>> & { epsMax: number | undefined }
+
+/** The request with its defaults, each parameter checked against its range (contract/release-params.ts). */
+function thresholdRequest(p: ThresholdReleaseParams): ThresholdRequest {
   const mechanism = p.mechanism
   if (!(mechanism in MECHANISM_TEXT)) throw new UserError(`mechanism must be one of ${P.mechanism.choices.join(', ')} (got "${String(mechanism)}")`)
   const beta = checked(p.beta, 'beta', P.beta.range)
@@ -40,9 +42,26 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
   const eps1 = p.eps1 === undefined ? P.eps1.default : checked(p.eps1, 'eps1', P.eps1.range)
   const steps = p.steps === undefined ? P.steps.default : checked(p.steps, 'steps', P.steps.range)
   const fineSteps = p.fineSteps === undefined ? P.fineSteps.default : checked(p.fineSteps, 'fine-steps', P.fineSteps.range)
+  return { mechanism, beta, alpha, epsMax, eps1, steps, fineSteps }
+}
 
-  // Everything up to `execute` is computed from the definition and public tables only (the preview shows it).
-  const pub = publicThreshold(db, query.datasetId, def)
+interface ThresholdPrice {
+  /** the compared quantity's sensitivity: the mechanism runs on counts / s */
+  s: number
+  engineParams: ThresholdParams
+  unit: PrivacyUnit
+  unitGroups: number
+  onePerPerson: boolean
+  chargeNano: number
+  chargeExplained: string
+}
+
+/**
+ * The privacy map: what one unit can lose in this release, from the definition, the public predicates and the
+ * request only (the preview shows it). Refuses, with nothing spent, a charge above the eps-max asked for.
+ */
+function thresholdPrice(db: Database.Database, query: SavedQueryRow, def: ThresholdQueryDefinition, pub: PublicThreshold, req: ThresholdRequest): ThresholdPrice {
+  const { mechanism, alpha, beta, epsMax, eps1, steps, fineSteps } = req
   const countSensitivity = pub.sensitivity
   if (!(Number.isInteger(countSensitivity) && countSensitivity >= 1)) throw new Error('sensitivity must be a whole number >= 1')
   // A reference threshold is factor x an aggregate (max or mean over time buckets) of the same group's count in a
@@ -86,6 +105,11 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} ` +
     `(${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(floatToNanoUp(engineEps))} per predicate; ` +
     `${groupsText} = ${nanoToDisplay(chargeNano)}`
+  return { s, engineParams, unit, unitGroups, onePerPerson, chargeNano, chargeExplained }
+}
+
+/** The partition cells the release touches (ALGORITHMS.md section 6), from the definition and public predicates. */
+function thresholdCells(db: Database.Database, query: SavedQueryRow, def: ThresholdQueryDefinition, pub: PublicThreshold): CellKey[] {
   // Cells: the predicate's group keys, plus the filter's equality conditions (which only narrow the region).
   // Filter values are written in the group keys' canonical text form (as `groupKey` writes them: "3", ISO timestamps),
   // so that a cell named by a filter and the same cell named by a group-by compare equal.
@@ -100,7 +124,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
   }
   // Parallel composition over these cells is sound only when a unit lies in one of them (row-level data, or cells over
   // columns that hold one value per person); otherwise the charge is on the whole dataset.
-  const cells = cellsForUnit(
+  return cellsForUnit(
     db,
     query.datasetId,
     pub.keys.map((key) => {
@@ -109,8 +133,53 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       return cellKey(conj)
     })
   )
-  const publicParams = { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups }
-  const guarantee = thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups, oneGroup: onePerPerson })
+}
+
+/** The run, after the charge: the mechanism on the true counts, and the answer (decisions only) with the sealed costs. */
+function thresholdExecute(pub: PublicThreshold, req: ThresholdRequest, price: ThresholdPrice, rng: Rng): ExecutionResult {
+  const s = price.s
+  // After the charge: the true counts (and a reference threshold) come from the counted data here, and only here.
+  const truth = pub.evaluate(rng)
+  const counts = truth.counts.map((c) => c / s)
+  const thresholds = truth.thresholds.map((c) => c / s)
+  const run = runThreshold(req.mechanism, counts, thresholds, price.engineParams, rng)
+  const flagged: Array<Array<string | number | null>> = []
+  // Public part of each predicate (group, public threshold) with its released decision; never the count.
+  const decisions: ThresholdDecision[] = pub.keys.map((key, i) => {
+    const isFlagged = run.positive[i] !== 0
+    if (isFlagged) flagged.push(key)
+    // A reference threshold is computed from the dataset's own counts: it is not public, so it is not released.
+    return { key, label: pub.labels[i], threshold: pub.thresholds === null ? null : pub.thresholds[i], flagged: isFlagged }
+  })
+  let max = 0
+  const perPredicate = pub.keys.map((key, i) => {
+    const e = run.epsilonPerPredicate[i]
+    if (e > max) max = e
+    return { predicate: key, epsilon: e }
+  })
+  return {
+    answer: {
+      kind: 'threshold',
+      predicates: pub.keys.length,
+      groupBy: pub.groupBy,
+      flagged,
+      decisions,
+      thresholdText: pub.thresholdText,
+      countText: pub.countText
+    },
+    exPost: { spentMax: max, perPredicate }
+  }
+}
+
+function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
+  const def = thresholdDefinition(query)
+  const req = thresholdRequest(p)
+  const { mechanism, alpha, beta, epsMax, eps1, steps, fineSteps } = req
+  // Everything up to `execute` is computed from the definition and public tables only (the preview shows it).
+  const pub = publicThreshold(db, query.datasetId, def)
+  const price = thresholdPrice(db, query, def, pub, req)
+  const { s, unit, unitGroups, chargeNano } = price
+  const k = pub.keys.length
   return {
     query,
     datasetName,
@@ -118,47 +187,14 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     notion: 'predicate-wise-dp',
     mechanism,
     chargeNano,
-    chargeExplained,
-    cells,
-    guarantee,
-    publicParams,
-    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${pub.keys.length} predicates`,
-    execute(rng) {
-      // After the charge: the true counts (and a reference threshold) come from the counted data here, and only here.
-      const truth = pub.evaluate(rng)
-      const counts = truth.counts.map((c) => c / s)
-      const thresholds = truth.thresholds.map((c) => c / s)
-      const run = runThreshold(mechanism, counts, thresholds, engineParams, rng)
-      const flagged: Array<Array<string | number | null>> = []
-      // Public part of each predicate (group, public threshold) with its released decision; never the count.
-      const decisions: ThresholdDecision[] = pub.keys.map((key, i) => {
-        const isFlagged = run.positive[i] !== 0
-        if (isFlagged) flagged.push(key)
-        // A reference threshold is computed from the dataset's own counts: it is not public, so it is not released.
-        return { key, label: pub.labels[i], threshold: pub.thresholds === null ? null : pub.thresholds[i], flagged: isFlagged }
-      })
-      let max = 0
-      const perPredicate = pub.keys.map((key, i) => {
-        const e = run.epsilonPerPredicate[i]
-        if (e > max) max = e
-        return { predicate: key, epsilon: e }
-      })
-      return {
-        answer: {
-          kind: 'threshold',
-          predicates: pub.keys.length,
-          groupBy: pub.groupBy,
-          flagged,
-          decisions,
-          thresholdText: pub.thresholdText,
-          countText: pub.countText
-        },
-        exPost: { spentMax: max, perPredicate }
-      }
-    }
+    chargeExplained: price.chargeExplained,
+    cells: thresholdCells(db, query, def, pub),
+    guarantee: thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups, oneGroup: price.onePerPerson }),
+    publicParams: { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups },
+    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${k} predicates`,
+    execute: (rng) => thresholdExecute(pub, req, price, rng)
   }
 }
-
 
 export interface ThresholdRun {
   /** 1 = flagged (decided positive or still undecided at the end). */
