@@ -23,6 +23,25 @@ import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct }
 
 const P = RELEASE_PARAMS.anomalyIdentification
 
+/**
+ * The privacy map: records asked x epsilon per record (rounded up to the ledger's nano-epsilon per record), x the rows
+ * one person may add on a person-level dataset (group privacy), from the definition and the dataset's signed unit only.
+ */
+function aiqPrice(db: Database.Database, datasetId: number, records: number, epsilon: number, maxRowsPerPerson: number | undefined) {
+  const perQueryNano = decimalToNano(epsilon, 'up')
+  if (perQueryNano === 0) throw new UserError('epsilon is below the ledger resolution of 1e-9')
+  const unit = datasetUnit(db, datasetId)
+  // A person with r rows is r records away from the database without them (group privacy): the charge is r times the
+  // row-level one, with r bounded by truncating each person to maxRowsPerPerson rows (default 1).
+  const rowsPerUnit = unit.kind === 'person' ? (maxRowsPerPerson ?? 1) : 1
+  const chargeNano = checkedProduct(checkedProduct(perQueryNano, records), rowsPerUnit)
+  const chargeExplained =
+    `${records} records asked x epsilon ${nanoToDisplay(perQueryNano)} each (sequential composition)` +
+    (unit.kind === 'person' ? ` x ${rowsPerUnit} rows per person at most (group privacy; persons with more are truncated)` : '') +
+    ` = ${nanoToDisplay(chargeNano)}`
+  return { unit, perQueryNano, rowsPerUnit, chargeNano, chargeExplained }
+}
+
 function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, params: AnomalyIdentificationReleaseParams): PreparedRelease {
   const { mechanism, epsilon } = params
   const def = aiqDefinition(query)
@@ -36,13 +55,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     def.radius
   )
   const records = def.records!.length
-  const perQueryNano = decimalToNano(epsilon, 'up')
-  if (perQueryNano === 0) throw new UserError('epsilon is below the ledger resolution of 1e-9')
-  // A person with r rows is r records away from the database without them (group privacy): the charge is r times the
-  // row-level one, with r bounded by truncating each person to maxRowsPerPerson rows (default 1).
-  const unit = datasetUnit(db, query.datasetId)
-  const rowsPerUnit = unit.kind === 'person' ? (def.maxRowsPerPerson ?? 1) : 1
-  const chargeNano = checkedProduct(checkedProduct(perQueryNano, records), rowsPerUnit)
+  const { unit, perQueryNano, rowsPerUnit, chargeNano, chargeExplained } = aiqPrice(db, query.datasetId, records, epsilon, def.maxRowsPerPerson)
   const notion: PrivacyNotion = mechanism === 'dp' ? 'eps-dp' : 'eps-k-sensitive'
   // (eps,k)-SP charges add up only on one neighbourhood graph: the dataset's first SP release fixes it.
   const graph = { columns: def.columns, binWidths: def.binWidths, metric: def.metric, radius: def.radius, beta: def.beta, k: def.k }
@@ -58,10 +71,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     notion,
     mechanism,
     chargeNano,
-    chargeExplained:
-      `${records} records asked x epsilon ${nanoToDisplay(perQueryNano)} each (sequential composition)` +
-      (unit.kind === 'person' ? ` x ${rowsPerUnit} rows per person at most (group privacy; persons with more are truncated)` : '') +
-      ` = ${nanoToDisplay(chargeNano)}`,
+    chargeExplained,
     cells: [WHOLE_DATASET],
     // Again inside the charge's transaction: another process may have fixed the graph since.
     recheck: graphCheck,

@@ -3,7 +3,7 @@
  * budget allows x epsilon per question; the answer is the top-|S| individuals and their posterior on one coarse grid.
  */
 import type Database from 'better-sqlite3'
-import type { PrivacyUnit } from '../../../contract/datasets'
+import type { AnomalySearchDefinition, PrivacyUnit } from '../../../contract/datasets'
 import type { AnomalySearchReleaseParams } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
 import { queriesAllowedByBudget, releaseAnomalySearch } from '../../../../src-worker/engine/search'
@@ -19,10 +19,12 @@ import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct }
 
 const P = RELEASE_PARAMS.anomalySearch
 
-function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string): PreparedRelease {
-  const def = searchDefinition(query)
-  // The individuals are public (definition or public table): their number and ids may shape the price and messages.
-  const individuals = searchIndividuals(db, anomalySearchQuery(db, query.id))
+/**
+ * The privacy map: the most questions the saved budget allows x epsilon per question (rounded up to the ledger's
+ * nano-epsilon per question), from the saved definition only; and the engine's epsilon and budget, which cap its
+ * questions at exactly that many.
+ */
+function searchPrice(def: AnomalySearchDefinition) {
   const eps = checked(def.epsilonPerQuery, 'epsilonPerQuery', P.epsilonPerQuery.range)
   const budget = checked(def.budget, 'budget', P.budget.range)
   const floor = def.scoreFloor ?? 0
@@ -32,11 +34,20 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
   const maxQueries = queriesAllowedByBudget(budget, eps)
   if (maxQueries < 1) throw new UserError(`The search budget ${num(budget)} does not allow a single query at epsilon ${num(eps)}; raise the budget in the saved query`)
   const chargeNano = checkedProduct(perQueryNano, maxQueries)
-  const top = Math.min(def.top ?? P.top.default, individuals.length)
   const engineEps = epsilonAtMost(perQueryNano)
   // The engine stops when (T+1) eps > b: with b = maxQueries x engineEps it asks at most maxQueries questions.
   const engineBudget = maxQueries * engineEps
   if (queriesAllowedByBudget(engineBudget, engineEps) !== maxQueries) throw new Error('search budget rounding')
+  const chargeExplained = `at most ${maxQueries} group questions (budget ${num(budget)} / epsilon ${num(eps)}) x epsilon ${nanoToDisplay(perQueryNano)} = ${nanoToDisplay(chargeNano)}`
+  return { eps, budget, floor, maxQueries, chargeNano, engineEps, engineBudget, chargeExplained }
+}
+
+function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string): PreparedRelease {
+  const def = searchDefinition(query)
+  // The individuals are public (definition or public table): their number and ids may shape the price and messages.
+  const individuals = searchIndividuals(db, anomalySearchQuery(db, query.id))
+  const { eps, budget, floor, maxQueries, chargeNano, engineEps, engineBudget, chargeExplained } = searchPrice(def)
+  const top = Math.min(def.top ?? P.top.default, individuals.length)
   const tau = def.tau ?? (def.delta === undefined ? P.tau.default : undefined)
   return {
     query,
@@ -45,7 +56,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     notion: 'anomaly-restricted-dp',
     mechanism: def.oracle,
     chargeNano,
-    chargeExplained: `at most ${maxQueries} group questions (budget ${num(budget)} / epsilon ${num(eps)}) x epsilon ${nanoToDisplay(perQueryNano)} = ${nanoToDisplay(chargeNano)}`,
+    chargeExplained,
     cells: [WHOLE_DATASET],
     guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, floor, individuals: individuals.length, maxQueries, chargeNano, unit: datasetUnit(db, query.datasetId) }),
     publicParams: {
