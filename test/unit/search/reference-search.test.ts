@@ -3,7 +3,7 @@ import { seededRng } from '../../../src-worker/engine/random'
 import type { SearchParams } from '../../../src-worker/engine/search/private-binary-search'
 import { privateBinarySearch } from '../../../src-worker/engine/search/private-binary-search'
 import { LogPosterior } from '../../../src-worker/engine/search/log-posterior'
-import { PART_BITS, PARTS_PER_WORD, partWords } from '../../../src-worker/engine/search/random-prefix'
+import { type PackedParts, partWords, setPart } from '../../../src-worker/engine/search/packed-parts'
 import { medianSplit, referenceBinarySearch } from '../../../src-worker/engine/search/reference-search'
 
 function scores(n: number, anomaly: number, seed: string): Float64Array {
@@ -18,12 +18,9 @@ const params = (over: Partial<SearchParams> = {}): SearchParams => ({
 })
 
 /** Q in the fast path's packed layout: part 0 for members, part 1 for the others, so Q = {i : part < 1}. */
-function packed(inQuery: Uint8Array): Int32Array {
+function packed(inQuery: Uint8Array): PackedParts {
   const parts = new Int32Array(partWords(inQuery.length))
-  for (let i = 0; i < inQuery.length; i++) {
-    const k = Math.floor(i / PARTS_PER_WORD)
-    parts[k] |= (inQuery[i] === 1 ? 0 : 1) << (PART_BITS * (i - k * PARTS_PER_WORD))
-  }
+  for (let i = 0; i < inQuery.length; i++) setPart(parts, i, inQuery[i] === 1 ? 0 : 1)
   return parts
 }
 
