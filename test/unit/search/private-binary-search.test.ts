@@ -15,15 +15,8 @@ import {
   snapToGrid
 } from '../../../src-worker/engine/search'
 import { normalUpperQuantile } from './stats'
+import { synthetic } from './synthetic'
 
-/** Normal scores uniform in [0, 1], one anomaly at 2: t_l = 1, t_h = 2 (ratio 1). */
-function synthetic(n: number, anomaly: number, seed: string): Float64Array {
-  const rng = seededRng(seed)
-  const x = new Float64Array(n)
-  for (let i = 0; i < n; i++) x[i] = rng.next()
-  x[anomaly] = 2
-  return x
-}
 const base = (over: Partial<SearchParams> = {}): SearchParams => ({
   epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct', top: 4, halting: { tau: 0.5 }, ...over
 })

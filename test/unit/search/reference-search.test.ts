@@ -5,14 +5,8 @@ import { privateBinarySearch } from '../../../src-worker/engine/search/private-b
 import { LogPosterior } from '../../../src-worker/engine/search/log-posterior'
 import { type PackedParts, partWords, setPart } from '../../../src-worker/engine/search/packed-parts'
 import { medianSplit, referenceBinarySearch } from '../../../src-worker/engine/search/reference-search'
+import { synthetic } from './synthetic'
 
-function scores(n: number, anomaly: number, seed: string): Float64Array {
-  const rng = seededRng(seed)
-  const x = new Float64Array(n)
-  for (let i = 0; i < n; i++) x[i] = rng.next()
-  x[anomaly] = 2
-  return x
-}
 const params = (over: Partial<SearchParams> = {}): SearchParams => ({
   epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct', top: 3, halting: { tau: 0.9, maxQueries: 60 }, ...over
 })
@@ -27,7 +21,7 @@ function packed(inQuery: Uint8Array): PackedParts {
 describe('reference search (the paper steps, plain)', () => {
   for (const oracle of ['direct', 'binary', 'rr'] as const) {
     it(`gives the same posterior sequence as the fast path's updates (packed and unpacked), oracle ${oracle}`, () => {
-      const x = scores(37, 5, `ref-${oracle}`)
+      const x = synthetic(37, 5, `ref-${oracle}`)
       const ref = referenceBinarySearch(x, params({ oracle }), seededRng(`run-${oracle}`))
       expect(ref.rounds.length).toBeGreaterThan(3)
       const fast = new LogPosterior(x.length)
@@ -62,7 +56,7 @@ describe('reference search (the paper steps, plain)', () => {
   })
 
   it('finds the anomaly as often as the fast path (same distribution; 200 runs each, binomial bound)', () => {
-    const x = scores(64, 17, 'dist')
+    const x = synthetic(64, 17, 'dist')
     const p = params({ epsilon: 0.6, halting: { tau: 0.5, maxQueries: 200 } })
     const runs = 200
     let refHits = 0
