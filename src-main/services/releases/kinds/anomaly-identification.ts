@@ -79,24 +79,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit, graph },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     execute(rng) {
-      const data = loadAnomalyIdentificationData({ db }, query.id)
-      const keep = data.persons ? keptRows(data.persons, rowsPerUnit, rng) : null
-      const pick = <T>(values: ArrayLike<T> | T[]): T[] => (keep ? keep.map((i) => values[i]) : Array.from(values))
-      // The data, framed (aiq-frame.ts: no answer changes, nothing private can fail or widen the index), followed by the
-      // records asked about, whose own copies are taken out of the histogram again: an empty selection is all zeros.
-      const n = keep ? keep.length : data.rowCount
-      const universe = buildUniverse(
-        data.columns.map((c, j) => {
-          const framed = framedValues(frame[j], pick(c.values as ArrayLike<number> & string[]))
-          const asked = data.records.map((r) => r[j])
-          return c.kind === 'numeric' ? Float64Array.from([...(framed as Float64Array), ...(asked as number[])]) : [...(framed as string[]), ...(asked as string[]).map(String)]
-        }),
-        data.columns.map((c) => ({ kind: c.kind, binWidth: c.kind === 'numeric' ? c.binWidth : undefined }))
-      )
-      for (let i = 0; i < records; i++) universe.counts[universe.recordPoint[n + i]] -= 1
-      const tuples = new Int32Array(records * universe.dims)
-      // The records converted like the columns (a timestamp given as ISO text is compared in ms, as stored).
-      data.records.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))
+      const { universe, tuples } = aiqUniverse(db, query.id, frame, records, rowsPerUnit, rng)
       const out = releaseAiq(rng, universe, {
         mechanism,
         metric: def.metric as Metric,
@@ -112,6 +95,32 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       }
     }
   }
+}
+
+/**
+ * After the charge: the data read, each person truncated to `rowsPerUnit` rows at random, framed (aiq-frame.ts: no
+ * answer changes, nothing private can fail or widen the index), and the records asked about as tuples.
+ */
+function aiqUniverse(db: Database.Database, queryId: number, frame: ReturnType<typeof aiqFrame>, records: number, rowsPerUnit: number, rng: Rng) {
+  const data = loadAnomalyIdentificationData({ db }, queryId)
+  const keep = data.persons ? keptRows(data.persons, rowsPerUnit, rng) : null
+  const pick = <T>(values: ArrayLike<T> | T[]): T[] => (keep ? keep.map((i) => values[i]) : Array.from(values))
+  // The data, framed (aiq-frame.ts: no answer changes, nothing private can fail or widen the index), followed by the
+  // records asked about, whose own copies are taken out of the histogram again: an empty selection is all zeros.
+  const n = keep ? keep.length : data.rowCount
+  const universe = buildUniverse(
+    data.columns.map((c, j) => {
+      const framed = framedValues(frame[j], pick(c.values as ArrayLike<number> & string[]))
+      const asked = data.records.map((r) => r[j])
+      return c.kind === 'numeric' ? Float64Array.from([...(framed as Float64Array), ...(asked as number[])]) : [...(framed as string[]), ...(asked as string[]).map(String)]
+    }),
+    data.columns.map((c) => ({ kind: c.kind, binWidth: c.kind === 'numeric' ? c.binWidth : undefined }))
+  )
+  for (let i = 0; i < records; i++) universe.counts[universe.recordPoint[n + i]] -= 1
+  const tuples = new Int32Array(records * universe.dims)
+  // The records converted like the columns (a timestamp given as ISO text is compared in ms, as stored).
+  data.records.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))
+  return { universe, tuples }
 }
 
 /**
