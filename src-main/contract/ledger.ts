@@ -205,7 +205,7 @@ export interface ThresholdReleaseParams {
   alpha: number
   /** Deny when the mechanism would need more than this per unit of sensitivity (default 4). */
   epsMax?: number
-  /** ppwlm / dppwlm: first step's epsilon (default 1e-5), steps m (default 4), dppwlm fine steps (default 3). */
+  /** ppwlm / dppwlm: first step's epsilon, steps m, dppwlm fine steps (defaults and ranges: RELEASE_PARAMS.threshold in contract/release-params.ts). */
   eps1?: number
   steps?: number
   fineSteps?: number
