@@ -203,7 +203,7 @@ export interface ThresholdReleaseParams {
   beta: number
   /** Predicates within 2 alpha under their threshold may be flagged (alpha > 0). */
   alpha: number
-  /** Deny when the mechanism would need more than this per unit of sensitivity (default 4). */
+  /** Deny when the charge would exceed this (no limit when absent: the budget decides). */
   epsMax?: number
   /** ppwlm / dppwlm: first step's epsilon, steps m, dppwlm fine steps (defaults and ranges: RELEASE_PARAMS.threshold in contract/release-params.ts). */
   eps1?: number
