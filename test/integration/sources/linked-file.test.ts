@@ -3,8 +3,7 @@
  * file's fingerprint in the ledger entry, and a missing file or a changed schema refused with one sentence before any
  * charge. No mocks: DuckDB reads real Parquet and CSV files.
  */
-import { openSourceFingerprint } from '../../../src-main/services/releases/source-fingerprint'
-import { unlockOfficer } from '../../../src-main/services/officer/officers'
+import { openedChargeDetails } from './charge-details'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -47,22 +46,8 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.05, alpha: 10 }
 
-/**
- * The charges' details, each linked source's fingerprint opened with the officer's key: in the ledger it is sealed to
- * the officers (a file's size or a table's row estimate in clear would tell the analyst about the private rows).
- */
-function chargeDetails(datasetId: number): Array<{ params: { source?: { size: number; mtimeMs: number; hash: string; format: string; file: string } } }> {
-  const key = unlockOfficer(store.db, officerAct(store.db, 'olga'))
-  return (store.db.prepare(`SELECT detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? ORDER BY seq`).all(datasetId) as Array<{ detail: string }>).map((r) => {
-    const d = JSON.parse(r.detail)
-    const raw = d.params?.source
-    if (raw !== undefined) {
-      expect(Object.keys(raw).sort()).toEqual(['fingerprint', 'linked', 'sealed'])
-      expect(raw.fingerprint).toBe('sealed to the privacy officers')
-      d.params.source = openSourceFingerprint(raw, datasetId, key)
-    }
-    return d
-  })
+function chargeDetails(datasetId: number) {
+  return openedChargeDetails<{ size: number; mtimeMs: number; hash: string; format: string; file: string }>(store.db, datasetId, 'olga')
 }
 
 describe('linked files', () => {

@@ -5,7 +5,7 @@
  * statement timeout, and bad sources (server down, wrong table, no permission, column type changed, wrong password)
  * refused with one sentence before any charge; a failure after the charge is the neutral failure.
  */
-import { openSourceFingerprint } from '../../../src-main/services/releases/source-fingerprint'
+import { openedChargeDetails } from './charge-details'
 import { unlockOfficer } from '../../../src-main/services/officer/officers'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
@@ -92,22 +92,8 @@ async function failure(p: Promise<unknown> | (() => unknown)): Promise<string> {
 
 const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.05, alpha: 10 }
 
-/**
- * The charges' details, each linked source's fingerprint opened with the officer's key: in the ledger it is sealed to
- * the officers (a file's size or a table's row estimate in clear would tell the analyst about the private rows).
- */
-function chargeDetails(datasetId: number): Array<{ params: { source?: Record<string, unknown> } }> {
-  const key = unlockOfficer(store.db, officerAct(store.db, 'olga'))
-  return (store.db.prepare(`SELECT detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? ORDER BY seq`).all(datasetId) as Array<{ detail: string }>).map((r) => {
-    const d = JSON.parse(r.detail)
-    const raw = d.params?.source
-    if (raw !== undefined) {
-      expect(Object.keys(raw).sort()).toEqual(['fingerprint', 'linked', 'sealed'])
-      expect(raw.fingerprint).toBe('sealed to the privacy officers')
-      d.params.source = openSourceFingerprint(raw, datasetId, key)
-    }
-    return d
-  })
+function chargeDetails(datasetId: number) {
+  return openedChargeDetails<Record<string, unknown>>(store.db, datasetId, 'olga')
 }
 
 function link(name = 'badges', table = 'hr.badges', personColumn: string | null = 'person'): number {
