@@ -51,8 +51,7 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
     count++
     if (e.seq !== expectedSeq) {
       problems.push({ seq: expectedSeq, reason: e.seq > expectedSeq ? `entry ${expectedSeq} is missing (deleted)` : `entry ${e.seq} is out of order` })
-      // Do not report every later entry for the same cause: continue the chain from this entry.
-      expectedSeq = e.seq
+      // Do not report every later entry for the same cause: the chain continues from this entry (expectedSeq = e.seq + 1 below).
     }
     if (e.prev_hash !== prevHash) {
       problems.push({ seq: e.seq, reason: `entry ${e.seq} does not follow the entry before it (previous hash differs: deleted, inserted or reordered entries)` })
@@ -94,7 +93,7 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
     if (!l) bySeq.set(r.entry_seq, (l = []))
     l.push(r)
   }
-  for (const [seq, rows] of bySeq) {
+  for (const seq of bySeq.keys()) {
     if (!charges.has(seq)) problems.push({ seq, reason: `cell charges refer to entry ${seq}, which is not a charge in the ledger` })
   }
   for (const [seq, e] of charges) {

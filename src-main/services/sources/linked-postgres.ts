@@ -21,7 +21,7 @@ import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../errors'
 import { getDataset } from '../datasets/catalog'
-import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation, pgStoredExpr } from './dialect-postgres'
+import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation } from './dialect-postgres'
 import { type PgConnection, type PgParam, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
 import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from './linked-catalog'
 

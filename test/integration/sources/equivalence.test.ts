@@ -111,7 +111,10 @@ function randomDefinition(seed: string): { def: ThresholdQueryDefinition; column
   for (let i = 0; i < want * 3 && groups.length < want; i++) {
     const g = groupBy.map((c) => pick(domain[c]))
     const k = JSON.stringify(g)
-    if (!seen.has(k)) seen.add(k), groups.push(g)
+    if (!seen.has(k)) {
+      seen.add(k)
+      groups.push(g)
+    }
   }
   const filter: FilterCondition[] = []
   const conditions: Array<() => FilterCondition> = [
