@@ -14,7 +14,7 @@ import { dirname, extname, join, normalize, resolve, sep } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { createServices, type Services, type ServicesOptions } from './services'
+import { afterPaddedAnswers, createServices, type Services, type ServicesOptions } from './services'
 import { FileHandles } from './services/app/file-handles'
 import { refusePathParameters } from './services/app/door-guard'
 
@@ -151,9 +151,17 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const streams = new Set<ServerResponse>()
   let port = 0
 
+  // Events and pings are written in order, and not before a running release's padded answer time (a frame written
+  // the moment a release's run ended would time it: release-service.ts `afterPaddedAnswers`).
+  let frames: Promise<void> = Promise.resolve()
+  const writeHeld = (write: () => void) => {
+    frames = frames.then(afterPaddedAnswers).then(write)
+  }
   const unsubscribe = services.events.on((name, payload) => {
     const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
-    for (const s of streams) s.write(frame)
+    writeHeld(() => {
+      for (const s of streams) s.write(frame)
+    })
   })
 
   const hostAllowed = (host: string | undefined) => host === `127.0.0.1:${port}` || host === `localhost:${port}`
@@ -162,6 +170,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
 
   const server = createServer(async (req, res) => {
     try {
+      // Whatever arrived while a release ran is answered at its padded answer time (pages and refusals too).
+      await afterPaddedAnswers()
       const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`)
       if (!hostAllowed(req.headers.host)) {
         send(res, 403, { ok: false, error: { message: 'Refused: unexpected Host header', code: 'forbidden' } })
@@ -189,7 +199,13 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...securityHeaders })
           res.write(': connected\n\n')
           streams.add(res)
-          const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
+          const ping = setInterval(
+            () =>
+              writeHeld(() => {
+                if (streams.has(res)) res.write(': ping\n\n')
+              }),
+            15_000
+          )
           req.on('close', () => {
             clearInterval(ping)
             streams.delete(res)
@@ -223,7 +239,13 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
             send(
               res,
               413,
-              { ok: false, error: { message: `The file is larger than ${sizeText(maxUpload)}, the most that can be uploaded; import it with the CLI instead`, code: 'too-large' } },
+              {
+                ok: false,
+                error: {
+                  message: `The file is larger than ${sizeText(maxUpload)}, the most that can be uploaded; import it with the CLI instead`,
+                  code: 'too-large'
+                }
+              },
               { Connection: 'close', ...securityHeaders }
             )
             // Stop reading the rest: the connection goes once the answer is out.
@@ -241,8 +263,13 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           if (outcome !== 'ok') {
             rmSync(path, { force: true })
             if (outcome === 'too-large') tooLarge()
-            else if (outcome === 'disk') send(res, 507, { ok: false, error: { message: `The upload could not be saved: the disk holding ${uploadDir} is full`, code: 'disk-full' } })
-            else if (!res.headersSent && !req.socket.destroyed) send(res, 500, { ok: false, error: { message: 'The upload could not be saved', code: 'upload' } })
+            else if (outcome === 'disk')
+              send(res, 507, {
+                ok: false,
+                error: { message: `The upload could not be saved: the disk holding ${uploadDir} is full`, code: 'disk-full' }
+              })
+            else if (!res.headersSent && !req.socket.destroyed)
+              send(res, 500, { ok: false, error: { message: 'The upload could not be saved', code: 'upload' } })
             return
           }
           const handle = files.register(path, { fileName: url.searchParams.get('name') ?? fileName, owned: true })

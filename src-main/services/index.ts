@@ -10,6 +10,10 @@ import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
 import { ledgerHandlers } from './ledger/ledger-handlers'
 import { reportsHandlers } from './reports/reports-handlers'
+import { afterPaddedAnswers } from './releases/release-service'
+
+/** The doors hold what they do after a release's run until its padded answer time (release-service.ts). */
+export { afterPaddedAnswers }
 import { isUserError } from './errors'
 import { EventHub } from './events'
 import type { Handlers, PdfPrinter, ServiceContext } from './handler-types'
@@ -18,6 +22,17 @@ import { WorkerPool, defaultPoolSize } from './pool/worker-pool'
 import { loadWorkerSetting } from './app/worker-setting'
 import { projectRoot, resolveWorkerScript } from './pool/worker-script'
 import { defaultDatabasePath, openStore } from './store/store'
+
+/**
+ * What the doors (HTTP server, Electron shell, CLI) may use besides `createServices`: the errors they translate, the
+ * file handles of the desktop dialog and uploads, the atomic writer for a saved report, and the PDF printer's shape.
+ * eslint.config.mjs (`layers/imports`) keeps the doors to this module, `app/door-guard` and (CLI only) `local`.
+ */
+export { CancelledError, UserError, isUserError } from './errors'
+export { FileHandles } from './app/file-handles'
+export { writeAtomically } from './reports/build-report'
+export { PDF_MARGINS_MM } from './reports/chromium-printer'
+export type { PdfOptions, PdfPrinter } from './handler-types'
 
 export interface ServicesOptions {
   mode: 'desktop' | 'headless'
@@ -50,7 +65,16 @@ export function createServices(options: ServicesOptions): Services {
     throw e
   }
   const jobs = new JobRegistry(events)
-  const context: ServiceContext = { mode: options.mode, store, pool, jobs, events, pdfPrinter: options.pdfPrinter, files: new FileHandles(), onClose: [] }
+  const context: ServiceContext = {
+    mode: options.mode,
+    store,
+    pool,
+    jobs,
+    events,
+    pdfPrinter: options.pdfPrinter,
+    files: new FileHandles(),
+    onClose: []
+  }
   context.resizePool = async (size) => {
     const old = context.pool
     context.pool = new WorkerPool(script, size)
@@ -67,6 +91,8 @@ export function createServices(options: ServicesOptions): Services {
   async function dispatch(method: unknown, req: unknown): Promise<CallOutcome<unknown>> {
     if (!isMethodName(method)) return { ok: false, error: { message: `Unknown method "${String(method).slice(0, 60)}"`, code: 'unknown-method' } }
     try {
+      // A request that arrived while a release ran is handled at the release's padded answer time, not at the run's end.
+      await afterPaddedAnswers()
       const fn = handlers[method] as (r: unknown) => Promise<unknown>
       const value = await fn(req ?? {})
       return { ok: true, value }

@@ -7,7 +7,16 @@
  * (the internal runner) refuses any other generator.
  */
 import type Database from 'better-sqlite3'
-import type { ExPostCosts, ReleasePreview, ReleaseRecord, ReleaseRequest, ReleaseStatus, ReleaseAnswer, PrivacyNotion, ReleaseKind } from '../../contract/ledger'
+import type {
+  ExPostCosts,
+  ReleasePreview,
+  ReleaseRecord,
+  ReleaseRequest,
+  ReleaseStatus,
+  ReleaseAnswer,
+  PrivacyNotion,
+  ReleaseKind
+} from '../../contract/ledger'
 import { type Rng, SecureRandom, assertSecure } from '../../../src-worker/engine/random'
 import { UserError } from '../errors'
 import { canonicalJson } from '../ledger/canonical'
@@ -46,6 +55,25 @@ function shownAnswerTime(createdAt: string, answeredAt: string): string {
  * with a neutral sentence).
  */
 export const NEUTRAL_FAILURE = 'the answer could not be computed from the data'
+
+/**
+ * The latest padded answer time (ms since the epoch) of a release this process ran. A release's mechanism runs on the
+ * services' thread, so every request that arrives while it runs is handled the moment the run ends: without a hold,
+ * how long any call beside a release took, or the charge time of a release asked meanwhile, told the data-dependent
+ * run time to the millisecond (review finding). The doors wait for `afterPaddedAnswers` before they handle a request
+ * or write an event, so what they do after a run shows only at its padded time.
+ */
+let heldUntilMs = 0
+
+function holdUntil(iso: string): void {
+  const t = Date.parse(iso)
+  if (t > heldUntilMs) heldUntilMs = t
+}
+
+/** Resolves once every release run by this process has reached its padded answer time (at once when none is pending). */
+export async function afterPaddedAnswers(): Promise<void> {
+  for (let ms = heldUntilMs - Date.now(); ms > 0; ms = heldUntilMs - Date.now()) await new Promise((resolve) => setTimeout(resolve, ms))
+}
 
 /** Releases being answered by this process right now (anything else left 'charged' was interrupted). */
 const inFlight = new Set<string>()
@@ -100,7 +128,19 @@ export function chargeRelease(db: Db, p: PreparedRelease, actor: string): { rele
         `INSERT INTO releases (created_at, dataset_id, dataset_name, query_id, query_name, kind, mechanism, params, notion, charge_nano, guarantee, status)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'charged')`
       )
-      .run(nowIso(), p.query.datasetId, p.datasetName, p.query.id, p.query.name, p.kind, p.mechanism, canonicalJson(p.publicParams), p.notion, p.chargeNano, p.guarantee)
+      .run(
+        nowIso(),
+        p.query.datasetId,
+        p.datasetName,
+        p.query.id,
+        p.query.name,
+        p.kind,
+        p.mechanism,
+        canonicalJson(p.publicParams),
+        p.notion,
+        p.chargeNano,
+        p.guarantee
+      )
     const releaseId = Number(info.lastInsertRowid)
     const entry = appendEntry(db, {
       kind: 'charge',
@@ -141,10 +181,12 @@ export function executePrepared(p: PreparedRelease, rng: Rng): ExecutionResult {
 }
 
 function storeAnswer(db: Db, releaseId: number, chargedAt: string, result: ExecutionResult): void {
+  const at = answerTime(chargedAt)
+  holdUntil(at)
   db.transaction(() => {
     db.prepare(`UPDATE releases SET status = 'answered', answer = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
       canonicalJson(result.answer),
-      answerTime(chargedAt),
+      at,
       releaseId
     )
     db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, sealExPost(db, releaseId, result.exPost))
@@ -183,7 +225,13 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
       // The charge stays (noise may have been drawn). The cause is not recorded: it may depend on the data.
       void e
       const reason = NEUTRAL_FAILURE
-      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(reason, answerTime(chargedAt), releaseId)
+      const failedAt = answerTime(chargedAt)
+      holdUntil(failedAt)
+      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
+        reason,
+        failedAt,
+        releaseId
+      )
       throw new UserError(`Release ${releaseId} was charged but not answered (${reason}); the charge stays in the ledger`, 'release-failed')
     }
     storeAnswer(db, releaseId, chargedAt, result)
@@ -206,6 +254,8 @@ async function until(iso: string | null): Promise<void> {
  * up to whole seconds. Refusals before the charge (bad input, denials) depend on public inputs only and are not held.
  */
 export async function runReleaseTimed(db: Db, req: ReleaseRequest): Promise<ReleaseRecord> {
+  // A release asked while another ran is charged after that one's padded time: its charge time would tell the run's end.
+  await afterPaddedAnswers()
   try {
     const r = runRelease(db, req)
     await until(r.answeredAt)
@@ -301,7 +351,9 @@ export function getRelease(db: Db, releaseId: number): ReleaseRecord {
 
 export function listReleases(db: Db, datasetId?: number): ReleaseRecord[] {
   const rows = (
-    datasetId === undefined ? db.prepare(`${RELEASE_SELECT} ORDER BY r.id`).all() : db.prepare(`${RELEASE_SELECT} WHERE r.dataset_id = ? ORDER BY r.id`).all(datasetId)
+    datasetId === undefined
+      ? db.prepare(`${RELEASE_SELECT} ORDER BY r.id`).all()
+      : db.prepare(`${RELEASE_SELECT} WHERE r.dataset_id = ? ORDER BY r.id`).all(datasetId)
   ) as ReleaseRow[]
   return rows.map((r) => toRecord(db, r))
 }
@@ -311,7 +363,11 @@ export function listReleases(db: Db, datasetId?: number): ReleaseRecord[] {
  * the unlock is recorded (a signed audit event and a checkpoint) in one transaction before anything is returned. `key`:
  * an officer key already unlocked by the caller (the officer edition of a report unlocks once for every release).
  */
-export function unlockExPost(db: Db, req: { releaseId: number; officer?: string; passphrase?: string; reason: string }, key?: OfficerKey): ExPostCosts {
+export function unlockExPost(
+  db: Db,
+  req: { releaseId: number; officer?: string; passphrase?: string; reason: string },
+  key?: OfficerKey
+): ExPostCosts {
   const reason = typeof req.reason === 'string' ? req.reason.trim() : ''
   if (reason.length < 3) throw new UserError('Unlocking sealed costs needs a reason; it is recorded')
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
@@ -323,7 +379,8 @@ export function unlockExPost(db: Db, req: { releaseId: number; officer?: string;
   if (row === undefined) problem = `Release ${rel.releaseId} has no sealed costs (${rel.statusText})`
   else {
     const stored = JSON.parse(row.sealed) as Partial<Sealed> & { spentMax?: unknown; discarded?: string }
-    if (stored.spentMax !== undefined) plain = row.sealed // written in clear before officer keys existed (issue 15)
+    if (stored.spentMax !== undefined)
+      plain = row.sealed // written in clear before officer keys existed (issue 15)
     else if (stored.discarded !== undefined) problem = `Release ${rel.releaseId}'s costs were not kept: ${stored.discarded} when it ran`
     else {
       plain = unseal(stored as Sealed, `release:${rel.releaseId}`, officer.keyId, officer.sealPublic, officer.sealKey)
