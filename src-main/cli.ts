@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util'
 import { commands } from './cli/commands'
 import { type CliCommand, type CliContext, UsageError } from './cli/command'
-import { isUserError } from './services/errors'
+import { isUserError } from './services'
 
 const PROG = 'quiet-alarm'
 

@@ -4,7 +4,7 @@
  * Contract (ARCHITECTURE.md, "CLI contract"): `--json` prints exactly one JSON object on stdout; bad input exits with
  * code 2 and one line on stderr, and nothing is written. Commands throw `UsageError` (or `UserError`) for bad input.
  */
-import { UserError } from '../services/errors'
+import { UserError } from '../services'
 import { inRange } from '../contract/release-params'
 
 export class UsageError extends UserError {

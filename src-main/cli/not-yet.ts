@@ -1,5 +1,5 @@
 import { type CliCommand } from './command'
-import { UserError } from '../services/errors'
+import { UserError } from '../services'
 
 /** A command named in the CLI contract whose implementation has not landed yet: it says so and exits 2. */
 export function notYetImplemented(name: string, summary: string, issue: number): CliCommand {

@@ -5,8 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { projectRoot } from '../services/pool/worker-script'
-import { type Store, defaultDatabasePath, openStore } from '../services/store/store'
+import { type Store, defaultDatabasePath, openStore, projectRoot } from '../services/local'
 import { type CliValues, UsageError, optString } from './command'
 
 export function workspacePath(values: CliValues, cwd: string): string {

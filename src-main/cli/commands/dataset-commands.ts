@@ -5,15 +5,28 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { ColumnType, DatasetInfo, Delimiter, SavedQuery } from '../../contract/datasets'
-import { CancelledError, UserError } from '../../services/errors'
-import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset, resolveDataset } from '../../services/datasets/catalog'
-import { declarePublic } from '../../services/datasets/public-datasets'
-import { isColumnType } from '../../services/datasets/column-types'
-import { unitName, unitText } from '../../services/datasets/privacy-unit'
-import { type ImportProgress, planImport, runImport } from '../../services/datasets/import-dataset'
-import { deleteQuery, getQuery, listQueries, saveQuery } from '../../services/datasets/query-store'
-import { dropOrphanStagingTables } from '../../services/datasets/staging'
-import type { Store } from '../../services/store/store'
+import { CancelledError, UserError } from '../../services'
+import {
+  type ImportProgress,
+  type Store,
+  datasetRows,
+  declarePublic,
+  deleteDataset,
+  deleteQuery,
+  dropOrphanStagingTables,
+  getDataset,
+  getQuery,
+  isColumnType,
+  listDatasets,
+  listQueries,
+  planImport,
+  renameDataset,
+  resolveDataset,
+  runImport,
+  saveQuery,
+  unitName,
+  unitText
+} from '../../services/local'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliContext, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'

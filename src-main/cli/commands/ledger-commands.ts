@@ -5,22 +5,37 @@ import { existsSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../contract/datasets'
 import type { PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
-import { lookupDataset, resolveDataset } from '../../services/datasets/catalog'
-import { planImport, runImport } from '../../services/datasets/import-dataset'
-import { getQuery, saveQuery } from '../../services/datasets/query-store'
-import { declarePublic } from '../../services/datasets/public-datasets'
-import { isUserError } from '../../services/errors'
-import { projectRoot } from '../../services/pool/worker-script'
-import { setBudget } from '../../services/ledger/budgets'
+import { isUserError } from '../../services'
+import {
+  type Store,
+  NOTIONS,
+  checkpoint,
+  datasetLedger,
+  declarePublic,
+  entriesText,
+  getQuery,
+  ledgerSummary,
+  listEntries,
+  lookupDataset,
+  openStore,
+  planImport,
+  previewRelease,
+  previewText,
+  projectRoot,
+  registerOfficer,
+  releaseText,
+  resolveDataset,
+  runImport,
+  runRelease,
+  runReleaseTimed,
+  saveQuery,
+  setBudget,
+  summaryText,
+  unlockExPost,
+  verifyLedger
+} from '../../services/local'
 import { formatCharge } from '../../contract/format-epsilon'
 import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
-import { entriesText, previewText, releaseText, summaryText } from '../../services/ledger/ledger-text'
-import { datasetLedger, ledgerSummary, listEntries } from '../../services/ledger/ledger-views'
-import { NOTIONS } from '../../services/ledger/notions'
-import { verifyLedger } from '../../services/ledger/verify'
-import { previewRelease, runRelease, runReleaseTimed, unlockExPost } from '../../services/releases/release-service'
-import { type Store, openStore } from '../../services/store/store'
-import { checkpoint, registerOfficer } from '../../services/officer/officers'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'

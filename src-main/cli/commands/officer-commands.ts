@@ -1,7 +1,7 @@
 /**
  * `officer init` registers a privacy officer (a key pair under a passphrase); `officer list` shows who is registered.
  */
-import { listOfficers, registerOfficer, fingerprint, officerRows } from '../../services/officer/officers'
+import { listOfficers, registerOfficer, fingerprint, officerRows } from '../../services/local'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, optString, reqString } from '../command'
 import { PASSPHRASE_ENV, readPassphrase } from '../passphrase'

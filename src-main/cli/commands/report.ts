@@ -8,9 +8,7 @@
  */
 import { resolve } from 'node:path'
 import type { ReportFormat, ReportTable } from '../../contract/reports'
-import { checkWritable, produceReport, resolveExport, sha256Hex, writeAtomically } from '../../services/reports/build-report'
-import { findDataset } from '../../services/reports/report-data'
-import { REPORT_TABLES } from '../../services/reports/verification'
+import { REPORT_TABLES, checkWritable, findDataset, produceReport, resolveExport, sha256Hex, writeAtomically } from '../../services/local'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, choice, optString, reqString } from '../command'
 import { readPassphrase } from '../passphrase'

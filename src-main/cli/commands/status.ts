@@ -1,8 +1,6 @@
 import { type CliCommand } from '../command'
-import { defaultDatabasePath } from '../../services/store/store'
+import { LATEST_SCHEMA_VERSION, defaultDatabasePath, defaultPoolSize } from '../../services/local'
 import { openWorkspace } from '../workspace'
-import { LATEST_SCHEMA_VERSION } from '../../services/store/migrations'
-import { defaultPoolSize } from '../../services/pool/worker-pool'
 
 export const statusCommand: CliCommand = {
   name: 'status',

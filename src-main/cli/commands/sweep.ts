@@ -7,11 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { CellResult, ExperimentDetail, JobProgress, SweepJobResult } from '../../contract'
 import { createServices } from '../../services'
-import { PRESETS, findPreset } from '../../services/experiments/presets'
-import { planExperiment } from '../../services/experiments/spec'
-import { defaultPoolSize } from '../../services/pool/worker-pool'
-import { defaultDatabasePath } from '../../services/store/store'
-import type { Store } from '../../services/store/store'
+import { PRESETS, type Store, defaultDatabasePath, defaultPoolSize, findPreset, planExperiment } from '../../services/local'
 import { type CliCommand, type CliContext, UsageError, fmt, optNumber, optString } from '../command'
 
 const PROGRESS_EVERY_MS = 1000

@@ -1,0 +1,50 @@
+/**
+ * The services' local surface: what a door that opens the workspace file itself may call, in-process and without the
+ * worker pool. Only the CLI uses it (eslint.config.mjs lets the CLI import this module, `./index` and `app/door-guard`,
+ * and nothing else of the services). The HTTP server and the Electron shell go through `createServices` and its
+ * handler map only.
+ *
+ * Why the CLI does not route everything through the handler map: `createServices` starts the worker pool, which most
+ * commands do not need, and the CLI takes paths (`--db`, `--file`, `--out`) that no contract method takes. The
+ * commands that run pool work (`sweep`) do go through `createServices(...).handlers`.
+ *
+ * Adding a name here widens what the CLI may reach; keep it to functions whose checks live in the services (the CLI
+ * only parses options and prints).
+ */
+
+// The workspace file
+export { type Store, defaultDatabasePath, openStore } from './store/store'
+export { LATEST_SCHEMA_VERSION } from './store/migrations'
+export { projectRoot } from './pool/worker-script'
+export { defaultPoolSize } from './pool/worker-pool'
+
+// Datasets and saved queries
+export { datasetRows, deleteDataset, getDataset, listDatasets, lookupDataset, renameDataset, resolveDataset } from './datasets/catalog'
+export { declarePublic } from './datasets/public-datasets'
+export { isColumnType } from './datasets/column-types'
+export { unitName, unitText } from './datasets/privacy-unit'
+export { type ImportProgress, planImport, runImport } from './datasets/import-dataset'
+export { deleteQuery, getQuery, listQueries, saveQuery } from './datasets/query-store'
+export { dropOrphanStagingTables } from './datasets/staging'
+
+// Linked sources (the path and the PostgreSQL URL are taken by the CLI only)
+export { linkFile } from './sources/linked-file'
+export { checkPasswordEnv, checkPostgresUrl, linkPostgres } from './sources/linked-postgres'
+
+// Ledger, budgets, releases, officers
+export { setBudget } from './ledger/budgets'
+export { entriesText, previewText, releaseText, summaryText } from './ledger/ledger-text'
+export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views'
+export { NOTIONS } from './ledger/notions'
+export { verifyLedger } from './ledger/verify'
+export { previewRelease, runRelease, runReleaseTimed, unlockExPost } from './releases/release-service'
+export { checkpoint, fingerprint, listOfficers, officerRows, registerOfficer } from './officer/officers'
+
+// Experiments (specs are planned here; runs go through the handler map)
+export { PRESETS, findPreset } from './experiments/presets'
+export { planExperiment } from './experiments/spec'
+
+// Audit reports (`--out` is the CLI's only)
+export { checkWritable, produceReport, resolveExport, sha256Hex, writeAtomically } from './reports/build-report'
+export { findDataset } from './reports/report-data'
+export { REPORT_TABLES } from './reports/verification'
