@@ -34,17 +34,6 @@ export { writeAtomically } from './reports/build-report'
 export { PDF_MARGINS_MM } from './reports/chromium-printer'
 export type { PdfOptions, PdfPrinter } from './handler-types'
 
-/**
- * What the doors (HTTP server, Electron shell, CLI) may use besides `createServices`: the errors they translate, the
- * file handles of the desktop dialog and uploads, the atomic writer for a saved report, and the PDF printer's shape.
- * eslint.config.mjs (`layers/imports`) keeps the doors to this module, `app/door-guard` and (CLI only) `local`.
- */
-export { CancelledError, UserError, isUserError } from './errors'
-export { FileHandles } from './app/file-handles'
-export { writeAtomically } from './reports/build-report'
-export { PDF_MARGINS_MM } from './reports/chromium-printer'
-export type { PdfOptions, PdfPrinter } from './handler-types'
-
 export interface ServicesOptions {
   mode: 'desktop' | 'headless'
   dbPath?: string
