@@ -7,17 +7,14 @@
  *         metric, n, mean, sd, ci_low, ci_high, interval
  * `interval` is `wilson` (0/1 per trial), `normal` (mean +- 1.96 sd/sqrt(n)), `none`, or `closed-form` for exact values
  * computed beside the Monte Carlo ones (their value is in `mean`). Pending or failed cells have one row with an empty metric.
+ * Written by the services' one CSV writer (`../csv.ts`): CRLF, quoting, and text that a spreadsheet would run as a
+ * formula (a workload label or dataset name "=HYPERLINK(...)") neutralised with a leading apostrophe.
  */
 import type { CellResult } from '../../contract/experiments'
 import type { EngineAdapter } from './engines/types'
 import type { ExperimentRow } from './repository'
+import { type CsvValue, toCsv } from '../csv'
 import { formatParam } from './spec'
-
-function field(v: unknown): string {
-  if (v === null || v === undefined) return ''
-  const s = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : '') : String(v)
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
 
 export function csvHeader(adapter: EngineAdapter): string[] {
   return [
@@ -46,9 +43,9 @@ export function csvHeader(adapter: EngineAdapter): string[] {
 }
 
 export function experimentCsv(row: ExperimentRow, adapter: EngineAdapter, cells: CellResult[]): { csv: string; rows: number } {
-  const lines: string[] = [csvHeader(adapter).join(',')]
+  const rows: CsvValue[][] = []
   for (const c of cells) {
-    const prefix = [
+    const prefix: CsvValue[] = [
       'simulation',
       row.id,
       row.name,
@@ -63,19 +60,19 @@ export function experimentCsv(row: ExperimentRow, adapter: EngineAdapter, cells:
       c.trials,
       c.status,
       c.error
-    ].map(field)
+    ]
     if (c.status !== 'done' || !c.metrics) {
-      lines.push([...prefix, '', '', '', '', '', '', ''].join(','))
+      rows.push([...prefix, null, null, null, null, null, null, null])
       continue
     }
     for (const def of adapter.metrics) {
       const m = c.metrics[def.name]
       if (!m) continue
-      lines.push([...prefix, ...[def.name, m.n, m.mean, m.sd, m.ciLow, m.ciHigh, m.interval].map(field)].join(','))
+      rows.push([...prefix, def.name, m.n, m.mean, m.sd, m.ciLow, m.ciHigh, m.interval])
     }
     for (const [name, v] of Object.entries(c.extras ?? {})) {
-      lines.push([...prefix, ...[name, '', v, '', '', '', 'closed-form'].map(field)].join(','))
+      rows.push([...prefix, name, null, v, null, null, null, 'closed-form'])
     }
   }
-  return { csv: lines.join('\n') + '\n', rows: lines.length - 1 }
+  return { csv: toCsv(csvHeader(adapter), rows), rows: rows.length }
 }

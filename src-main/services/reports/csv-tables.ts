@@ -3,38 +3,11 @@
  * `ReportData`, so a table exported later with the same scope, period and edition is byte for byte the same (its
  * SHA-256 is printed in the report).
  *
- * Format (documented in README "Audit reports"): RFC 4180 (comma, CRLF line ends, fields with comma, quote, CR or LF quoted,
- * quotes doubled), UTF-8 without BOM, one header row. Text fields that a spreadsheet could run as a formula (starting
- * with = + - @ TAB or CR), and text fields starting with an apostrophe, get one apostrophe in front; a reader removes one
- * leading apostrophe from a text field to get the value back. Numbers, and text that is a plain decimal ("-0.25"), are
- * never prefixed.
- * Empty field = null.
+ * Format (documented in README "Audit reports"): written by the services' one CSV writer, `../csv.ts` (RFC 4180, CRLF,
+ * formula neutralisation).
  */
 import type { ReportData, ReportTable } from '../../contract/reports'
-
-export type CsvValue = string | number | boolean | null | undefined
-
-/** Numbers as numbers; text neutralised against formula injection. */
-export function csvField(v: CsvValue): string {
-  if (v === null || v === undefined) return ''
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : ''
-  if (typeof v === 'boolean') return v ? 'true' : 'false'
-  let s = v
-  // A plain decimal such as "-0.25" is a number to a spreadsheet, not a formula: left as it is.
-  if (/^[=+\-@\t\r']/.test(s) && !/^-?\d+(\.\d+)?$/.test(s)) s = `'${s}`
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
-
-/** The inverse of the text neutralisation, for readers (and the tests). */
-export function unneutralise(field: string): string {
-  return field.startsWith("'") ? field.slice(1) : field
-}
-
-export function toCsv(header: readonly string[], rows: CsvValue[][]): string {
-  const lines = [header.map(csvField).join(',')]
-  for (const r of rows) lines.push(r.map(csvField).join(','))
-  return lines.join('\r\n') + '\r\n'
-}
+import { type CsvValue, toCsv } from '../csv'
 
 /** "alpha=1; beta=0.05" (keys sorted): the public parameters of a release in one field. */
 export function paramsText(p: Record<string, unknown>): string {

@@ -50,7 +50,7 @@ describe('sweep command', () => {
     }
 
     const text = readFileSync(csvPath, 'utf8')
-    expect(text.split('\n')[0]).toBe(THRESHOLD_HEADER)
+    expect(text.split('\r\n')[0]).toBe(THRESHOLD_HEADER)
     const csv = parse(text) as string[][]
     const rows = csv.slice(1)
     expect(rows).toHaveLength(4 * 7) // 4 cells x 7 metrics, no closed-form extras for this engine
