@@ -13,16 +13,17 @@
  * intersect the reference period, of the group's count in the bucket (same filter and count); empty buckets count 0.
  */
 import type Database from 'better-sqlite3'
-import type { ThresholdQueryDefinition } from '../../contract/datasets'
+import type { ColumnType, ThresholdQueryDefinition } from '../../contract/datasets'
 import { UserError } from '../errors'
-import { groupKey } from './column-types'
+import { type StoredValue, groupKey, keyPart } from './column-types'
 import { type CatalogDataset, getDataset } from './catalog'
-import { type Period, type Where, groupCountSql, personTuplesSql, referenceSql, whereOf } from '../sources/dialect'
+import { type Period, type Truncation, groupCountSql, referenceSql, truncatedCountSql, truncatedReferenceSql, whereOf } from '../sources/dialect'
+import { truncationKey } from '../sources/keyed-hash'
 import { type Source, sourceFor } from '../sources/source'
 import { checkThresholdDefinition, findColumn, storedValueFor } from './query-definitions'
 import { getQuery } from './query-store'
 import { type PublicPredicates, thresholdPredicates } from './threshold-predicates'
-import { type Rng, keepRandomSubset, seededRng } from '../../../src-worker/engine/random'
+import { type Rng, seededRng } from '../../../src-worker/engine/random'
 
 export interface ThresholdPredicate {
   /** Stable key of the group: JSON list of its key values (text form) in group-by order. */
@@ -96,11 +97,37 @@ export function thresholdCounts(
 }
 
 /**
- * The counts when persons may add to at most `maxGroups` predicates (L0 bound, ALGORITHMS.md section 6): each person's
- * predicates (in the period or, for a reference threshold, in the reference period) are found per person; a person in
- * more than `maxGroups` keeps a uniformly random subset of that many (drawn with `rng`: the secure generator in a release,
- * a seeded one in a simulation), and rows in the other groups are dropped from the count and the reference alike. Then,
- * as without the bound, each person adds min(rows, cap) per group (and per time bucket for the reference).
+ * A predicate's key (JSON list of key parts, see `groupKey`) as the stored values a row must hold to be in it, or null
+ * when no stored value has that text (e.g. "5.5" for an integer column): the literal rows the engine joins on.
+ */
+export function predicateStoredValues(types: readonly ColumnType[], key: string): StoredValue[] | null {
+  const parts = JSON.parse(key) as Array<string | null>
+  const out: StoredValue[] = []
+  for (let j = 0; j < parts.length; j++) {
+    const part = parts[j]
+    if (part === null) {
+      out.push(null)
+      continue
+    }
+    const type = types[j]
+    let v: StoredValue = part
+    if (type === 'integer' || type === 'real') v = Number(part)
+    else if (type === 'timestamp') v = Date.parse(part)
+    // Only a value whose key part is this text is in the predicate (as the group-by's keys are compared).
+    if (typeof v === 'number' && !(Number.isFinite(v) && keyPart(type, v) === part)) return null
+    out.push(v)
+  }
+  return out
+}
+
+/**
+ * The counts when persons may add to at most `maxGroups` predicates (L0 bound, ALGORITHMS.md section 6), computed in
+ * the engine (dialect.ts `truncatedCountSql`): each person's predicates (in the period or, for a reference threshold,
+ * in either period) are ranked by a keyed hash of (person, predicate index) with a key drawn here from `rng` (the
+ * secure generator in a release, a seeded one in a simulation); a person keeps the `maxGroups` of smallest rank, a
+ * uniformly random subset that depends on the person's own rows and the key only (sound: keyed-hash.ts), and rows in
+ * the other predicates are dropped from the count and the reference alike. Then, as without the bound, each person
+ * adds min(rows, cap) per predicate (and per time bucket for the reference).
  */
 function truncatedCounts(
   src: Source,
@@ -110,61 +137,46 @@ function truncatedCounts(
   predicates: PublicPredicates,
   rng: Rng
 ): { counts: Float64Array; thresholds: Float64Array } {
-  const keyCols = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
-  const types = keyCols.map((c) => c.type)
-  const G = keyCols.length
-  const index = new Map(predicates.keys.map((k, i) => [k, i]))
+  const types = def.groupBy.map((g) => findColumn(ds, g, 'group-by column').type)
+  // One literal row per distinct key (the first predicate with it); duplicates get its count.
+  const first = new Map<string, number>()
+  const values = predicates.keys.map((k, i) => {
+    if (first.has(k)) return null
+    first.set(k, i)
+    return predicateStoredValues(types, k)
+  })
+  const t: Truncation = { person: findColumn(ds, count.personColumn, 'person column'), predicates: values, key: truncationKey(rng), maxGroups: count.maxGroups!, cap: count.cap }
   const d = src.dialect
-  // (person, predicate[, bucket], rows) for the rows of one period, in the dialect's common order.
-  const read = (where: Where, bucketMs: number | null): Array<{ person: unknown; i: number; b: number; n: number }> => {
-    const out: Array<{ person: unknown; i: number; b: number; n: number }> = []
-    for (const r of src.all(personTuplesSql(d, ds, def, count.personColumn, where, bucketMs))) {
-      const i = index.get(groupKey(types, r.slice(1, 1 + G)))
-      if (i === undefined) continue
-      out.push({ person: r[0], i, b: bucketMs === null ? 0 : Number(r[1 + G]), n: Number(r[r.length - 1]) })
-    }
-    return out
-  }
   const period = def.period ? periodOf(ds, def.period.column, def.period.from, def.period.to) : null
-  const main = read(whereOf(d, ds, def, period), null)
+  const main = whereOf(d, ds, def, period)
   const th = def.threshold
   const ref = th.kind === 'reference' ? periodOf(ds, th.column!, th.from, th.to) : null
-  const bucketMs = th.kind === 'reference' ? (th.bucket === 'hour' ? HOUR_MS : DAY_MS) : null
-  const refRows = ref ? read(whereOf(d, ds, def, ref), bucketMs) : []
+  const refWhere = ref ? whereOf(d, ds, def, ref) : null
+  const n = predicates.keys.length
+  const byFirst = (perIndex: Float64Array) => Float64Array.from(predicates.keys, (k) => perIndex[first.get(k)!])
 
-  // Each person's predicates, in a fixed order (persons by first appearance in the sorted reads, predicates ascending).
-  const groupsOf = new Map<unknown, Set<number>>()
-  for (const r of [...main, ...refRows]) {
-    let s = groupsOf.get(r.person)
-    if (!s) groupsOf.set(r.person, (s = new Set()))
-    s.add(r.i)
-  }
-  const m = count.maxGroups!
-  const kept = new Map<unknown, Set<number>>()
-  for (const [person, set] of groupsOf) {
-    kept.set(person, new Set(keepRandomSubset(rng, [...set].sort((a, b) => a - b), m)))
-  }
-  const counts = new Float64Array(predicates.keys.length)
-  for (const r of main) if (kept.get(r.person)!.has(r.i)) counts[r.i] += Math.min(r.n, count.cap)
+  const counted = new Float64Array(n)
+  const countSql = truncatedCountSql(d, ds, def, t, main, refWhere)
+  if (countSql) for (const [i, c] of src.all(countSql)) counted[Number(i)] = Number(c ?? 0)
+  const counts = byFirst(counted)
   if (th.kind !== 'reference') {
     if (predicates.thresholds === null) throw new Error('public thresholds missing')
     return { counts, thresholds: predicates.thresholds }
   }
-  const perBucket = new Map<string, number>()
-  for (const r of refRows) {
-    if (!kept.get(r.person)!.has(r.i)) continue
-    const key = `${r.i}|${r.b}`
-    perBucket.set(key, (perBucket.get(key) ?? 0) + Math.min(r.n, count.cap))
+  const bucketMs = th.bucket === 'hour' ? HOUR_MS : DAY_MS
+  const max = new Float64Array(n)
+  const sum = new Float64Array(n)
+  const refSql = truncatedReferenceSql(d, ds, def, t, main, refWhere!, bucketMs)
+  if (refSql) {
+    for (const [i, mx, sm] of src.all(refSql)) {
+      max[Number(i)] = Math.max(0, Number(mx))
+      sum[Number(i)] = Number(sm)
+    }
   }
-  const max = new Float64Array(predicates.keys.length)
-  const sum = new Float64Array(predicates.keys.length)
-  for (const [key, n] of perBucket) {
-    const i = Number(key.slice(0, key.indexOf('|')))
-    if (n > max[i]) max[i] = n
-    sum[i] += n
-  }
-  const buckets = Math.floor((ref!.to - 1) / bucketMs!) - Math.floor(ref!.from / bucketMs!) + 1
-  const thresholds = Float64Array.from(predicates.keys, (_, i) => th.factor * (th.aggregate === 'max' ? max[i] : sum[i] / buckets))
+  const buckets = Math.floor((ref!.to - 1) / bucketMs) - Math.floor(ref!.from / bucketMs) + 1
+  const maxes = byFirst(max)
+  const sums = byFirst(sum)
+  const thresholds = Float64Array.from(predicates.keys, (_, i) => th.factor * (th.aggregate === 'max' ? maxes[i] : sums[i] / buckets))
   return { counts, thresholds }
 }
 

@@ -7,6 +7,9 @@ import type { ColumnType } from '../../contract/datasets'
 import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
 import type { Dialect } from './dialect'
 import { duckString } from './duckdb-sync'
+import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
+
+const DUCK_TYPES: Record<ColumnType, string> = { integer: 'BIGINT', timestamp: 'BIGINT', real: 'DOUBLE', text: 'VARCHAR' }
 
 export interface LinkedFileSchemaColumn {
   /** The column's name in the file. */
@@ -82,6 +85,16 @@ export function duckdbDialect(file: LinkedFile): Dialect {
     // DuckDB puts NULL last by default; SQLite first.
     asc: (e) => `${e} ASC NULLS FIRST`,
     // A plain scan keeps the file's order (DuckDB preserves insertion order by default).
-    fileOrder: () => ''
+    fileOrder: () => '',
+    typed: (e, type) => `CAST(${e} AS ${DUCK_TYPES[type]})`,
+    sameValue: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
+    values: (rows, names, alias) => `(VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')}) AS ${alias}(${names.join(', ')})`,
+    keyedRank: (key, person, personType, i) => {
+      const text =
+        personType === 'real'
+          ? `CAST(CAST(floor(least(greatest(${person}, CAST(${-REAL_PERSON_CLAMP} AS DOUBLE)), CAST(${REAL_PERSON_CLAMP} AS DOUBLE)) * 1000000) AS BIGINT) AS VARCHAR)`
+          : `CAST(${person} AS VARCHAR)`
+      return `CAST('0x' || substr(md5('${checkedKey(key)}:' || ${text} || ':' || CAST(${i} AS VARCHAR)), 1, ${RANK_HEX_DIGITS}) AS BIGINT)`
+    }
   }
 }

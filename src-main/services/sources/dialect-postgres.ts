@@ -8,6 +8,9 @@
 import type { ColumnType } from '../../contract/datasets'
 import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
 import type { Dialect } from './dialect'
+import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
+
+const PG_TYPES: Record<ColumnType, string> = { integer: 'bigint', timestamp: 'bigint', real: 'double precision', text: 'text' }
 
 export interface PgSchemaColumn {
   /** The column's name in the relation. */
@@ -83,6 +86,19 @@ export function postgresDialect(rel: LinkedRelation): Dialect {
     // PostgreSQL puts NULL last in ascending order by default; SQLite first.
     asc: (e) => `${e} ASC NULLS FIRST`,
     // A table's rows in physical order (insertion order while nothing is updated or vacuumed away); a view has none.
-    fileOrder: () => (rel.relkind === 'r' || rel.relkind === 'm' ? 'ORDER BY ctid' : '')
+    fileOrder: () => (rel.relkind === 'r' || rel.relkind === 'm' ? 'ORDER BY ctid' : ''),
+    // Parameters in VALUES have no type to infer from: every value is cast.
+    typed: (e, type) => `CAST(${e} AS ${PG_TYPES[type]})`,
+    sameValue: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
+    values: (rows, names, alias) => `(VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')}) AS ${alias}(${names.join(', ')})`,
+    keyedRank: (key, person, personType, i) => {
+      const dbl = (x: number) => `CAST(${x} AS double precision)`
+      const text =
+        personType === 'real'
+          ? `CAST(CAST(floor(least(greatest(${person}, ${dbl(-REAL_PERSON_CLAMP)}), ${dbl(REAL_PERSON_CLAMP)}) * 1000000) AS bigint) AS text)`
+          : `CAST(${person} AS text)`
+      // 'x' and 16 hex digits (zeros, then the MD5's first ones) read as 64 bits: a non-negative bigint.
+      return `CAST(CAST('x${'0'.repeat(16 - RANK_HEX_DIGITS)}' || substr(md5('${checkedKey(key)}:' || ${text} || ':' || CAST(${i} AS text)), 1, ${RANK_HEX_DIGITS}) AS bit(64)) AS bigint)`
+    }
   }
 }

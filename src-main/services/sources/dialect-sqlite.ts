@@ -1,6 +1,7 @@
 /** The SQLite compiler (imported datasets: the workspace's `ds_<id>` table with generated column names `c1..cN`). */
 import { type CatalogColumn, type CatalogDataset, ident } from '../datasets/catalog'
 import type { Dialect } from './dialect'
+import { SQLITE_RANK_FUNCTION, checkedKey } from './keyed-hash'
 
 export const sqliteDialect: Dialect = {
   engine: 'sqlite',
@@ -15,5 +16,13 @@ export const sqliteDialect: Dialect = {
   // SQLite puts NULL first in ascending order.
   asc: (e) => e,
   // Imports insert rows in file order and never delete: rowid is the file order.
-  fileOrder: () => 'ORDER BY rowid'
+  fileOrder: () => 'ORDER BY rowid',
+  // Bound values keep their type (numbers as numbers, text as text): no cast needed.
+  typed: (e) => e,
+  sameValue: (a, b) => `${a} IS ${b}`,
+  // SQLite's VALUES columns are column1..columnN: renamed in a subquery.
+  values: (rows, names, alias) =>
+    `(SELECT ${names.map((n, j) => `column${j + 1} AS ${n}`).join(', ')} FROM (VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')})) AS ${alias}`,
+  // SQLite has no MD5: the function registered on the connection (keyed-hash.ts registerKeyedHash, by sqliteSource).
+  keyedRank: (key, person, personType, i) => `${SQLITE_RANK_FUNCTION}('${checkedKey(key)}', ${person}, ${i}, ${personType === 'real' ? 1 : 0})`
 }

@@ -11,13 +11,14 @@
  * The aggregates:
  * - `whereOf`: filter, period [from, to), and the person column not empty for capped per-person counts;
  * - `groupCountSql`: per group (k1..kG[, b]) the row count, or the sum over persons of min(rows, cap);
- * - `personTuplesSql`: (person, k1..kG[, b], rows), sorted, for the maxGroups truncation (done in JS with the release's
- *   generator: the random subset is the mechanism's, so it must not come from the engine);
+ * - `truncatedCountSql` / `truncatedReferenceSql`: the same with the `maxGroups` bound applied in the engine: each
+ *   person keeps the predicates of smallest keyed rank (a window function over the person's predicates; the rank is
+ *   `Dialect.keyedRank`, identical in every engine, keyed per evaluation: keyed-hash.ts has the soundness argument);
  * - `referenceSql`: per group the max and the sum over time buckets of the per-bucket count;
  * - `columnValuesSql`: the AIQ columns (and person) of every row with no empty value, in file order;
  * - `maxScoreSql`: the search's largest score per individual.
  */
-import type { FilterCondition, ThresholdQueryDefinition } from '../../contract/datasets'
+import type { ColumnType, FilterCondition, ThresholdQueryDefinition } from '../../contract/datasets'
 import { UserError } from '../errors'
 import type { StoredValue } from '../datasets/column-types'
 import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
@@ -37,6 +38,17 @@ export interface Dialect {
   asc(expr: string): string
   /** Rows in file order: an ORDER BY clause or ''. */
   fileOrder(ds: CatalogDataset): string
+  /** An expression (a parameter, a literal, NULL) as a value of the catalog type's stored form, where the engine cannot infer it. */
+  typed(expr: string, type: ColumnType): string
+  /** a = b, also true when both are empty (NULL). */
+  sameValue(a: string, b: string): string
+  /** A relation of literal rows (at least one) with the given column names, aliased `alias`. */
+  values(rows: string[][], names: string[], alias: string): string
+  /**
+   * The keyed rank of (person, predicate index i) for the `maxGroups` bound: the first 13 hex digits of
+   * MD5(key ":" text(person) ":" i) as an integer (keyed-hash.ts); `key` is 32 hex digits, inlined.
+   */
+  keyedRank(key: string, person: string, personType: ColumnType, i: string): string
 }
 
 export interface Sql {
@@ -135,19 +147,117 @@ export function referenceSql(def: ThresholdQueryDefinition, perBucket: Sql): Sql
 }
 
 /**
- * (person, k1..kG[, b], rows) for the rows of one period, sorted by person, then keys (then bucket), empty values first:
- * the order the truncation visits persons in, the same in every engine.
+ * What the `maxGroups` bound (ALGORITHMS.md section 6) needs: the person column, the public predicates' key values,
+ * the truncation key (keyed-hash.ts), the bound and the cap.
  */
-export function personTuplesSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, personColumn: string, where: Where, bucketMs: number | null): Sql {
-  const p = d.column(ds, findColumn(ds, personColumn, 'person column'))
-  const keys = keyColumns(ds, def).map((k) => d.column(ds, k))
-  const bucket = bucketMs === null ? [] : [bucketExpr(d, ds, def, bucketMs)]
-  const sel = [`${p} AS p`, ...keys.map((k, i) => `${k} AS k${i + 1}`), ...bucket.map((b) => `${b} AS b`)]
-  const names = ['p', ...keys.map((_, i) => `k${i + 1}`), ...bucket.map(() => 'b')]
+export interface Truncation {
+  person: CatalogColumn
+  /** Per predicate, in predicate order: its key values in stored form, or null when no row can have them. */
+  predicates: Array<StoredValue[] | null>
+  /** 32 hex digits, drawn for this evaluation (a release's secure generator). */
+  key: string
+  maxGroups: number
+  cap: number
+}
+
+function wholeNumber(x: number, what: string): string {
+  if (!Number.isSafeInteger(x) || x < 1) throw new Error(`${what} must be a whole number >= 1`)
+  return String(x)
+}
+
+/**
+ * (i, p[, b], c): the rows of one period per public predicate index i and person p (and time bucket b), counted; rows
+ * in no predicate are left out (they take no place in a person's bound). The predicates are joined as literal rows:
+ * whole numbers inlined, text and reals as parameters. Null when no predicate can match any row.
+ */
+function predicateTuples(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, where: Where, bucketMs: number | null): Sql | null {
+  const keys = keyColumns(ds, def)
+  const sel = [...keys.map((k, j) => `${d.column(ds, k)} AS k${j + 1}`), `${d.column(ds, t.person)} AS p`]
+  if (bucketMs !== null) sel.push(`${bucketExpr(d, ds, def, bucketMs)} AS b`)
+  const valueParams: StoredValue[] = []
+  const nullable = keys.map(() => false)
+  const rows: string[][] = []
+  t.predicates.forEach((vals, i) => {
+    if (!vals) return
+    const cells = vals.map((v, j) => {
+      const type = keys[j].type
+      if (v === null) {
+        nullable[j] = true
+        return d.typed('NULL', type)
+      }
+      if ((type === 'integer' || type === 'timestamp') && typeof v === 'number' && Number.isSafeInteger(v)) return d.typed(String(v), type)
+      valueParams.push(v)
+      return d.typed('?', type)
+    })
+    rows.push([...cells, String(i)])
+  })
+  if (rows.length === 0) return null
+  const names = [...keys.map((_, j) => `g${j + 1}`), 'i']
+  const on = keys.map((_, j) => (nullable[j] ? d.sameValue(`r.k${j + 1}`, `v.g${j + 1}`) : `r.k${j + 1} = v.g${j + 1}`)).join(' AND ') || '1 = 1'
+  const b = bucketMs !== null
   return {
-    sql: `SELECT ${names.join(', ')}, count(*) FROM (SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r GROUP BY ${names.join(', ')} ORDER BY ${names.map((n) => d.asc(n)).join(', ')}`,
-    params: where.params
+    sql:
+      `SELECT v.i AS i, r.p AS p${b ? ', r.b AS b' : ''}, count(*) AS c FROM (SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r ` +
+      `JOIN ${d.values(rows, names, 'v')} ON ${on} GROUP BY v.i, r.p${b ? ', r.b' : ''}`,
+    params: [...where.params, ...valueParams]
   }
+}
+
+/** `row_number() OVER` a person's predicates in keyed-rank order (then by index): the first `maxGroups` are kept. */
+function ranked(d: Dialect, t: Truncation, from: string, cols: string): string {
+  const h = d.keyedRank(t.key, 'p', t.person.type, 'i')
+  return `SELECT ${cols}, row_number() OVER (PARTITION BY p ORDER BY h, i) AS rk FROM (SELECT ${cols}, ${h} AS h FROM (${from}) AS t0) AS th`
+}
+
+/**
+ * Per predicate index i (columns i, n): the sum over persons of min(rows, cap) over each person's kept predicates,
+ * the `maxGroups` bound applied in the engine. Without a reference period a person's predicates are those of `main`;
+ * with one (`reference` given), those of both periods, and the same kept set applies to both (see
+ * `truncatedReferenceSql`). Which predicates a person keeps depends on that person's rows and the key only
+ * (keyed-hash.ts says why that is sound). Null when no predicate can match.
+ */
+export function truncatedCountSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, main: Where, reference: Where | null): Sql | null {
+  const cap = wholeNumber(t.cap, 'the cap')
+  const m = wholeNumber(t.maxGroups, 'maxGroups')
+  const tuples = predicateTuples(d, ds, def, t, main, null)
+  if (!tuples) return null
+  if (!reference) {
+    return {
+      sql: `SELECT i, sum(${d.least('c', cap)}) AS n FROM (${ranked(d, t, tuples.sql, 'i, p, c')}) AS w WHERE rk <= ${m} GROUP BY i`,
+      params: tuples.params
+    }
+  }
+  const kept = keptSql(d, ds, def, t, main, reference)!
+  return {
+    sql: `SELECT t.i AS i, sum(${d.least('t.c', cap)}) AS n FROM (${tuples.sql}) AS t JOIN (${kept.sql}) AS k ON t.i = k.i AND t.p = k.p GROUP BY t.i`,
+    params: [...tuples.params, ...kept.params]
+  }
+}
+
+/** (i, p) kept: each person's first `maxGroups` predicates in keyed-rank order, over the rows of both periods. */
+function keptSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, main: Where, reference: Where): Sql | null {
+  const a = predicateTuples(d, ds, def, t, main, null)
+  const b = predicateTuples(d, ds, def, t, reference, null)
+  if (!a || !b) return null
+  const both = `SELECT DISTINCT i, p FROM (SELECT i, p FROM (${a.sql}) AS ta UNION ALL SELECT i, p FROM (${b.sql}) AS tb) AS u`
+  return {
+    sql: `SELECT i, p FROM (${ranked(d, t, both, 'i, p')}) AS w WHERE rk <= ${wholeNumber(t.maxGroups, 'maxGroups')}`,
+    params: [...a.params, ...b.params]
+  }
+}
+
+/**
+ * Per predicate index i (columns i, max, sum): over the time buckets of the reference period, the max and the sum of
+ * the bucket's count (sum over persons of min(rows in the bucket, cap)), each person counted in their kept predicates
+ * only (the kept set of `truncatedCountSql`, over both periods). Null when no predicate can match.
+ */
+export function truncatedReferenceSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, main: Where, reference: Where, bucketMs: number): Sql | null {
+  const cap = wholeNumber(t.cap, 'the cap')
+  const tuples = predicateTuples(d, ds, def, t, reference, bucketMs)
+  const kept = keptSql(d, ds, def, t, main, reference)
+  if (!tuples || !kept) return null
+  const perBucket = `SELECT t.i AS i, t.b AS b, sum(${d.least('t.c', cap)}) AS n FROM (${tuples.sql}) AS t JOIN (${kept.sql}) AS k ON t.i = k.i AND t.p = k.p GROUP BY t.i, t.b`
+  return { sql: `SELECT i, max(n), sum(n) FROM (${perBucket}) AS pb GROUP BY i`, params: [...tuples.params, ...kept.params] }
 }
 
 /** The given columns of every row where none is empty, in file order. */

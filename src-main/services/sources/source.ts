@@ -10,6 +10,7 @@ import type { CatalogDataset } from '../datasets/catalog'
 import type { StoredValue } from '../datasets/column-types'
 import type { Dialect, Sql } from './dialect'
 import { sqliteDialect } from './dialect-sqlite'
+import { registerKeyedHash } from './keyed-hash'
 import { duckdbDialect } from './dialect-duckdb'
 import { duckAll } from './duckdb-sync'
 import { type LinkedFileRecord, checkLinkedFile, linkedFileOf, linkedFileFailure } from './linked-file'
@@ -26,6 +27,8 @@ export interface Source {
 }
 
 export function sqliteSource(db: Database.Database): Source {
+  // The keyed rank of the maxGroups bound (SQLite has no MD5): a deterministic function on this connection.
+  registerKeyedHash(db)
   return { dialect: sqliteDialect, linked: null, all: (q) => db.prepare(q.sql).raw().all(...q.params) as unknown[][] }
 }
 
