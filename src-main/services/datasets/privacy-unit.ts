@@ -35,7 +35,8 @@ function hasTable(db: Db, name: string): boolean {
  */
 function storedUnit(db: Db, datasetId: number): { kind: 'row' } | { kind: 'person'; column: string } {
   if (!hasTable(db, 'dataset_units')) return { kind: 'row' }
-  const row = db.prepare('SELECT person_column FROM dataset_units WHERE dataset_id = ?').get(datasetId) as { person_column: string | null } | undefined
+  const row = db.prepare('SELECT person_column FROM dataset_units WHERE dataset_id = ?').get(datasetId) as
+    { person_column: string | null } | undefined
   return row && row.person_column !== null ? { kind: 'person', column: row.person_column } : { kind: 'row' }
 }
 
@@ -61,9 +62,11 @@ export function unitDeclaration(db: Db, datasetId: number): UnitDeclaration {
   if (unit.kind === 'row') return { person: null, perPerson: [] }
   const flagged = isLinked(db, datasetId)
     ? []
-    : (db.prepare('SELECT name FROM dataset_columns WHERE dataset_id = ? AND per_person = 1 AND name <> ? ORDER BY name').all(datasetId, unit.column) as Array<{ name: string }>).map(
-        (r) => r.name
-      )
+    : (
+        db
+          .prepare('SELECT name FROM dataset_columns WHERE dataset_id = ? AND per_person = 1 AND name <> ? ORDER BY name')
+          .all(datasetId, unit.column) as Array<{ name: string }>
+      ).map((r) => r.name)
   return { person: unit.column, perPerson: flagged }
 }
 
@@ -77,9 +80,9 @@ function sameDeclaration(a: UnitDeclaration, b: UnitDeclaration): boolean {
  */
 export function signedUnit(db: Db, datasetId: number): { declaration: UnitDeclaration; seq: number } | 'none' | 'unsigned' {
   if (!hasTable(db, 'ledger_entries')) return 'none'
-  const row = db.prepare(`SELECT seq, detail FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq DESC LIMIT 1`).get(datasetId) as
-    | { seq: number; detail: string }
-    | undefined
+  const row = db
+    .prepare(`SELECT seq, detail FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq DESC LIMIT 1`)
+    .get(datasetId) as { seq: number; detail: string } | undefined
   if (!row) return 'none'
   let unit: unknown
   try {
@@ -88,7 +91,8 @@ export function signedUnit(db: Db, datasetId: number): { declaration: UnitDeclar
     return 'unsigned'
   }
   const u = unit as { person?: unknown; perPerson?: unknown } | undefined
-  if (!u || (u.person !== null && typeof u.person !== 'string') || !Array.isArray(u.perPerson) || u.perPerson.some((c) => typeof c !== 'string')) return 'unsigned'
+  if (!u || (u.person !== null && typeof u.person !== 'string') || !Array.isArray(u.perPerson) || u.perPerson.some((c) => typeof c !== 'string'))
+    return 'unsigned'
   return { declaration: { person: u.person, perPerson: [...(u.perPerson as string[])].sort() }, seq: row.seq }
 }
 
@@ -188,22 +192,28 @@ export function soundCells(unit: PrivacyUnit, perPerson: (column: string) => boo
  */
 export function checkPersonColumnOption(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null
-  if (typeof raw !== 'string' || raw.trim() === '') throw new UserError('The person column must be the name of a column (or leave it out: each row is a different person)', 'bad-input')
+  if (typeof raw !== 'string' || raw.trim() === '')
+    throw new UserError('The person column must be the name of a column (or leave it out: each row is a different person)', 'bad-input')
   return raw
 }
 
 /** Checks an import request's `perPersonColumns` (absent: none). Only for person-level imports. */
 export function checkPerPersonColumnsOption(raw: unknown, personColumn: string | null): string[] {
   if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string' || c.trim() === '')) throw new UserError('perPersonColumns must be a list of column names', 'bad-input')
-  if (raw.length > 0 && personColumn === null) throw new UserError('Columns with one value per person can only be declared on a person-level import (give the person column)', 'bad-input')
+  if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string' || c.trim() === ''))
+    throw new UserError('perPersonColumns must be a list of column names', 'bad-input')
+  if (raw.length > 0 && personColumn === null)
+    throw new UserError('Columns with one value per person can only be declared on a person-level import (give the person column)', 'bad-input')
   return [...new Set(raw as string[])]
 }
 
 /** The person column must be in the file's header. */
 export function checkPersonColumnInHeader(personColumn: string | null, header: string[]): void {
   if (personColumn !== null && !header.includes(personColumn)) {
-    throw new UserError(`The person column "${personColumn.slice(0, 80)}" is not in the header row; name a column of the file, or import row-level`, 'bad-input')
+    throw new UserError(
+      `The person column "${personColumn.slice(0, 80)}" is not in the header row; name a column of the file, or import row-level`,
+      'bad-input'
+    )
   }
 }
 
@@ -221,7 +231,10 @@ const CHECK_CHUNK = 200
  */
 export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: string | null, declared: readonly string[] = []): void {
   if (!db.inTransaction) throw new Error('the privacy unit is recorded inside the import transaction')
-  const cols = db.prepare('SELECT name, sql_name FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{ name: string; sql_name: string }>
+  const cols = db.prepare('SELECT name, sql_name FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
+    name: string
+    sql_name: string
+  }>
   const table = (db.prepare('SELECT table_name FROM datasets WHERE id = ?').get(datasetId) as { table_name: string } | undefined)?.table_name
   if (table === undefined) throw new Error(`dataset ${datasetId} is not in the catalog`)
   if (personColumn === null) {
@@ -230,31 +243,73 @@ export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: strin
   }
   const person = cols.find((c) => c.name === personColumn)
   if (!person) throw new UserError(`The person column "${personColumn.slice(0, 80)}" is not a column of the dataset`, 'bad-input')
-  const q = (id: string) => {
-    if (!/^c\d+$/.test(id) && !/^ds_\d+$/.test(id)) throw new Error('refusing a non-generated SQL identifier')
-    return `"${id}"`
-  }
   for (const name of declared) {
-    if (!cols.some((c) => c.name === name)) throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in the file`, 'bad-input')
+    if (!cols.some((c) => c.name === name))
+      throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in the file`, 'bad-input')
   }
   const setFlag = db.prepare('UPDATE dataset_columns SET per_person = ? WHERE dataset_id = ? AND name = ?')
   for (const c of cols) setFlag.run(c.name === personColumn ? 1 : 0, datasetId, c.name)
   const checked = cols.filter((c) => declared.includes(c.name) && c.name !== personColumn)
-  for (let i = 0; i < checked.length; i += CHECK_CHUNK) {
-    const chunk = checked.slice(i, i + CHECK_CHUNK)
+  const several = columnWithSeveralValues(db, table, person.sql_name, checked)
+  if (several !== null) {
+    throw new UserError(
+      `The column "${several.slice(0, 80)}" was declared to hold one value per person, but the file has a person with several values in it; import without declaring it`,
+      'bad-input'
+    )
+  }
+  for (const c of checked) setFlag.run(1, datasetId, c.name)
+  db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(datasetId, personColumn)
+}
+
+/**
+ * The first of `columns` in which some person (rows grouped by `personSql`) has several values, or null. An empty value
+ * counts as a value; rows with an empty person field are taken as one person. Reads every row: for the import, and
+ * for the officer's act that signs a declaration (never for anything the analyst sees).
+ */
+function columnWithSeveralValues(
+  db: Db,
+  table: string,
+  personSql: string,
+  columns: ReadonlyArray<{ name: string; sql_name: string }>
+): string | null {
+  const q = (id: string) => {
+    if (!/^c\d+$/.test(id) && !/^ds_\d+$/.test(id)) throw new Error('refusing a non-generated SQL identifier')
+    return `"${id}"`
+  }
+  for (let i = 0; i < columns.length; i += CHECK_CHUNK) {
+    const chunk = columns.slice(i, i + CHECK_CHUNK)
     // Per person: distinct non-empty values + 1 if an empty value occurs; more than 1 anywhere = not per-person.
     const inner = chunk.map((c, j) => `count(DISTINCT ${q(c.sql_name)}) + max(${q(c.sql_name)} IS NULL) AS n${j}`).join(', ')
     const outer = chunk.map((_, j) => `coalesce(max(n${j}), 0) <= 1 AS ok${j}`).join(', ')
-    const row = db.prepare(`SELECT ${outer} FROM (SELECT ${inner} FROM ${q(table)} GROUP BY ${q(person.sql_name)})`).get() as Record<string, number>
-    chunk.forEach((c, j) => {
-      if (row[`ok${j}`] !== 1) {
-        throw new UserError(
-          `The column "${c.name.slice(0, 80)}" was declared to hold one value per person, but the file has a person with several values in it; import without declaring it`,
-          'bad-input'
-        )
-      }
-      setFlag.run(1, datasetId, c.name)
-    })
+    const row = db.prepare(`SELECT ${outer} FROM (SELECT ${inner} FROM ${q(table)} GROUP BY ${q(personSql)})`).get() as Record<string, number>
+    const bad = chunk.find((_, j) => row[`ok${j}`] !== 1)
+    if (bad) return bad.name
   }
-  db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(datasetId, personColumn)
+  return null
+}
+
+/**
+ * Why the declaration the tables hold now must not be signed, or null: a column declared one value per person has a
+ * person with several values (the tables were rewritten outside the app; review finding: a budget signed whatever the
+ * tables held, so a declaration forged before the officer's first budget was signed and never detected), or the person
+ * column is not a column of the dataset. For the officer's act only, after the passphrase was checked: the sentence
+ * tells a fact about the rows. A linked source has no declarations to check (`unitDeclaration`).
+ */
+export function declarationProblem(db: Db, datasetId: number, datasetName: string): string | null {
+  const d = unitDeclaration(db, datasetId)
+  if (d.person === null || d.perPerson.length === 0) return null
+  const cols = db.prepare('SELECT name, sql_name FROM dataset_columns WHERE dataset_id = ?').all(datasetId) as Array<{
+    name: string
+    sql_name: string
+  }>
+  const table = (db.prepare('SELECT table_name FROM datasets WHERE id = ?').get(datasetId) as { table_name: string } | undefined)?.table_name
+  const person = cols.find((c) => c.name === d.person)
+  const declared = cols.filter((c) => d.perPerson.includes(c.name))
+  const outside = `Nothing was signed. The dataset's tables were changed outside the app: re-import it, or run "quiet-alarm ledger verify".`
+  if (table === undefined || !person || declared.length !== d.perPerson.length) {
+    return `The privacy unit of dataset "${datasetName}" names a column it does not have. ${outside}`
+  }
+  const several = columnWithSeveralValues(db, table, person.sql_name, declared)
+  if (several === null) return null
+  return `The column "${several.slice(0, 80)}" is declared to hold one value per person, but a person of "${datasetName}" has several values in it. ${outside}`
 }

@@ -10,7 +10,7 @@ import { appendEntry, datasetName, recordAudit, unitSpend } from './ledger-store
 import { toLedgerEntry } from './ledger-views'
 import { NOTION_LABEL, isNotion } from './notions'
 import { decimalToNano, nanoToDecimal, nanoToDisplay } from './units'
-import { datasetUnit, unitDeclaration, unitWord } from '../datasets/privacy-unit'
+import { datasetUnit, declarationProblem, unitDeclaration, unitWord } from '../datasets/privacy-unit'
 import { unlockOfficer, writeCheckpoint } from '../officer/officers'
 
 export interface SetBudgetInput {
@@ -55,6 +55,9 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   // Last: the officer's key (the passphrase is checked before anything is written; the act is signed).
   const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
   const officer = key.name
+  // The officer signs the unit below: a declaration the rows contradict (forged in the tables) is not signed.
+  const problem = declarationProblem(db, input.datasetId, name)
+  if (problem !== null) throw new UserError(problem)
   const run = db.transaction(() => {
     // What is already spent, read in the same write transaction as the entry: per unit summed over notions (the budget
     // per unit), or the notion's own account (its cap).

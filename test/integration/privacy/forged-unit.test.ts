@@ -42,11 +42,16 @@ function rooms(): { id: number; queryId: number } {
   const rows: Array<[string, string, string]> = []
   for (const room of ROOMS) for (let i = 0; i < 10; i++) rows.push([`other-${room}-${i}`, room, 'staff'])
   for (const room of ROOMS) rows.push(['P', room, 'staff'])
-  const id = craftDataset(store.db, 'visits', [
-    { name: 'person', type: 'text' },
-    { name: 'room', type: 'text' },
-    { name: 'role', type: 'text' }
-  ], rows)
+  const id = craftDataset(
+    store.db,
+    'visits',
+    [
+      { name: 'person', type: 'text' },
+      { name: 'room', type: 'text' },
+      { name: 'role', type: 'text' }
+    ],
+    rows
+  )
   store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['role']))()
   const q = saveQuery(store.db, id, 'rooms', {
     kind: 'threshold',
@@ -64,7 +69,10 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
   it('the budget entry carries the unit the officer signed', () => {
     const { id } = rooms()
     const e = setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
-    expect(JSON.parse(store.db.prepare('SELECT detail FROM ledger_entries WHERE seq = ?').pluck().get(e.seq) as string).unit).toEqual({ person: 'person', perPerson: ['role'] })
+    expect(JSON.parse(store.db.prepare('SELECT detail FROM ledger_entries WHERE seq = ?').pluck().get(e.seq) as string).unit).toEqual({
+      person: 'person',
+      perPerson: ['role']
+    })
     expect(unitDeclaration(store.db, id)).toEqual({ person: 'person', perPerson: ['role'] })
   })
 
@@ -80,7 +88,9 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     expect(p.cells).toEqual(['{}'])
     // ... and the release is refused before any charge while the tables differ from what was signed.
     const before = charges()
-    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/differs from the one the officer signed with its budget \(ledger entry \d+\).*Nothing was spent/)
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
+      /differs from the one the officer signed with its budget \(ledger entry \d+\).*Nothing was spent/
+    )
     expect(charges()).toBe(before)
     const v = verifyLedger(store.db)
     expect(v.ok).toBe(false)
@@ -90,7 +100,10 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
   it('the dataset forged row-level (person column removed, trigger dropped): denied, nothing spent', () => {
     const { id, queryId } = rooms()
     setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
-    const triggers = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'dataset_units'`).pluck().all() as string[]
+    const triggers = store.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'dataset_units'`)
+      .pluck()
+      .all() as string[]
     for (const t of triggers) store.db.exec(`DROP TRIGGER "${t}"`)
     store.db.prepare('UPDATE dataset_units SET person_column = NULL WHERE dataset_id = ?').run(id)
     expect(nanoToNumber(prepareRelease(store.db, queryId, PARAMS).chargeNano)).toBeCloseTo(6 * PER_PREDICATE, 6)
@@ -105,14 +118,56 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
     // A later budget entry without the unit (as an older version wrote them).
     store.db.transaction(() =>
-      appendEntry(store.db, { kind: 'budget', datasetId: id, datasetName: 'visits', notion: null, amountNano: 5e9, cells: [], releaseId: null, actor: 'olga', description: 'old style', detail: { scope: 'per unit, summed over notions' } })
+      appendEntry(store.db, {
+        kind: 'budget',
+        datasetId: id,
+        datasetName: 'visits',
+        notion: null,
+        amountNano: 5e9,
+        cells: [],
+        releaseId: null,
+        actor: 'olga',
+        description: 'old style',
+        detail: { scope: 'per unit, summed over notions' }
+      })
     )()
     const before = charges()
-    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/set before budgets carried the officer's signature on the dataset's privacy unit/)
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
+      /set before budgets carried the officer's signature on the dataset's privacy unit/
+    )
     expect(charges()).toBe(before)
     setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'signs the unit', ...officerAct(store.db) })
     expect(runRelease(store.db, { queryId, params: PARAMS }).status).toBe('answered')
     expect(charges()).toBe(before + 1)
+  })
+
+  it("'room' forged one value per person BEFORE the first budget: the officer is not made to sign it (review finding)", () => {
+    // The budget signed whatever the tables held: a declaration forged before the officer's first budget (or before the
+    // officer re-signs an older budget, as the denial asks) was signed, charged one room's epsilon per person, and verify
+    // saw nothing. The officer's act now checks the declared columns over the rows before signing them.
+    const { id, queryId } = rooms()
+    store.db.prepare(`UPDATE dataset_columns SET per_person = 1 WHERE dataset_id = ? AND name = 'room'`).run(id)
+    const entries = () => (store.db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n
+    const cred = officerAct(store.db)
+    const before = entries()
+    expect(() => setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...cred })).toThrow(
+      /column "room" is declared to hold one value per person, but a person of "visits" has several values in it.*Nothing was signed/
+    )
+    expect(entries()).toBe(before)
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/no budget/)
+    // The declaration as the import made it is signed; the release is charged at the honest price.
+    store.db.prepare(`UPDATE dataset_columns SET per_person = 0 WHERE dataset_id = ? AND name = 'room'`).run(id)
+    setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...cred })
+    expect(runRelease(store.db, { queryId, params: PARAMS }).epsilon).toBeCloseTo(6 * PER_PREDICATE, 6)
+  })
+
+  it('without the passphrase the check says nothing about the rows', () => {
+    const { id } = rooms()
+    store.db.prepare(`UPDATE dataset_columns SET per_person = 1 WHERE dataset_id = ? AND name = 'room'`).run(id)
+    officerAct(store.db)
+    expect(() =>
+      setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', officer: 'Test Officer', passphrase: 'not the passphrase' })
+    ).toThrow(/^The passphrase of officer "Test Officer" is wrong; nothing was written$/)
   })
 
   it('with the tables as signed, releases go through at the honest price', () => {
