@@ -5,34 +5,21 @@
 import { parentPort, threadId } from 'node:worker_threads'
 import * as Comlink from 'comlink'
 import nodeEndpoint from 'comlink/dist/umd/node-adapter'
-import { tasks } from './tasks'
+import { type TaskKind, type TaskPayload, type TaskResult, isTaskKind, tasks } from './tasks'
+import { runDiagnostic } from './tasks/diagnostics'
+import type { TaskContext } from './tasks/types'
 
 export interface WorkerApi {
-  runBatch(kind: string, payload: unknown, batchId: number): Promise<unknown>
+  runBatch<K extends TaskKind>(kind: K, payload: TaskPayload<K>, batchId: number): Promise<TaskResult<K>>
   ping(): number
 }
 
 const PROGRESS_EVERY_MS = 100
 
-/** Diagnostic task kinds, only when the pool was started with diagnostics on (tests of crash handling). */
-function diagnostic(kind: string, payload: any): unknown {
-  if (process.env.QA_DIAGNOSTICS !== '1') throw new Error(`Unknown task kind "${kind}"`)
-  if (kind === 'diag/exit') process.exit(payload?.code ?? 70)
-  if (kind === 'diag/sleep') {
-    const until = Date.now() + (payload?.ms ?? 1000)
-    while (Date.now() < until) {
-      /* busy: a stuck computation */
-    }
-    return payload?.value ?? null
-  }
-  if (kind === 'diag/throw') throw new Error(payload?.message ?? 'diagnostic failure')
-  throw new Error(`Unknown task kind "${kind}"`)
-}
-
 const api: WorkerApi = {
   async runBatch(kind, payload, batchId) {
     let last = 0
-    const ctx = {
+    const ctx: TaskContext = {
       progress(done: number) {
         const now = Date.now()
         if (now - last >= PROGRESS_EVERY_MS) {
@@ -41,13 +28,10 @@ const api: WorkerApi = {
         }
       }
     }
-    const fn = tasks[kind]
-    if (!fn) return diagnostic(kind, payload)
-    const result = fn(payload, ctx)
-    if (kind === 'self-check/laplace' && result && typeof result === 'object') {
-      ;(result as { threadTag: string }).threadTag = String(threadId)
-    }
-    return result
+    if (!isTaskKind(kind)) return runDiagnostic(kind, payload) as TaskResult<typeof kind>
+    // The map's entry for `kind` takes that kind's payload; TypeScript cannot follow the pairing through the lookup.
+    const fn = tasks[kind] as (p: typeof payload, c: TaskContext) => TaskResult<typeof kind>
+    return fn(payload, ctx)
   },
   ping() {
     return threadId

@@ -1,16 +1,41 @@
 /**
- * The task kinds a worker runs. Each area adds its kinds here (engine functions wrapped for batches).
+ * The task kinds a worker runs, each with its payload and result types (`TaskMap`). Each area adds its kinds here
+ * (engine functions wrapped for batches); the pool (`src-main/services/pool/worker-pool.ts`) takes only batches whose
+ * payload fits their kind and types each outcome by it.
  */
-import { selfCheckBatch } from './self-check'
-import type { TaskFn } from './types'
-import { thresholdTrialBatch } from './mide-tasks'
-import { aiqTrialBatch } from './sensitive-tasks'
-import { searchTrialBatch } from './search-tasks'
+import { threadId } from 'node:worker_threads'
+import { type SelfCheckBatch, type SelfCheckBatchResult, selfCheckBatch } from './self-check'
+import type { TaskContext } from './types'
+import { type ThresholdTrialBatch, thresholdTrialBatch } from './mide-tasks'
+import { type AiqTrialBatch, aiqTrialBatch } from './sensitive-tasks'
+import { type SearchTrialBatch, type TrialBatchResult, searchTrialBatch } from './search-tasks'
+import type { DiagnosticTaskMap } from './diagnostics'
 
-export const tasks: Record<string, TaskFn> = {
-  'self-check/laplace': (p, ctx) => selfCheckBatch(p, ctx),
+export interface TaskMap {
+  'self-check/laplace': { payload: SelfCheckBatch; result: SelfCheckBatchResult }
   // Experiments (issue 7): Monte Carlo batches of one sweep cell each.
+  'experiments/threshold': { payload: ThresholdTrialBatch; result: TrialBatchResult }
+  'experiments/aiq': { payload: AiqTrialBatch; result: TrialBatchResult }
+  'experiments/search': { payload: SearchTrialBatch; result: TrialBatchResult }
+}
+
+/** What the pool may send: the tasks, and the diagnostic kinds a worker runs only with QA_DIAGNOSTICS=1 (crash tests). */
+export type PoolTaskMap = TaskMap & DiagnosticTaskMap
+export type TaskKind = keyof PoolTaskMap
+export type TaskPayload<K extends TaskKind> = PoolTaskMap[K]['payload']
+export type TaskResult<K extends TaskKind> = PoolTaskMap[K]['result']
+/** The kinds a sweep's engine adapter names (src-main/services/experiments/engines). */
+export type ExperimentTaskKind = Extract<keyof TaskMap, `experiments/${string}`>
+
+export type TaskFns = { [K in keyof TaskMap]: (payload: TaskPayload<K>, ctx: TaskContext) => TaskResult<K> }
+
+export const tasks: TaskFns = {
+  'self-check/laplace': (p, ctx) => selfCheckBatch(p, ctx, String(threadId)),
   'experiments/threshold': (p, ctx) => thresholdTrialBatch(p, ctx),
   'experiments/aiq': (p, ctx) => aiqTrialBatch(p, ctx),
   'experiments/search': (p, ctx) => searchTrialBatch(p, ctx)
+}
+
+export function isTaskKind(kind: string): kind is keyof TaskMap {
+  return Object.prototype.hasOwnProperty.call(tasks, kind)
 }

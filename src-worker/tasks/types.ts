@@ -3,5 +3,3 @@ export interface TaskContext {
   /** Report how many of this batch's units are done (cumulative). Cheap: the worker throttles what it sends. */
   progress(done: number): void
 }
-
-export type TaskFn = (payload: any, ctx: TaskContext) => unknown

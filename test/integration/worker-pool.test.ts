@@ -13,14 +13,22 @@ afterEach(async () => {
   pool = undefined
 })
 
-const laplaceBatches = (n: number, samples: number): Batch[] =>
+const laplaceBatches = (n: number, samples: number): Array<Batch<'self-check/laplace'>> =>
   Array.from({ length: n }, (_, i) => ({ kind: 'self-check/laplace', payload: { seed: 's', batchIndex: i, samples, scale: 1 }, units: samples }))
 
 describe('worker pool', () => {
+  it('types each batch by its kind (TaskMap): a payload of another kind or an unknown kind does not compile', () => {
+    // @ts-expect-error the self-check's payload has no "ms" (typecheck fails here if batches were loosely typed)
+    const wrongPayload: Batch = { kind: 'self-check/laplace', payload: { ms: 1 }, units: 1 }
+    // @ts-expect-error not a task kind
+    const unknownKind: Batch = { kind: 'no/such-kind', payload: {}, units: 1 }
+    expect([wrongPayload.kind, unknownKind.kind]).toEqual(['self-check/laplace', 'no/such-kind'])
+  })
+
   it('runs batches on two workers, reports progress up to the total, and is deterministic', async () => {
     pool = new WorkerPool(script, 2)
     const seen: number[] = []
-    const out = await pool.run<{ sorted: number[]; threadTag: string; batchIndex: number }>(laplaceBatches(6, 40_000), {
+    const out = await pool.run(laplaceBatches(6, 40_000), {
       onProgress: (d, t) => {
         expect(t).toBe(240_000)
         seen.push(d)
@@ -34,7 +42,7 @@ describe('worker pool', () => {
     // Same seeds on a one-worker pool give identical samples.
     const single = new WorkerPool(script, 1)
     try {
-      const again = await single.run<{ sorted: number[] }>(laplaceBatches(6, 40_000))
+      const again = await single.run(laplaceBatches(6, 40_000))
       expect(again.map((o) => (o.ok ? o.value.sorted : []))).toEqual(values.map((v) => v.sorted))
     } finally {
       await single.shutdown()
@@ -53,9 +61,9 @@ describe('worker pool', () => {
 
   it('fails a batch whose worker dies twice, with a clear error, within seconds', async () => {
     pool = new WorkerPool(script, 2)
-    await expect(pool.run([{ kind: 'diag/exit', payload: { code: 70 }, units: 1 }])).rejects.toThrow(
-      /Batch 1 of 1 \(diag\/exit\) failed twice: the worker stopped unexpectedly \(exit code 70\)/
-    )
+    const died = pool.run([{ kind: 'diag/exit', payload: { code: 70 }, units: 1 }])
+    await expect(died).rejects.toThrow(/Batch 1 of 1 \(diag\/exit\) failed twice: the worker stopped unexpectedly \(exit code 70\)/)
+    await expect(died).rejects.toMatchObject({ failure: { kind: 'worker-lost', reason: 'the worker stopped unexpectedly (exit code 70)' } })
     // The pool is whole again and keeps working.
     await waitFor(() => pool!.status().size === 2 && pool!.status().busy === 0, 'the pool to be idle')
     const ok = await pool.run(laplaceBatches(2, 1000))
@@ -68,7 +76,12 @@ describe('worker pool', () => {
       failFast: false
     })
     expect(out[0].ok && out[1].ok).toBe(true)
-    expect(out[2]).toEqual({ ok: false, error: expect.stringMatching(/Batch 3 of 3 \(diag\/throw\) failed: bad cell/) })
+    // The cause is structured (callers word it without parsing the sentence).
+    expect(out[2]).toEqual({
+      ok: false,
+      error: expect.stringMatching(/Batch 3 of 3 \(diag\/throw\) failed: bad cell/),
+      failure: { kind: 'task-threw', message: 'bad cell' }
+    })
   })
 
   it('cancels a running job promptly and stays usable', async () => {

@@ -3,7 +3,7 @@
  * runs a Kolmogorov-Smirnov test against Lap(1), and records the outcome as an audit event in the workspace.
  */
 import type { SelfCheckRequest, SelfCheckResult } from '../../contract'
-import type { SelfCheckBatch, SelfCheckBatchResult } from '../../../src-worker/tasks/self-check'
+import type { SelfCheckBatch } from '../../../src-worker/tasks/self-check'
 import { UserError } from '../errors'
 import type { JobContext } from '../jobs/job-registry'
 import type { WorkerPool } from '../pool/worker-pool'
@@ -42,11 +42,11 @@ export function validateSelfCheck(req: SelfCheckRequest): Required<SelfCheckRequ
 export async function runSelfCheck(store: Store, pool: WorkerPool, req: Required<SelfCheckRequest>, ctx: JobContext): Promise<SelfCheckResult> {
   // A fixed seed: the check is reproducible, and it is a simulation (nothing is released).
   const batches = Array.from({ length: req.batches }, (_, i) => ({
-    kind: 'self-check/laplace',
+    kind: 'self-check/laplace' as const,
     payload: { seed: 'self-check', batchIndex: i, samples: req.samplesPerBatch, scale: SCALE } satisfies SelfCheckBatch,
     units: req.samplesPerBatch
   }))
-  const outcomes = await pool.run<SelfCheckBatchResult>(batches, { signal: ctx.signal, onProgress: (d, t) => ctx.progress(d, t) })
+  const outcomes = await pool.run(batches, { signal: ctx.signal, onProgress: (d, t) => ctx.progress(d, t) })
   const values = outcomes.map((o) => (o.ok ? o.value : { sorted: [], threadTag: '', batchIndex: -1 }))
   const { n, d } = ksDistanceOfSortedBatches(values.map((v) => v.sorted))
   const critical = Math.sqrt(-Math.log(KS_ALPHA / 2) / 2) / Math.sqrt(n)

@@ -15,7 +15,8 @@
 import type { ExperimentSpec, MetricSummary, ParamValue, SweepJobResult } from '../../contract/experiments'
 import { CancelledError } from '../errors'
 import type { JobContext } from '../jobs/job-registry'
-import type { Batch, BatchOutcome, WorkerPool } from '../pool/worker-pool'
+import { type Batch, type BatchFailure, type BatchOutcome, type WorkerPool, batchOf } from '../pool/worker-pool'
+import type { ExperimentTaskKind } from '../../../src-worker/tasks'
 import type { TrialBatchResult } from '../../../src-worker/tasks/search-tasks'
 import type { EngineAdapter, LoadedWorkload } from './engines/types'
 import type { CellOutcome, ExperimentRepository } from './repository'
@@ -68,11 +69,9 @@ export function trialsPerBatch(spec: ExperimentSpec): number {
   return spec.trialsPerBatch ?? Math.max(1, Math.min(DEFAULT_TRIALS_PER_BATCH, Math.ceil(spec.trials / 4)))
 }
 
-/** The failure reason without the pool's "Batch i of n (kind)" prefix. */
-function reason(error: string): string {
-  const m = /^Batch \d+ of \d+ \([^)]*\) (failed twice|failed): (.*)$/s.exec(error)
-  if (!m) return error
-  return m[1] === 'failed twice' ? `its worker failed twice (${m[2]})` : m[2]
+/** A batch's failure in the cell's words (the pool's own sentence names the batch, not the cell). */
+function reason(failure: BatchFailure): string {
+  return failure.kind === 'worker-lost' ? `its worker failed twice (${failure.reason})` : failure.message
 }
 
 export async function runExperiment(
@@ -100,7 +99,7 @@ export async function runExperiment(
   }
 
   const per = trialsPerBatch(spec)
-  const batches: Batch[] = []
+  const batches: Array<Batch<ExperimentTaskKind>> = []
   const owner: Array<{ group: Group; slot: number }> = []
   for (const g of groups.values()) {
     const w = byLabel.get(g.cell.workload)
@@ -109,7 +108,7 @@ export async function runExperiment(
     for (let first = 0; first < spec.trials; first += per) {
       const count = Math.min(per, spec.trials - first)
       const payload = adapter.batchPayload({ mechanism: g.cell.mechanism, params: g.cell.params, seed: g.cell.seed }, w, first, count, g.crash && slot === 0)
-      batches.push({ kind: adapter.taskKind, payload, units: count })
+      batches.push(batchOf(adapter.taskKind, payload, count))
       owner.push({ group: g, slot })
       slot++
     }
@@ -145,7 +144,7 @@ export async function runExperiment(
   const onBatchDone = (i: number, outcome: BatchOutcome) => {
     const { group: g, slot } = owner[i]
     if (outcome.ok) g.results[slot] = outcome.value as TrialBatchResult
-    else if (g.error === null) g.error = reason(outcome.error)
+    else if (g.error === null) g.error = reason(outcome.failure)
     g.remaining--
     if (g.remaining > 0) return
     if (g.error !== null) {

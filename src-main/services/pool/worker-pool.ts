@@ -14,24 +14,39 @@ import { availableParallelism } from 'node:os'
 import * as Comlink from 'comlink'
 import nodeEndpoint from 'comlink/dist/umd/node-adapter'
 import type { WorkerApi } from '../../../src-worker/worker'
+import type { TaskKind, TaskPayload, TaskResult } from '../../../src-worker/tasks'
 import type { PoolStatus } from '../../contract'
 import { CancelledError } from '../errors'
 
-export interface Batch {
-  kind: string
-  payload: unknown
-  /** Work units in this batch (trials, samples...) for progress. */
-  units: number
+/** One message of work: a task kind of src-worker/tasks (`TaskMap`) with a payload of that kind's type. */
+export type Batch<K extends TaskKind = TaskKind> = {
+  [P in K]: {
+    kind: P
+    payload: TaskPayload<P>
+    /** Work units in this batch (trials, samples...) for progress. */
+    units: number
+  }
+}[K]
+
+/** A batch of `kind` (the pairing of kind and payload checked where the kind is a type parameter). */
+export function batchOf<K extends TaskKind>(kind: K, payload: TaskPayload<K>, units: number): Batch<K> {
+  return { kind, payload, units } as Batch<K>
 }
 
-export type BatchOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: string }
+/**
+ * Why a batch failed, for callers that word it themselves (the outcome's `error` is the pool's whole sentence):
+ * the task threw (a deterministic failure, not retried), or its worker died or overran its time limit twice.
+ */
+export type BatchFailure = { kind: 'task-threw'; message: string } | { kind: 'worker-lost'; reason: string }
 
-export interface RunOptions {
+export type BatchOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: string; failure: BatchFailure }
+
+export interface RunOptions<T = unknown> {
   signal?: AbortSignal
   /** Called (throttled by the workers) with units done over the whole run. */
   onProgress?: (done: number, total: number) => void
   /** Called when each batch finishes (for storing results as they come, e.g. sweep cells). */
-  onBatchDone?: (index: number, outcome: BatchOutcome) => void
+  onBatchDone?: (index: number, outcome: BatchOutcome<T>) => void
   /** Reject the whole run on the first failed batch (default true); otherwise failed batches are reported as outcomes. */
   failFast?: boolean
   /** A batch running longer than this is treated like a crash (worker terminated, batch retried once). */
@@ -46,7 +61,11 @@ export interface WorkerScript {
 }
 
 export class BatchFailedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** Set when one batch's failure failed the run (absent when the workers cannot start at all). */
+    readonly failure?: BatchFailure
+  ) {
     super(message)
     this.name = 'BatchFailedError'
   }
@@ -78,7 +97,7 @@ interface Task {
 }
 
 interface RunState {
-  batches: Batch[]
+  batches: readonly Batch[]
   outcomes: Array<BatchOutcome | undefined>
   remaining: number
   total: number
@@ -140,19 +159,19 @@ export class WorkerPool {
     return true
   }
 
-  run<T = unknown>(batches: Batch[], options: RunOptions = {}): Promise<Array<BatchOutcome<T>>> {
+  run<K extends TaskKind>(batches: ReadonlyArray<Batch<K>>, options: RunOptions<TaskResult<K>> = {}): Promise<Array<BatchOutcome<TaskResult<K>>>> {
     if (this.stopped) return Promise.reject(new Error('The worker pool has been shut down'))
     if (this.broken) return Promise.reject(new BatchFailedError(this.broken))
     if (options.signal?.aborted) return Promise.reject(new CancelledError())
-    return new Promise<Array<BatchOutcome<T>>>((resolve, reject) => {
+    return new Promise<Array<BatchOutcome<TaskResult<K>>>>((resolve, reject) => {
       const run: RunState = {
-        batches,
+        batches: batches as readonly Batch[],
         outcomes: new Array(batches.length),
         remaining: batches.length,
         total: batches.reduce((a, b) => a + b.units, 0),
         finishedUnits: 0,
         inFlight: new Set(),
-        options: { failFast: true, ...options },
+        options: { failFast: true, ...(options as RunOptions) },
         settled: false,
         resolve: resolve as (o: BatchOutcome[]) => void,
         reject
@@ -163,7 +182,7 @@ export class WorkerPool {
         return
       }
       options.signal?.addEventListener('abort', () => this.cancelRun(run), { once: true })
-      batches.forEach((batch, index) => this.queue.push({ run, index, batch, attempts: 0, done: 0, batchId: nextBatchId++ }))
+      run.batches.forEach((batch, index) => this.queue.push({ run, index, batch, attempts: 0, done: 0, batchId: nextBatchId++ }))
       this.dispatch()
     })
   }
@@ -257,8 +276,12 @@ export class WorkerPool {
         if (slot.task !== task) return
         // An exception thrown by the task itself: a deterministic failure, not retried.
         this.release(slot)
-        const msg = e instanceof Error ? e.message : String(e)
-        this.finishTask(task, { ok: false, error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed: ${msg}` })
+        const message = e instanceof Error ? e.message : String(e)
+        this.finishTask(task, {
+          ok: false,
+          error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed: ${message}`,
+          failure: { kind: 'task-threw', message }
+        })
         this.dispatch()
       }
     )
@@ -296,7 +319,8 @@ export class WorkerPool {
       } else {
         this.finishTask(task, {
           ok: false,
-          error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed twice: ${reason}`
+          error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed twice: ${reason}`,
+          failure: { kind: 'worker-lost', reason }
         })
       }
     }
@@ -323,7 +347,7 @@ export class WorkerPool {
     }
     this.reportProgress(run)
     if (!outcome.ok && run.options.failFast) {
-      this.cancelRun(run, new BatchFailedError(outcome.error))
+      this.cancelRun(run, new BatchFailedError(outcome.error, outcome.failure))
       return
     }
     if (run.remaining === 0) {

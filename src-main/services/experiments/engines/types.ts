@@ -4,6 +4,7 @@
  */
 import type { ExperimentEngine, ParamValue, WorkloadInfo, WorkloadRef } from '../../../contract/experiments'
 import type { Store } from '../../store/store'
+import type { ExperimentTaskKind, TaskPayload } from '../../../../src-worker/tasks'
 
 export interface ParamDef {
   name: string
@@ -33,23 +34,23 @@ export interface WorkloadContext {
   store: Store
 }
 
-export interface EngineAdapter<D = unknown> {
+export interface EngineAdapter<D = unknown, K extends ExperimentTaskKind = ExperimentTaskKind> {
   engine: ExperimentEngine
   title: string
   mechanisms: readonly string[]
   params: readonly ParamDef[]
   metrics: readonly MetricDef[]
   workloadKinds: ReadonlyArray<WorkloadRef['kind']>
-  /** Worker task kind (src-worker/tasks/index.ts). */
-  taskKind: string
+  /** Worker task kind (src-worker/tasks/index.ts, `TaskMap`). */
+  taskKind: K
   /** The parameters this mechanism uses (the cell's identity); the others are kept for display only. */
   relevantParams(mechanism: string): readonly string[]
   /** A check across parameters for one cell (one sentence) or null. Only called once every value is individually valid. */
   checkCell(mechanism: string, params: Record<string, ParamValue>, workload: LoadedWorkload<D>): string | null
   /** Read a workload; throws UserError (one sentence) when it cannot be used. */
   loadWorkload(ref: WorkloadRef, ctx: WorkloadContext): Promise<LoadedWorkload<D>>
-  /** The structured-cloneable payload of one batch of a cell. */
-  batchPayload(cell: BatchCell, workload: LoadedWorkload<D>, firstTrial: number, count: number, crash: boolean): unknown
+  /** The structured-cloneable payload of one batch of a cell (the task kind's payload type). */
+  batchPayload(cell: BatchCell, workload: LoadedWorkload<D>, firstTrial: number, count: number, crash: boolean): TaskPayload<K>
 }
 
 export interface BatchCell {
