@@ -96,6 +96,17 @@ export function signedUnit(db: Db, datasetId: number): { declaration: UnitDeclar
   return { declaration: { person: u.person, perPerson: [...(u.perPerson as string[])].sort() }, seq: row.seq }
 }
 
+/** Was an officer ever registered here: a registration, a checkpoint, or a signed ledger entry or audit event. */
+function officerEverActed(db: Db): boolean {
+  const any = (table: string) => hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} LIMIT 1`).get() !== undefined
+  // Workspaces built with older schemas (tests) have no signer column.
+  const signed = (table: string) =>
+    hasTable(db, table) &&
+    (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as Array<{ name: string }>).some((c) => c.name === 'signer') &&
+    db.prepare(`SELECT 1 FROM ${table} WHERE signer IS NOT NULL LIMIT 1`).get() !== undefined
+  return any('officers') || any('ledger_checkpoints') || signed('ledger_entries') || signed('audit_events')
+}
+
 /**
  * Why a release on this dataset may not be charged as its tables say, or null: the latest budget carries no signed
  * declaration (set before declarations were signed), or the tables differ from what the officer signed (the workspace
@@ -107,7 +118,9 @@ export function unitProblem(db: Db, datasetId: number, datasetName: string): str
   if (signed === 'unsigned') {
     // A workspace from before officer keys, with no officer registered yet, has no signatures to check anything
     // against (its budgets are unsigned too); once an officer exists, every budget in force must carry the unit.
-    if (!hasTable(db, 'officers') || db.prepare('SELECT 1 FROM officers LIMIT 1').get() === undefined) return null
+    // "No officer" is read from every trace an officer leaves, not from the registry alone: deleting the officers' rows
+    // (with the file) must not bring back the unsigned path (review finding).
+    if (!officerEverActed(db)) return null
     return (
       `Denied: the budget of dataset "${datasetName}" was set before budgets carried the officer's signature on the dataset's privacy unit; ` +
       'nothing was spent. Ask the privacy officer to set the budget again (the same figure will do), which signs the unit.'

@@ -170,6 +170,36 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     ).toThrow(/^The passphrase of officer "Test Officer" is wrong; nothing was written$/)
   })
 
+  it('deleting the officer registry does not bring back the unsigned budget of a workspace from before officers (review finding)', () => {
+    // An older workspace: its budget predates signed units, so releases wait for the officer to set it again. The
+    // check let them through whenever no officer was registered: deleting the officers' rows (trigger dropped) and
+    // forging 'room' one value per person gave one room's epsilon per release on six cells.
+    const { id, queryId } = rooms()
+    officerAct(store.db)
+    store.db.transaction(() =>
+      appendEntry(store.db, {
+        kind: 'budget',
+        datasetId: id,
+        datasetName: 'visits',
+        notion: null,
+        amountNano: 5e9,
+        cells: [],
+        releaseId: null,
+        actor: 'olga',
+        description: 'old style',
+        detail: { scope: 'per unit, summed over notions' }
+      })
+    )()
+    store.db.exec('DROP TRIGGER officers_no_delete')
+    store.db.exec('DELETE FROM officers')
+    store.db.prepare(`UPDATE dataset_columns SET per_person = 1 WHERE dataset_id = ? AND name = 'room'`).run(id)
+    const before = charges()
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
+      /set before budgets carried the officer's signature on the dataset's privacy unit/
+    )
+    expect(charges()).toBe(before)
+  })
+
   it('with the tables as signed, releases go through at the honest price', () => {
     const { id, queryId } = rooms()
     setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
