@@ -101,7 +101,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     if (isUserError(e)) {
       io.stderr.write(`${PROG}: ${e.message.split('\n')[0]}\n`)
       // A release charged but not answered wrote its charge: not "bad input, nothing written".
-      return e.code === 'release-failed' ? 1 : 2
+      return e.wroteSomething ? 1 : 2
     }
     const msg = e instanceof Error ? e.message : String(e)
     io.stderr.write(`${PROG}: unexpected failure: ${msg.split('\n')[0]}\n`)

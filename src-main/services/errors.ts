@@ -4,10 +4,26 @@
  */
 export class UserError extends Error {
   readonly code: string
-  constructor(message: string, code = 'bad-input') {
+  /**
+   * The failure left something written that stays (a release's charge): not "bad input, nothing written". The CLI
+   * exits 1 instead of 2 for it.
+   */
+  readonly wroteSomething: boolean
+  constructor(message: string, code = 'bad-input', options: { wroteSomething?: boolean } = {}) {
     super(message)
     this.name = 'UserError'
     this.code = code
+    this.wroteSomething = options.wroteSomething ?? false
+  }
+}
+
+/** A release charged but not answered: the charge stays in the ledger. The cause is not in the message (it may depend on the data). */
+export class ReleaseFailedError extends UserError {
+  constructor(
+    readonly releaseId: number,
+    neutralReason: string
+  ) {
+    super(`Release ${releaseId} was charged but not answered (${neutralReason}); the charge stays in the ledger`, 'release-failed', { wroteSomething: true })
   }
 }
 

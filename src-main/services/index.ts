@@ -28,7 +28,7 @@ import { defaultDatabasePath, openStore } from './store/store'
  * file handles of the desktop dialog and uploads, the atomic writer for a saved report, and the PDF printer's shape.
  * eslint.config.mjs (`layers/imports`) keeps the doors to this module, `app/door-guard` and (CLI only) `local`.
  */
-export { CancelledError, UserError, isUserError } from './errors'
+export { CancelledError, ReleaseFailedError, UserError, isUserError } from './errors'
 export { FileHandles } from './app/file-handles'
 export { writeAtomically } from './reports/build-report'
 export { PDF_MARGINS_MM } from './reports/chromium-printer'

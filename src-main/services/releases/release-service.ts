@@ -18,7 +18,7 @@ import type {
   ReleaseKind
 } from '../../contract/ledger'
 import { type Rng, SecureRandom, assertSecure } from '../../../src-worker/engine/random'
-import { UserError } from '../errors'
+import { ReleaseFailedError, UserError } from '../errors'
 import { canonicalJson } from '../ledger/canonical'
 import { admission, appendEntry, nowIso, recordAudit } from '../ledger/ledger-store'
 import { nanoToDecimal, nanoToNumber } from '../ledger/units'
@@ -232,7 +232,7 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
         failedAt,
         releaseId
       )
-      throw new UserError(`Release ${releaseId} was charged but not answered (${reason}); the charge stays in the ledger`, 'release-failed')
+      throw new ReleaseFailedError(releaseId, reason)
     }
     storeAnswer(db, releaseId, chargedAt, result)
   } finally {
@@ -261,7 +261,7 @@ export async function runReleaseTimed(db: Db, req: ReleaseRequest): Promise<Rele
     await until(r.answeredAt)
     return r
   } catch (e) {
-    const id = e instanceof UserError && e.code === 'release-failed' ? Number(/^Release (\d+) /.exec(e.message)?.[1]) : NaN
+    const id = e instanceof ReleaseFailedError ? e.releaseId : NaN
     if (Number.isInteger(id)) {
       const row = db.prepare('SELECT answered_at FROM releases WHERE id = ?').get(id) as { answered_at: string | null } | undefined
       await until(row?.answered_at ?? null)
