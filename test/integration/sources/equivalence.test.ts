@@ -216,6 +216,42 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     expect([...kinds].sort()).toEqual(['column', 'constant', 'maxGroups', 'reference'])
   })
 
+  it('maxGroups with text, real and timestamp person columns: identical counts (row-level copies: SQLite, Parquet, PostgreSQL)', () => {
+    const db = h.store.db
+    const groups: Array<Array<string | number>> = []
+    for (const f of [1, 2, 3, -1, 7]) for (const k of ['in', 'out', 'x, y', 'none']) groups.push([f, k])
+    let bites = 0
+    for (const personColumn of ['room', 'value', 'at']) {
+      for (let j = 0; j < 12; j++) {
+        const rng = seededRng(`person-${personColumn}-${j}`)
+        const r = () => rng.next()
+        const t0 = START + Math.floor(r() * SPAN_MIN) * 60_000
+        const def: ThresholdQueryDefinition = {
+          kind: 'threshold',
+          groupBy: ['floor', 'kind'],
+          count: { kind: 'persons', personColumn, cap: 1 + Math.floor(r() * 3), maxGroups: 1 + Math.floor(r() * 3) },
+          threshold:
+            r() < 0.5
+              ? { kind: 'constant', value: 2 }
+              : { kind: 'reference', factor: 1, aggregate: r() < 0.5 ? 'max' : 'mean', bucket: 'day', column: 'at', from: iso(t0 - 5 * 86_400_000), to: iso(t0) },
+          groups,
+          ...(r() < 0.5 ? { period: { column: 'at', from: iso(t0), to: iso(t0 + 4 * 86_400_000) } } : {})
+        }
+        const run = (id: number) => {
+          const r2 = thresholdCounts(db, getDataset(db, id), def, predicatesOf(id, def, false), seededRng(`key-${personColumn}-${j}`))
+          return { counts: [...r2.counts], thresholds: [...r2.thresholds] }
+        }
+        const a = run(rowLevelImported)
+        expect(run(rowLevelParquet), JSON.stringify(def)).toEqual(a)
+        expect(run(rowLevelPostgres), JSON.stringify(def)).toEqual(a)
+        const { maxGroups: _, ...unbounded } = def.count as { kind: 'persons'; personColumn: string; cap: number; maxGroups: number }
+        const whole = thresholdCounts(db, getDataset(db, rowLevelImported), { ...def, count: unbounded }, predicatesOf(rowLevelImported, def, false))
+        if (whole.counts.some((c, i) => c !== a.counts[i])) bites++
+      }
+    }
+    expect(bites).toBeGreaterThan(12)
+  })
+
   it('anomaly identification columns (with persons) and search scores are identical', () => {
     const db = h.store.db
     for (const [cols, widths] of [
