@@ -7,9 +7,10 @@
 import { UserError } from '../services'
 import { inRange } from '../contract/release-params'
 
+/** Bad options on the command line: bad input like any other (code `bad-input`, exit 2, nothing written). */
 export class UsageError extends UserError {
   constructor(message: string) {
-    super(message, 'usage')
+    super(message, 'bad-input')
   }
 }
 
