@@ -34,7 +34,7 @@ import {
   unlockExPost,
   verifyLedger
 } from '../../services/local'
-import { formatCharge } from '../../contract/format-epsilon'
+import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
@@ -94,13 +94,24 @@ export const releaseCommand: CliCommand = {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
     preview: { type: 'boolean', description: 'show the cost and whether it would be admitted; spend nothing' },
-    mechanism: { type: 'string', description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp', defaultText: `${RELEASE_PARAMS.threshold.mechanism.default} / ${RELEASE_PARAMS.anomalyIdentification.mechanism.default}` },
-    beta: { type: 'string', description: `threshold: largest probability of missing a true violation, ${rangeText(RELEASE_PARAMS.threshold.beta.range)}` },
+    mechanism: {
+      type: 'string',
+      description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp',
+      defaultText: `${RELEASE_PARAMS.threshold.mechanism.default} / ${RELEASE_PARAMS.anomalyIdentification.mechanism.default}`
+    },
+    beta: {
+      type: 'string',
+      description: `threshold: largest probability of missing a true violation, ${rangeText(RELEASE_PARAMS.threshold.beta.range)}`
+    },
     alpha: { type: 'string', description: 'threshold: counts within 2 alpha under the threshold may be flagged' },
     'eps-max': { type: 'string', description: 'threshold: refuse if the charge would exceed this' },
     eps1: { type: 'string', description: 'ppwlm/dppwlm: first step epsilon', defaultText: String(RELEASE_PARAMS.threshold.eps1.default) },
     steps: { type: 'string', description: 'ppwlm/dppwlm: planned steps m', defaultText: String(RELEASE_PARAMS.threshold.steps.default) },
-    'fine-steps': { type: 'string', description: 'dppwlm: fine grid points per interval', defaultText: String(RELEASE_PARAMS.threshold.fineSteps.default) },
+    'fine-steps': {
+      type: 'string',
+      description: 'dppwlm: fine grid points per interval',
+      defaultText: String(RELEASE_PARAMS.threshold.fineSteps.default)
+    },
     epsilon: { type: 'string', description: 'anomaly identification: epsilon per record asked' },
     actor: { type: 'string', description: 'who asks (recorded in the ledger)', defaultText: 'analyst' }
   },
@@ -138,7 +149,10 @@ export const ledgerCommand: CliCommand = {
     dataset: { type: 'string', description: 'one dataset (id or name)' },
     limit: { type: 'string', description: 'entries to list', defaultText: '20' },
     cells: { type: 'string', description: 'most-spent cells to list per notion', defaultText: '5' },
-    head: { type: 'string', description: 'verify: a head hash recorded earlier (or its first 16 or more hex digits), to detect a rewrite after the last checkpoint' },
+    head: {
+      type: 'string',
+      description: 'verify: a head hash recorded earlier (or its first 16 or more hex digits), to detect a rewrite after the last checkpoint'
+    },
     release: { type: 'string', description: 'unlock: release id' },
     reason: { type: 'string', description: 'unlock: why (recorded)' },
     ...OFFICER_OPTIONS
@@ -172,7 +186,7 @@ export const ledgerCommand: CliCommand = {
         const ex = unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred })
         const lines = [
           `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was signed and recorded in the audit log)`,
-          `Charged (worst case): ${ex.chargedExact}; actually spent (largest): ${formatCharge(ex.spentMax)}`
+          `Charged (worst case): ${formatCharge(ex.chargedExact)}; actually spent (largest): ${formatCharge(ex.spentMax)}`
         ]
         if (ex.queries !== undefined) lines.push(`Queries asked: ${ex.queries}`)
         for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${formatCharge(p.epsilon)}`)
@@ -181,7 +195,10 @@ export const ledgerCommand: CliCommand = {
       const ref = optString(values, 'dataset')
       // A deleted dataset keeps its ledger history under its id and last name.
       const dataset = ref === undefined ? undefined : lookupDataset(store.db, ref, { includeDeleted: true })
-      if (ref !== undefined && !dataset) throw new UsageError(`--dataset: there is no dataset "${ref.slice(0, 80)}" in this workspace or its ledger; list them with "quiet-alarm datasets list"`)
+      if (ref !== undefined && !dataset)
+        throw new UsageError(
+          `--dataset: there is no dataset "${ref.slice(0, 80)}" in this workspace or its ledger; list them with "quiet-alarm datasets list"`
+        )
       const datasetId = dataset?.id
       const limit = optNumber(values, 'limit', 20, { integer: true, ge: 1, le: 1000 })
       const cells = optNumber(values, 'cells', 5, { integer: true, ge: 0, le: 1000 })
@@ -201,7 +218,8 @@ export const ledgerCommand: CliCommand = {
 
 export const budgetCommand: CliCommand = {
   name: 'budget',
-  summary: 'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
+  summary:
+    'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
   usage:
     'budget --db PATH --dataset D (--epsilon E | --freeze) --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]',
   options: {
@@ -217,7 +235,8 @@ export const budgetCommand: CliCommand = {
     const ref = reqString(values, 'dataset')
     const freeze = values.freeze === true
     const epsilon = freeze ? '0' : reqString(values, 'epsilon')
-    if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(epsilon.trim())) throw new UsageError(`--epsilon must be a non-negative decimal number (got "${epsilon}")`)
+    if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(epsilon.trim()))
+      throw new UsageError(`--epsilon must be a non-negative decimal number (got "${epsilon}")`)
     const reason = reqString(values, 'reason')
     const notionRaw = optString(values, 'notion')
     const notion = notionRaw === undefined ? undefined : choice('notion', notionRaw, NOTIONS as readonly PrivacyNotion[])
@@ -226,13 +245,24 @@ export const budgetCommand: CliCommand = {
     const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
     return withStore(values, ctx, (store) => {
       const ds = resolveDataset(store.db, ref).info
-      const entry = setBudget(store.db, { datasetId: ds.id, epsilon: epsilon.trim(), notion, reason, officer: optString(values, 'officer'), passphrase, freeze })
+      const entry = setBudget(store.db, {
+        datasetId: ds.id,
+        epsilon: epsilon.trim(),
+        notion,
+        reason,
+        officer: optString(values, 'officer'),
+        passphrase,
+        freeze
+      })
       const account = datasetLedger(store.db, ds.id)
       const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
       const text = [
-        `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${entry.epsilonExact} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`,
-        `  Spent ${per} (summed over notions): ${account.spentPerUnitExact} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : account.budgetPerUnitExact}; unit: ${account.unitText}.`,
-        ...account.accounts.map((a) => `  ${a.label}: own budget ${a.budgetExact ?? '-'}, spent ${a.spentExact}, remaining ${a.remainingExact ?? '-'}`)
+        `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${formatCharge(entry.epsilonExact)} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`,
+        `  Spent ${per} (summed over notions): ${formatCharge(account.spentPerUnitExact)} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : formatCharge(account.budgetPerUnitExact)}; unit: ${account.unitText}.`,
+        ...account.accounts.map(
+          (a) =>
+            `  ${a.label}: own budget ${a.budgetExact === null ? '-' : formatCharge(a.budgetExact)}, spent ${formatCharge(a.spentExact)}, remaining ${a.remainingExact === null ? '-' : formatRemaining(a.remainingExact)}`
+        )
       ].join('\n')
       return { json: { entry, account }, text }
     })
@@ -248,7 +278,8 @@ export const DEMO_PASSPHRASE = 'quiet alarm demo officer'
 
 async function importSample(store: Store, file: string, name: string, personColumn?: string): Promise<{ id: number; rows: number }> {
   const path = resolve(projectRoot(), 'resources', 'sample', file)
-  if (!existsSync(path)) throw new UsageError(`The bundled sample ${path} is missing; regenerate it with "node --import tsx resources/sample/make-occupancy.ts"`)
+  if (!existsSync(path))
+    throw new UsageError(`The bundled sample ${path} is missing; regenerate it with "node --import tsx resources/sample/make-occupancy.ts"`)
   const result = await runImport(store.db, planImport(store.db, { path, name, onBadRow: 'abort', personColumn }))
   return { id: result.dataset.id, rows: result.dataset.rowCount }
 }
@@ -291,7 +322,13 @@ export const demoCommand: CliCommand = {
         `   Privacy officer "${officer}" registered (key ${reg.fingerprint}); its demo passphrase is "${DEMO_PASSPHRASE}".`,
         '   Budgets, public declarations, unlocks and checkpoints are signed with this key and need the passphrase.'
       )
-      setBudget(store.db, { datasetId: occ.id, epsilon: '10', reason: 'Demo: budget per person for the fire-safety review of March 2024', officer, passphrase })
+      setBudget(store.db, {
+        datasetId: occ.id,
+        epsilon: '10',
+        reason: 'Demo: budget per person for the fire-safety review of March 2024',
+        officer,
+        passphrase
+      })
       setBudget(store.db, {
         datasetId: ph.id,
         epsilon: '25',
@@ -299,7 +336,12 @@ export const demoCommand: CliCommand = {
         officer,
         passphrase
       })
-      declarePublic(store.db, { datasetId: cap.id, reason: 'Demo: room capacities are posted at every door (fire-safety signage)', officer, passphrase })
+      declarePublic(store.db, {
+        datasetId: cap.id,
+        reason: 'Demo: room capacities are posted at every door (fire-safety signage)',
+        officer,
+        passphrase
+      })
       out.push(
         '2. Budgets per person set by the privacy officer (what one person may lose, summed over every notion): 10 on occupancy, 25 on person-hours (reasons recorded).',
         '   The officer declared "capacities" public (room capacities are posted at every door): only public data may supply thresholds and group lists.'
@@ -366,7 +408,15 @@ export const demoCommand: CliCommand = {
       const summary = ledgerSummary(store.db, {})
       const entries = listEntries(store.db, { limit: 50 })
       const v = verifyLedger(store.db)
-      out.push('5. The ledger (the officer signed a checkpoint after the releases):', '', summaryText(summary), '', entriesText(entries.entries, entries.total), '', v.message)
+      out.push(
+        '5. The ledger (the officer signed a checkpoint after the releases):',
+        '',
+        summaryText(summary),
+        '',
+        entriesText(entries.entries, entries.total),
+        '',
+        v.message
+      )
       out.push(
         '',
         'Explore:',

@@ -14,6 +14,7 @@ import type {
   ReportTable,
   ReportVerification
 } from '../../contract/reports'
+import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { paramsText } from './csv-tables'
 import { escapeHtml as e } from './html-escape'
 import { type LineSeries, horizontalBars, legendHtml, lineChart, shortNumber } from './svg-charts'
@@ -80,9 +81,20 @@ function periodText(d: ReportData): string {
   return `${d.period.from ?? 'the beginning'} to ${d.period.to} (end excluded)`
 }
 
-/** A sealed ex-post epsilon as printed: 10 significant digits (the JSON and CSV hold the full value). */
+/**
+ * Epsilons as printed (issue 17): the one rounding rule of contract/format-epsilon.ts, 6 significant digits; charges,
+ * spends, costs and budgets rounded up, what is left rounded down. The JSON and CSV exports hold the exact values.
+ */
+const up = (x: string | number | null | undefined): string => e(formatCharge(x))
+const down = (x: string | number | null | undefined): string => e(formatRemaining(x))
+
+/** Said once in the report, where the figures are: how they are rounded and where the exact ones are. */
+export const ROUNDING_NOTE =
+  'Epsilons are shown at 6 significant digits: charges, spends and budgets rounded up, what remains rounded down (so a spend is never shown below what it is, nor a remainder above). The CSV and JSON exports hold the exact values (whole nano-epsilon), for machines.'
+
+/** A sealed ex-post epsilon as printed: an "actually spent at most", rounded up like a charge (never shown above the charge it is under). */
 export function exPostText(x: number | null): string {
-  return x === null ? '' : String(Number(x.toPrecision(10)))
+  return x === null ? '' : formatCharge(x)
 }
 
 /** An ISO time on two lines (date, time), never broken elsewhere. */
@@ -131,16 +143,16 @@ export function paramsInWords(r: { kind: string; mechanism: string; params: Reco
     if (alpha !== null) parts.push(`groups within ${Number((2 * alpha).toPrecision(4))} under their threshold may be flagged (alpha ${alpha})`)
     if (r.mechanism !== 'tslm') {
       if (n('steps') !== null) parts.push(`${n('steps')} steps`)
-      if (n('eps1') !== null) parts.push(`first step ε ${n('eps1')}`)
+      if (n('eps1') !== null) parts.push(`first step ε ${formatCharge(n('eps1'))}`)
       if (r.mechanism === 'dppwlm' && n('fineSteps') !== null) parts.push(`${n('fineSteps')} fine steps`)
     }
-    if (n('epsMax') !== null) parts.push(`denied above ε ${n('epsMax')} per unit of sensitivity`)
+    if (n('epsMax') !== null) parts.push(`denied above ε ${formatCharge(n('epsMax'))} per unit of sensitivity`)
   } else if (r.kind === 'anomaly-identification') {
-    if (n('epsilon') !== null) parts.push(`ε ${n('epsilon')} per record asked`)
+    if (n('epsilon') !== null) parts.push(`ε ${formatCharge(n('epsilon'))} per record asked`)
   } else {
     // Anomaly search: the saved query's parameters.
-    if (n('epsilonPerQuery') !== null) parts.push(`ε ${n('epsilonPerQuery')} per question`)
-    if (n('budget') !== null) parts.push(`at most ε ${n('budget')} in all${n('maxQueries') !== null ? ` (${n('maxQueries')} questions)` : ''}`)
+    if (n('epsilonPerQuery') !== null) parts.push(`ε ${formatCharge(n('epsilonPerQuery'))} per question`)
+    if (n('budget') !== null) parts.push(`at most ε ${formatCharge(n('budget'))} in all${n('maxQueries') !== null ? ` (${n('maxQueries')} questions)` : ''}`)
     if (n('tLow') !== null && n('tHigh') !== null) parts.push(`protected at or below ${n('tLow')}, the anomaly above ${n('tHigh')}`)
     if (n('top') !== null) parts.push(`the ${n('top')} most likely reported`)
     if (n('tau') !== null) parts.push(`stops at posterior ${n('tau')}`)
@@ -172,10 +184,10 @@ function dataTable(headers: Array<{ text: string; num?: boolean; cls?: string }>
 function accountRows(accounts: ReportAccount[]): string[][] {
   return accounts.map((a) => [
     e(a.label),
-    a.budgetExact === null ? '<span class="muted">none set</span>' : e(a.budgetExact),
-    e(a.spentInPeriodExact),
-    e(a.spentTotalExact),
-    a.remainingExact === null ? '<span class="muted">—</span>' : e(a.remainingExact),
+    a.budgetExact === null ? '<span class="muted">none set</span>' : up(a.budgetExact),
+    up(a.spentInPeriodExact),
+    up(a.spentTotalExact),
+    a.remainingExact === null ? '<span class="muted">—</span>' : down(a.remainingExact),
     String(a.releasesInPeriod)
   ])
 }
@@ -184,9 +196,9 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
   const parts: string[] = [`<h3>Dataset "${e(d.datasetName)}" (id ${d.datasetId})</h3>`]
   const per = d.unit === 'row' ? 'row' : 'person'
   parts.push(
-    `<p>Privacy unit: ${e(d.unitText)}. <b>Spent per ${per}, summed over notions: ${e(d.spentPerUnitTotalExact)}</b> ` +
-      `(${e(d.spentPerUnitInPeriodExact)} in the period)` +
-      (d.budgetPerUnitExact === null ? '; no budget set.' : ` of a budget per ${per} of ${e(d.budgetPerUnitExact)}; remaining ${e(d.remainingPerUnitExact ?? '')}.`) +
+    `<p>Privacy unit: ${e(d.unitText)}. <b>Spent per ${per}, summed over notions: ${up(d.spentPerUnitTotalExact)}</b> ` +
+      `(${up(d.spentPerUnitInPeriodExact)} in the period)` +
+      (d.budgetPerUnitExact === null ? '; no budget set.' : ` of a budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`) +
       ` The notions below are its breakdown.</p>`
   )
   parts.push(
@@ -210,7 +222,7 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
         bars: shown.map((a) => ({
           label: a.label,
           value: Number(a.spentTotalExact),
-          valueText: `${a.spentTotalExact}${a.budgetExact === null ? '' : ` of its own budget ${a.budgetExact}`}`,
+          valueText: `${formatCharge(a.spentTotalExact)}${a.budgetExact === null ? '' : ` of its own budget ${formatCharge(a.budgetExact)}`}`,
           limit: a.budgetExact === null ? null : Number(a.budgetExact)
         }))
       })}</div>`
@@ -226,13 +238,13 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
     parts.push(
       `<div class="chart">${horizontalBars({
         title: `Spend per partition cell (${a.label}) against the budget`,
-        bars: cells.map((c) => ({ label: c.label, value: Number(c.totalExact), valueText: c.totalExact, limit: a.budgetExact === null ? null : Number(a.budgetExact) }))
+        bars: cells.map((c) => ({ label: c.label, value: Number(c.totalExact), valueText: formatCharge(c.totalExact), limit: a.budgetExact === null ? null : Number(a.budgetExact) }))
       })}</div>`
     )
     parts.push(
       dataTable(
         [{ text: 'Cell' }, { text: 'Spent in period', num: true }, { text: 'Spent in total', num: true }],
-        a.cells.map((c) => [e(c.label), e(c.inPeriodExact), e(c.totalExact)])
+        a.cells.map((c) => [e(c.label), up(c.inPeriodExact), up(c.totalExact)])
       )
     )
   }
@@ -242,7 +254,7 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
     parts.push(
       dataTable(
         [{ text: 'Entry', num: true }, { text: 'Time' }, { text: 'Notion' }, { text: 'New budget', num: true }, { text: 'Officer' }, { text: 'Reason' }],
-        budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? `budget per ${per}`), e(b.amountExact), e(b.actor), e(b.description)])
+        budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? `budget per ${per}`), up(b.amountExact), e(b.actor), e(b.description)])
       )
     )
   }
@@ -260,7 +272,7 @@ function summarySection(d: ReportData): string {
       `<tr><td>Experiments (simulations) in period</td><td><b>${d.totals.experiments}</b></td></tr>` +
       `</tbody></table>`
   )
-  parts.push(`<p class="muted">${e(d.notionsNote)} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). Epsilons are exact.</p>`)
+  parts.push(`<p class="muted">${e(d.notionsNote)} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). ${e(ROUNDING_NOTE)}</p>`)
   if (d.datasets.length === 0) parts.push('<p class="empty">No datasets and no ledger entries in this workspace up to the end of the period.</p>')
   for (const ds of d.datasets) parts.push(datasetSummary(ds, d))
   return parts.join('')
@@ -272,7 +284,7 @@ function releasesSection(d: ReportData): string {
   parts.push(
     `<p class="muted">Every charged release in the period, with its decisions only (how many predicates or records were flagged); true counts and noisy values are never shown.${
       officer
-        ? ' Officer edition: the sealed ex-post costs (data-dependent epsilon actually spent, 10 significant digits) are shown in the last columns; reading each one was recorded as an unlock audit event.'
+        ? ' Officer edition: the sealed ex-post costs (data-dependent epsilon actually spent, rounded up like a charge) are shown in the last columns; reading each one was recorded as an unlock audit event.'
         : ''
     }</p>`
   )
@@ -297,7 +309,7 @@ function releasesSection(d: ReportData): string {
       `${e(r.kind)} / ${e(r.mechanism)}`,
       e(paramsInWords(r)),
       e(r.notion),
-      e(r.chargeExact),
+      up(r.chargeExact),
       String(r.ledgerSeq),
       e(decisionsText(r))
     ]
@@ -337,9 +349,9 @@ function denialsSection(d: ReportData): string {
         x.datasetName === null ? '' : `${e(x.datasetName)} (${x.datasetId})`,
         x.queryId === null ? '' : `${e(x.queryName ?? '')} (#${x.queryId})`,
         e(x.notion ?? ''),
-        e(x.requestedExact ?? ''),
-        e(x.remainingExact ?? 'no budget'),
-        e(x.budgetExact ?? 'none')
+        x.requestedExact === null ? '' : up(x.requestedExact),
+        x.remainingExact === null ? 'no budget' : down(x.remainingExact),
+        x.budgetExact === null ? 'none' : up(x.budgetExact)
       ]),
       { small: true }
     )
@@ -526,7 +538,7 @@ function ledgerSection(d: ReportData): string {
       `<td>${e(x.kind)}</td>`,
       `<td>${e(x.datasetName)}</td>`,
       `<td>${e(x.notion ?? (x.kind === 'budget' ? 'every notion' : ''))}</td>`,
-      `<td class="num">${e(x.amountExact)}</td>`,
+      `<td class="num">${up(x.amountExact)}</td>`,
       `<td class="num">${x.cellCount}</td>`,
       `<td class="num">${x.releaseId === null ? '' : x.releaseId}</td>`,
       `<td>${e(x.actor)}</td>`,
@@ -561,9 +573,9 @@ function verificationSection(d: ReportData, v: ReportVerification): string {
     '<h4>How to check this report</h4>',
     '<ol>',
     `<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${e(d.ledgerHead.hash)}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
-    `<li>This document shows exactly the report's data: export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${e(args)}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
+    `<li>This document shows the report's data (epsilons rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${e(args)}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
     `<li>Each CSV table likewise: <code>npx quiet-alarm report --db WORKSPACE --format csv --table releases --out releases.csv ${e(args)}${officerArg}</code>, then <code>sha256sum releases.csv</code> must equal the releases row above (tables: ledger, releases, denials, experiments).</li>`,
-    `<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget).</li>`,
+    `<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget): each printed epsilon is the exported one at 6 significant digits, rounded up (down for what remains).</li>`,
     '</ol>',
     d.edition === 'officer'
       ? '<p class="muted">Officer edition: exporting it again records new unlock events, after the end of the period, so its data and hash stay the same.</p>'

@@ -51,6 +51,10 @@ describe('CLI: demo, budget, ledger, release', () => {
     const raised = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '9', '--notion', 'eps-dp', '--reason', 'second quarter', '--passphrase-file', pf], ws.dir)
     expect(raised.code, raised.err).toBe(0)
     expect(raised.out).toMatch(/Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, signed by officer Privacy Officer \(demo\): "second quarter"\)/)
+    // Every epsilon it prints by the one rounding rule (issue 17): 6 significant digits, never the ledger's 9 decimals.
+    const spentLine = /Spent per person \(summed over notions\): ([\d.e-]+) of 10/.exec(raised.out)
+    expect(spentLine, raised.out).not.toBeNull()
+    expect((raised.out.match(/\d+\.\d+/g) ?? []).filter((n) => n.replace(/^[0.]+/, '').replace('.', '').length > 6)).toEqual([])
     const checkpointed = await cli(['ledger', 'checkpoint', '--db', ws.db, '--passphrase-file', pf], ws.dir)
     expect(checkpointed.code, checkpointed.err).toBe(0)
     expect(checkpointed.out).toMatch(/^Checkpoint signed by officer "Privacy Officer \(demo\)": ledger entry \d+/)

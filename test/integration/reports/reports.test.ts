@@ -12,6 +12,7 @@ import { ledgerSummary, listEntries } from '../../../src-main/services/ledger/le
 import { listReleases } from '../../../src-main/services/releases/release-service'
 import { ExperimentRepository } from '../../../src-main/services/experiments/repository'
 import { exPostText } from '../../../src-main/services/reports/report-html'
+import { formatCharge as up, formatRemaining as down } from '../../../src-main/contract/format-epsilon'
 import { tempWorkspace } from '../helpers'
 import { FORMULA_NAME, populateWorkspace, settleReleases, storeExperiment, type Workspace } from './fixtures'
 import { canonical, cli, parseCsv, pdfPages, pdfText, renderPages, section, sha256, unquote } from './helpers'
@@ -130,15 +131,34 @@ describe('PDF report', () => {
         const part = section(section(text, '1. Summary', '2. Releases'), `Dataset "${d.datasetName}" (id ${d.datasetId})`, next ? `Dataset "${next.datasetName}"` : null)
         // The headline per unit (issue 14): the sum over notions, against the one budget per unit.
         const per = d.unitKind === 'person' ? 'person' : 'row'
-        expect(part).toContain(`Privacy unit: ${d.unitText}. Spent per ${per}, summed over notions: ${d.spentPerUnitExact}`)
-        if (d.budgetPerUnitSource !== 'none') expect(part).toContain(`budget per ${per} of ${d.budgetPerUnitExact}; remaining ${d.remainingPerUnitExact}.`)
+        // Epsilons by the one rounding rule (issue 17): spends and budgets rounded up, what remains rounded down.
+        expect(part).toContain(`Privacy unit: ${d.unitText}. Spent per ${per}, summed over notions: ${up(d.spentPerUnitExact)}`)
+        if (d.budgetPerUnitSource !== 'none') expect(part).toContain(`budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`)
         for (const a of d.accounts) {
           // Whole history in the period: spent in period = spent in total = the ledger's spend.
-          const row = `${a.label} ${a.budgetExact ?? 'none set'} ${a.spentExact} ${a.spentExact} ${a.remainingExact ?? '—'} ${a.releases}`
+          const row = `${a.label} ${a.budgetExact === null ? 'none set' : up(a.budgetExact)} ${up(a.spentExact)} ${up(a.spentExact)} ${a.remainingExact === null ? '—' : down(a.remainingExact)} ${a.releases}`
           expect(part, `${d.datasetName}: ${a.label}`).toContain(row)
-          for (const c of a.cells.filter((c) => c.key !== '{}')) expect(part).toContain(`${c.label} ${c.totalExact} ${c.totalExact}`)
+          for (const c of a.cells.filter((c) => c.key !== '{}')) expect(part).toContain(`${c.label} ${up(c.totalExact)} ${up(c.totalExact)}`)
         }
       })
+    }
+  })
+
+  it('prints every epsilon at 6 significant digits at most (issue 17), the charges rounded up, and says the CSV holds them exact', () => {
+    const releases = withStore((s) => listReleases(s.db))
+    const entries = withStore((s) => listEntries(s.db, { limit: 1000 }).entries)
+    // The fixture has epsilons with more than 6 significant digits (ln 10 = 2.302585093 ...), so the rule is exercised.
+    expect(entries.some((x) => x.epsilonExact.replace(/^[0.]+/, '').replace('.', '').replace(/0+$/, '').length > 6)).toBe(true)
+    for (const text of [analystText, officerText]) {
+      // Every decimal number outside the hashes and times: no more than 6 significant digits (9-decimal ledger amounts were printed before).
+      const body = section(text, '1. Summary', '7. Verification').replace(/\d{4}-\d\d-\d\dT?\s*\d\d:\d\d:\d\d\.\d+Z?/g, ' ')
+      const long = (body.match(/\d+\.\d+/g) ?? []).filter((n) => n.replace(/^[0.]+/, '').replace('.', '').length > 6)
+      expect(long, 'numbers longer than 6 significant digits').toEqual([])
+      expect(text).toContain('The CSV and JSON exports hold the exact values')
+      const part = section(text, '2. Releases', '3. Denials')
+      for (const r of releases) expect(part).toContain(up(r.epsilonExact))
+      const ledger = section(text, '6. Ledger entries', '7. Verification')
+      for (const x of entries) expect(ledger).toContain(up(x.epsilonExact))
     }
   })
 
@@ -212,7 +232,7 @@ describe('editions', () => {
     const analystCsvText = readFileSync(join(ws.dir, 'analyst-releases.csv'), 'utf8')
     expect(analystCsvText).not.toMatch(/ex_post/)
     expect(section(analystText, '2. Releases', '3. Denials')).not.toContain('Ex-post ε')
-    const charges = new Set(answered.map((r) => r.epsilonExact))
+    const charges = new Set(answered.flatMap((r) => [r.epsilonExact, up(r.epsilonExact)]))
     let distinctive = 0
     for (const r of sealed) {
       const v = String(r.exPost.spentMax)
@@ -222,7 +242,8 @@ describe('editions', () => {
       expect(section(analystText, '2. Releases', '3. Denials')).not.toContain(` ${v} `)
       expect(analystCsvText).not.toContain(`,${v},`)
       expect(officerReleases).toContain(exPostText(r.exPost.spentMax))
-      expect(section(analystText, '2. Releases', '3. Denials')).not.toContain(exPostText(r.exPost.spentMax))
+      // Printed at 6 digits, an ex-post cost within rounding of its charge reads as the (public) charge.
+      if (!charges.has(exPostText(r.exPost.spentMax))) expect(section(analystText, '2. Releases', '3. Denials')).not.toContain(exPostText(r.exPost.spentMax))
     }
     process.stdout.write(`ex-post values checked absent from the analyst edition: ${distinctive}\n`)
     // Each officer export unlocked every answered release, recorded with the officer's name (PDF, JSON, 4 CSVs so far).
