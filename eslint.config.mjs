@@ -81,7 +81,8 @@ const layerImports = {
       const builtin = NODE_BUILTINS.has(name)
       if (packages === 'any') return
       if (packages === 'no-node') {
-        if (builtin || name === 'electron') context.report({ node: source, messageId: 'package', data: { layer, spec, why: ' (it runs without Node)' } })
+        if (builtin || name === 'electron')
+          context.report({ node: source, messageId: 'package', data: { layer, spec, why: ' (it runs without Node)' } })
         return
       }
       if (!packages.includes(name)) {
@@ -93,8 +94,7 @@ const layerImports = {
       ExportNamedDeclaration: (n) => check(n, n.source),
       ExportAllDeclaration: (n) => check(n, n.source),
       ImportExpression: (n) => check(n, n.source),
-      TSImportEqualsDeclaration: (n) =>
-        n.moduleReference.type === 'TSExternalModuleReference' && check(n, n.moduleReference.expression)
+      TSImportEqualsDeclaration: (n) => n.moduleReference.type === 'TSExternalModuleReference' && check(n, n.moduleReference.expression)
     }
   }
 }
@@ -168,7 +168,10 @@ export default tseslint.config(
     allow: ['src-worker/engine/'],
     packages: ['seedrandom']
   }),
-  { ...boundary(['src-worker/**/*.ts'], { layer: 'worker (src-worker)', allow: ['src-worker/'], packages: 'any' }), ignores: ['src-worker/engine/**'] },
+  {
+    ...boundary(['src-worker/**/*.ts'], { layer: 'worker (src-worker)', allow: ['src-worker/'], packages: 'any' }),
+    ignores: ['src-worker/engine/**']
+  },
   boundary(['src-main/contract.ts', 'src-main/contract/**/*.ts'], {
     layer: 'contract (src-main/contract)',
     allow: CONTRACT,

@@ -27,7 +27,11 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(args, { stdout: { write: (x: string) => ((out += x), true) }, stderr: { write: (x: string) => ((err += x), true) }, cwd: ws.dir } as never)
+  const code = await main(args, {
+    stdout: { write: (x: string) => ((out += x), true) },
+    stderr: { write: (x: string) => ((err += x), true) },
+    cwd: ws.dir
+  } as never)
   return { code, out, err }
 }
 

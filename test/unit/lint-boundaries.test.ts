@@ -36,7 +36,9 @@ async function boundaryMessages(file: string, code: string): Promise<string[]> {
 describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
   it('the engine imports only itself and seedrandom', async () => {
     const file = 'src-worker/engine/search/probe.ts'
-    expect(await boundaryMessages(file, "import { seededRng } from '../random'\nimport seedrandom from 'seedrandom'\nexport { seededRng, seedrandom }\n")).toEqual([])
+    expect(
+      await boundaryMessages(file, "import { seededRng } from '../random'\nimport seedrandom from 'seedrandom'\nexport { seededRng, seedrandom }\n")
+    ).toEqual([])
     const out = await boundaryMessages(file, "import { UserError } from '../../../src-main/services/errors'\nexport { UserError }\n")
     expect(out).toHaveLength(1)
     expect(out[0]).toContain('engine')
@@ -55,7 +57,10 @@ describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
       "import { UsageError } from '../command'"
     ]
     expect(await boundaryMessages(file, allowed.join('\n') + '\n')).toEqual([])
-    const internal = await boundaryMessages(file, "import type { Store } from '../../services/store/store'\nimport { verifyLedger } from '../../services/ledger/verify'\n")
+    const internal = await boundaryMessages(
+      file,
+      "import type { Store } from '../../services/store/store'\nimport { verifyLedger } from '../../services/ledger/verify'\n"
+    )
     expect(internal).toHaveLength(2)
     expect(internal[1]).toContain('src-main/services/ledger/verify')
   })
@@ -68,7 +73,12 @@ describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
 
   it('the renderer imports only the contract and its own files, and no Node built-in', async () => {
     const file = 'src-renderer/src/screens/Probe.tsx'
-    expect(await boundaryMessages(file, "import type { Methods } from '../../../src-main/contract'\nimport { api } from '../api/client'\nexport { api }\nexport type M = Methods\n")).toEqual([])
+    expect(
+      await boundaryMessages(
+        file,
+        "import type { Methods } from '../../../src-main/contract'\nimport { api } from '../api/client'\nexport { api }\nexport type M = Methods\n"
+      )
+    ).toEqual([])
     expect(await boundaryMessages(file, "import { createServices } from '../../../src-main/services'\nexport { createServices }\n")).toHaveLength(1)
     expect(await boundaryMessages(file, "import { readFileSync } from 'fs'\nexport { readFileSync }\n")).toHaveLength(1)
   })
