@@ -25,6 +25,7 @@ import { closePg, numberedParams } from '../../src-main/services/sources/pg-sync
 import { postgresDialect } from '../../src-main/services/sources/dialect-postgres'
 import { openStore } from '../../src-main/services/store/store'
 import { hasPgBinaries, startPgCluster } from '../integration/sources/pg-cluster'
+import { officerAct } from '../integration/officer-fixture'
 import { report, round } from './timing'
 
 const ROWS = Number(process.env.QA_BENCH_ROWS ?? 10_000_000)
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     const store = openStore(join(dir, 'ws.sqlite'))
     const db = store.db
     const l0 = performance.now()
-    const ds = getDataset(db, linkPostgres(db, { name: 'events', url: cluster.url('bench'), table: 'public.events', personColumn: 'person' }).id)
+    const ds = getDataset(db, linkPostgres(db, { name: 'events', url: cluster.url('bench'), table: 'public.events', personColumn: 'person', ...officerAct(db) }).id)
     const linkMs = performance.now() - l0
     const def = definition()
     const preds = thresholdPredicates(db, ds, def)

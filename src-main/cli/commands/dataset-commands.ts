@@ -183,7 +183,7 @@ const datasetsCommand: CliCommand = {
         case 'list': {
           const list = listDatasets(db)
           const text = list.length
-            ? list.map((d) => `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `about ${d.rowCount.toLocaleString('en-US')} rows (planner's estimate; linked PostgreSQL ${d.sourceFile}, queried in place)` : `${d.rowCount.toLocaleString('en-US')} rows${d.source === 'linked-file' ? ` (linked file ${d.sourceFile}, queried in place)` : ''}`}  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`).join('\n')
+            ? list.map((d) => `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted (linked PostgreSQL ${d.sourceFile}, queried in place)` : `${d.rowCount.toLocaleString('en-US')} rows${d.source === 'linked-file' ? ` (linked file ${d.sourceFile}, queried in place)` : ''}`}  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`).join('\n')
             : 'No datasets yet; add one with "import --file F".'
           return { json: { datasets: list }, text }
         }
@@ -191,7 +191,7 @@ const datasetsCommand: CliCommand = {
           const d = resolveDataset(db, reqString(values, 'dataset')).info
           return {
             json: { dataset: d },
-            text: `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `about ${d.rowCount} rows (PostgreSQL planner's estimate when linked, not a count) in the linked PostgreSQL relation ${d.sourceFile} (queried in place)` : `${d.rowCount} rows ${d.source === 'linked-file' ? `in the linked file ${d.sourceFile} (queried in place; rows when linked)` : `(${d.skippedRows} skipped at import) from ${d.sourceFile}`}`}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
+            text: `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted, in the linked PostgreSQL relation ${d.sourceFile} (queried in place)` : `${d.rowCount} rows ${d.source === 'linked-file' ? `in the linked file ${d.sourceFile} (queried in place; rows when linked)` : `(${d.skippedRows} skipped at import) from ${d.sourceFile}`}`}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
           }
         }
         case 'rows': {

@@ -3,14 +3,13 @@
  * or a PostgreSQL table or view (`--postgres URL --table T`), queried where it lives. The path is taken here only: no
  * HTTP/IPC door takes a path. The PostgreSQL URL has no password (one that has is refused): the password comes from
  * PGPASSWORD (or the variable named by --password-env), else a prompt on a terminal (used for this run only).
+ * Linking a PostgreSQL relation is an officer act (the password goes to the URL's host at every later use, also from
+ * the app with the server's password): the officer signs the link (--officer, --passphrase-file).
  */
 import { resolve } from 'node:path'
-import { unitName, unitText } from '../../services/datasets/privacy-unit'
-import { linkFile } from '../../services/sources/linked-file'
-import { checkPasswordEnv, checkPostgresUrl, linkPostgres } from '../../services/sources/linked-postgres'
-import { UserError } from '../../services/errors'
-import { prompt } from '../passphrase'
-import { dropOrphanStagingTables } from '../../services/datasets/staging'
+import { UserError } from '../../services'
+import { checkPasswordEnv, checkPostgresUrl, dropOrphanStagingTables, linkFile, linkPostgres, unitName, unitText } from '../../services/local'
+import { OFFICER_OPTIONS, prompt, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, optString, reqString } from '../command'
 
@@ -18,7 +17,7 @@ export const linkCommand: CliCommand = {
   name: 'link',
   summary: 'Link a Parquet or CSV file (DuckDB) or a PostgreSQL table or view as a dataset queried in place, without copying it into the workspace',
   usage:
-    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR]) [--person-column NAME [--per-person-columns A,B] | --row-level]',
+    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR] [--officer NAME] [--passphrase-file F]) [--person-column NAME | --row-level]',
   options: {
     db: { type: 'string', description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' },
     name: { type: 'string', description: 'dataset name' },
@@ -28,10 +27,11 @@ export const linkCommand: CliCommand = {
     'password-env': { type: 'string', description: 'with --postgres: the environment variable holding the password', defaultText: 'PGPASSWORD' },
     'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
     'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' },
-    'per-person-columns': { type: 'string', description: 'refused on a linked source (it can change after the link): import a copy to declare columns with one value per person' }
+    'per-person-columns': { type: 'string', description: 'refused on a linked source (it can change after the link): import a copy to declare columns with one value per person' },
+    ...OFFICER_OPTIONS
   },
   async run(values, _pos, ctx) {
-    if (optString(values, 'postgres') !== undefined) return linkPostgresCommand(values, ctx.cwd)
+    if (optString(values, 'postgres') !== undefined) return linkPostgresCommand(values, ctx)
     if (optString(values, 'table') !== undefined) throw new UsageError('--table needs --postgres URL')
     const file = resolve(ctx.cwd, reqString(values, 'file'))
     const name = reqString(values, 'name')
@@ -68,7 +68,8 @@ function unitOptions(values: Values): { personColumn: string | null; perPersonCo
   return { personColumn: personColumn ?? null, perPersonColumns }
 }
 
-async function linkPostgresCommand(values: Values, cwd: string) {
+async function linkPostgresCommand(values: Values, ctx: { cwd: string }) {
+  const cwd = ctx.cwd
   if (optString(values, 'file') !== undefined) throw new UsageError('Give either --file or --postgres, not both')
   const name = reqString(values, 'name')
   const table = reqString(values, 'table')
@@ -87,16 +88,18 @@ async function linkPostgresCommand(values: Values, cwd: string) {
     // Asked on the terminal, used by this run only (later commands read it from the environment again).
     process.env[envVar] = await prompt('PostgreSQL password (empty for none): ')
   }
+  // An officer act: the passphrase is read before the workspace is touched.
+  const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase (linking a PostgreSQL relation is an officer act)" })
   const store = openWorkspace(values, cwd, { create: true })
   try {
     dropOrphanStagingTables(store.db)
     const started = Date.now()
-    const d = linkPostgres(store.db, { name, url, passwordEnv, table, personColumn, perPersonColumns })
+    const d = linkPostgres(store.db, { name, url, passwordEnv, table, personColumn, perPersonColumns, officer: optString(values, 'officer'), passphrase })
     const seconds = (Date.now() - started) / 1000
     return {
-      json: { datasetId: d.id, name: d.name, source: 'linked-postgres', relation: d.sourceFile, rowEstimate: d.rowCount, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, seconds },
+      json: { datasetId: d.id, name: d.name, source: 'linked-postgres', relation: d.sourceFile, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, seconds },
       text: [
-        `Linked PostgreSQL ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns; about ${d.rowCount.toLocaleString('en-US')} rows by the planner's estimate, not a count; queried in place, read-only) in ${seconds.toFixed(1)} s`,
+        `Linked PostgreSQL ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
         `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
         `Privacy unit: ${unitText(d.unit)}`,
         `The password is not stored: releases read it from ${envVar}.`

@@ -9,6 +9,7 @@ import { previewFile } from './preview-file'
 import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from './staging'
 import { checkDoorHost, checkPostgresUrl, linkPostgres, listPostgresRelations } from '../sources/linked-postgres'
+import { unlockOfficer } from '../officer/officers'
 
 /** Handlers of the datasets area (issue 6). */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
@@ -43,15 +44,18 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       )
       return { jobId: job.jobId }
     },
-    // PostgreSQL (issue 16): from a door, only to this machine or the hosts in QA_PG_HOSTS (the password is the server's).
+    // PostgreSQL (issue 16): from a door, only to this machine or the hosts in QA_PG_HOSTS, and only by the privacy
+    // officer (the password is the server's and goes to the URL's host: review finding 6).
     'datasets/postgres-relations': async (r) => {
       checkDoorHost(checkPostgresUrl(req(r).url))
+      unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
       return { relations: listPostgresRelations({ url: r.url, passwordEnv: r.passwordEnv }) }
     },
     'datasets/link-postgres': async (r) => {
       checkDoorHost(checkPostgresUrl(req(r).url))
       const perPersonColumns = Array.isArray(r.perPersonColumns) ? r.perPersonColumns.filter((c): c is string => typeof c === 'string') : []
-      return linkPostgres(db, { name: r.name, url: r.url, passwordEnv: r.passwordEnv, table: r.table, personColumn: typeof r.personColumn === 'string' ? r.personColumn : null, perPersonColumns })
+      const personColumn = typeof r.personColumn === 'string' ? r.personColumn : null
+      return linkPostgres(db, { name: r.name, url: r.url, passwordEnv: r.passwordEnv, table: r.table, personColumn, perPersonColumns, officer: r.officer, passphrase: r.passphrase })
     },
     'datasets/list': async () => listDatasets(db),
     'datasets/get': async (r) => getDataset(db, req(r).datasetId).info,

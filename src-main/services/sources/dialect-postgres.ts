@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL compiler (linked PostgreSQL tables and views, read through `pg`). Columns are read by their names and
- * converted to the stored forms an import gives: integers as they are (bigint beyond 2^53 as text, as the link
- * recorded), floating and numeric as double precision, timestamps and dates as whole ms since the epoch (UTC; a
- * timestamp without time zone is taken as UTC, as an import does), anything else as text. Text is compared and ordered
+ * converted to the stored forms an import gives: integers as they are (a bigint beyond 2^53 fails the statement),
+ * floating and numeric as double precision, timestamps and dates as whole ms since the epoch (UTC; a timestamp without
+ * time zone is taken as UTC, as an import does), anything else as text. Text is compared and ordered
  * with the "C" collation (byte order of UTF-8 = SQLite's BINARY), whatever the database's collation.
  */
 import type { ColumnType } from '../../contract/datasets'
@@ -53,6 +53,11 @@ export function pgStoredExpr(c: PgSchemaColumn): string {
   const id = pgIdent(c.name)
   switch (c.type) {
     case 'integer':
+      // A bigint is integer whatever its values (linking reads no rows: review finding 5); one beyond 2^53 cannot be an
+      // exact JS number, so reading it fails the statement (22P02, a cast that depends on the row: never folded).
+      if (c.pgType === 'bigint') {
+        return `(CASE WHEN ${id} BETWEEN ${-Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER} THEN ${id} ELSE CAST(CAST(${id} AS text) || ' is beyond 2^53' AS bigint) END)`
+      }
       return INTEGER_TYPES.has(c.pgType) ? id : `CAST(${id} AS bigint)`
     case 'real':
       return `CAST(${id} AS double precision)`

@@ -6,12 +6,14 @@
  *   environment variable holding the password (default PGPASSWORD). The password is read from the environment at each
  *   use and goes to the PostgreSQL worker only: never into the workspace, the ledger, logs or error sentences.
  * - Every statement runs in a READ ONLY transaction with a statement timeout (pg-sync.ts).
- * - Linking reads the relation's identity (schema, name, oid, kind) and columns (information_schema.columns: public
- *   metadata), maps each type to a catalog type (a bigint column with a value beyond 2^53 becomes text, as an import
- *   makes it) and, for a person-level dataset, checks over all rows the columns declared one value per person. No
- *   rows are counted: the catalog holds the planner's estimate (pg_class.reltuples) and says so.
- * - Fingerprint: the relation's identity (schema.table and oid, kind) and the planner's row estimate. Each release on
- *   a linked relation records it at release time in its ledger entry (`params.source`).
+ * - Linking is an officer act (review finding 6): the officer signs what the link is (link-signature.ts), and every
+ *   use checks the stored link against the signature before it connects (the password goes to the URL's host).
+ * - Linking reads the relation's identity (schema, name, oid, kind) and declared columns (information_schema.columns:
+ *   the schema, never the rows) and maps each declared type to a catalog type (bigint is integer whatever the values:
+ *   review finding 5). No row is read, counted or estimated for the analyst: the catalog's row count of a linked
+ *   relation is 0 and says "not counted".
+ * - Fingerprint: the relation's identity (schema.table and oid, kind) and the planner's row estimate, taken at each
+ *   release and recorded in its ledger entry (`params.source`), sealed to the officers; the link keeps no estimate.
  * - Before a release is charged, the relation must be reachable, readable by the connection's role and have the
  *   columns and types it was linked with; otherwise one sentence, and nothing is charged. A read that fails after the
  *   charge (connection lost, timeout) is the release service's neutral failure after a charge.
@@ -21,9 +23,12 @@ import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../errors'
 import { getDataset } from '../datasets/catalog'
-import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgIdent, pgRelation } from './dialect-postgres'
-import { type PgConnection, type PgParam, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from './linked-catalog'
+import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgRelation } from './dialect-postgres'
+import { type PgConnection, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from './linked-catalog'
+import { type OfficerCredentials, type OfficerKey, unlockOfficer, writeCheckpoint } from '../officer/officers'
+import { recordAudit } from '../ledger/ledger-store'
+import { linkSignedByOfficer, signLink } from './link-signature'
 
 export interface PgFingerprint {
   /** schema.table */
@@ -42,8 +47,8 @@ export interface LinkedPostgresRecord extends LinkedRelation {
   url: string
   /** The environment variable holding the password (null: PGPASSWORD). */
   passwordEnv: string | null
-  /** When linked. */
-  fingerprint: PgFingerprint
+  /** When linked: the relation's identity (no row estimate: it is taken, sealed, at each release). */
+  fingerprint: Omit<PgFingerprint, 'rowEstimate'>
 }
 
 const KINDS: Record<string, string> = { r: 'table', p: 'partitioned table', v: 'view', m: 'materialized view', f: 'foreign table' }
@@ -52,16 +57,52 @@ function hasTable(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_postgres_sources'`).get() !== undefined
 }
 
-/** The linked PostgreSQL relation of a dataset, or null. */
+interface SourceRow {
+  url: string
+  password_env: string | null
+  schema_name: string
+  relation_name: string
+  columns: string
+  fingerprint: string
+  signer: string | null
+  signature: string | null
+  name: string
+  person_column: string | null
+}
+
+/**
+ * The linked PostgreSQL relation of a dataset, or null. Every use goes through here: the stored link must be exactly
+ * what a privacy officer signed (its URL, password variable, relation, columns, and the dataset's catalog columns and
+ * unit), otherwise one sentence and no connection is made (review finding 6).
+ */
 export function linkedPostgresOf(db: Database.Database, datasetId: number): LinkedPostgresRecord | null {
   if (!hasTable(db)) return null
   const row = db
     .prepare(
-      'SELECT s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint, d.name FROM dataset_postgres_sources s JOIN datasets d ON d.id = s.dataset_id WHERE s.dataset_id = ?'
+      `SELECT s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint, s.signer, s.signature, d.name, u.person_column
+         FROM dataset_postgres_sources s JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id WHERE s.dataset_id = ?`
     )
-    .get(datasetId) as { url: string; password_env: string | null; schema_name: string; relation_name: string; columns: string; fingerprint: string; name: string } | undefined
+    .get(datasetId) as SourceRow | undefined
   if (!row) return null
-  const fingerprint = JSON.parse(row.fingerprint) as PgFingerprint
+  const unsigned = () =>
+    new UserError(
+      `The PostgreSQL link of dataset "${row.name}" is not the one a privacy officer signed (its connection, relation, columns or unit were changed in the workspace file); ask the officer to link it again. Nothing was charged.`,
+      'source-changed'
+    )
+  let fingerprint: LinkedPostgresRecord['fingerprint']
+  let columns: PgSchemaColumn[]
+  try {
+    fingerprint = JSON.parse(row.fingerprint) as LinkedPostgresRecord['fingerprint']
+    columns = JSON.parse(row.columns) as PgSchemaColumn[]
+    if (!Array.isArray(columns)) throw new Error('columns')
+  } catch {
+    throw unsigned()
+  }
+  const signed = { datasetId, url: row.url, passwordEnv: row.password_env, schema: row.schema_name, table: row.relation_name, kind: String(fingerprint.kind), columns, personColumn: row.person_column }
+  // The catalog's columns (what definitions are checked against) must be the signed ones too.
+  const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{ name: string; type: string }>
+  const sameCatalog = catalog.length === columns.length && catalog.every((c, i) => c.name === columns[i].name && c.type === columns[i].type)
+  if (!sameCatalog || !linkSignedByOfficer(db, signed, row.signer, row.signature)) throw unsigned()
   return {
     datasetId,
     datasetName: row.name,
@@ -70,7 +111,7 @@ export function linkedPostgresOf(db: Database.Database, datasetId: number): Link
     schema: row.schema_name,
     table: row.relation_name,
     relkind: Object.entries(KINDS).find(([, k]) => k === fingerprint.kind)?.[0] ?? 'v',
-    columns: JSON.parse(row.columns) as PgSchemaColumn[],
+    columns,
     fingerprint
   }
 }
@@ -256,7 +297,10 @@ export interface PostgresConnectionRequest {
   passwordEnv?: string | null
 }
 
-/** Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. */
+/**
+ * Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. From a
+ * door the password is the server's, so the caller passes `officer` (checked first, see `datasetsHandlers`).
+ */
 export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
   const url = checkPostgresUrl(req.url)
   const env = checkPasswordEnv(req.passwordEnv)
@@ -272,12 +316,15 @@ export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ s
   }
 }
 
-export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnitRequest {
+export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnitRequest, OfficerCredentials {
   /** The table or view, as PostgreSQL names it (`table`, `schema.table`, quoted identifiers allowed). */
   table: string
 }
 
-/** Links a PostgreSQL table or view as a dataset. */
+/**
+ * Links a PostgreSQL table or view as a dataset: an officer act (the officer's credentials are checked before any
+ * connection), signed over what the link is and recorded in the audit log with a checkpoint.
+ */
 export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): DatasetInfo {
   const name = newDatasetName(db, req.name)
   const url = checkPostgresUrl(req.url)
@@ -285,15 +332,9 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
   if (typeof req.table !== 'string' || req.table.trim() === '' || req.table.length > 300) {
     throw new UserError('Name the table or view to link (schema.table)', 'bad-input')
   }
+  const key: OfficerKey = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
   const conn = connectionAtUse(url, passwordEnv)
   const shown = `"${req.table.slice(0, 120)}"`
-  const run = (sql: string, params: PgParam[] = []) => {
-    try {
-      return pgAll(conn, sql, params).rows
-    } catch (e) {
-      throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
-    }
-  }
   // to_regclass parses the name as PostgreSQL does (search_path, quoting) and gives null for no such relation.
   let info: RelationInfo | null
   try {
@@ -319,30 +360,39 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
   if (req.personColumn !== null && !seen.has(req.personColumn)) {
     throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`, 'bad-input')
   }
+  // The declared types only (review finding 5): a bigint is integer whatever its values. A value beyond 2^53 that a
+  // release must bring back as a number fails that release after its charge (the neutral failure), never before.
   const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
-  textIfBeyondSafe(
-    columns.filter((c) => c.pgType === 'bigint'),
-    pgIdent,
-    rel,
-    'double precision',
-    run
-  )
   const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
-  const fingerprint = fingerprintOf(info)
+  const { rowEstimate: _estimate, ...fingerprint } = fingerprintOf(info)
+  void _estimate
   const found = info
   const id = insertLinkedDataset(db, {
     name,
     sourceFile: fingerprint.relation,
     sourceBytes: 0,
-    // Not a count: the planner's estimate (nothing counts the rows of a private relation).
-    rowCount: fingerprint.rowEstimate ?? 0,
+    // Not counted, not estimated: the linker may not hold the rows (the password may be the server's).
+    rowCount: 0,
     columns,
     personColumn: req.personColumn,
     perPerson,
-    writeSource: (dsId) =>
-      db
-        .prepare('INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint))
+    writeSource: (dsId) => {
+      const { signer, signature } = signLink(key, {
+        datasetId: dsId,
+        url,
+        passwordEnv,
+        schema: found.schema,
+        table: found.table,
+        kind: fingerprint.kind,
+        columns,
+        personColumn: req.personColumn
+      })
+      db.prepare(
+        'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      ).run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint), signer, signature)
+      recordAudit(db, 'officer/link-postgres', key.name.slice(0, 100), `dataset:${dsId}`, { name, relation: fingerprint.relation, kind: fingerprint.kind }, key)
+      writeCheckpoint(db, key)
+    }
   })
   return getDataset(db, id).info
 }

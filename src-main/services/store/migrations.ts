@@ -11,6 +11,7 @@ import { migration006 } from './migrations/006-privacy-unit'
 import { migration007 } from './migrations/007-officer-keys'
 import { migration008 } from './migrations/008-linked-sources'
 import { migration009 } from './migrations/009-postgres-sources'
+import { migration010 } from './migrations/010-postgres-link-trust'
 
 export interface Migration {
   version: number
@@ -44,6 +45,6 @@ const migration001: Migration = {
 }
 
 /** In order. Each area's migration lives in `migrations/NNN-area.ts` (null until that area lands). */
-export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009].filter((m): m is Migration => m !== null)
+export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

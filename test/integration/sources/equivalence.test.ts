@@ -23,6 +23,7 @@ import { duckAll, duckString } from '../../../src-main/services/sources/duckdb-s
 import { linkPostgres } from '../../../src-main/services/sources/linked-postgres'
 import { closePg } from '../../../src-main/services/sources/pg-sync'
 import { type PgCluster, startPgCluster } from './pg-cluster'
+import { officerAct } from '../officer-fixture'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
 
@@ -88,8 +89,8 @@ beforeAll(async () => {
   await cluster.admin('ANALYZE events')
   await cluster.admin('GRANT SELECT ON events TO qa_reader')
   process.env.PGPASSWORD = password
-  postgres = linkPostgres(db, { name: 'events pg', url: cluster.url('qa_reader'), table: 'public.events', personColumn: 'person' }).id
-  rowLevelPostgres = linkPostgres(db, { name: 'events pg rows', url: cluster.url('qa_reader'), table: 'events', personColumn: null }).id
+  postgres = linkPostgres(db, { name: 'events pg', url: cluster.url('qa_reader'), table: 'public.events', personColumn: 'person', ...officerAct(db) }).id
+  rowLevelPostgres = linkPostgres(db, { name: 'events pg rows', url: cluster.url('qa_reader'), table: 'events', personColumn: null, ...officerAct(db) }).id
 }, 120_000)
 afterAll(async () => {
   await closePg()

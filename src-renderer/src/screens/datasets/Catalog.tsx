@@ -116,8 +116,8 @@ export function Catalog(props: {
                   )}
                 </td>
                 <td className="num">
-                  {d.source === 'linked-postgres' ? `about ${formatCount(d.rowCount)}` : formatCount(d.rowCount)}
-                  {d.source === 'linked-postgres' && <div className="hint">PostgreSQL&apos;s estimate</div>}
+                  {d.source === 'linked-postgres' ? '—' : formatCount(d.rowCount)}
+                  {d.source === 'linked-postgres' && <div className="hint">not counted</div>}
                   {d.skippedRows > 0 && <div className="hint">{formatCount(d.skippedRows)} skipped</div>}
                 </td>
                 <td className="cols-cell" title={d.columns.map((c) => `${c.name} (${c.type})`).join(', ')}>

@@ -36,7 +36,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
       </div>
       <p className="hint">
         {d.source === 'linked-postgres'
-          ? `About ${formatCount(d.rowCount)} rows (PostgreSQL's estimate, not a count) in the linked PostgreSQL relation ${d.sourceFile}, queried where it lives`
+          ? `Rows not counted, in the linked PostgreSQL relation ${d.sourceFile}, queried where it lives`
           : `${formatCount(d.rowCount)} rows from ${sourceName(d.sourceFile)}`}{' '}
         · columns:{' '}
         {d.columns.map((c, i) => (

@@ -1,11 +1,13 @@
 /**
  * "Connect to PostgreSQL" (issue 16): a connection URL without a password (the password is read from the server's
  * environment, PGPASSWORD or a variable ending in PGPASSWORD), "Test connection" lists the tables and views the role
- * may read, a table picker, the privacy unit, and "Link" makes it a dataset queried where it lives.
+ * may read, a table picker, the privacy unit, and "Link" makes it a dataset queried where it lives. Both are the
+ * privacy officer's acts (the server's password goes to the URL's host; the link is signed): the officer's name and
+ * passphrase go with each call and the passphrase is cleared after the link.
  */
 import { useState } from 'react'
 import type { DatasetInfo, PostgresRelation } from '../../../../src-main/contract'
-import { useAction, useClient } from '../../api/hooks'
+import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ErrorText, SelectField, TextField } from '../../components/Fields'
 
 const relationKey = (r: PostgresRelation) => `${r.schema}.${r.table}`
@@ -20,15 +22,29 @@ export function PostgresPanel(props: { onLinked: () => void }) {
   const [name, setName] = useState('')
   const [personColumn, setPersonColumn] = useState('')
   const [linked, setLinked] = useState<DatasetInfo | null>(null)
+  const [officer, setOfficer] = useState('')
+  const [passphrase, setPassphrase] = useState('')
+  const officers = useQuery('officer/list', {}, [open])
+  const registered = officers.data ?? []
+  // One registered officer: theirs is the only key that can sign, so the name is filled in.
+  const officerName = officer || (registered.length === 1 ? registered[0].name : '')
   const test = useAction()
   const link = useAction()
-  const connection = () => ({ url: url.trim(), ...(passwordEnv.trim() ? { passwordEnv: passwordEnv.trim() } : {}) })
+  const connection = () => ({
+    url: url.trim(),
+    ...(passwordEnv.trim() ? { passwordEnv: passwordEnv.trim() } : {}),
+    ...(officerName.trim() ? { officer: officerName.trim() } : {}),
+    passphrase
+  })
 
   if (!open) {
     return (
       <section className="panel" aria-labelledby="pg-title" data-testid="postgres-panel">
         <h2 id="pg-title">Connect to PostgreSQL</h2>
-        <p className="hint">Link a table or view of your PostgreSQL: it stays there, and releases read only aggregates of it (read-only, with a time limit).</p>
+        <p className="hint">
+          Link a table or view of your PostgreSQL: it stays there, and releases read only aggregates of it (read-only, with a time limit). For the privacy
+          officer: the server&apos;s password is used, so the link is signed with the officer&apos;s key.
+        </p>
         <button type="button" className="secondary" onClick={() => setOpen(true)} data-testid="postgres-open">
           Connect to PostgreSQL
         </button>
@@ -74,8 +90,20 @@ export function PostgresPanel(props: { onLinked: () => void }) {
           hint="The name of an environment variable ending in PGPASSWORD, e.g. HR_PGPASSWORD."
           testId="postgres-password-env"
         />
+        <TextField label="Officer" value={officerName} onChange={setOfficer} testId="postgres-officer" />
+        <div className="field narrow">
+          <label htmlFor="postgres-passphrase">Officer&apos;s passphrase</label>
+          <input
+            id="postgres-passphrase"
+            type="password"
+            autoComplete="current-password"
+            value={passphrase}
+            onChange={(e) => setPassphrase(e.target.value)}
+            data-testid="postgres-passphrase"
+          />
+        </div>
         <div className="button-row">
-          <button type="submit" disabled={test.busy || url.trim() === ''} data-testid="postgres-test">
+          <button type="submit" disabled={test.busy || url.trim() === '' || passphrase === ''} data-testid="postgres-test">
             {test.busy ? 'Testing…' : 'Test connection'}
           </button>
           <button type="button" className="secondary" onClick={() => setOpen(false)}>
@@ -96,6 +124,7 @@ export function PostgresPanel(props: { onLinked: () => void }) {
               )
               .then((d) => {
                 if (!d) return
+                setPassphrase('')
                 setLinked(d)
                 props.onLinked()
               })
@@ -121,7 +150,7 @@ export function PostgresPanel(props: { onLinked: () => void }) {
             testId="postgres-person-column"
           />
           <div className="button-row">
-            <button type="submit" disabled={link.busy || name.trim() === '' || table === ''} data-testid="postgres-link">
+            <button type="submit" disabled={link.busy || name.trim() === '' || table === '' || passphrase === ''} data-testid="postgres-link">
               {link.busy ? 'Linking…' : 'Link'}
             </button>
           </div>
@@ -130,7 +159,7 @@ export function PostgresPanel(props: { onLinked: () => void }) {
       )}
       {linked && (
         <p role="status" data-testid="postgres-linked">
-          Linked {linked.sourceFile} as "{linked.name}" ({linked.columns.length} columns; about {linked.rowCount.toLocaleString('en-US')} rows by PostgreSQL's estimate).
+          Linked {linked.sourceFile} as "{linked.name}" ({linked.columns.length} columns as declared; rows not counted; signed by the officer).
         </p>
       )}
     </section>

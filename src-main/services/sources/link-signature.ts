@@ -1,0 +1,67 @@
+/**
+ * A linked PostgreSQL relation is an officer act (review finding 6): at every use its password is read from the
+ * environment of whoever runs Quiet Alarm (the server's, through the app) and sent to the host of the stored URL. The
+ * stored link is in the workspace file, which the analyst can write: a URL rewritten to a listener of theirs (on this
+ * machine too) would be sent the password in clear. So the privacy officer signs what the link is (URL without password,
+ * password variable, relation, declared columns and privacy unit, dataset id) when it is made, and every use checks the
+ * stored link against that signature before any connection: a link that differs is refused with one sentence.
+ *
+ * The signer must be a registered officer whose registration verifies (added by a registered officer, only the first
+ * one by itself). Replacing the whole officer registry with keys of one's own is not detected here, as everywhere
+ * (README "Trust model": compare the key id with the one kept elsewhere).
+ */
+import type Database from 'better-sqlite3'
+import { canonicalJson } from '../ledger/canonical'
+import { verifyText } from '../officer/officer-crypto'
+import { type OfficerKey, type OfficerRow, officerRows, registrationText } from '../officer/officers'
+import type { PgSchemaColumn } from './dialect-postgres'
+
+/** What the officer signs: everything a use of the link reads from the workspace. */
+export interface SignedLink {
+  datasetId: number
+  url: string
+  passwordEnv: string | null
+  schema: string
+  table: string
+  /** 'table', 'view', ... */
+  kind: string
+  columns: PgSchemaColumn[]
+  personColumn: string | null
+}
+
+export function linkSigningText(l: SignedLink): string {
+  return `quiet-alarm/postgres-link/v1\n${canonicalJson({
+    datasetId: l.datasetId,
+    url: l.url,
+    passwordEnv: l.passwordEnv,
+    schema: l.schema,
+    table: l.table,
+    kind: l.kind,
+    columns: l.columns.map((c) => ({ name: c.name, pgType: c.pgType, type: c.type })),
+    personColumn: l.personColumn
+  })}`
+}
+
+export function signLink(key: OfficerKey, l: SignedLink): { signer: string; signature: string } {
+  return { signer: key.keyId, signature: key.sign(linkSigningText(l)) }
+}
+
+/** The registered officers whose registration verifies (each added by one verified before it; only the first by itself). */
+function verifiedOfficers(db: Database.Database): Map<string, OfficerRow> {
+  const ok = new Map<string, OfficerRow>()
+  let selfSigned = 0
+  for (const o of officerRows(db)) {
+    const self = o.added_by === o.key_id
+    const adder = self ? o : ok.get(o.added_by)
+    if (self && ++selfSigned > 1) continue
+    if (adder && verifyText(adder.sign_public, registrationText(o), o.signature)) ok.set(o.key_id, o)
+  }
+  return ok
+}
+
+/** Whether the stored link is exactly what a registered officer signed. */
+export function linkSignedByOfficer(db: Database.Database, l: SignedLink, signer: string | null, signature: string | null): boolean {
+  if (!signer || !signature) return false
+  const o = verifiedOfficers(db).get(signer)
+  return o !== undefined && verifyText(o.sign_public, linkSigningText(l), signature)
+}
