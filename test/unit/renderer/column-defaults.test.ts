@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { likelyPersonColumn, preferredPersonColumn, preferredThresholdTable } from '../../../src-renderer/src/screens/queries/columnDefaultsDefinition'
+import { likelyPersonColumn, preferredIdColumn, preferredPersonColumn, preferredThresholdTable } from '../../../src-renderer/src/screens/queries/columnDefaultsDefinition'
 
 const occupancy = [
   { name: 'timestamp', type: 'timestamp' as const },
@@ -27,5 +27,13 @@ describe('defaults chosen by column names and types (issue 17)', () => {
     expect(preferredThresholdTable([calendar, rooms], ['room'])?.id).toBe(2)
     expect(preferredThresholdTable([calendar, rooms], ['building'])?.id).toBe(1)
     expect(preferredThresholdTable([], ['room'])).toBeNull()
+  })
+
+  it('the anomaly search id column: the person column, else one named like an id or an entity, else none (the form asks; never the row number)', () => {
+    expect(preferredIdColumn(occupancy, 'person_id')).toBe('person_id')
+    expect(preferredIdColumn([{ name: 'timestamp', type: 'timestamp' }, { name: 'value', type: 'real' }, { name: 'host', type: 'text' }], null)).toBe('host')
+    expect(preferredIdColumn([{ name: 'timestamp', type: 'timestamp' }, { name: 'machine_id', type: 'integer' }, { name: 'value', type: 'real' }], null)).toBe('machine_id')
+    expect(preferredIdColumn([{ name: 'timestamp', type: 'timestamp' }, { name: 'value', type: 'real' }], null)).toBeNull()
+    expect(preferredIdColumn([{ name: 'when', type: 'timestamp' }, { name: 'value', type: 'real' }, { name: 'note', type: 'text' }], null)).toBeNull()
   })
 })

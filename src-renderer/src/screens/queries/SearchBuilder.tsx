@@ -5,6 +5,7 @@ import { href } from '../../sections'
 import { type SearchForm, buildSearchDefinition, parseIndividuals } from './searchDefinition'
 import { noPublicSourceReason, publicSources } from './thresholdDefinition'
 import { useHandUp } from './useHandUp'
+import { preferredIdColumn } from './columnDefaultsDefinition'
 
 /**
  * Anomaly search: score column, the id column and the public list of individuals, the score floor L, thresholds,
@@ -17,8 +18,8 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
   const personColumn = props.dataset.unit.kind === 'person' ? props.dataset.unit.column : ''
   const [form, setForm] = useState<SearchForm>(() => ({
     score: numeric[0]?.name ?? '',
-    // A person-level dataset names its individuals by its person column; otherwise the analyst chooses.
-    idColumn: personColumn,
+    // A person-level dataset names its individuals by its person column; else a column named like an id; else the analyst chooses.
+    idColumn: preferredIdColumn(cols, personColumn || null) ?? '',
     individuals: { source: sources.length > 0 ? 'dataset' : 'listed', listed: '', datasetId: sources[0] ? String(sources[0].id) : '', column: '' },
     scoreFloor: '',
     tLow: '',
@@ -52,7 +53,7 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
           onChange={(idColumn) => set({ idColumn })}
           options={[...(form.idColumn ? [] : [{ value: '', label: 'Choose the id column…' }]), ...cols.map((c) => ({ value: c.name, label: c.name }))]}
           testId="search-id-column"
-          hint="The column holding each individual’s id (required)."
+          hint={form.idColumn ? 'The column holding each individual’s id.' : 'No column is named like an id: choose the one holding each individual’s id (rows are not individuals).'}
         />
       </div>
 

@@ -5,6 +5,7 @@ import { NumberField, SelectField, TextField } from '../../components/Fields'
 import { href } from '../../sections'
 import { type ThresholdForm, buildThresholdDefinition, defaultMapping, noPublicSourceReason, publicSources } from './thresholdDefinition'
 import { preferredPersonColumn, preferredThresholdTable } from './columnDefaultsDefinition'
+import { useGroupCount } from './useGroupCount'
 
 const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
 
@@ -68,6 +69,21 @@ export function ThresholdBuilder(props: {
     props.datasets
   )
   useHandUp(built, props.onChange)
+  // The groups asked about, counted from public inputs only, while the rest of the question may still be incomplete: the
+  // same form with a placeholder count and threshold value (neither changes which groups are asked about).
+  const groupsOnly = buildThresholdDefinition(
+    {
+      ...form,
+      filters: [],
+      period: { ...period, on: false },
+      count: { kind: 'rows', personColumn: '', cap: '1' },
+      threshold: { ...thr, constant: '0', column: thr.column || (numericThrCols[0]?.name ?? ''), datasetId: thrDs ? String(thrDs.id) : thr.datasetId, on: thrOn, reference: { ...ref, factor: '1', from: 'x', to: 'x' } },
+      groups: { ...groups, on: groupsOn }
+    },
+    props.dataset,
+    props.datasets
+  )
+  const groupCount = useGroupCount(groupsOnly, props.datasets)
 
   return (
     <div className="stack-tight" data-testid="threshold-builder">
@@ -161,6 +177,12 @@ export function ThresholdBuilder(props: {
           </>
         )}
       </fieldset>
+
+      {groupCount && (
+        <p className="hint group-count" data-testid="group-count" role="status">
+          {groupCount}
+        </p>
+      )}
 
       <fieldset>
         <legend>Filter (all conditions must hold)</legend>

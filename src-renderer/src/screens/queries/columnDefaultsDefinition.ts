@@ -36,3 +36,16 @@ export function preferredThresholdTable<D extends { id: number; columns: Col[] }
 export function likelyPersonColumn(cols: Col[]): string | null {
   return cols.find((c) => (c.type === 'text' || c.type === 'integer') && PERSON_NAME.test(c.name))?.name ?? null
 }
+
+const ENTITY_NAME = /(^|[_\s-])(id|key|code|name|host|hostname|machine|device|sensor|server|instance|account|node|station|unit)$/i
+
+/**
+ * The anomaly search's id column (the column naming the individuals): the person column of a person-level dataset, else a
+ * text or whole-number column named like an id or an entity ("id", "user_id", "host", "machine"); else null, and the form
+ * asks (never the row number: rows are not individuals).
+ */
+export function preferredIdColumn(cols: Col[], personColumn: string | null): string | null {
+  if (personColumn && cols.some((c) => c.name === personColumn)) return personColumn
+  const usable = cols.filter((c) => c.type === 'text' || c.type === 'integer')
+  return (usable.find((c) => PERSON_NAME.test(c.name)) ?? usable.find((c) => ID_NAME.test(c.name)) ?? usable.find((c) => ENTITY_NAME.test(c.name)))?.name ?? null
+}
