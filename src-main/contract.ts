@@ -11,6 +11,8 @@ import { type ExperimentMethods, experimentsMethodNames } from './contract/exper
 import type { JobInfo, JobProgress } from './contract/jobs'
 import { type LedgerMethods, ledgerMethodNames } from './contract/ledger'
 import { type ReportMethods, reportsMethodNames } from './contract/reports'
+import type { ErrorCode } from './contract/error-codes'
+import type { RequestSchemas } from './contract/schemas/requests'
 
 export type * from './contract/app'
 export type * from './contract/datasets'
@@ -18,11 +20,16 @@ export type * from './contract/experiments'
 export type * from './contract/jobs'
 export type * from './contract/ledger'
 export type * from './contract/reports'
+export type { ErrorCode } from './contract/error-codes'
 
 export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods
 
 export type MethodName = keyof Methods
 export type RequestOf<M extends MethodName> = Methods[M]['req']
+
+/** Compile-time: the request schemas (contract/schemas/requests.ts) cover exactly the contract's methods. */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : never
+export const requestSchemasCoverTheContract: SameKeys<RequestSchemas, Methods> = true
 export type ResponseOf<M extends MethodName> = Methods[M]['res']
 
 export interface Events {
@@ -48,7 +55,7 @@ export function isMethodName(x: unknown): x is MethodName {
 export const eventNames: readonly EventName[] = ['job/progress', 'job/state']
 
 /** What every transport returns for a call. */
-export type CallOutcome<T> = { ok: true; value: T } | { ok: false; error: { message: string; code: string } }
+export type CallOutcome<T> = { ok: true; value: T } | { ok: false; error: { message: string; code: ErrorCode } }
 
 /** The object the Electron preload exposes as `window.quietAlarm`, and nothing more. */
 export interface QuietAlarmBridge {

@@ -14,9 +14,8 @@ import { dirname, extname, join, normalize, resolve, sep } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { afterPaddedAnswers, createServices, type Services, type ServicesOptions } from './services'
-import { FileHandles } from './services/app/file-handles'
-import { refusePathParameters } from './services/app/door-guard'
+import { FileHandles, afterPaddedAnswers, createServices, type Services, type ServicesOptions } from './services'
+import { checkRequest } from './services/app/door-guard'
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
@@ -226,9 +225,10 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
             return
           }
           const callReq = (body as { req?: unknown })?.req
-          // No contract method takes a server-side path (issue 15): a parameter naming a file is refused before dispatch.
-          const refused = refusePathParameters(method, callReq)
-          const outcome = refused ? { ok: false as const, error: refused } : await services.dispatch(method, callReq)
+          // Before any handler runs: no parameter may name a file (issue 15), and the request must fit its method's schema
+          // (issue 18): one sentence naming the field, nothing written.
+          const checked = checkRequest(method, callReq)
+          const outcome = checked.ok ? await services.dispatch(method, checked.req) : { ok: false as const, error: checked.error }
           send(res, 200, outcome, securityHeaders)
           return
         }

@@ -1,4 +1,6 @@
+import type { z } from 'zod'
 import type { JobInfo } from './jobs'
+import type { RequestFromSchema, chooseFileRequestSchema, selfCheckRequestSchema } from './schemas/requests'
 
 export type PoolState = 'idle' | 'busy' | 'stopped'
 
@@ -22,12 +24,8 @@ export interface AppStatus {
   lastSelfCheck: SelfCheckResult | null
 }
 
-export interface SelfCheckRequest {
-  /** Batches sent to the pool (spread over the workers). */
-  batches?: number
-  /** Laplace samples per batch. */
-  samplesPerBatch?: number
-}
+/** Batches sent to the pool (spread over the workers) and Laplace samples per batch. */
+export type SelfCheckRequest = z.infer<typeof selfCheckRequestSchema>
 
 export interface SelfCheckResult {
   at: string
@@ -40,12 +38,8 @@ export interface SelfCheckResult {
   passed: boolean
 }
 
-export interface ChooseFileRequest {
-  /** Dialog title (default "Choose a file"). */
-  title?: string
-  /** File type filters, e.g. [{ name: 'CSV and TSV', extensions: ['csv', 'tsv', 'txt'] }]. */
-  filters?: Array<{ name: string; extensions: string[] }>
-}
+/** The desktop open dialog's title and file type filters. */
+export type ChooseFileRequest = z.infer<typeof chooseFileRequestSchema>
 
 /**
  * A file the user chose (desktop: the native open dialog in the main process) or uploaded (headless: `POST /api/upload`),
@@ -60,10 +54,10 @@ export interface FileHandle {
 }
 
 export interface AppMethods {
-  'app/status': { req: Record<string, never>; res: AppStatus }
-  'jobs/list': { req: Record<string, never>; res: JobInfo[] }
-  'jobs/get': { req: { jobId: string }; res: JobInfo }
-  'jobs/cancel': { req: { jobId: string }; res: { cancelled: boolean } }
+  'app/status': { req: RequestFromSchema<'app/status'>; res: AppStatus }
+  'jobs/list': { req: RequestFromSchema<'jobs/list'>; res: JobInfo[] }
+  'jobs/get': { req: RequestFromSchema<'jobs/get'>; res: JobInfo }
+  'jobs/cancel': { req: RequestFromSchema<'jobs/cancel'>; res: { cancelled: boolean } }
   /** Runs a sampler self-check on the worker pool and records it in the workspace. */
   'diagnostics/self-check': { req: SelfCheckRequest; res: { jobId: string } }
   /**
@@ -76,7 +70,7 @@ export interface AppMethods {
    * Sets the number of worker threads now (only while no job runs) and remembers it in the workspace for the next start
    * (a `--workers N` given at start still wins for that session).
    */
-  'app/set-workers': { req: { workers: number }; res: PoolStatus }
+  'app/set-workers': { req: RequestFromSchema<'app/set-workers'>; res: PoolStatus }
 }
 
 export const appMethodNames: Record<keyof AppMethods, true> = {

@@ -5,6 +5,7 @@
  * Every stored experiment, every response and every CSV row says so (`simulation: true`, CSV column `kind=simulation`).
  * Types only (the renderer imports this file too).
  */
+import type { RequestFromSchema } from './schemas/requests'
 
 /** Which engine a spec runs: MIDE threshold mechanisms, anomaly identification (AIQ), or private noisy binary search. */
 export type ExperimentEngine = 'threshold' | 'aiq' | 'search'
@@ -167,18 +168,18 @@ export interface SweepJobResult {
 
 export interface ExperimentMethods {
   /** The papers' figures as ready-made specs. */
-  'experiments/presets': { req: Record<string, never>; res: { presets: ExperimentPreset[] } }
+  'experiments/presets': { req: RequestFromSchema<'experiments/presets'>; res: { presets: ExperimentPreset[] } }
   /** Check a spec (and read its workloads); every problem is one sentence. */
-  'experiments/validate': { req: { spec: unknown }; res: ValidationOutcome }
+  'experiments/validate': { req: RequestFromSchema<'experiments/validate'>; res: ValidationOutcome }
   /** Store the experiment and start computing its cells. Give a spec or a preset name. */
-  'experiments/start': { req: { spec?: unknown; preset?: string }; res: { jobId: string; experimentId: string } }
+  'experiments/start': { req: RequestFromSchema<'experiments/start'>; res: { jobId: string; experimentId: string } }
   /** Compute only the cells that are not stored yet (pending or failed). */
-  'experiments/resume': { req: { experimentId: string }; res: { jobId: string; experimentId: string } }
-  'experiments/list': { req: Record<string, never>; res: { experiments: ExperimentSummary[] } }
-  'experiments/get': { req: { experimentId: string }; res: ExperimentDetail }
+  'experiments/resume': { req: RequestFromSchema<'experiments/resume'>; res: { jobId: string; experimentId: string } }
+  'experiments/list': { req: RequestFromSchema<'experiments/list'>; res: { experiments: ExperimentSummary[] } }
+  'experiments/get': { req: RequestFromSchema<'experiments/get'>; res: ExperimentDetail }
   /** The results as CSV (long format: one row per cell and metric; see README "Experiments" for the header). */
-  'experiments/export-csv': { req: { experimentId: string }; res: { fileName: string; csv: string; rows: number } }
-  'experiments/delete': { req: { experimentId: string }; res: { deleted: boolean } }
+  'experiments/export-csv': { req: RequestFromSchema<'experiments/export-csv'>; res: { fileName: string; csv: string; rows: number } }
+  'experiments/delete': { req: RequestFromSchema<'experiments/delete'>; res: { deleted: boolean } }
 }
 
 export const experimentsMethodNames: Record<keyof ExperimentMethods, true> = {

@@ -7,12 +7,25 @@
  * Epsilon appears twice in responses: as a number (for charts) and as an exact decimal string (`...Exact`), which is
  * what the ledger holds (whole nano-epsilon, charges rounded up, budgets rounded down).
  */
+import type { z } from 'zod'
+import type {
+  PRIVACY_NOTIONS,
+  RequestFromSchema,
+  anomalyIdentificationReleaseParamsSchema,
+  anomalySearchReleaseParamsSchema,
+  ledgerEntriesRequestSchema,
+  officerCredentialsRequestSchema,
+  releaseParamsSchema,
+  releaseRequestSchema,
+  setBudgetRequestSchema,
+  thresholdReleaseParamsSchema
+} from './schemas/requests'
 
 /**
  * Privacy notions. Every notion protects a normal person (or row: the dataset's unit) with its epsilon, so a normal
  * person's loss is the sum over notions; each notion keeps its own account as a breakdown (ALGORITHMS.md section 6).
  */
-export type PrivacyNotion = 'eps-dp' | 'predicate-wise-dp' | 'eps-k-sensitive' | 'anomaly-restricted-dp'
+export type PrivacyNotion = (typeof PRIVACY_NOTIONS)[number]
 
 export type ReleaseKind = 'threshold' | 'anomaly-identification' | 'anomaly-search'
 
@@ -47,12 +60,8 @@ export interface LedgerEntry {
   rowLevelAccounting?: boolean
 }
 
-export interface LedgerEntriesRequest {
-  datasetId?: number
-  /** Newest first; default 100, at most 1,000. */
-  limit?: number
-  offset?: number
-}
+/** Newest first; `limit` default 100, at most 1,000. */
+export type LedgerEntriesRequest = z.infer<typeof ledgerEntriesRequestSchema>
 
 export interface CellSpend {
   /** Canonical key of the cell (JSON of column -> value; "{}" is the whole dataset). */
@@ -152,10 +161,7 @@ export interface LedgerVerifyResult {
 }
 
 /** An officer act's credentials (issue 15): the registered officer (optional when only one is registered) and the passphrase. Never stored. */
-export interface OfficerCredentialsRequest {
-  officer?: string
-  passphrase?: string
-}
+export type OfficerCredentialsRequest = z.infer<typeof officerCredentialsRequestSchema>
 
 export interface OfficerSummary {
   keyId: string
@@ -172,66 +178,23 @@ export interface CheckpointResult {
   at: string
 }
 
-export interface SetBudgetRequest {
-  datasetId: number
-  /** Decimal text ("2.5") or a number; rounded down to a whole nano-epsilon. */
-  epsilon: number | string
-  /** Absent: the budget per unit (what one person, or row, may lose summed over notions). Given: an extra cap on that notion. */
-  notion?: PrivacyNotion
-  /** Required: why the budget is set or changed. */
-  reason: string
-  /** The registered officer who sets it (name or key id; optional when only one officer is registered). */
-  officer?: string
-  /** The officer's passphrase: the budget is signed with the officer's key (never stored or logged). */
-  passphrase?: string
-  /**
-   * Freeze the dataset (or notion): no further releases. The budget becomes exactly what is already spent; `epsilon` is
-   * not used. A budget below the spend is refused otherwise (a spend cannot be undone).
-   */
-  freeze?: boolean
-}
+/** A budget set by the officer, with a reason, signed with the officer's key (fields: schemas/requests.ts). */
+export type SetBudgetRequest = z.infer<typeof setBudgetRequestSchema>
 
 // ---------------------------------------------------------------------------------------------------------------
 // Releases
 
 /** Accuracy of a threshold-query release: the analyst states accuracy, the ledger charges the epsilon it costs. */
-export interface ThresholdReleaseParams {
-  kind: 'threshold'
-  /** tslm: one shot; ppwlm: in steps, spends less on clear cases; dppwlm: in steps chosen from the data. */
-  mechanism: 'tslm' | 'ppwlm' | 'dppwlm'
-  /** Each predicate whose count truly exceeds its threshold is missed with probability at most beta (0 < beta < 0.5). */
-  beta: number
-  /** Predicates within 2 alpha under their threshold may be flagged (alpha > 0). */
-  alpha: number
-  /** Deny when the charge would exceed this (no limit when absent: the budget decides). */
-  epsMax?: number
-  /** ppwlm / dppwlm: first step's epsilon, steps m, dppwlm fine steps (defaults and ranges: RELEASE_PARAMS.threshold in contract/release-params.ts). */
-  eps1?: number
-  steps?: number
-  fineSteps?: number
-}
+export type ThresholdReleaseParams = z.infer<typeof thresholdReleaseParamsSchema>
 
-export interface AnomalyIdentificationReleaseParams {
-  kind: 'anomaly-identification'
-  /** dp: optimal eps-DP mechanism; sp: (eps,k)-sensitively private (k from the saved query). */
-  mechanism: 'dp' | 'sp'
-  /** Epsilon per queried record. */
-  epsilon: number
-}
+export type AnomalyIdentificationReleaseParams = z.infer<typeof anomalyIdentificationReleaseParamsSchema>
 
 /** Anomaly search takes its parameters (epsilon per query, budget, oracle, stopping rule) from the saved query. */
-export interface AnomalySearchReleaseParams {
-  kind: 'anomaly-search'
-}
+export type AnomalySearchReleaseParams = z.infer<typeof anomalySearchReleaseParamsSchema>
 
-export type ReleaseParams = ThresholdReleaseParams | AnomalyIdentificationReleaseParams | AnomalySearchReleaseParams
+export type ReleaseParams = z.infer<typeof releaseParamsSchema>
 
-export interface ReleaseRequest {
-  queryId: number
-  params: ReleaseParams
-  /** Who asks (recorded in the ledger). Default "analyst". */
-  actor?: string
-}
+export type ReleaseRequest = z.infer<typeof releaseRequestSchema>
 
 export interface ReleasePreview {
   queryId: number
@@ -367,23 +330,23 @@ export interface ExPostCosts {
 export interface LedgerMethods {
   'ledger/entries': { req: LedgerEntriesRequest; res: { entries: LedgerEntry[]; total: number } }
   /** Spend per notion and per cell, budgets, remaining; for one dataset or all. */
-  'ledger/summary': { req: { datasetId?: number; cellLimit?: number }; res: LedgerSummary }
+  'ledger/summary': { req: RequestFromSchema<'ledger/summary'>; res: LedgerSummary }
   /** Recompute the hash chain and the cross-references; red with the first broken entry, or green. */
-  'ledger/verify': { req: { expectHead?: string }; res: LedgerVerifyResult }
+  'ledger/verify': { req: RequestFromSchema<'ledger/verify'>; res: LedgerVerifyResult }
   /** Privacy officer: set or change a budget, with a reason (a ledger entry). */
   'budgets/set': { req: SetBudgetRequest; res: { entry: LedgerEntry; account: DatasetLedger } }
   /** What the requested accuracy costs and whether it would be admitted: nothing is spent. */
   'releases/preview': { req: ReleaseRequest; res: ReleasePreview }
   /** Charge, then answer. Denied requests throw a user error (code "denied") and spend nothing. */
   'releases/run': { req: ReleaseRequest; res: ReleaseRecord }
-  'releases/list': { req: { datasetId?: number }; res: ReleaseRecord[] }
-  'releases/get': { req: { releaseId: number }; res: ReleaseRecord }
+  'releases/list': { req: RequestFromSchema<'releases/list'>; res: ReleaseRecord[] }
+  'releases/get': { req: RequestFromSchema<'releases/get'>; res: ReleaseRecord }
   /** Privacy officer: read the sealed ex-post costs of a release. The unlock is recorded as an audit event first. */
-  'officer/unlock-ex-post': { req: { releaseId: number; reason: string } & OfficerCredentialsRequest; res: ExPostCosts }
+  'officer/unlock-ex-post': { req: RequestFromSchema<'officer/unlock-ex-post'>; res: ExPostCosts }
   /** The registered privacy officers (public information: names and key ids). */
-  'officer/list': { req: Record<string, never>; res: OfficerSummary[] }
+  'officer/list': { req: RequestFromSchema<'officer/list'>; res: OfficerSummary[] }
   /** Privacy officer: sign the heads of the ledger and the audit log (a checkpoint). */
-  'ledger/checkpoint': { req: OfficerCredentialsRequest; res: CheckpointResult }
+  'ledger/checkpoint': { req: RequestFromSchema<'ledger/checkpoint'>; res: CheckpointResult }
 }
 
 export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {

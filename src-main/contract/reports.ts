@@ -9,40 +9,30 @@
  * only (how many predicates or records were flagged), never a true count or a noisy value; the sealed ex-post costs
  * appear only in the officer edition, and reading them is recorded as an unlock audit event per release.
  */
+import type { z } from 'zod'
 import type { ParamValue } from './experiments'
+import type {
+  REPORT_EDITIONS,
+  REPORT_FORMATS,
+  REPORT_PAGE_SIZES,
+  REPORT_TABLES,
+  RequestFromSchema,
+  reportExportRequestSchema,
+  reportRequestSchema
+} from './schemas/requests'
 import type { PrivacyNotion, ReleaseKind, ReleaseStatus } from './ledger'
 
 /** analyst: no ex-post costs. officer: with the sealed ex-post costs (each read is recorded as an unlock). */
-export type ReportEdition = 'analyst' | 'officer'
-export type ReportFormat = 'pdf' | 'csv' | 'json' | 'html'
-export type ReportTable = 'ledger' | 'releases' | 'denials' | 'experiments'
-export type ReportPageSize = 'A4' | 'Letter'
+export type ReportEdition = (typeof REPORT_EDITIONS)[number]
+export type ReportFormat = (typeof REPORT_FORMATS)[number]
+export type ReportTable = (typeof REPORT_TABLES)[number]
+export type ReportPageSize = (typeof REPORT_PAGE_SIZES)[number]
 
-export interface ReportRequest {
-  /** Absent: the whole workspace. */
-  datasetId?: number
-  /** The period [from, to): ISO 8601 ("2025-01-31" or "2025-01-31T12:00:00Z"; without a zone = UTC). Absent from: the beginning. */
-  from?: string
-  /** Absent, or later than now: now (the report says which instant it used, so that it can be reproduced). */
-  to?: string
-  /** Default 'analyst'. */
-  edition?: ReportEdition
-  /** Officer edition only: who unlocks the sealed costs, and why (both recorded). */
-  officer?: string
-  reason?: string
-  /** Officer edition only: the officer's passphrase (issue 15; it opens the sealed costs and signs the unlocks; never stored). */
-  passphrase?: string
-}
+/** Scope (a dataset or the workspace), period [from, to), edition; the officer edition's officer, reason and passphrase. */
+export type ReportRequest = z.infer<typeof reportRequestSchema>
 
-export interface ReportExportRequest extends ReportRequest {
-  format: ReportFormat
-  /** csv: which table (default 'ledger'). */
-  table?: ReportTable
-  /** pdf: default 'A4'. */
-  pageSize?: ReportPageSize
-  // No output path (issue 15): the file is kept by the service, then fetched with `reports/download` (headless) or saved
-  // through the desktop's save dialog with `reports/save`.
-}
+/** A report as a file: format, csv table, pdf page size. No output path (issue 15): fetched with reports/download or saved through the desktop dialog. */
+export type ReportExportRequest = z.infer<typeof reportExportRequestSchema>
 
 // ---------------------------------------------------------------------------------------------------------------
 // The report's data (what it shows, and what the SHA-256 covers). Epsilons are exact decimal strings (nano-epsilon).
@@ -239,12 +229,12 @@ export interface ReportMethods {
   /** Start writing a PDF, CSV table, JSON or HTML: a job (kind "report", unit "steps") whose result is a ReportExportResult. */
   'reports/export': { req: ReportExportRequest; res: { jobId: string } }
   /** The file a finished export job wrote, as base64 (headless mode: the browser saves it as a download). */
-  'reports/download': { req: { jobId: string }; res: { fileName: string; mimeType: string; bytes: number; base64: string } }
+  'reports/download': { req: RequestFromSchema<'reports/download'>; res: { fileName: string; mimeType: string; bytes: number; base64: string } }
   /**
    * Desktop: the shell shows a save dialog in the main process and writes the file a finished export job produced there
    * (saved: false when the user cancels). Headless: fails with code "use-download" (use `reports/download`).
    */
-  'reports/save': { req: { jobId: string }; res: { saved: boolean; fileName: string } }
+  'reports/save': { req: RequestFromSchema<'reports/save'>; res: { saved: boolean; fileName: string } }
 }
 
 export const reportsMethodNames: Record<keyof ReportMethods, true> = {

@@ -10,10 +10,8 @@
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import type { CallOutcome, ChooseFileRequest, FileHandle } from '../contract'
-import { createServices, type Services } from '../services'
-import { FileHandles } from '../services/app/file-handles'
-import { refusePathParameters } from '../services/app/door-guard'
-import { writeAtomically } from '../services/reports/build-report'
+import { FileHandles, createServices, writeAtomically, type Services } from '../services'
+import { checkRequest } from '../services/app/door-guard'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
 import { createElectronPdfPrinter } from './pdf-printer'
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler, denyAllPermissions, isOurPage, rendererSource, windowOptions } from './shell-options'
@@ -119,12 +117,14 @@ void app.whenReady().then(() => {
   const startError = services ? null : 'The workspace could not be opened; see the terminal for the reason.'
   ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown) => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
-    const refused = refusePathParameters(String(method), req)
-    if (refused) return { ok: false, error: refused }
-    if (method === 'app/choose-file') return chooseFile(req)
-    if (method === 'reports/save') return saveReport(req)
+    // Before any handler runs: no parameter may name a file (issue 15), and the request must fit its method's schema
+    // (issue 18): one sentence naming the field, nothing written.
+    const checked = checkRequest(method, req)
+    if (!checked.ok) return { ok: false, error: checked.error }
+    if (method === 'app/choose-file') return chooseFile(checked.req)
+    if (method === 'reports/save') return saveReport(checked.req)
     if (!services) return { ok: false, error: { message: startError, code: 'store' } }
-    return services.dispatch(method, req)
+    return services.dispatch(method, checked.req)
   })
   services?.events.on((name, payload) => {
     mainWindow?.webContents.send(IPC_EVENT, name, payload)

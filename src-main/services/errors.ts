@@ -1,15 +1,18 @@
 /**
  * Errors that reach users. A `UserError` carries one clear sentence saying what is wrong and what to do; it never
  * carries data values the user must not see (true counts, noisy values, ex-post costs).
+ * Its `code` is one of the contract's `ErrorCode`s: the CLI, the UI and the tests branch on it, never on the text.
  */
+import type { ErrorCode } from '../contract/error-codes'
+
 export class UserError extends Error {
-  readonly code: string
+  readonly code: ErrorCode
   /**
    * The failure left something written that stays (a release's charge): not "bad input, nothing written". The CLI
    * exits 1 instead of 2 for it.
    */
   readonly wroteSomething: boolean
-  constructor(message: string, code = 'bad-input', options: { wroteSomething?: boolean } = {}) {
+  constructor(message: string, code: ErrorCode = 'bad-input', options: { wroteSomething?: boolean } = {}) {
     super(message)
     this.name = 'UserError'
     this.code = code

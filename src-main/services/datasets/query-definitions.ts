@@ -1,6 +1,10 @@
 /**
  * Validation of saved query definitions against a dataset's columns. Each validator returns a normalised copy that
  * holds only the known fields (what gets stored), or throws a UserError naming the field and what to do.
+ *
+ * The definition's shape is also held to its schema (contract/schemas/query-definition.ts, the source of the JSON Schema
+ * of query.json, and checked at the doors before this runs): `checkDefinition` refuses what the schema refuses (unknown
+ * fields, over-long text), after the checks here, which know the dataset and say more.
  */
 import type Database from 'better-sqlite3'
 import type {
@@ -13,19 +17,29 @@ import type {
   ThresholdSpec,
   TimePeriod
 } from '../../contract/datasets'
+import {
+  AIQ_METRICS,
+  FILTER_OPERATORS,
+  MAX_AIQ_COLUMNS,
+  MAX_AIQ_RECORDS,
+  MAX_CAP,
+  MAX_EXPLICIT_GROUPS,
+  MAX_FILTERS,
+  MAX_GROUP_BY,
+  MAX_IN_LIST,
+  MAX_INDIVIDUALS,
+  MAX_TOP,
+  SEARCH_ORACLES,
+  queryDefinitionSchema
+} from '../../contract/schemas/query-definition'
+import { issueSentence } from '../../contract/schemas/sentence'
 import { UserError } from '../errors'
 import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from './column-types'
 import { type CatalogColumn, type CatalogDataset } from './catalog'
 import { publicSource } from './public-datasets'
 import { datasetUnit } from './privacy-unit'
 
-export const FILTER_OPERATORS: readonly FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
-export const MAX_GROUP_BY = 8
-export const MAX_IN_LIST = 1000
-export const MAX_FILTERS = 32
-export const MAX_EXPLICIT_GROUPS = 100_000
-export const MAX_CAP = 1_000_000
-export const MAX_INDIVIDUALS = 100_000
+export { FILTER_OPERATORS, MAX_CAP, MAX_EXPLICIT_GROUPS, MAX_FILTERS, MAX_GROUP_BY, MAX_IN_LIST, MAX_INDIVIDUALS } from '../../contract/schemas/query-definition'
 
 function bad(message: string): never {
   throw new UserError(message, 'bad-query')
@@ -82,7 +96,7 @@ function checkFilter(ds: CatalogDataset, raw: unknown): FilterCondition[] | unde
     if (!isObject(c)) bad(`${what} must be an object with column, op and value`)
     const col = findColumn(ds, c.column, `column of filter condition ${i + 1}`)
     const op = c.op as FilterOperator
-    if (!FILTER_OPERATORS.includes(op)) bad(`${what}: the operator must be one of ${FILTER_OPERATORS.join(', ')}`)
+    if (!(FILTER_OPERATORS as readonly string[]).includes(op)) bad(`${what}: the operator must be one of ${FILTER_OPERATORS.join(', ')}`)
     if (op === 'is null' || op === 'is not null') return { column: col.name, op }
     if (op === 'in' || op === 'not in') {
       if (!Array.isArray(c.value) || c.value.length === 0 || c.value.length > MAX_IN_LIST) bad(`${what}: "${op}" needs a list of 1 to ${MAX_IN_LIST} values`)
@@ -203,10 +217,8 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
   return out
 }
 
-const METRICS = ['l1', 'linf', 'l2', 'hamming'] as const
-
 export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<string, unknown>): AnomalyIdentificationDefinition {
-  if (!Array.isArray(raw.columns) || raw.columns.length === 0 || raw.columns.length > 16) bad('Anomaly identification needs 1 to 16 columns')
+  if (!Array.isArray(raw.columns) || raw.columns.length === 0 || raw.columns.length > MAX_AIQ_COLUMNS) bad(`Anomaly identification needs 1 to ${MAX_AIQ_COLUMNS} columns`)
   const cols = raw.columns.map((c, i) => findColumn(ds, c, `column ${i + 1}`))
   if (new Set(cols.map((c) => c.name)).size !== cols.length) bad('A column is listed twice')
   if (!Array.isArray(raw.binWidths) || raw.binWidths.length !== cols.length) bad('binWidths must give one bin width per column (null for text columns)')
@@ -217,7 +229,7 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
     if (!(x > 0)) bad(`The bin width of "${c.name}" must be > 0`)
     return x
   })
-  if (!METRICS.includes(raw.metric as (typeof METRICS)[number])) bad(`The metric must be one of ${METRICS.join(', ')}`)
+  if (!AIQ_METRICS.includes(raw.metric as (typeof AIQ_METRICS)[number])) bad(`The metric must be one of ${AIQ_METRICS.join(', ')}`)
   const radius = finite(raw.radius, 'The radius')
   if (radius < 0) bad('The radius must be >= 0')
   const out: AnomalyIdentificationDefinition = {
@@ -231,7 +243,7 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
   }
   if (raw.maxRowsPerPerson !== undefined) out.maxRowsPerPerson = wholeAtLeast(raw.maxRowsPerPerson, 1, 'The bound on rows per person (maxRowsPerPerson)', MAX_CAP)
   if (raw.records !== undefined) {
-    if (!Array.isArray(raw.records) || raw.records.length > 10_000) bad('records must be a list of at most 10,000 records')
+    if (!Array.isArray(raw.records) || raw.records.length > MAX_AIQ_RECORDS) bad(`records must be a list of at most ${MAX_AIQ_RECORDS.toLocaleString('en-US')} records`)
     out.records = raw.records.map((r, i) => {
       if (!Array.isArray(r) || r.length !== cols.length) bad(`Record ${i + 1} must list ${cols.length} value(s), one per column`)
       return r.map((v, j) => {
@@ -256,8 +268,8 @@ export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, ra
   if (!(eps > 0)) bad('epsilonPerQuery must be > 0')
   const budget = finite(raw.budget, 'The budget')
   if (!(budget >= eps)) bad('The budget must be at least epsilonPerQuery (it bounds the charge)')
-  if (raw.oracle !== 'rr' && raw.oracle !== 'binary' && raw.oracle !== 'direct') bad('The oracle must be rr, binary or direct')
-  const out: AnomalySearchDefinition = { kind: 'anomaly-search', scoreColumn: score.name, tLow, tHigh, epsilonPerQuery: eps, budget, oracle: raw.oracle }
+  if (!SEARCH_ORACLES.includes(raw.oracle as (typeof SEARCH_ORACLES)[number])) bad(`The oracle must be ${SEARCH_ORACLES.slice(0, -1).join(', ')} or ${SEARCH_ORACLES[SEARCH_ORACLES.length - 1]}`)
+  const out: AnomalySearchDefinition = { kind: 'anomaly-search', scoreColumn: score.name, tLow, tHigh, epsilonPerQuery: eps, budget, oracle: raw.oracle as AnomalySearchDefinition['oracle'] }
   if (raw.scoreFloor !== undefined) out.scoreFloor = scoreFloor
   // The individuals searched are public (the paper's model of n+1 known individuals): from the definition or a public
   // dataset, matched on the id column. A list read from the searched data would release who is in it.
@@ -299,21 +311,28 @@ export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, ra
     if (!(delta > 0 && delta < 1)) bad('delta must be between 0 and 1')
     out.delta = delta
   }
-  if (raw.top !== undefined) out.top = wholeAtLeast(raw.top, 1, 'top', 1000)
+  if (raw.top !== undefined) out.top = wholeAtLeast(raw.top, 1, 'top', MAX_TOP)
   return out
 }
 
-/** Validates any definition against its dataset. */
+/** Validates any definition against its dataset, then against its schema (what the dataset cannot tell: unknown fields, lengths). */
 export function checkDefinition(db: Database.Database, ds: CatalogDataset, raw: unknown): QueryDefinition {
   if (!isObject(raw)) bad('A query definition must be an object with a kind')
+  let out: QueryDefinition
   switch (raw.kind) {
     case 'threshold':
-      return checkThresholdDefinition(db, ds, raw)
+      out = checkThresholdDefinition(db, ds, raw)
+      break
     case 'anomaly-identification':
-      return checkAnomalyIdentification(ds, raw)
+      out = checkAnomalyIdentification(ds, raw)
+      break
     case 'anomaly-search':
-      return checkAnomalySearch(db, ds, raw)
+      out = checkAnomalySearch(db, ds, raw)
+      break
     default:
       bad('The query kind must be threshold, anomaly-identification or anomaly-search')
   }
+  const parsed = queryDefinitionSchema.safeParse(raw, { reportInput: true })
+  if (!parsed.success) bad(issueSentence(parsed.error, raw, 'The query definition'))
+  return out
 }

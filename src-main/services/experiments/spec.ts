@@ -9,11 +9,13 @@
  */
 import { deriveSeed } from '../../../src-worker/engine/random'
 import type { ExperimentEngine, ExperimentSpec, ParamValue, SweepSpec, WorkloadRef } from '../../contract/experiments'
+import { MAX_SEED_LENGTH, MAX_SPEC_NAME, MAX_TRIALS_PER_CELL, experimentSpecSchema } from '../../contract/schemas/experiment-spec'
+import { issueSentence } from '../../contract/schemas/sentence'
 import { isUserError } from '../errors'
 import { ENGINES, engineAdapter } from './engines'
 import type { EngineAdapter, LoadedWorkload, WorkloadContext } from './engines/types'
 
-export const MAX_TRIALS_PER_CELL = 100_000
+export { MAX_TRIALS_PER_CELL }
 export const MAX_CELLS = 20_000
 export const MAX_TOTAL_TRIALS = 20_000_000
 const MAX_ERRORS_SHOWN = 12
@@ -50,11 +52,11 @@ const isParamValue = (v: unknown): v is ParamValue => (typeof v === 'number' && 
 export function checkSpec(raw: unknown): { spec: ExperimentSpec | null; errors: string[] } {
   const errors: string[] = []
   if (!isObj(raw)) return { spec: null, errors: ['The experiment spec must be a JSON object.'] }
-  const known = new Set(['version', 'name', 'engine', 'workloads', 'mechanisms', 'params', 'grid', 'sweeps', 'trials', 'seed', 'trialsPerBatch', 'diagnostics', 'description'])
+  const known = new Set(['$schema', 'version', 'name', 'engine', 'workloads', 'mechanisms', 'params', 'grid', 'sweeps', 'trials', 'seed', 'trialsPerBatch', 'diagnostics', 'description'])
   for (const k of Object.keys(raw)) if (!known.has(k)) errors.push(`The spec has an unknown field "${k}"; remove it or check its spelling.`)
   if (raw.version !== undefined && raw.version !== 1) errors.push(`spec.version must be 1 (got ${show(raw.version)}).`)
-  if (typeof raw.name !== 'string' || raw.name.trim() === '' || raw.name.length > 200) {
-    errors.push('spec.name must be a non-empty text of at most 200 characters.')
+  if (typeof raw.name !== 'string' || raw.name.trim() === '' || raw.name.length > MAX_SPEC_NAME) {
+    errors.push(`spec.name must be a non-empty text of at most ${MAX_SPEC_NAME} characters.`)
   }
   const engine = raw.engine
   if (typeof engine !== 'string' || !(ENGINES as readonly string[]).includes(engine)) {
@@ -90,7 +92,7 @@ export function checkSpec(raw: unknown): { spec: ExperimentSpec | null; errors: 
     errors.push(`spec.trials must be a whole number from 1 to ${MAX_TRIALS_PER_CELL} (got ${show(trials)}).`)
   }
   const seed = raw.seed
-  if (!((typeof seed === 'string' && seed !== '' && seed.length <= 200) || (typeof seed === 'number' && Number.isSafeInteger(seed)))) {
+  if (!((typeof seed === 'string' && seed !== '' && seed.length <= MAX_SEED_LENGTH) || (typeof seed === 'number' && Number.isSafeInteger(seed)))) {
     errors.push(`spec.seed must be a non-empty text or a whole number (got ${show(seed)}).`)
   }
   const tpb = raw.trialsPerBatch
@@ -131,6 +133,12 @@ export function checkSpec(raw: unknown): { spec: ExperimentSpec | null; errors: 
     const sweep = checkSweep(s, at, adapter, errors)
     if (sweep) sweeps.push({ ...sweep, label })
   })
+  // The spec's schema (the source of spec.schema.json) refuses what the checks above let through (unknown fields of a
+  // workload or a sweep, over-long text); its one sentence comes after theirs, which know the engine and say more.
+  if (errors.length === 0) {
+    const parsed = experimentSpecSchema.safeParse(raw, { reportInput: true })
+    if (!parsed.success) errors.push(`${issueSentence(parsed.error, raw, 'The experiment spec', 'spec.')}.`)
+  }
   if (errors.length > 0) return { spec: null, errors }
   const spec: ExperimentSpec = {
     version: 1,
