@@ -149,7 +149,8 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
           cellsDone: l.cellsDone,
           cellsTotal: l.cellsTotal,
           trialsPerSecond: rate,
-          etaSeconds: rate > 0 ? Math.max(0, l.trialsTotal - l.trialsDone) / rate : null
+          // The job's shared time-left estimate (trials weighted by cell cost, smoothed; jobs/time-left.ts).
+          etaSeconds: ctx.jobs.get(l.jobId)?.progress?.etaSeconds ?? null
         }
       }
       return {

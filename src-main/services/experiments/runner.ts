@@ -50,6 +50,7 @@ export interface LiveStatus {
   startedMs: number
 }
 
+
 interface Group {
   key: string
   cell: MissingCell
@@ -105,10 +106,14 @@ export async function runExperiment(
     const w = byLabel.get(g.cell.workload)
     if (!w) throw new Error(`workload ${g.cell.workload} was not loaded`)
     let slot = 0
+    const cell = { mechanism: g.cell.mechanism, params: g.cell.params, seed: g.cell.seed }
+    // Per-trial cost estimate (time left follows it; results do not depend on it).
+    const trialCost = adapter.trialCost ? adapter.trialCost(cell, w) : 1
+    const cost = Number.isFinite(trialCost) && trialCost > 0 ? trialCost : 1
     for (let first = 0; first < spec.trials; first += per) {
       const count = Math.min(per, spec.trials - first)
-      const payload = adapter.batchPayload({ mechanism: g.cell.mechanism, params: g.cell.params, seed: g.cell.seed }, w, first, count, g.crash && slot === 0)
-      batches.push(batchOf(adapter.taskKind, payload, count))
+      const payload = adapter.batchPayload(cell, w, first, count, g.crash && slot === 0)
+      batches.push(batchOf(adapter.taskKind, payload, count, count * cost))
       owner.push({ group: g, slot })
       slot++
     }
@@ -165,9 +170,9 @@ export async function runExperiment(
       signal: jc.signal,
       failFast: false,
       onBatchDone,
-      onProgress: (done, total) => {
+      onProgress: (done, total, work) => {
         live.trialsDone = done
-        jc.progress(done, total)
+        jc.progress(done, total, undefined, { workDone: work.done, workTotal: work.total })
       }
     })
   } catch (e) {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
 import { CancelledError, isUserError } from '../errors'
 import type { EventHub } from '../events'
+import { TimeLeftEstimator, roundedTimeLeft } from './time-left'
 
 /** Byte-level progress a job may add to its unit counts (imports: bytes of the file read so far). */
 export interface ProgressBytes {
@@ -13,10 +14,19 @@ export interface ProgressBytes {
   bytesTotal: number
 }
 
+/** Estimated work (units of the job's own cost model) that time left follows when the units differ in cost. */
+export interface ProgressWork {
+  workDone: number
+  workTotal: number
+}
+
 export interface JobContext {
   signal: AbortSignal
-  /** Throttled: an event at most every PROGRESS_INTERVAL_MS (and always when done >= total). */
-  progress(done: number, total: number, detail?: ProgressBytes): void
+  /**
+   * Throttled: an event at most every PROGRESS_INTERVAL_MS (and always when done >= total). Time left follows the bytes
+   * when given (imports), else the work when given (sweeps: trials weighted by cell cost), else done / total.
+   */
+  progress(done: number, total: number, detail?: ProgressBytes, work?: ProgressWork): void
 }
 
 const PROGRESS_INTERVAL_MS = 150
@@ -29,6 +39,7 @@ interface Entry {
   lastEmit: number
   unit: string
   promise: Promise<void>
+  timeLeft: TimeLeftEstimator
 }
 
 export class JobRegistry {
@@ -50,13 +61,14 @@ export class JobRegistry {
       error: null,
       result: null
     }
-    const entry: Entry = { info, controller, startedMs: Date.now(), lastEmit: 0, unit, promise: Promise.resolve() }
+    const startedMs = Date.now()
+    const entry: Entry = { info, controller, startedMs, lastEmit: 0, unit, promise: Promise.resolve(), timeLeft: new TimeLeftEstimator(startedMs) }
     this.jobs.set(jobId, entry)
     this.prune()
     this.events.emit('job/state', { ...info })
     const ctx: JobContext = {
       signal: controller.signal,
-      progress: (done, total, detail) => this.progress(entry, done, total, false, detail)
+      progress: (done, total, detail, work) => this.progress(entry, done, total, false, detail, work)
     }
     entry.promise = (async () => {
       try {
@@ -113,11 +125,12 @@ export class JobRegistry {
     for (const e of this.jobs.values()) if (e.info.state === 'running') e.controller.abort()
   }
 
-  private progress(entry: Entry, done: number, total: number, force = false, bytes?: ProgressBytes): void {
+  private progress(entry: Entry, done: number, total: number, force = false, bytes?: ProgressBytes, work?: ProgressWork): void {
     const now = Date.now()
     const elapsed = Math.max(1e-3, (now - entry.startedMs) / 1000)
     const rate = done / elapsed
-    let etaSeconds = rate > 0 && total >= done ? (total - done) / rate : null
+    let workDone = done
+    let workTotal = total
     let detail: JobProgressDetail | undefined
     if (bytes && Number.isFinite(bytes.bytesDone) && Number.isFinite(bytes.bytesTotal)) {
       const bytesDone = Math.max(0, bytes.bytesDone)
@@ -125,8 +138,14 @@ export class JobRegistry {
       const bytesPerSecond = bytesDone / elapsed
       detail = { bytesDone, bytesTotal, bytesPerSecond }
       // The bytes are exact where the unit total may be an estimate: time left follows them.
-      etaSeconds = bytesPerSecond > 0 ? (bytesTotal - bytesDone) / bytesPerSecond : null
+      workDone = bytesDone
+      workTotal = bytesTotal
+    } else if (work && Number.isFinite(work.workDone) && work.workTotal > 0) {
+      workDone = work.workDone
+      workTotal = work.workTotal
     }
+    const left = entry.timeLeft.update(now, workDone, workTotal)
+    const etaSeconds = left === null ? null : roundedTimeLeft(left)
     const p: JobProgress = {
       jobId: entry.info.jobId,
       kind: entry.info.kind,

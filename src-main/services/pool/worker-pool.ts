@@ -25,13 +25,23 @@ export type Batch<K extends TaskKind = TaskKind> = {
     payload: TaskPayload<P>
     /** Work units in this batch (trials, samples...) for progress. */
     units: number
+    /** Estimated cost of the batch (e.g. trials weighted by a per-cell cost model) for time left; default `units`. */
+    cost?: number
   }
 }[K]
 
 /** A batch of `kind` (the pairing of kind and payload checked where the kind is a type parameter). */
-export function batchOf<K extends TaskKind>(kind: K, payload: TaskPayload<K>, units: number): Batch<K> {
-  return { kind, payload, units } as Batch<K>
+export function batchOf<K extends TaskKind>(kind: K, payload: TaskPayload<K>, units: number, cost?: number): Batch<K> {
+  return (cost === undefined ? { kind, payload, units } : { kind, payload, units, cost }) as Batch<K>
 }
+
+/** Estimated work done and total over a run (batches' `cost`, in-flight batches pro rata of their units done). */
+export interface RunWork {
+  done: number
+  total: number
+}
+
+const costOf = (b: { units: number; cost?: number }): number => b.cost ?? b.units
 
 /**
  * Why a batch failed, for callers that word it themselves (the outcome's `error` is the pool's whole sentence):
@@ -43,8 +53,8 @@ export type BatchOutcome<T = unknown> = { ok: true; value: T } | { ok: false; er
 
 export interface RunOptions<T = unknown> {
   signal?: AbortSignal
-  /** Called (throttled by the workers) with units done over the whole run. */
-  onProgress?: (done: number, total: number) => void
+  /** Called (throttled by the workers) with units done over the whole run, and the estimated work (batches' cost). */
+  onProgress?: (done: number, total: number, work: RunWork) => void
   /** Called when each batch finishes (for storing results as they come, e.g. sweep cells). */
   onBatchDone?: (index: number, outcome: BatchOutcome<T>) => void
   /** Reject the whole run on the first failed batch (default true); otherwise failed batches are reported as outcomes. */
@@ -102,6 +112,8 @@ interface RunState {
   remaining: number
   total: number
   finishedUnits: number
+  totalCost: number
+  finishedCost: number
   inFlight: Set<Task>
   options: RunOptions
   settled: boolean
@@ -170,6 +182,8 @@ export class WorkerPool {
         remaining: batches.length,
         total: batches.reduce((a, b) => a + b.units, 0),
         finishedUnits: 0,
+        totalCost: batches.reduce((a, b) => a + costOf(b), 0),
+        finishedCost: 0,
         inFlight: new Set(),
         options: { failFast: true, ...(options as RunOptions) },
         settled: false,
@@ -339,6 +353,7 @@ export class WorkerPool {
     run.outcomes[task.index] = outcome
     run.remaining--
     run.finishedUnits += task.batch.units
+    run.finishedCost += costOf(task.batch)
     task.done = 0
     try {
       run.options.onBatchDone?.(task.index, outcome)
@@ -359,9 +374,13 @@ export class WorkerPool {
   private reportProgress(run: RunState): void {
     if (run.settled || !run.options.onProgress) return
     let done = run.finishedUnits
-    for (const t of run.inFlight) done += t.done
+    let work = run.finishedCost
+    for (const t of run.inFlight) {
+      done += t.done
+      if (t.batch.units > 0) work += (costOf(t.batch) * t.done) / t.batch.units
+    }
     try {
-      run.options.onProgress(done, run.total)
+      run.options.onProgress(done, run.total, { done: work, total: run.totalCost })
     } catch {
       /* ignore listener failures */
     }

@@ -1,8 +1,9 @@
 import type { JobProgress, JobState } from '../../../src-main/contract'
 import { formatBytes, formatBytesOf, formatCount, formatDuration } from '../format'
 
+/** The services' shared estimate (jobs/time-left.ts: smoothed, from cost-weighted work, already rounded): said as "about". */
 function timeLeft(p: JobProgress): string {
-  return p.etaSeconds === null ? 'time left unknown' : `${formatDuration(p.etaSeconds)} left`
+  return p.etaSeconds === null ? 'time left unknown' : `about ${formatDuration(p.etaSeconds)} left`
 }
 
 /** What the bar says under it. Jobs that read a file (imports) also give bytes: "rows · MB of MB · rate · time left". */

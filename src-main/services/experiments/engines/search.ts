@@ -5,9 +5,10 @@
  */
 import { existsSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { ORACLE_KINDS, labelledSeriesPreset } from '../../../../src-worker/engine/search'
+import { ORACLE_KINDS, type OracleKind, labelledSeriesPreset } from '../../../../src-worker/engine/search'
+import { expectedRounds } from '../../../../src-worker/engine/search/expected-rounds'
 import type { SearchTrialBatch } from '../../../../src-worker/tasks/search-tasks'
-import type { WorkloadRef } from '../../../contract/experiments'
+import type { ParamValue, WorkloadRef } from '../../../contract/experiments'
 import { UserError } from '../../errors'
 import { contentHash, defaultLabel, numbers, readCsv, readText, column } from '../workload-files'
 import { type EngineAdapter, type ParamDef, num, openUnit, optNum, positive, wholeAtLeast } from './types'
@@ -17,6 +18,27 @@ export interface SearchWorkload {
   anomaly: number
   tLow: number
   tHigh: number
+  /** The highest score other than the anomaly's (for the cost estimate only). */
+  nearest: number
+}
+
+/** Work of one trial in the same units for every search cell: estimated rounds (plus one for the setup) times individuals. */
+export function searchTrialCost(mechanism: string, params: Record<string, ParamValue>, w: SearchWorkload): number {
+  const n = w.scores.length
+  const rounds = expectedRounds(
+    n,
+    {
+      epsilon: num(params, 'eps'),
+      tLow: w.tLow,
+      tHigh: w.tHigh,
+      oracle: mechanism as OracleKind,
+      top: 4,
+      halting: { tau: optNum(params, 'tau'), delta: optNum(params, 'delta'), budget: optNum(params, 'b'), maxQueries: optNum(params, 'max_queries') }
+    },
+    w.scores[w.anomaly],
+    w.nearest
+  )
+  return (rounds + 1) * n
 }
 
 const orNone = (def: ParamDef): ParamDef => ({
@@ -37,6 +59,12 @@ function readJson(path: string, what: string): Record<string, unknown> {
   } catch {
     throw new UserError(`The ${what} ${path} is not valid JSON; fix the file.`)
   }
+}
+
+function highestOther(scores: Float64Array, anomaly: number): number {
+  let m = -Infinity
+  for (let i = 0; i < scores.length; i++) if (i !== anomaly && scores[i] > m) m = scores[i]
+  return m
 }
 
 export const searchAdapter: EngineAdapter<SearchWorkload> = {
@@ -131,9 +159,10 @@ export const searchAdapter: EngineAdapter<SearchWorkload> = {
           droppedConflicts: preset.droppedConflicts
         }
       },
-      data: { scores: preset.scores, anomaly: preset.anomaly, tLow: preset.tLow, tHigh: preset.tHigh }
+      data: { scores: preset.scores, anomaly: preset.anomaly, tLow: preset.tLow, tHigh: preset.tHigh, nearest: highestOther(preset.scores, preset.anomaly) }
     }
   },
+  trialCost: (cell, w) => searchTrialCost(cell.mechanism, cell.params, w.data),
   batchPayload(cell, w, firstTrial, count, crash): SearchTrialBatch {
     const p = cell.params
     return {

@@ -49,6 +49,11 @@ export interface EngineAdapter<D = unknown, K extends ExperimentTaskKind = Exper
   checkCell(mechanism: string, params: Record<string, ParamValue>, workload: LoadedWorkload<D>): string | null
   /** Read a workload; throws UserError (one sentence) when it cannot be used. */
   loadWorkload(ref: WorkloadRef, ctx: WorkloadContext): Promise<LoadedWorkload<D>>
+  /**
+   * Estimated work of one trial of this cell, in units comparable across the engine's cells (search: rounds times
+   * individuals). For time left only; without it every trial counts 1.
+   */
+  trialCost?(cell: BatchCell, workload: LoadedWorkload<D>): number
   /** The structured-cloneable payload of one batch of a cell (the task kind's payload type). */
   batchPayload(cell: BatchCell, workload: LoadedWorkload<D>, firstTrial: number, count: number, crash: boolean): TaskPayload<K>
 }
