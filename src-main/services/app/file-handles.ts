@@ -45,8 +45,11 @@ export class FileHandles {
     return { fileId, fileName, bytes }
   }
 
-  /** The file behind a handle; anything else (a path, a made-up id) is refused with one sentence. */
-  resolve(fileId: unknown): { path: string; fileName: string; bytes: number } {
+  /**
+   * The file behind a handle; anything else (a path, a made-up id) is refused with one sentence. `owned`: an upload
+   * (the services' copy, deleted when released), not a file the user chose where it lies.
+   */
+  resolve(fileId: unknown): { path: string; fileName: string; bytes: number; owned: boolean } {
     const e = typeof fileId === 'string' ? this.entries.get(fileId) : undefined
     if (!e) {
       throw new UserError(
@@ -56,7 +59,7 @@ export class FileHandles {
         'bad-input'
       )
     }
-    return { path: e.path, fileName: e.fileName, bytes: e.bytes }
+    return { path: e.path, fileName: e.fileName, bytes: e.bytes, owned: e.owned }
   }
 
   release(fileId: string): void {

@@ -10,6 +10,7 @@ import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from './staging'
 import { checkDoorHost, checkPostgresUrl, linkPostgres, listPostgresRelations } from '../sources/linked-postgres'
 import { unlockOfficer } from '../officer/officers'
+import { linkHandleFile } from '../sources/linked-file'
 
 /** Handlers of the datasets area (issue 6). */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
@@ -43,6 +44,14 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
         })
       )
       return { jobId: job.jobId }
+    },
+    // A file linked in place (issue 16): the dialog's file where it lies, or an upload kept beside the workspace.
+    'datasets/link-file': async (r) => {
+      const f = files.resolve(req(r).fileId)
+      const personColumn = typeof r.personColumn === 'string' && r.personColumn !== '' ? r.personColumn : null
+      const info = linkHandleFile(db, ctx.store.path, f, { name: r.name, personColumn })
+      if (f.owned) files.release(r.fileId)
+      return info
     },
     // PostgreSQL (issue 16): from a door, only to this machine or the hosts in QA_PG_HOSTS, and only by the privacy
     // officer (the password is the server's and goes to the URL's host: review finding 6).

@@ -5,7 +5,11 @@
  * - Linking reads the file's schema (column names and DuckDB types: public metadata), maps each type to a catalog type
  *   (integers beyond +-(2^53 - 1) make the column text, as an import does), counts the rows and, for a person-level
  *   dataset, checks over all rows which columns hold one value per person (as `recordPrivacyUnit` does at import).
- * - The path is given on the CLI only (`quiet-alarm link`); no HTTP/IPC door takes a path.
+ * - The path is given on the CLI (`quiet-alarm link`); the app links the file behind an opaque handle (the desktop
+ *   dialog's file where it lies, or a headless upload kept beside the workspace: `linkHandleFile`); no door takes a path.
+ * - What linking shows (row count, types read from a CSV's values, integers beyond 2^53 as text) is computed from the
+ *   file's contents: the linker holds them (a file they name or choose on their own machine, or upload), so it tells
+ *   them nothing new. A PostgreSQL relation is another matter (linked-postgres.ts: the declared schema only).
  * - Fingerprint: size, mtime and a SHA-256 of the Parquet footer (its metadata, with the schema and row-group
  *   statistics) or of the CSV's first 64 KiB (the header block). Each release on a linked dataset records the file's
  *   fingerprint at release time in its ledger entry (`params.source`).
@@ -14,9 +18,9 @@
  *   not its schema is released on as it now is (its new fingerprint is recorded). A failure while reading after the
  *   charge is reported by the release service as a failure after the charge.
  */
-import { createHash } from 'node:crypto'
-import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
-import { basename, extname, resolve } from 'node:path'
+import { createHash, randomUUID } from 'node:crypto'
+import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
+import { basename, dirname, extname, join, resolve } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../errors'
@@ -231,4 +235,45 @@ export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
         .run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint))
   })
   return getDataset(db, id).info
+}
+
+/** Where a linked upload is kept: a folder beside the workspace file. */
+export function linkedUploadsDir(workspacePath: string): string {
+  return `${workspacePath}.linked`
+}
+
+/**
+ * Links the file behind a door's handle ("Link a file (query in place)" on the Datasets screen). A file chosen in the
+ * desktop dialog is linked where it lies. A headless upload is the server's copy in its temporary folder (deleted when
+ * the server stops): it is moved beside the workspace (`<workspace>.linked/<id>/<name>`) and linked there, so DuckDB
+ * still reads it in place, without an import. If linking fails the upload is put back and nothing is kept.
+ */
+export function linkHandleFile(
+  db: Database.Database,
+  workspacePath: string,
+  file: { path: string; fileName: string; owned: boolean },
+  req: LinkUnitRequest
+): DatasetInfo {
+  if (!file.owned) return linkFile(db, { ...req, file: file.path })
+  // Checked before the upload is moved (the same checks linkFile makes first).
+  newDatasetName(db, req.name)
+  formatOf(file.fileName)
+  const dir = join(linkedUploadsDir(workspacePath), randomUUID())
+  const kept = join(dir, basename(file.fileName))
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  let moved = true
+  try {
+    renameSync(file.path, kept)
+  } catch {
+    // Another file system (the upload folder is in the temporary directory): a copy; the upload is deleted on release.
+    copyFileSync(file.path, kept)
+    moved = false
+  }
+  try {
+    return linkFile(db, { ...req, file: kept })
+  } catch (e) {
+    if (moved) renameSync(kept, file.path)
+    rmSync(dirname(kept), { recursive: true, force: true })
+    throw e
+  }
 }

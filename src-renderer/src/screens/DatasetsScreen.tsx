@@ -4,6 +4,7 @@ import { ErrorText } from '../components/Fields'
 import { Catalog } from './datasets/Catalog'
 import { DatasetDetail } from './datasets/DatasetDetail'
 import { ImportPanel } from './datasets/ImportPanel'
+import { LinkFilePanel } from './datasets/LinkFilePanel'
 import { PostgresPanel } from './datasets/PostgresPanel'
 import type { ScreenProps } from '.'
 
@@ -23,6 +24,7 @@ export function DatasetsScreen(_props: ScreenProps) {
   return (
     <div className="stack" data-testid="screen-datasets">
       <ImportPanel onImported={reload} />
+      <LinkFilePanel onLinked={reload} />
       <PostgresPanel onLinked={reload} />
       <ErrorText error={list.error} />
       {list.data && (
