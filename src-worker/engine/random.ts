@@ -4,17 +4,32 @@
  * - `seededRng(seed)`: reproducible generator for simulations (Monte Carlo, sweeps). Never for releases.
  * - `SecureRandom.create()`: cryptographically secure generator for releases. It has no seed parameter and cannot be
  *   constructed from one; release code requires a `SecureRandom` instance (checked at run time too, see `assertSecure`).
- * - `laplace(rng, scale)`, `uniformOpen(rng)`: samplers built on either generator.
+ * - `laplace(rng, scale)`, `uniformOpen(rng)`: one-draw samplers built on either generator; batch-samplers.ts has the
+ *   batch ones (a block of Laplace draws or uniforms from one call for random words).
+ *
+ * A seeded generator has three streams, each created on first use from the seed text, so that a trial pays only for
+ * the streams it draws from:
+ * - `next()`: Alea (alea.ts, equal to seedrandom's `alea(seed).double()`);
+ * - `fillWords`: four Alea streams seeded from `seed + "\0words\0" + j`, stepped side by side (the search's split);
+ * - `fillSampleWords`: xoshiro128** seeded by `seedHash128(seed)` (xoshiro.ts), the batch samplers' words.
+ * The algorithms are pinned by our own copies and by fixed vectors in the unit tests, so seeded results do not change
+ * with a dependency's version.
  *
  * Pure TypeScript: the CSPRNG is the Web Crypto `getRandomValues`, present in Node >= 20, Electron and browsers.
  */
-import seedrandom from 'seedrandom'
+import { type AleaState, aleaDouble, aleaSeed } from './alea'
+import { type XoshiroState, seedHash128, xoshiroFill } from './xoshiro'
 
 /** A source of uniform doubles in [0, 1). */
 export interface Rng {
   next(): number
   /** Fill the first `count` (default: all) entries of `out` with uniform random 32-bit words, in one batch. */
   fillWords(out: Int32Array, count?: number): void
+  /**
+   * The same, from the stream the batch samplers use (batch-samplers.ts): the CSPRNG for the secure generator, the
+   * xoshiro128** stream for a seeded one. Exactly `count` words are drawn.
+   */
+  fillSampleWords(out: Int32Array, count?: number): void
   /** 'seeded' for simulations, 'secure' for releases. */
   readonly kind: 'seeded' | 'secure'
 }
@@ -25,15 +40,19 @@ const WORD_STREAMS = 4
 
 class SeededRng implements Rng {
   readonly kind = 'seeded' as const
-  private readonly prng: seedrandom.PRNG
+  /** Alea state of `next()`, created on first use */
+  private main: AleaState | null = null
   /** Alea states (s0, s1, s2, c) of the word streams, created on first use */
   private streams: Float64Array | null = null
-  constructor(private readonly seed: string) {
-    this.prng = seedrandom.alea(seed)
-  }
+  /** xoshiro128** state of the sample stream, created on first use */
+  private samples: XoshiroState | null = null
+  constructor(private readonly seed: string) {}
   next(): number {
     // double(): 53 bits of randomness in [0, 1).
-    return this.prng.double()
+    return aleaDouble(this.main ?? (this.main = aleaSeed(this.seed)))
+  }
+  fillSampleWords(out: Int32Array, count = out.length): void {
+    xoshiroFill(this.samples ?? (this.samples = seedHash128(this.seed)), out, count)
   }
   /**
    * Words from four Alea streams of their own, seeded by Mash from this seed (as trial seeds are derived from a base
@@ -73,14 +92,11 @@ class SeededRng implements Rng {
   }
 }
 
-/** Initial states of the word streams of `seed` (seedrandom's Alea seeding; the separator keeps them apart from seeds
- * that callers derive with `deriveSeed`). */
+/** Initial states of the word streams of `seed` (Alea's seeding; the separator keeps them apart from seeds that callers
+ * derive with `deriveSeed`). */
 function wordStreams(seed: string): Float64Array {
   const st = new Float64Array(4 * WORD_STREAMS)
-  for (let j = 0; j < WORD_STREAMS; j++) {
-    const s = seedrandom.alea(`${seed}\u0000words\u0000${j}`, { state: true }).state()
-    st.set([s.s0, s.s1, s.s2, s.c], 4 * j)
-  }
+  for (let j = 0; j < WORD_STREAMS; j++) aleaSeed(`${seed}\u0000words\u0000${j}`, st, 4 * j)
   return st
 }
 
@@ -128,6 +144,10 @@ export class SecureRandom implements Rng {
   fillWords(out: Int32Array, count = out.length): void {
     // Straight from the CSPRNG (at most 65,536 bytes per call).
     for (let k = 0; k < count; k += 16384) globalThis.crypto.getRandomValues(out.subarray(k, Math.min(count, k + 16384)))
+  }
+
+  fillSampleWords(out: Int32Array, count = out.length): void {
+    this.fillWords(out, count)
   }
 
   next(): number {

@@ -15,12 +15,14 @@
  * consumed (Alg. 3's `while eps_j <= eps_m` would run a step with no candidates and overspend beta); the predicted
  * count |O_u| - n_u is rounded to the nearest whole number; the candidate's alpha uses that candidate's beta share.
  */
-import { type Rng, laplace } from '../random'
+import { drawSampleWords, fillLaplace } from '../batch-samplers'
+import type { Rng } from '../random'
 import { laplaceSumInterval } from './laplace-sum'
 import { type EpsLevel, minEntropyLevels } from './min-entropy'
 import type { MechanismCore, StepRecord } from './outcome'
 import { type ThresholdParams, geometricPlan } from './params'
-import { relaxNoise } from './relax'
+import { relaxInPlace } from './relax'
+import { ThresholdWorkspace } from './workspace'
 
 /** Node budget of the min-entropy search when it only scores a candidate (the reported ex-post min-entropy is exact). */
 const SCORE_NODE_BUDGET = 20_000
@@ -30,7 +32,7 @@ const SCORE_NODE_BUDGET = 20_000
  * given their noisy counts G at eps `prev`.
  */
 export function predictUndecided(
-  indices: readonly number[],
+  indices: ArrayLike<number>,
   noisy: ArrayLike<number>,
   thresholds: ArrayLike<number>,
   alpha: number,
@@ -38,7 +40,8 @@ export function predictUndecided(
   next: number
 ): number {
   let s = 0
-  for (const i of indices) {
+  for (let q = 0; q < indices.length; q++) {
+    const i = indices[q]
     const base = thresholds[i] - noisy[i]
     s += laplaceSumInterval(base - alpha, base + alpha, prev, next)
   }
@@ -62,7 +65,7 @@ export function chooseNextStep(
   plan: readonly number[],
   consumed: number,
   cur: number,
-  undecided: readonly number[],
+  undecided: ArrayLike<number>,
   noisy: ArrayLike<number>,
   thresholds: ArrayLike<number>,
   decidedLevels: ReadonlyMap<number, number>,
@@ -95,72 +98,89 @@ export function chooseNextStep(
   return best
 }
 
-export function runDppwlm(counts: ArrayLike<number>, thresholds: ArrayLike<number>, params: ThresholdParams, rng: Rng): MechanismCore {
+export function runDppwlm(
+  counts: ArrayLike<number>,
+  thresholds: ArrayLike<number>,
+  params: ThresholdParams,
+  rng: Rng,
+  ws: ThresholdWorkspace = new ThresholdWorkspace(counts.length)
+): MechanismCore {
   const k = counts.length
   const plan = geometricPlan(params).map((s) => s.epsilon)
   const m = plan.length
-  const decisions = new Uint8Array(k)
-  const exPost = new Float64Array(k)
-  const noise = new Float64Array(k)
-  const noisy = new Float64Array(k)
+  const { decisions, exPost, noise, noisy } = ws
+  decisions.fill(0, 0, k)
   const steps: StepRecord[] = []
+  const levels: EpsLevel[] = []
   const decidedLevels = new Map<number, number>()
 
-  // Step 1: eps_1, beta/m.
+  // Step 1: eps_1, beta/m; the k Laplace values in one batch.
   let cur = plan[0]
   let betaStep = params.beta / m
   let alpha = Math.log(1 / (2 * betaStep)) / cur
-  let undecided: number[] = []
+  let nU = 0
   {
     let pos = 0
     let neg = 0
+    fillLaplace(rng, 1 / cur, noise, k)
+    const next = ws.next
     for (let i = 0; i < k; i++) {
-      noise[i] = laplace(rng, 1 / cur)
-      noisy[i] = counts[i] + noise[i]
-      if (noisy[i] > thresholds[i] + alpha) {
+      const g = counts[i] + noise[i]
+      noisy[i] = g
+      if (g > thresholds[i] + alpha) {
         decisions[i] = 1
         exPost[i] = cur
         pos++
-      } else if (noisy[i] > thresholds[i] - alpha) undecided.push(i)
+      } else if (g > thresholds[i] - alpha) next[nU++] = i
       else {
         exPost[i] = cur
         neg++
       }
     }
+    ws.swapLists()
     if (pos + neg > 0) decidedLevels.set(cur, pos + neg)
-    steps.push({ epsilon: cur, beta: betaStep, alpha, tested: k, decidedPositive: pos, eliminated: neg, undecided: undecided.length })
+    steps.push({ epsilon: cur, beta: betaStep, alpha, tested: k, decidedPositive: pos, eliminated: neg, undecided: nU })
   }
   let consumed = 1
-  while (undecided.length > 0 && consumed < m) {
-    const choice = chooseNextStep(plan, consumed, cur, undecided, noisy, thresholds, decidedLevels, params.beta, params.fineSteps)
+  while (nU > 0 && consumed < m) {
+    const undecided = ws.undecided
+    const choice = chooseNextStep(plan, consumed, cur, undecided.subarray(0, nU), noisy, thresholds, decidedLevels, params.beta, params.fineSteps)
     const eps = choice.epsilon
     betaStep = choice.beta
     alpha = choice.alpha
-    const next: number[] = []
+    relaxInPlace(noise, undecided, nU, cur, eps, drawSampleWords(rng, 4 * nU))
+    const next = ws.next
+    let nNext = 0
     let pos = 0
     let neg = 0
-    for (const i of undecided) {
-      noise[i] = relaxNoise(rng, noise[i], cur, eps)
-      noisy[i] = counts[i] + noise[i]
-      if (noisy[i] > thresholds[i] + alpha) {
+    for (let q = 0; q < nU; q++) {
+      const i = undecided[q]
+      const g = counts[i] + noise[i]
+      noisy[i] = g
+      if (g > thresholds[i] + alpha) {
         decisions[i] = 1
         exPost[i] = eps
         pos++
-      } else if (noisy[i] > thresholds[i] - alpha) next.push(i)
+      } else if (g > thresholds[i] - alpha) next[nNext++] = i
       else {
         exPost[i] = eps
         neg++
       }
     }
     if (pos + neg > 0) decidedLevels.set(eps, (decidedLevels.get(eps) ?? 0) + pos + neg)
-    steps.push({ epsilon: eps, beta: betaStep, alpha, tested: undecided.length, decidedPositive: pos, eliminated: neg, undecided: next.length })
-    undecided = next
+    steps.push({ epsilon: eps, beta: betaStep, alpha, tested: nU, decidedPositive: pos, eliminated: neg, undecided: nNext })
+    ws.swapLists()
+    nU = nNext
     cur = eps
     consumed += choice.levelsUsed
   }
-  for (const i of undecided) {
+  const undecided = ws.undecided
+  for (let q = 0; q < nU; q++) {
+    const i = undecided[q]
     decisions[i] = 1
     exPost[i] = cur
   }
-  return { decisions, exPost, steps }
+  if (nU > 0) decidedLevels.set(cur, (decidedLevels.get(cur) ?? 0) + nU)
+  for (const [epsilon, count] of decidedLevels) levels.push({ epsilon, count })
+  return { decisions, exPost, steps, levels }
 }

@@ -3,6 +3,7 @@
  *
  * Batchable: `runThresholdTrials(..., seed, firstTrial, count)` runs trials [firstTrial, firstTrial + count), trial t with
  * its own generator seededRng(deriveSeed(seed, t)), so results do not depend on how trials are split into batches.
+ * Inputs and parameters are checked once per batch, and all trials run on one workspace (workspace.ts).
  *
  * Per trial (not denied): positives P = #{g_i > c_i}, negatives N = k - P,
  *   FNR = false negatives / P (null when P = 0), FPR = false positives / N (null when N = 0),
@@ -11,8 +12,10 @@
  * denied trials are counted in `denied` and contribute to no mean (they release nothing and spend nothing).
  */
 import { deriveSeed, seededRng } from '../random'
-import type { ThresholdMechanism, ThresholdParams } from './params'
-import { runThresholdMechanism } from './run'
+import { minEntropyLevels } from './min-entropy'
+import { type ThresholdMechanism, type ThresholdParams, thresholdCharge } from './params'
+import { checkInputs, runMechanismCore } from './run'
+import { ThresholdWorkspace } from './workspace'
 
 export interface ThresholdTrialMetrics {
   trial: number
@@ -46,33 +49,52 @@ export interface WorkloadArrays {
   thresholds: ArrayLike<number>
 }
 
+export interface ThresholdTrialOptions {
+  /** false: leave the min-entropy metrics null (to time the mechanism alone; default true) */
+  minEntropy?: boolean
+}
+
 export function runThresholdTrials(
   mechanism: ThresholdMechanism,
   workload: WorkloadArrays,
   params: ThresholdParams,
   seed: string | number,
   firstTrial: number,
-  count: number
+  count: number,
+  options: ThresholdTrialOptions = {}
 ): ThresholdTrialMetrics[] {
   const { counts, thresholds } = workload
+  checkInputs(counts, thresholds)
+  const { epsilon, denied } = thresholdCharge(mechanism, params)
+  const withMinEntropy = options.minEntropy ?? true
   const k = counts.length
+  const truth = new Uint8Array(k)
   let positives = 0
-  for (let i = 0; i < k; i++) if (counts[i] > thresholds[i]) positives++
+  for (let i = 0; i < k; i++) positives += truth[i] = counts[i] > thresholds[i] ? 1 : 0
   const negatives = k - positives
   const out: ThresholdTrialMetrics[] = []
+  // One workspace for every trial: a trial allocates no per-predicate arrays.
+  const ws = denied ? null : new ThresholdWorkspace(k)
   for (let t = firstTrial; t < firstTrial + count; t++) {
-    const run = runThresholdMechanism(mechanism, counts, thresholds, params, seededRng(deriveSeed(seed, t)))
-    if (run.denied) {
+    if (ws === null) {
+      // Denied: no noise is drawn (nor a generator made), nothing is released.
       out.push({ trial: t, denied: true, positives, negatives, falseNegatives: 0, falsePositives: 0, fnr: null, fpr: null, epsStar: null, minEntropyNats: null, minEntropy: null, steps: 0 })
       continue
     }
+    const core = runMechanismCore(mechanism, counts, thresholds, params, epsilon, seededRng(deriveSeed(seed, t)), ws)
+    const decisions = core.decisions
     let fn = 0
     let fp = 0
     for (let i = 0; i < k; i++) {
-      const truth = counts[i] > thresholds[i]
-      if (truth && !run.decisions[i]) fn++
-      else if (!truth && run.decisions[i]) fp++
+      const t = truth[i]
+      const d = decisions[i]
+      fn += t & (d ^ 1)
+      fp += d & (t ^ 1)
     }
+    // eps* = the largest level (every level holds at least one predicate)
+    let epsStar = 0
+    for (const l of core.levels) if (l.epsilon > epsStar) epsStar = l.epsilon
+    const me = withMinEntropy ? minEntropyLevels(core.levels) : null
     out.push({
       trial: t,
       denied: false,
@@ -82,10 +104,10 @@ export function runThresholdTrials(
       falsePositives: fp,
       fnr: positives > 0 ? fn / positives : null,
       fpr: negatives > 0 ? fp / negatives : null,
-      epsStar: run.epsStar,
-      minEntropyNats: run.minEntropy!.gamma,
-      minEntropy: run.minEntropy!.normalized,
-      steps: run.steps.length
+      epsStar,
+      minEntropyNats: me === null ? null : me.gamma,
+      minEntropy: me === null ? null : me.normalized,
+      steps: core.steps.length
     })
   }
   return out

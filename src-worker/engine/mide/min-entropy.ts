@@ -215,17 +215,35 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
   // room for an amount x is the smallest-eps room with D_t >= x: rooms sorted by eps cut (0, R] into segments, each
   // with one concave cost. On each linear piece of `fractional` the sum is concave in x, so the minimum over a segment
   // is at a segment or piece end: finitely many candidates, each a true value of the relaxation.
-  const rooms: number[] = []
+  // The rooms (decided levels with a predicate below its upper bound) on the current path, kept sorted by eps as they
+  // are added and removed (a stack of levels, each on it at most once): no sort per bound.
+  const rooms = new Int32Array(L)
+  let nRooms = 0
+  const addRoom = (t: number): void => {
+    const e = merged[t].epsilon
+    let q = nRooms++
+    while (q > 0 && merged[rooms[q - 1]].epsilon > e) {
+      rooms[q] = rooms[q - 1]
+      q--
+    }
+    rooms[q] = t
+  }
+  const removeRoom = (t: number): void => {
+    let q = 0
+    while (rooms[q] !== t) q++
+    rooms.copyWithin(q, q + 1, nRooms--)
+  }
+  const hLo = lo.map(h)
   const tightBound = (i: number, R: number): number => {
     let v = fractional(i, R)
-    if (rooms.length === 0 || R <= 0) return v
-    const sorted = rooms.length === 1 ? rooms : [...rooms].sort((x, y) => merged[x].epsilon - merged[y].epsilon)
+    if (nRooms === 0 || R <= 0) return v
     let prev = 0
-    for (const t of sorted) {
+    for (let q = 0; q < nRooms; q++) {
+      const t = rooms[q]
       const end = Math.min(R, delta[t])
       if (end <= prev) continue
       const l0 = lo[t]
-      const h0 = h(l0)
+      const h0 = hLo[t]
       let w = h(l0 + end) - h0 + fractional(i, R - end)
       if (w < v) v = w
       if (prev > 0) {
@@ -299,13 +317,13 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
         if (hasRoom && Ra >= newRoom) break
         continue
       }
-      if (hasRoom) rooms.push(t)
+      if (hasRoom) addRoom(t)
       if (Cc + tightBound(i + 1, Ra) < best - PRUNE_TOL) {
         a[t] = c
         dfs(i + 1, Ra, Cc, newRoom, newRho)
         a[t] = 0
       }
-      if (hasRoom) rooms.pop()
+      if (hasRoom) removeRoom(t)
       if (stopped) return
     }
   }

@@ -1,4 +1,5 @@
 /** What one run of a threshold mechanism produces. */
+import type { EpsLevel } from './min-entropy'
 import type { ThresholdMechanism } from './params'
 
 /** One executed step of a mechanism (single-step mechanisms have one). Data-dependent: sealed, like the ex-post costs. */
@@ -23,6 +24,8 @@ export interface MechanismCore {
   /** ex-post predicate-wise cost: the eps at which each predicate was decided (relaxed noise: the last eps counts) */
   exPost: Float64Array
   steps: StepRecord[]
+  /** the distinct values of exPost with their counts (what the min-entropy needs), in the order the steps spent them */
+  levels: EpsLevel[]
 }
 
 export interface ThresholdRun {

@@ -42,7 +42,12 @@ describe('epsilon formulas and plans', () => {
   it('denies when the needed eps exceeds eps_max: no noise drawn, nothing released, nothing charged', () => {
     let draws = 0
     const base = seededRng(3)
-    const counting: Rng = { kind: 'seeded', next: () => { draws++; return base.next() }, fillWords: (out, count) => base.fillWords(out, count) }
+    const counting: Rng = {
+      kind: 'seeded',
+      next: () => { draws++; return base.next() },
+      fillWords: (out, count) => { draws++; base.fillWords(out, count) },
+      fillSampleWords: (out, count) => { draws++; base.fillSampleWords(out, count) }
+    }
     for (const mech of ['nlm', 'tslm', 'ppwlm', 'dppwlm'] as const) {
       const p = { ...PAPER_DEFAULTS, alpha: 0.5 } // TSLM needs 4.6, PPWLM 7.4 > 4
       expect(thresholdCharge(mech, p).denied).toBe(true)

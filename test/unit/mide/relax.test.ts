@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { laplace, seededRng } from '../../../src-worker/engine/random'
-import { relaxNoise } from '../../../src-worker/engine/mide/relax'
+import { drawSampleWords, fillLaplace, uniformFromBits } from '../../../src-worker/engine/batch-samplers'
+import { type Rng, laplace, seededRng } from '../../../src-worker/engine/random'
+import { relaxInPlace, relaxNoise } from '../../../src-worker/engine/mide/relax'
 import { binomialLowerTail, binomialUpperTail, ksCritical, ksStatistic, laplaceCdf, normalQuantile } from './stats'
 
-// Three settings x three checks (KS, P(v2 = v1), correlation) = 9 checks; family level 1e-3 -> 1.1e-4 per check (Bonferroni).
-const PER_CHECK = 1e-3 / 9
+// Three settings x three checks (KS, P(v2 = v1), correlation), and the batch form's three settings x three checks (KS,
+// two binomial tails) = 18 checks; family level 1e-3 -> 5.6e-5 per check (Bonferroni).
+const PER_CHECK = 1e-3 / 18
 
 describe('noise relaxation (exact conditional law)', () => {
   for (const [e1, e2] of [
@@ -58,4 +60,40 @@ describe('noise relaxation (exact conditional law)', () => {
     expect(() => relaxNoise(rng, 1, 1, 0.5)).toThrow(/smaller to a larger/)
     expect(relaxNoise(rng, 0.7, 1, 1)).toBe(0.7)
   })
+
+  // The batch form the mechanisms use: four sample words per value, relaxed in one pass.
+  for (const [e1, e2] of [
+    [0.5, 1.5],
+    [1e-5, 1.5e-3],
+    [1, 8]
+  ] as const) {
+    it(`relaxInPlace e1=${e1} -> e2=${e2}: equals relaxNoise fed the same uniforms; v2 ~ Lap(1/e2), P(v2=v1) = (e1/e2)^2`, () => {
+      const n = 40000
+      const rng = seededRng(`relax-batch/${e1}/${e2}`)
+      const v1 = new Float64Array(n)
+      fillLaplace(rng, 1 / e1, v1)
+      const v2 = Float64Array.from(v1)
+      // every other index, in a scrambled order: the q-th words go to the q-th listed index
+      const idx = Int32Array.from({ length: n / 2 }, (_, q) => (q * 7919 * 2) % n)
+      const words = Int32Array.from(drawSampleWords(rng, 4 * idx.length))
+      relaxInPlace(v2, idx, idx.length, e1, e2, words)
+      let same = 0
+      let nearBranch = 0
+      for (let q = 0; q < idx.length; q++) {
+        const i = idx[q]
+        const uniforms = [uniformFromBits(words[4 * q], words[4 * q + 1]), uniformFromBits(words[4 * q + 2], words[4 * q + 3])]
+        const fed: Rng = { kind: 'seeded', next: () => uniforms.shift()!, fillWords: () => {}, fillSampleWords: () => {} }
+        const ref = relaxNoise(fed, v1[i], e1, e2)
+        if (Math.abs(v2[i] - ref) > 1e-12 * Math.max(1, Math.abs(ref))) nearBranch++ // a branch threshold within rounding
+        if (v2[i] === v1[i]) same++
+      }
+      expect(nearBranch).toBeLessThanOrEqual(1)
+      for (let i = 1; i < n; i += 2) expect(v2[i]).toBe(v1[i]) // not listed: untouched
+      const relaxed = Float64Array.from(idx, (i) => v2[i])
+      expect(ksStatistic(relaxed, laplaceCdf(1 / e2))).toBeLessThan(ksCritical(idx.length, PER_CHECK))
+      const p = (e1 / e2) ** 2
+      expect(binomialUpperTail(idx.length, p, same)).toBeGreaterThan(PER_CHECK / 2)
+      expect(binomialLowerTail(idx.length, p, same)).toBeGreaterThan(PER_CHECK / 2)
+    })
+  }
 })

@@ -69,7 +69,8 @@ function recording(base: Rng): { rng: Rng; batches: Int32Array[] } {
     fillWords(out, count = out.length) {
       base.fillWords(out, count)
       batches.push(out.slice(0, count))
-    }
+    },
+    fillSampleWords: (out, count) => base.fillSampleWords(out, count)
   }
   return { rng, batches }
 }

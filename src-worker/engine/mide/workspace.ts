@@ -1,0 +1,36 @@
+/**
+ * The buffers of one threshold run. A single run (a release, `runThresholdMechanism`) gets fresh ones; a Monte Carlo
+ * batch (`runThresholdTrials`) makes one workspace and reuses it for every trial, so a trial allocates no per-predicate
+ * arrays. A mechanism's result (`MechanismCore`) points into its workspace: it is valid until the next run on it.
+ */
+export class ThresholdWorkspace {
+  readonly k: number
+  /** 1 = reported positive */
+  readonly decisions: Uint8Array
+  /** ex-post eps per predicate */
+  readonly exPost: Float64Array
+  /** the current noise value per predicate (relaxed in place by the multi-step mechanisms) */
+  readonly noise: Float64Array
+  /** count + noise (DPPWLM's prediction reads the last noisy values) */
+  readonly noisy: Float64Array
+  /** indices still undecided, and the next step's list */
+  undecided: Int32Array
+  next: Int32Array
+
+  constructor(k: number) {
+    this.k = k
+    this.decisions = new Uint8Array(k)
+    this.exPost = new Float64Array(k)
+    this.noise = new Float64Array(k)
+    this.noisy = new Float64Array(k)
+    this.undecided = new Int32Array(k)
+    this.next = new Int32Array(k)
+  }
+
+  /** Swap the undecided list with the next step's. */
+  swapLists(): void {
+    const t = this.undecided
+    this.undecided = this.next
+    this.next = t
+  }
+}
