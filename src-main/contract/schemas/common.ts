@@ -4,17 +4,17 @@
  */
 import { z } from 'zod'
 import type { NumberRange } from '../release-params'
-import { rangeWords } from './sentence'
+import { num, rangeWords } from './sentence'
 
-/** A message that says "is required" when the field is absent and `must` otherwise. */
-function predicateError(must: string) {
-  return (iss: { input?: unknown }) => (iss.input === undefined ? `is required (${must.replace(/^must be /, '')})` : must)
+/** A message that says "is required" when the field is absent (with what it must be, when `hint`) and `must` otherwise. */
+function predicateError(must: string, hint = false) {
+  return (iss: { input?: unknown }) => (iss.input === undefined ? (hint ? `is required (${must.replace(/^must be /, '')})` : 'is required') : must)
 }
 
 /** A finite number within `range` (integer: a whole number), with one message for every way it can fail. */
 export function rangedNumber(range: NumberRange) {
   const must = `must be ${rangeWords(range)}`
-  const error = predicateError(must)
+  const error = predicateError(must, true)
   let s = range.integer ? z.int({ error }) : z.number({ error })
   if (range.gt !== undefined) s = s.gt(range.gt, { error })
   if (range.ge !== undefined) s = s.gte(range.ge, { error })
@@ -31,7 +31,7 @@ export const storedId = () => rangedNumber({ integer: true, ge: 1 })
 
 /** Text of at most `max` characters; `nonEmpty`: at least one. */
 export function text(max: number, options: { nonEmpty?: boolean } = {}) {
-  const s = z.string({ error: predicateError('must be text') }).max(max, { error: `must have at most ${max} characters` })
+  const s = z.string({ error: predicateError('must be text') }).max(max, { error: `must have at most ${num(max)} characters` })
   return options.nonEmpty ? s.min(1, { error: 'must not be empty' }) : s
 }
 

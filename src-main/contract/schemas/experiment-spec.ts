@@ -16,7 +16,9 @@ const PATH_MAX = 4096
 const label = () => text(LIMITS.name).refine((s) => s.trim() !== '', { error: 'must be a non-empty text' })
 const path = () => text(PATH_MAX).refine((s) => s.trim() !== '', { error: 'must be the path of a file' })
 const paramValue = () =>
-  z.union([finiteNumber(), text(LIMITS.value)], { error: 'must be a number or a text switch such as "none"' }).describe('A number, or a text switch such as "none".')
+  z
+    .union([finiteNumber(), text(LIMITS.value)], { error: 'must be a number or a text switch such as "none"' })
+    .describe('A number, or a text switch such as "none".')
 const params = () => z.record(text(LIMITS.column), paramValue()).describe('Parameter name -> value (names depend on the engine).')
 const grid = () => z.record(text(LIMITS.column), z.array(paramValue()).min(1)).describe('Parameter name -> the values to sweep (cartesian product).')
 
@@ -71,7 +73,11 @@ export const experimentSpecSchema = z
     description: z.string().optional(),
     engine: z.enum(EXPERIMENT_ENGINES),
     workloads: z.array(workloadRefSchema).min(1),
-    mechanisms: z.array(text(LIMITS.column, { nonEmpty: true })).min(1).optional().describe('Shorthand for one sweep (or use `sweeps`).'),
+    mechanisms: z
+      .array(text(LIMITS.column, { nonEmpty: true }))
+      .min(1)
+      .optional()
+      .describe('Shorthand for one sweep (or use `sweeps`).'),
     params: params().optional(),
     grid: grid().optional(),
     sweeps: z.array(sweepSchema).min(1).optional(),
@@ -79,7 +85,9 @@ export const experimentSpecSchema = z
     seed: z
       .union([text(MAX_SEED_LENGTH, { nonEmpty: true }), z.int()], { error: 'must be a non-empty text or a whole number' })
       .describe("Base seed; each cell's seed is derived from it and the cell's key."),
-    trialsPerBatch: rangedNumber({ integer: true, ge: 1, le: MAX_TRIALS_PER_CELL }).optional().describe('Trials per worker message (results do not depend on it).'),
+    trialsPerBatch: rangedNumber({ integer: true, ge: 1, le: MAX_TRIALS_PER_CELL })
+      .optional()
+      .describe('Trials per worker message (results do not depend on it).'),
     diagnostics: z
       .strictObject({ crashCells: z.array(rangedNumber({ integer: true, ge: 0 })).optional() })
       .optional()

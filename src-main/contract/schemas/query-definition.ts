@@ -24,7 +24,7 @@ export const SEARCH_ORACLES = ['rr', 'binary', 'direct'] as const
 const column = () => text(LIMITS.column, { nonEmpty: true })
 const scalar = () => z.union([text(LIMITS.value), finiteNumber()], { error: 'must be text or a number' })
 /** Maps each group-by column to a column of the other dataset (keys are column names: data, not parameters). */
-const columnMap = () => z.record(column(), column()).describe('Maps each group-by column to the other dataset\'s column (default: the same name).')
+const columnMap = () => z.record(column(), column()).describe("Maps each group-by column to the other dataset's column (default: the same name).")
 
 export const filterConditionSchema = z
   .strictObject({
@@ -84,7 +84,12 @@ export const thresholdQueryDefinitionSchema = z
     count: thresholdCountSchema,
     threshold: thresholdSpecSchema,
     groups: z
-      .array(z.array(z.union([text(LIMITS.value), finiteNumber(), z.null()], { error: 'must be text, a number or null' })).min(1).max(MAX_GROUP_BY))
+      .array(
+        z
+          .array(z.union([text(LIMITS.value), finiteNumber(), z.null()], { error: 'must be text, a number or null' }))
+          .min(1)
+          .max(MAX_GROUP_BY)
+      )
       .min(1)
       .max(MAX_EXPLICIT_GROUPS)
       .optional()
@@ -92,7 +97,7 @@ export const thresholdQueryDefinitionSchema = z
     groupsFrom: z
       .strictObject({ datasetId: storedId(), on: columnMap().optional() })
       .optional()
-      .describe("The predicates from a public dataset: its distinct key tuples.")
+      .describe('The predicates from a public dataset: its distinct key tuples.')
   })
   .describe('Which groups exceed their threshold? Exactly one of `groups`, `groupsFrom` or a column threshold gives the (public) predicates.')
 
@@ -162,7 +167,10 @@ export const queryDefinitionSchema = z.discriminatedUnion('kind', [
 export const queryFileSchema = z.union([
   z.strictObject({
     $schema: z.string().optional(),
-    dataset: z.union([text(LIMITS.name, { nonEmpty: true }), storedId()]).optional().describe('The dataset, by id or name.'),
+    dataset: z
+      .union([text(LIMITS.name, { nonEmpty: true }), storedId()])
+      .optional()
+      .describe('The dataset, by id or name.'),
     name: text(LIMITS.name, { nonEmpty: true }).optional(),
     definition: queryDefinitionSchema
   }),

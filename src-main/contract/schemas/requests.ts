@@ -132,7 +132,9 @@ export const officerCredentialsRequestSchema = z.strictObject(officerFields)
 export const setBudgetRequestSchema = z.strictObject({
   datasetId: storedId(),
   /** Decimal text ("2.5") or a number; rounded down to a whole nano-epsilon. */
-  epsilon: z.union([rangedNumber({ ge: 0 }), text(64, { nonEmpty: true })], { error: 'must be a number of at least 0, or decimal text such as "2.5"' }),
+  epsilon: z.union([rangedNumber({ ge: 0 }), text(64, { nonEmpty: true })], {
+    error: 'must be a number of at least 0, or decimal text such as "2.5"'
+  }),
   /** Absent: the budget per unit (what one person, or row, may lose summed over notions). Given: an extra cap on that notion. */
   notion: z.enum(PRIVACY_NOTIONS).optional(),
   /** Required: why the budget is set or changed. */
@@ -292,4 +294,3 @@ export const requestSchemas = {
 export type RequestSchemas = typeof requestSchemas
 /** The request type of a method, from its schema. */
 export type RequestFromSchema<M extends keyof RequestSchemas> = z.infer<RequestSchemas[M]>
-

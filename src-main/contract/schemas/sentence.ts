@@ -20,8 +20,8 @@ export function rangeWords(range: NumberRange): string {
 }
 
 /** 1000000 as "1,000,000"; small and fractional numbers as JavaScript writes them (0.5, 1e-5). */
-function num(x: number | bigint): string {
-  return typeof x === 'number' && Number.isInteger(x) && Math.abs(x) >= 10_000 ? x.toLocaleString('en-US') : String(x)
+export function num(x: number | bigint): string {
+  return typeof x === 'number' && Number.isInteger(x) && Math.abs(x) >= 1000 ? x.toLocaleString('en-US') : String(x)
 }
 
 /** "definition.filter[0].value" (keys from the request are cut short: they are the caller's, but may be long). */
@@ -81,7 +81,9 @@ function predicate(issue: z.core.$ZodIssue, input: unknown): string {
         return `must have ${boundWords(kind, bound, issue.inclusive)} characters`
       }
       if (issue.origin === 'array' || issue.origin === 'set') {
-        return Number(bound) === 1 && issue.inclusive ? `must list ${kind === 'min' ? 'at least' : 'at most'} one item` : `must list ${boundWords(kind, bound, issue.inclusive)} items`
+        return Number(bound) === 1 && issue.inclusive
+          ? `must list ${kind === 'min' ? 'at least' : 'at most'} one item`
+          : `must list ${boundWords(kind, bound, issue.inclusive)} items`
       }
       const words = boundWords(kind, bound, issue.inclusive)
       return `must be a number ${words.startsWith('at ') ? 'of ' : ''}${words}`
@@ -124,13 +126,8 @@ export function issueSentence(error: z.core.$ZodError, root: unknown, subject = 
   if (!issue) return `${subject} is not valid`
   const field = issue.path.length === 0 ? (prefix === '' ? subject : prefix.replace(/\.$/, '')) : prefix + fieldName(issue.path)
   const input = issue.path.length === 0 && issue.code === 'invalid_type' ? root : valueAt(root, issue.path)
-  // A schema's own message is used as is when it is a predicate ("must be ...") and the value is there.
+  // A schema's own message is a predicate ("must be ...", "is required (...)"); zod's defaults are not, and are reworded.
   const own = issue.message
-  const text =
-    issue.code !== 'invalid_type' && issue.code !== 'unrecognized_keys' && (own.startsWith('must ') || own.startsWith('is '))
-      ? own
-      : issue.code === 'invalid_type' && input !== undefined && own.startsWith('must ')
-        ? own
-        : predicate(issue, input)
+  const text = own.startsWith('must ') || own.startsWith('is ') ? own : predicate(issue, input)
   return `${field} ${text}`
 }

@@ -18,7 +18,8 @@ import { issueSentence } from '../../contract/schemas/sentence'
 import { PRESETS } from '../experiments/presets'
 
 /** Keys that name files or folders. `fileId` (an opaque handle) is not one of them. */
-const PATH_KEY = /^(?:path|paths|.*_?path|file|files|filename|file_?name|out|outfile|out_?file|dir|dirs|directory|folder|cwd|db|windows|spec_?file|upload_?dir|download_?dir)$/i
+const PATH_KEY =
+  /^(?:path|paths|.*_?path|file|files|filename|file_?name|out|outfile|out_?file|dir|dirs|directory|folder|cwd|db|windows|spec_?file|upload_?dir|download_?dir)$/i
 
 /** The workload paths of the bundled presets: the only file names an experiment from a door may use. */
 const SAMPLE_PATHS: ReadonlySet<string> = new Set(
@@ -62,10 +63,9 @@ export function refusePathParameters(method: string, req: unknown): DoorRefusal 
     for (const [key, value] of Object.entries(v as Record<string, unknown>)) {
       if (!dataMap && PATH_KEY.test(key) && !sampleWorkloadPath(method, trail, key, value)) {
         const where = [...trail, key].join('.')
-        const hint =
-          method.startsWith('experiments/')
-            ? 'experiments from the app use the bundled sample workloads or saved queries; run your own workload files with the CLI (quiet-alarm sweep --spec FILE)'
-            : 'choose the file in the app (desktop) or upload it (browser), and download reports instead of naming an output file'
+        const hint = method.startsWith('experiments/')
+          ? 'experiments from the app use the bundled sample workloads or saved queries; run your own workload files with the CLI (quiet-alarm sweep --spec FILE)'
+          : 'choose the file in the app (desktop) or upload it (browser), and download reports instead of naming an output file'
         return {
           message: `Refused: "${where.slice(0, 80)}" names a file or folder, and the app never takes file paths; ${hint}`,
           code: 'bad-input'

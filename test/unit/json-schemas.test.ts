@@ -1,0 +1,75 @@
+/**
+ * The JSON Schemas users write query.json / spec.json against (resources/schemas/) are generated from the contract's
+ * schemas and cannot drift: the committed files must equal what is generated now (`QA_WRITE_SCHEMAS=1` rewrites them).
+ * The README's examples must pass both the zod schema and the committed JSON Schema file (read by an independent
+ * validator, ajv, draft 7); a misspelt field must fail both.
+ */
+import { describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Ajv from 'ajv'
+import { JSON_SCHEMA_FILES, jsonSchemaText } from '../../src-main/contract/schemas/json-schema'
+import { experimentSpecSchema } from '../../src-main/contract/schemas/experiment-spec'
+import { queryDefinitionSchema, queryFileSchema } from '../../src-main/contract/schemas/query-definition'
+import { PRESETS } from '../../src-main/services/experiments/presets'
+
+const ROOT = join(__dirname, '..', '..')
+const DIR = join(ROOT, 'resources', 'schemas')
+
+/** The ```json blocks of the README section that starts with `heading`, parsed. */
+function readmeJson(heading: string): unknown[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const start = readme.indexOf(`\n${heading}\n`)
+  expect(start, `README section "${heading}"`).toBeGreaterThan(0)
+  const level = heading.split(' ')[0]
+  const rest = readme.slice(start + heading.length + 2)
+  const end = rest.search(new RegExp(`\\n#{1,${level.length}} `))
+  const section = end < 0 ? rest : rest.slice(0, end)
+  return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]) as unknown)
+}
+
+function ajvFor(file: string) {
+  const ajv = new Ajv({ allErrors: true })
+  return ajv.compile(JSON.parse(readFileSync(join(DIR, file), 'utf8')) as object)
+}
+
+describe('JSON Schema files', () => {
+  for (const file of JSON_SCHEMA_FILES) {
+    it(`${file} is what the contract's schema generates`, () => {
+      const generated = jsonSchemaText(file)
+      if (process.env.QA_WRITE_SCHEMAS === '1') writeFileSync(join(DIR, file), generated)
+      expect(readFileSync(join(DIR, file), 'utf8')).toBe(generated)
+    })
+  }
+})
+
+describe('README examples', () => {
+  it('the query.json examples of "Saved query definitions" validate, and a misspelt field does not', () => {
+    const examples = readmeJson('### Saved query definitions')
+    expect(examples.length).toBeGreaterThanOrEqual(3)
+    const validate = ajvFor('query.schema.json')
+    for (const ex of examples) {
+      expect(queryFileSchema.safeParse(ex).success, JSON.stringify(ex).slice(0, 80)).toBe(true)
+      expect(validate(ex), JSON.stringify(validate.errors)).toBe(true)
+      // The same with one misspelt field: refused by both.
+      const def = (ex as { definition?: Record<string, unknown> }).definition ?? (ex as Record<string, unknown>)
+      const bad = { ...def, tresholds: 1 }
+      expect(queryDefinitionSchema.safeParse(bad).success).toBe(false)
+      expect(validate(bad)).toBe(false)
+    }
+  })
+
+  it('the spec.json example of "The spec" and every preset validate, and a misspelt field does not', () => {
+    const examples = readmeJson('### The spec')
+    expect(examples.length).toBe(1)
+    const validate = ajvFor('spec.schema.json')
+    for (const spec of [...examples, ...PRESETS.map((p) => p.spec)]) {
+      const parsed = experimentSpecSchema.safeParse(spec)
+      expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues[0])).toBe(true)
+      expect(validate(spec), JSON.stringify(validate.errors)).toBe(true)
+      const bad = { ...(spec as object), trails: 100 }
+      expect(experimentSpecSchema.safeParse(bad).success).toBe(false)
+      expect(validate(bad)).toBe(false)
+    }
+  })
+})
