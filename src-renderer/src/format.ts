@@ -83,3 +83,19 @@ export function formatBytesOf(done: number, total: number): string {
   const u = byteUnitFor(total)
   return `${inUnit(Math.max(0, done), u)} of ${inUnit(total, u)}`
 }
+
+const MECHANISM_NAMES: Record<string, string> = {
+  tslm: 'TSLM (one shot)',
+  ppwlm: 'PPWLM (in steps)',
+  dppwlm: 'DPPWLM (steps chosen from the data)',
+  dp: 'ε-DP mechanism',
+  sp: 'sensitive-privacy mechanism',
+  direct: 'noisy binary search, direct oracle',
+  binary: 'noisy binary search, yes/no oracle',
+  rr: 'noisy binary search, randomized response'
+}
+
+/** A release mechanism in words where it is shown (not its internal id, issue 17); an unknown id as it is. */
+export function mechanismName(m: string): string {
+  return MECHANISM_NAMES[m] ?? m
+}

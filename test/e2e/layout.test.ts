@@ -189,6 +189,44 @@ describe('what a new user tripped on (issue 17)', () => {
   })
 })
 
+describe('defaults, counts and plain names (issue 17)', () => {
+  const dataset = 'occupancy with a rather long name for a dataset'
+
+  it('before saving, the threshold builder says how many groups the definition asks about (public inputs only)', async () => {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: dataset })
+    await page.getByRole('radio', { name: /Threshold query/ }).check()
+    for (const box of await page.getByTestId('threshold-builder').locator('[data-testid^="groupby-"]').all()) await box.uncheck()
+    expect(await page.getByTestId('group-count').count()).toBe(0)
+    await page.getByTestId('groupby-room').check()
+    await page.getByTestId('groups-source-listed').check()
+    await page.getByLabel(/^Groups, one per line/).fill('A-101\nA-102\nB-101')
+    expect(await page.getByTestId('group-count').innerText()).toBe('This question asks about 3 groups (predicates), listed in the definition. Each is one yes/no answer.')
+    // Still shown while the rest of the question is incomplete (no threshold yet): it depends on the groups only.
+    expect(await page.getByTestId('query-save-why').innerText()).not.toBe('')
+  })
+
+  it('the anomaly search names individuals by a column named like a person or an id, not by row number', async () => {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: dataset })
+    await page.getByRole('radio', { name: /Anomaly search/ }).check()
+    expect(await page.getByTestId('search-id-column').inputValue()).toBe('person_id')
+  })
+
+  it('releases and the ledger name mechanisms and notions in words, with singular and plural right', async () => {
+    await shell.goTo(page, 'Releases')
+    const table = page.getByTestId('screen-releases')
+    await table.getByText('TSLM (one shot)').first().waitFor()
+    expect(await table.innerText()).not.toMatch(/\btslm\b/)
+    await shell.goTo(page, 'Ledger')
+    await page.getByTestId('ledger-spend').getByLabel('Dataset').selectOption({ label: dataset })
+    const notions = await page.locator('.notion-list').innerText()
+    expect(notions).toContain('ε-DP')
+    expect(notions).not.toMatch(/eps-DP|\(eps,k\)|\b1 releases\b/)
+    expect(notions).toMatch(/predicate-wise DP: ε [\d.]+ spent.*· \d+ releases?/)
+  })
+})
+
 describe('officer guard rails (issue 17)', () => {
   it('a mistyped head hash is a format error, not a broken ledger; the service says so too', async () => {
     await shell.goTo(page, 'Ledger')

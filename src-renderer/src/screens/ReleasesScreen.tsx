@@ -1,6 +1,6 @@
 import { useQuery } from '../api/hooks'
 import { ErrorText } from '../components/Fields'
-import { formatDate, formatExact } from '../format'
+import { formatDate, formatExact, mechanismName } from '../format'
 import { href } from '../sections'
 import { ReleaseResult } from './releases/ReleaseResult'
 import type { ScreenProps } from '.'
@@ -52,7 +52,7 @@ export function ReleasesScreen(props: ScreenProps) {
                     <a href={href('releases', r.releaseId)}>{r.queryName}</a> <span className="badge release">Released</span>
                   </td>
                   <td>{r.datasetName}</td>
-                  <td>{r.mechanism}</td>
+                  <td>{mechanismName(r.mechanism)}</td>
                   <td className="num">{formatExact(r.epsilonExact)}</td>
                   <td>{r.statusText}</td>
                   <td>{formatDate(r.createdAt)}</td>

@@ -5,6 +5,7 @@ import { ErrorText } from '../../components/Fields'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
 import { PublicBadge } from './DatasetDetail'
+import { notionName } from '../ledger/notions'
 
 /** Spend and budget per notion, in words; "no budget" says what to do. */
 export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: number; summaryError?: string | null }) {
@@ -28,7 +29,7 @@ export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: 
       </li>
       {shown.map((a) => (
         <li key={a.notion}>
-          ε {formatExact(a.spentExact)} <span className="hint">({a.label}{a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`})</span>
+          ε {formatExact(a.spentExact)} <span className="hint">({notionName(a.notion)}{a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`})</span>
         </li>
       ))}
     </ul>

@@ -60,10 +60,10 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
                   <td className="num">{e.seq}</td>
                   <td>{formatDate(e.at)}</td>
-                  <td>{e.kind}</td>
+                  <td>{e.kind === 'public' ? 'declared public' : e.kind}</td>
                   <td>{e.datasetName}</td>
                   <td>{e.notion ? notionName(e.notion) : e.kind === 'budget' ? 'budget per unit' : '–'}</td>
-                  <td className="num">{formatExact(e.epsilonExact)}</td>
+                  <td className="num">{e.kind === 'public' ? '–' : formatExact(e.epsilonExact)}</td>
                   <td title={e.cells.join('\n')}>{e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
                   <td className="wrap">
                     {e.description}

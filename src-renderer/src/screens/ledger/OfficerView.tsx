@@ -5,7 +5,7 @@ import type { ExPostCosts, ReleaseRecord } from '../../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { ErrorText, TextField } from '../../components/Fields'
-import { formatDate, formatEpsilon, formatExact } from '../../format'
+import { formatDate, formatEpsilon, formatExact, mechanismName } from '../../format'
 import { href } from '../../sections'
 import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
 
@@ -108,7 +108,7 @@ function SealedRelease(props: { release: ReleaseRecord }) {
     <li data-testid={`sealed-${r.releaseId}`}>
       <div className="release-line">
         <span>
-          <a href={href('releases', r.releaseId)}>Release {r.releaseId}</a>: {r.queryName} on {r.datasetName} · {r.mechanism} · charged ε{' '}
+          <a href={href('releases', r.releaseId)}>Release {r.releaseId}</a>: {r.queryName} on {r.datasetName} · {mechanismName(r.mechanism)} · charged ε{' '}
           {formatExact(r.epsilonExact)} ({notionName(r.notion)}) · {formatDate(r.createdAt)} · {r.statusText}
         </span>
         {!costs && !asking && (

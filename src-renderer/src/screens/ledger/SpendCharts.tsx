@@ -4,6 +4,7 @@ import type { DatasetLedger, PrivacyNotion } from '../../../../src-main/contract
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { SelectField } from '../../components/Fields'
 import { formatExact } from '../../format'
+import { notionName } from './notions'
 
 const SPENT = '#0f6e6e'
 const BUDGET = '#b42318'
@@ -66,7 +67,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
   const notionData = useMemo(
     () =>
       ({
-        labels: accounts.map((a) => a.label),
+        labels: accounts.map((a) => notionName(a.notion)),
         datasets: [
           { label: 'spent ε', data: accounts.map((a) => a.spent), backgroundColor: SPENT },
           { label: 'own budget ε (extra cap)', data: accounts.map((a) => a.budget ?? 0), backgroundColor: '#f3c7c3', borderColor: BUDGET, borderWidth: 1 }
@@ -119,7 +120,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
         <ul className="notion-list">
           {accounts.map((a) => (
             <li key={a.notion}>
-              <strong>{a.label}</strong>: ε {formatExact(a.spentExact)} spent
+              <strong>{notionName(a.notion)}</strong>: ε {formatExact(a.spentExact)} spent
               {a.budgetExact !== null && <> (own budget {formatExact(a.budgetExact)})</>}
               {a.remainingExact === null ? (
                 <>
@@ -129,7 +130,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
               ) : (
                 <>, <span className={Number(a.remainingExact) < 0 ? 'over-budget' : undefined}>{formatExact(a.remainingExact, 'down')} left</span></>
               )}{' '}
-              · {a.releases} releases
+              · {a.releases} release{a.releases === 1 ? '' : 's'}
               <div className="hint">Protects {a.meaning}.</div>
             </li>
           ))}
@@ -143,7 +144,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
             are kept only where a person lies in one of them (row-level data, or columns with one value per person).
           </span>
         </figcaption>
-        <SelectField label="Notion" value={notion} onChange={setNotion} options={accounts.map((a) => ({ value: a.notion, label: a.label }))} />
+        <SelectField label="Notion" value={notion} onChange={setNotion} options={accounts.map((a) => ({ value: a.notion, label: notionName(a.notion) }))} />
         {cells.length === 0 ? (
           <p className="empty-state">Nothing charged under this notion yet.</p>
         ) : (
@@ -157,7 +158,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
                     plugins: { legend: { position: 'bottom' } },
                     scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'cells' } }, x: { title: { display: true, text: 'what a record of the cell has spent' } } }
                   }}
-                  label={`Cells by spend under ${account?.label}: ${distinct.length} distinct amounts over ${cells.length} cells`}
+                  label={`Cells by spend under ${notionName(account?.notion)}: ${distinct.length} distinct amounts over ${cells.length} cells`}
                   height={240}
                 />
                 <p className="hint">
@@ -166,7 +167,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
                 </p>
               </div>
             ) : (
-              <ChartView type="bar" data={cellData} options={cellOptions} label={`Spend per partition cell under ${account?.label}`} height={240} />
+              <ChartView type="bar" data={cellData} options={cellOptions} label={`Spend per partition cell under ${notionName(account?.notion)}`} height={240} />
             )}
             {account && account.cellCount > cells.length && (
               <p className="hint">

@@ -3,8 +3,8 @@ import type { PrivacyNotion } from '../../../../src-main/contract'
 /** Notion names for selects (the ledger summary carries its own labels and meanings too). */
 export const NOTION_OPTIONS: Array<{ value: PrivacyNotion; label: string }> = [
   { value: 'predicate-wise-dp', label: 'predicate-wise DP (threshold queries)' },
-  { value: 'eps-dp', label: 'eps-DP (anomaly identification, DP mechanism)' },
-  { value: 'eps-k-sensitive', label: '(eps,k)-sensitive privacy (anomaly identification, SP mechanism)' },
+  { value: 'eps-dp', label: 'ε-DP (anomaly identification, DP mechanism)' },
+  { value: 'eps-k-sensitive', label: '(ε,k)-sensitive privacy (anomaly identification, SP mechanism)' },
   { value: 'anomaly-restricted-dp', label: 'anomaly-restricted DP (anomaly search)' }
 ]
 

@@ -5,7 +5,7 @@ import type { ReleaseAnswer, ReleaseRecord } from '../../../../src-main/contract
 import { ReleaseBadge } from '../../components/Badges'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { useReveal } from '../../components/reveal'
-import { formatDate, formatExact } from '../../format'
+import { formatDate, formatExact, mechanismName } from '../../format'
 import { href } from '../../sections'
 import { SearchAnswer } from './SearchAnswer'
 import { CLEAR, FLAGGED, ThresholdAnswer } from './ThresholdAnswer'
@@ -23,7 +23,7 @@ export function ReleaseResult(props: { release: ReleaseRecord }) {
         <ReleaseBadge />
       </div>
       <p>
-        On <strong>{r.datasetName}</strong> with {r.mechanism} · charged <strong>ε {formatExact(r.epsilonExact)}</strong> under {notionName(r.notion)} ·{' '}
+        On <strong>{r.datasetName}</strong> with {mechanismName(r.mechanism)} · charged <strong>ε {formatExact(r.epsilonExact)}</strong> under {notionName(r.notion)} ·{' '}
         <a href={href('ledger', r.ledgerSeq)} data-testid="release-ledger-link">
           ledger entry {r.ledgerSeq}
         </a>{' '}
