@@ -101,14 +101,13 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   const highest = highestScores(scores, TOP_SCORES)
   const needLogOdds = halting.logInvDelta !== undefined
   let queries = 0
-  let haltedBy: HaltReason | null = null
   let answer: SearchResult | null = null
   const pad = params.padToQueries ?? 0
   let asked = 0
   prefix.labelParts(post.weight)
   for (;;) {
     if (answer === null) {
-      haltedBy = haltReason(halting, halting.tau === undefined ? 0 : post.maxProbabilityAbove(halting.tau), needLogOdds ? post.logOddsMax() : 0, queries)
+      const haltedBy = haltReason(halting, halting.tau === undefined ? 0 : post.maxProbabilityAbove(halting.tau), needLogOdds ? post.logOddsMax() : 0, queries)
       if (haltedBy !== null) answer = finish(post, prefix, params, queries, haltedBy)
     }
     if (answer !== null && asked >= pad) break

@@ -232,8 +232,8 @@ export class RandomPrefix {
     const stride = this.stride
     const count = this.count
     const mass = this.mass
-    let crossing = -1
-    let includeCrossing = false
+    let crossing: number
+    let includeCrossing: boolean
     for (;;) {
       if (cnt === 1) {
         // The crossing individual: include it only if that brings Q's mass closer to half.
