@@ -11,11 +11,15 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Worker } from 'node:worker_threads'
+import { join } from 'node:path'
 import { existsSync, readFileSync } from 'node:fs'
 import type { Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
 import { getDataset } from '../../../src-main/services/datasets/catalog'
-import { linkPostgres } from '../../../src-main/services/sources/linked-postgres'
+import { linkPostgres, linkedPostgresOf } from '../../../src-main/services/sources/linked-postgres'
+import { insertLinkedDataset } from '../../../src-main/services/sources/linked-catalog'
+import { openStore } from '../../../src-main/services/store/store'
+import { migrations } from '../../../src-main/services/store/migrations'
 import { closePg } from '../../../src-main/services/sources/pg-sync'
 import { datasetsHandlers } from '../../../src-main/services/datasets/datasets-handlers'
 import type { ServiceContext } from '../../../src-main/services/handler-types'
@@ -255,5 +259,36 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
     expect(ev[0].actor).toBe('Test Officer')
     expect(ev[0].signer).not.toBeNull()
     expect(verifyLedger(store.db).ok).toBe(true)
+  })
+})
+
+describe('migration 010: links made before it', () => {
+  it('keep no row estimate in clear and are refused, with no connection, until an officer links them again', async () => {
+    store.close()
+    // A workspace of schema 9 with a link as it was made then: the planner's estimate in the catalog and the link.
+    const file = join(ws.dir, 'schema-9.sqlite')
+    const old = openStore(file, { migrations: migrations.filter((m) => m.version <= 9) })
+    const columns = [
+      { name: 'person', pgType: 'text', type: 'text' as const },
+      { name: 'badge', pgType: 'bigint', type: 'integer' as const }
+    ]
+    const ds = insertLinkedDataset(old.db, {
+      name: 'old link',
+      sourceFile: 'hr.small_ids',
+      sourceBytes: 0,
+      rowCount: 12345,
+      columns,
+      personColumn: 'person',
+      perPerson: [true, false],
+      writeSource: (id) =>
+        old.db
+          .prepare('INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, NULL, ?, ?, ?, ?)')
+          .run(id, 'postgresql://qa_reader@127.0.0.1:1/qa', 'hr', 'small_ids', JSON.stringify(columns), JSON.stringify({ relation: 'hr.small_ids', oid: 1, kind: 'table', rowEstimate: 12345 }))
+    })
+    old.close()
+    store = openStore(file)
+    expect(getDataset(store.db, ds).info.rowCount).toBe(0)
+    expect(JSON.stringify(store.db.prepare('SELECT * FROM dataset_postgres_sources').all())).not.toContain('12345')
+    expect(() => linkedPostgresOf(store.db, ds)).toThrow(/^The PostgreSQL link of dataset "old link" is not the one a privacy officer signed/)
   })
 })
