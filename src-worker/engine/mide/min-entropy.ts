@@ -234,20 +234,30 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
     rooms.copyWithin(q, q + 1, nRooms--)
   }
   const hLo = lo.map(h)
+  // h(l_t + D_s), the entropy of a level-t predicate that takes exactly level s's room, is asked for again and again
+  // along the search: computed once per pair (the same double operations, so the same values).
+  const hPair = new Float64Array(L * L).fill(NaN)
+  const hAt = (t: number, s: number): number => {
+    let v = hPair[t * L + s]
+    if (v !== v) v = hPair[t * L + s] = h(lo[t] + delta[s])
+    return v
+  }
   const tightBound = (i: number, R: number): number => {
     let v = fractional(i, R)
     if (nRooms === 0 || R <= 0) return v
     let prev = 0
+    let prevRoom = -1 // the room whose D is prev (prev = D_prevRoom), or -1 when prev = R or 0
     for (let q = 0; q < nRooms; q++) {
       const t = rooms[q]
-      const end = Math.min(R, delta[t])
+      const full = R >= delta[t]
+      const end = full ? delta[t] : R
       if (end <= prev) continue
       const l0 = lo[t]
       const h0 = hLo[t]
-      let w = h(l0 + end) - h0 + fractional(i, R - end)
+      let w = (full ? hAt(t, t) : h(l0 + end)) - h0 + fractional(i, R - end)
       if (w < v) v = w
       if (prev > 0) {
-        w = h(l0 + prev) - h0 + fractional(i, R - prev)
+        w = (prevRoom >= 0 ? hAt(t, prevRoom) : h(l0 + prev)) - h0 + fractional(i, R - prev)
         if (w < v) v = w
       }
       for (let j = i; j <= A; j++) {
@@ -257,6 +267,7 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
         w = h(l0 + x) - h0 + (costCum[j] - costCum[i])
         if (w < v) v = w
       }
+      prevRoom = full ? t : -1
       prev = end
       if (prev >= R) break
     }
@@ -276,7 +287,7 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
     for (const t of active) {
       if (a[t] >= n[t] || delta[t] < R - TOL) continue
       const r = Math.min(R, delta[t])
-      const v = C + h(lo[t] + r) - h(lo[t])
+      const v = C + (r === delta[t] ? hAt(t, t) : h(lo[t] + r)) - hLo[t]
       if (v < best) {
         best = v
         bestA.set(a)
