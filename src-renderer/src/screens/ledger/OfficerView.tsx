@@ -145,7 +145,7 @@ function SealedRelease(props: { release: ReleaseRecord }) {
 
 function CostsView(props: { costs: ExPostCosts }) {
   const c = props.costs
-  const per = c.perPredicate ?? []
+  const per = useMemo(() => c.perPredicate ?? [], [c.perPredicate])
   const data = useMemo(
     () =>
       ({

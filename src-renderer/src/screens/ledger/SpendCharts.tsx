@@ -75,7 +75,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
       }) as ChartData<ChartKind>,
     [accounts]
   )
-  const cells = account?.cells ?? []
+  const cells = useMemo(() => account?.cells ?? [], [account])
   // A cell's line: the notion's own budget if set, else the budget per unit.
   const limit = account?.budget ?? (props.ledger.budgetPerUnitSource === 'none' ? null : props.ledger.budgetPerUnit)
   // Many cells with few distinct spends (30 identical bars): a histogram of cells by spend says the same at a glance.
