@@ -107,7 +107,7 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   prefix.labelParts(post.weight)
   for (;;) {
     if (answer === null) {
-      const haltedBy = haltReason(halting, halting.tau === undefined ? 0 : post.maxProbabilityAbove(halting.tau), needLogOdds ? post.logOddsMax() : 0, queries)
+      const haltedBy = haltReason(halting, post.maxProbability(), needLogOdds ? post.logOddsMax() : 0, queries)
       if (haltedBy !== null) answer = finish(post, prefix, params, queries, haltedBy)
     }
     if (answer !== null && asked >= pad) break
