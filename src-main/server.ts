@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { FileHandles, afterPaddedAnswers, createServices, type Services, type ServicesOptions } from './services'
 import { checkRequest } from './services/app/door-guard'
+import type { CallOutcome } from './contract'
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
@@ -77,7 +78,8 @@ function sameToken(given: string | null | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** Every API answer is a contract outcome: a failure carries one sentence and one of the contract's error codes. */
+function send(res: ServerResponse, status: number, body: CallOutcome<unknown>, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body)
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers })
   res.end(text)

@@ -114,8 +114,8 @@ void app.whenReady().then(() => {
     // The window still opens and shows the reason (e.g. a workspace from a newer version).
     process.stderr.write(`Quiet Alarm could not open its workspace: ${(e as Error).message}\n`)
   }
-  const startError = services ? null : 'The workspace could not be opened; see the terminal for the reason.'
-  ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown) => {
+  const startError = 'The workspace could not be opened; see the terminal for the reason.'
+  ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown): Promise<CallOutcome<unknown>> => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
     // Before any handler runs: no parameter may name a file (issue 15), and the request must fit its method's schema
     // (issue 18): one sentence naming the field, nothing written.

@@ -3,7 +3,7 @@
  * - desktop: Electron IPC through the preload's `window.quietAlarm`;
  * - headless: HTTP POST /api/call/<method> with the session token, and an EventSource on /api/events.
  */
-import type { CallOutcome, EventName, Events, FileHandle, MethodName, QuietAlarmBridge, RequestOf, ResponseOf } from '../../../src-main/contract'
+import type { CallOutcome, ErrorCode, EventName, Events, FileHandle, MethodName, QuietAlarmBridge, RequestOf, ResponseOf } from '../../../src-main/contract'
 
 export interface Transport {
   readonly kind: 'ipc' | 'http'
@@ -16,7 +16,8 @@ export interface Transport {
 export class ApiError extends Error {
   constructor(
     message: string,
-    readonly code: string
+    /** One of the contract's codes: branch on it, never on the message. */
+    readonly code: ErrorCode
   ) {
     super(message)
     this.name = 'ApiError'
