@@ -67,7 +67,11 @@ describe('app shell in headless mode', () => {
     const page = await newPage(browser)
     await shell.open(page, app.url)
     await shell.goTo(page, 'Settings')
+    // A disabled Apply says why (issue 17).
+    expect(await page.getByTestId('settings-workers-apply').isDisabled()).toBe(true)
+    expect(await page.getByTestId('settings-workers-why').innerText()).toBe('Type the number of worker threads you want (1 to 32) to change it.')
     await page.getByLabel('Worker threads').fill('1')
+    expect(await page.getByTestId('settings-workers-why').count()).toBe(0)
     await page.getByTestId('settings-workers-apply').click()
     expect(await page.getByTestId('settings-workers-message').innerText()).toMatch(/^Now 1 worker; remembered for the next start\./)
     await page.getByTestId('settings-workers').filter({ hasText: /^1$/ }).waitFor()
@@ -75,6 +79,10 @@ describe('app shell in headless mode', () => {
     // Out of range: the form itself refuses it (the service would too: see the services integration test).
     await page.getByLabel('Worker threads').fill('0')
     expect(await page.getByLabel('Worker threads').evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false)
+    expect(await page.getByTestId('settings-workers-apply').isDisabled()).toBe(true)
+    expect(await page.getByTestId('settings-workers-why').innerText()).toBe('Worker threads must be a whole number from 1 to 32 (got “0”).')
+    await page.getByLabel('Worker threads').fill('1')
+    expect(await page.getByTestId('settings-workers-why').innerText()).toBe('There is already 1 worker thread.')
     await screenshot(page, 'settings-workers')
   })
 

@@ -4,11 +4,22 @@ import { ProgressBar } from '../components/ProgressBar'
 import type { SelfCheckResult } from '../../../src-main/contract'
 import type { ScreenProps } from '.'
 
+/** Why Apply is disabled, in one sentence; null when the value can be applied. */
+export function workersWhy(value: string, size: number | undefined): string | null {
+  const t = value.trim()
+  if (t === '') return 'Type the number of worker threads you want (1 to 32) to change it.'
+  const n = Number(t)
+  if (!Number.isInteger(n) || n < 1 || n > 32) return `Worker threads must be a whole number from 1 to 32 (got “${t}”).`
+  if (n === size) return `There ${n === 1 ? 'is' : 'are'} already ${n} worker thread${n === 1 ? '' : 's'}.`
+  return null
+}
+
 function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => void }) {
   const client = useClient()
   const [value, setValue] = useState('')
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
+  const why = workersWhy(value, props.size)
   const apply = async (e: FormEvent) => {
     e.preventDefault()
     setMessage(null)
@@ -46,10 +57,15 @@ function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => voi
             data-testid="settings-workers-input"
           />
         </label>
-        <button type="submit" disabled={busy || value === ''} data-testid="settings-workers-apply">
+        <button type="submit" disabled={busy || why !== null} data-testid="settings-workers-apply" aria-describedby={why ? 'settings-workers-why' : undefined} title={why ?? undefined}>
           Apply
         </button>
       </form>
+      {why && (
+        <p className="hint todo" id="settings-workers-why" data-testid="settings-workers-why">
+          {why}
+        </p>
+      )}
       {message && (
         <p className={message.ok ? 'ok' : 'error'} data-testid="settings-workers-message">
           {message.text}
