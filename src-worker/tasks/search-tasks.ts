@@ -58,6 +58,7 @@ export function searchTrialBatch(p: SearchTrialBatch, ctx: TaskContext): TrialBa
   const risk = new Float64Array(p.count)
   const queries = new Float64Array(p.count)
   const capped = new Float64Array(p.count)
+  const failed = new Float64Array(p.count)
   const half = Math.floor(p.count / 2)
   for (let i = 0; i < p.count; i++) {
     if (i === half) crashIfAsked(p.crash)
@@ -66,13 +67,15 @@ export function searchTrialBatch(p: SearchTrialBatch, ctx: TaskContext): TrialBa
     risk[i] = m.privacyRisk
     queries[i] = m.queries
     capped[i] = m.haltedBy === 'maxQueries' ? 1 : 0
+    // The paper's success (section 6.2): the run halts (not stopped by the round cap) with the anomaly in S.
+    failed[i] = capped[i] === 1 || !m.found ? 1 : 0
     ctx.progress(i + 1)
   }
   const bound = searchQueriesBound(p.scores.length, params)
   return {
     firstTrial: p.firstTrial,
     count: p.count,
-    metrics: { errorRate: error, privacyRisk: risk, queries, capped },
+    metrics: { errorRate: error, privacyRisk: risk, queries, capped, failureRate: failed },
     extras: { expectedQueriesBound: bound === null || !Number.isFinite(bound) ? null : bound },
     elapsedMs: performance.now() - t0
   }

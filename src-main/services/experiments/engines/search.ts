@@ -80,10 +80,21 @@ export const searchAdapter: EngineAdapter<SearchWorkload> = {
     orNone(wholeAtLeast('max_queries', 1))
   ].map((p) => (p.name === 'b' || p.name === 'max_queries' ? { ...p, default: 'none' } : p)),
   metrics: [
-    { name: 'errorRate', description: 'share of runs where the anomaly is not among the top |S|', kind: 'rate', binary: true },
+    {
+      name: 'errorRate',
+      description: 'share of runs where the anomaly is not among the top |S| when the run stops (a run stopped by the round cap is checked as it stands)',
+      kind: 'rate',
+      binary: true
+    },
     { name: 'privacyRisk', description: 'total privacy risk T eps', kind: 'value', binary: false },
     { name: 'queries', description: 'number of queries T', kind: 'value', binary: false },
-    { name: 'capped', description: 'share of runs stopped by the hard query cap', kind: 'rate', binary: true }
+    { name: 'capped', description: 'share of runs stopped by the round cap max_queries before any halting rule fired (not halted)', kind: 'rate', binary: true },
+    {
+      name: 'failureRate',
+      description: "share of runs that failed in the paper's sense (section 6.2): stopped by the round cap, or halted without the anomaly among the top |S|",
+      kind: 'rate',
+      binary: true
+    }
   ],
   workloadKinds: ['series'],
   taskKind: 'experiments/search',

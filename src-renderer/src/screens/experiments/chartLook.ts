@@ -19,7 +19,8 @@ export const METRIC_TITLE: Record<string, string> = {
   errorRateNonSensitive: 'Error rate on non-sensitive records (share)',
   privacyRisk: 'Total privacy risk (T × ε)',
   queries: 'Queries asked (count)',
-  capped: 'Runs stopped by the query cap (share)'
+  capped: 'Runs stopped by the round cap, not halted (share)',
+  failureRate: 'Failed runs: stopped by the round cap, or anomaly not in S (share)'
 }
 
 export const PARAM_TITLE: Record<string, string> = {
