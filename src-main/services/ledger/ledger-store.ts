@@ -10,6 +10,7 @@ import { type CellKey, type CellTotal, WHOLE_DATASET, cellSpend } from './cells'
 import { NOTIONS, NOTION_LABEL } from './notions'
 import { datasetUnit, unitProblem, unitWord } from '../datasets/privacy-unit'
 import { MAX_NANO, nanoToDisplay } from './units'
+import { verifyText } from '../officer/officer-crypto'
 
 type Db = Database.Database
 
@@ -130,7 +131,14 @@ export function hashedFields(r: EntryRow) {
 }
 
 /** Append an audit event to the audit chain (audit-chain.ts); an officer's act passes its signer. */
-export function recordAudit(db: Db, kind: string, actor: string, subject: string | null, detail: Record<string, unknown>, signer?: EntrySigner): void {
+export function recordAudit(
+  db: Db,
+  kind: string,
+  actor: string,
+  subject: string | null,
+  detail: Record<string, unknown>,
+  signer?: EntrySigner
+): void {
   appendAudit(db, { at: nowIso(), kind, actor, subject, detail: canonicalJson(detail) }, signer)
 }
 
@@ -220,7 +228,9 @@ export interface Account {
 export function accountOf(db: Db, datasetId: number, notion: PrivacyNotion): Account {
   const spend = cellSpend(cellCharges(db, datasetId, notion))
   const releases = (
-    db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? AND notion = ?`).get(datasetId, notion) as { n: number }
+    db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? AND notion = ?`).get(datasetId, notion) as {
+      n: number
+    }
   ).n
   return { spentNano: spend.maxNano, budgetNano: notionCapNano(db, datasetId, notion), cells: spend.cells, releases }
 }
@@ -274,10 +284,23 @@ export function admission(db: Db, datasetId: number, datasetName: string, notion
   const label = NOTION_LABEL[notion]
   const per = `per ${unitWord(datasetUnit(db, datasetId))}`
   const eps = (n: number, mode: 'up' | 'down' = 'up') => nanoToDisplay(n, mode)
-  const base = { spentBeforeNano: before, spentAfterNano: after, budgetNano: budget, notion: { spentBeforeNano: notionBefore, spentAfterNano: notionAfter, capNano } }
+  const base = {
+    spentBeforeNano: before,
+    spentAfterNano: after,
+    budgetNano: budget,
+    notion: { spentBeforeNano: notionBefore, spentAfterNano: notionAfter, capNano }
+  }
   // The unit the charge was computed with must be the one the officer signed with the budget (privacy-unit.ts).
   const problem = unitProblem(db, datasetId, datasetName)
   if (problem !== null) return { ...base, allowed: false, remainingNano: null, overNano: amountNano, denial: problem }
+  // The budget entries read above must still be what an officer signed (not rewritten with the file).
+  const forged = forgedBudgetSeq(db, datasetId, notion)
+  if (forged !== null) {
+    const denial =
+      `Denied: the budget of dataset "${datasetName}" (ledger entry ${forged}) does not carry a valid signature of a registered officer; ` +
+      'the workspace was changed outside the app. Nothing was spent. Ask the privacy officer to run "quiet-alarm ledger verify".'
+    return { ...base, allowed: false, remainingNano: null, overNano: amountNano, denial }
+  }
   if (unitNano === null && capNano === null) {
     return {
       ...base,
@@ -309,6 +332,39 @@ export function admission(db: Db, datasetId: number, datasetName: string, notion
       `of dataset "${datasetName}" remains${where}; the difference is ${eps(Math.max(unitOver, capOver))}. Nothing was spent. ` +
       'Ask for less accuracy, or ask the privacy officer to raise the budget.'
   }
+}
+
+function hasTable(db: Db, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+}
+
+/**
+ * The budget entries admission reads (the latest per-unit budget, the notion's latest cap, and the latest budget of any
+ * kind, whose detail carries the signed unit): the seq of the first one that is not what an officer signed, or null.
+ * Review finding: admission read the amount and the unit straight from the rows, so a budget raised in place with the
+ * file (every hash after it recomputed) admitted releases until someone ran `ledger verify`. A budget entry counts
+ * when its hash matches its fields and it carries a valid signature of a registered officer, or when it is unsigned and
+ * predates officer signatures (as `verify` accepts it: up to the trust epoch, never after the first checkpoint).
+ * Not caught here (verify catches them): deleted later budgets (a rollback) and an officer registry replaced around the app.
+ */
+function forgedBudgetSeq(db: Db, datasetId: number, notion: PrivacyNotion): number | null {
+  if (!hasTable(db, 'ledger_trust_epoch') || !hasTable(db, 'officers')) return null // a schema from before officer keys
+  const latest = (where: string, ...args: unknown[]) =>
+    db.prepare(`SELECT * FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ${where} ORDER BY seq DESC LIMIT 1`).get(datasetId, ...args) as
+      EntryRow | undefined
+  const rows = [latest(''), latest('AND notion IS NULL'), latest('AND notion = ?', notion)].filter((e): e is EntryRow => e !== undefined)
+  if (rows.length === 0) return null
+  const epoch = db.prepare('SELECT unsigned_through_seq AS seq FROM ledger_trust_epoch WHERE id = 1').get() as { seq: number } | undefined
+  const firstCheckpoint = db.prepare('SELECT min(ledger_seq) AS seq FROM ledger_checkpoints').get() as { seq: number | null }
+  const unsignedThrough = Math.min(epoch?.seq ?? 0, firstCheckpoint.seq ?? Number.MAX_SAFE_INTEGER)
+  for (const e of rows) {
+    if (entryHash(e.prev_hash, hashedFields(e)) !== e.hash) return e.seq
+    if (e.signer) {
+      const o = db.prepare('SELECT sign_public FROM officers WHERE key_id = ?').get(e.signer) as { sign_public: string } | undefined
+      if (!o || !e.signature || !verifyText(o.sign_public, entrySigningText(e.seq, e.hash, e.signer), e.signature)) return e.seq
+    } else if (e.seq > unsignedThrough) return e.seq
+  }
+  return null
 }
 
 /** The last seq written before privacy units existed (migration 006): entries up to it are row-level accounting. 0 if none. */
