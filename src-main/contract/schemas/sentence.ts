@@ -67,6 +67,7 @@ function predicate(issue: z.core.$ZodIssue, input: unknown): string {
       if (input === undefined) return 'is required'
       return `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`
     case 'invalid_value':
+      if (input === undefined) return `is required (${issue.values.length === 1 ? '' : 'one of '}${listValues(issue.values)})`
       return issue.values.length === 1 ? `must be ${listValues(issue.values)}` : `must be one of ${listValues(issue.values)}`
     case 'unrecognized_keys': {
       const keys = issue.keys.slice(0, 3).map((k) => `"${k.slice(0, 40)}"`)

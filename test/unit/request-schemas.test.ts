@@ -1,0 +1,64 @@
+/**
+ * The request schemas (contract/schemas/requests.ts): one per contract method, every one strict, and the release
+ * parameters' ranges exactly those of RELEASE_PARAMS (a bound moved in release-params.ts moves the schema with it).
+ */
+import { describe, expect, it } from 'vitest'
+import { methodNames } from '../../src-main/contract'
+import { RELEASE_PARAMS, type NumberRange } from '../../src-main/contract/release-params'
+import { requestSchemas } from '../../src-main/contract/schemas/requests'
+import { checkRequest } from '../../src-main/services/app/door-guard'
+
+describe('request schemas', () => {
+  it('cover every contract method and refuse an unknown key in each, naming it', () => {
+    expect(Object.keys(requestSchemas).sort()).toEqual([...methodNames].sort())
+    for (const method of methodNames) {
+      const out = checkRequest(method, { zzUnknown: 1 })
+      expect(out.ok, method).toBe(false)
+      // Either the unknown key, or a required field is named first; both are one sentence.
+      if (!out.ok) expect(out.error.message, method).toMatch(/^(The request has an unknown field "zzUnknown"|[A-Za-z.[\]0-9]+ is required)/)
+    }
+  })
+
+  /** Numbers just inside and just outside each bound of `range`. */
+  function probes(range: NumberRange): Array<[number, boolean]> {
+    const out: Array<[number, boolean]> = []
+    const step = range.integer ? 1 : 1e-9
+    if (range.gt !== undefined) out.push([range.gt, false], [range.gt + step, true])
+    if (range.ge !== undefined) out.push([range.ge - step, false], [range.ge, true])
+    if (range.lt !== undefined) out.push([range.lt, false], [range.lt - step, true])
+    if (range.le !== undefined) out.push([range.le + step, false], [range.le, true])
+    return out
+  }
+
+  it('take the release parameters ranges from RELEASE_PARAMS', () => {
+    const T = RELEASE_PARAMS.threshold
+    const base = { kind: 'threshold', mechanism: 'ppwlm', beta: T.beta.start, alpha: T.alpha.start }
+    const threshold = {
+      beta: T.beta.range,
+      alpha: T.alpha.range,
+      epsMax: T.epsMax.range,
+      eps1: T.eps1.range,
+      steps: T.steps.range,
+      fineSteps: T.fineSteps.range
+    }
+    let probed = 0
+    for (const [param, range] of Object.entries(threshold)) {
+      for (const [value, ok] of probes(range)) {
+        const out = checkRequest('releases/preview', { queryId: 1, params: { ...base, [param]: value } })
+        expect(out.ok, `${param} = ${value}`).toBe(ok)
+        if (!out.ok) expect(out.error.message).toMatch(new RegExp(`^params\\.${param} must be `))
+        probed++
+      }
+    }
+    const A = RELEASE_PARAMS.anomalyIdentification
+    for (const [value, ok] of probes(A.epsilon.range)) {
+      expect(checkRequest('releases/run', { queryId: 1, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: value } }).ok).toBe(ok)
+      probed++
+    }
+    for (const mechanism of [...T.mechanism.choices, 'nlm']) {
+      const ok = (T.mechanism.choices as readonly string[]).includes(mechanism)
+      expect(checkRequest('releases/preview', { queryId: 1, params: { ...base, mechanism } }).ok, mechanism).toBe(ok)
+    }
+    expect(probed).toBeGreaterThan(12)
+  })
+})
