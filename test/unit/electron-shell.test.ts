@@ -111,7 +111,10 @@ const services = vi.hoisted(() => ({
   dispatch: vi.fn(async (method: unknown, _req: unknown): Promise<unknown> => ({ ok: true, value: { method } })),
   files: null as unknown
 }))
-vi.mock('../../src-main/services', () => ({
+vi.mock('../../src-main/services', async () => ({
+  // What the shell takes from the services' public surface besides createServices: the real ones.
+  FileHandles: (await import('../../src-main/services/app/file-handles')).FileHandles,
+  writeAtomically: (await import('../../src-main/services/reports/build-report')).writeAtomically,
   createServices: () => ({
     context: {
       get files() {
@@ -245,6 +248,27 @@ describe('the shell, loaded against a stand-in for electron', () => {
       expect(out.error?.message).toMatch(/never takes file paths/)
     }
     expect(services.dispatch).not.toHaveBeenCalled()
+  })
+
+  it('checks every request against its schema before the services see it (issue 18)', async () => {
+    const { ipc } = await startShell({ packaged: true })
+    services.dispatch.mockClear()
+    for (const [method, req, sentence] of [
+      ['datasets/rename', { datasetId: 1, name: 42 }, 'name must be text'],
+      ['datasets/delete', { datasetId: 1, force: true }, 'The request has an unknown field "force"; remove it or check the spelling'],
+      ['releases/run', { queryId: 1, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.5, alpha: 1 } }, 'params.beta must be a number greater than 0 and less than 0.5'],
+      ['datasets/rename', { datasetId: 1, name: 'x'.repeat(10_000) }, 'name must have at most 200 characters'],
+      ['reports/save', { jobId: 7 }, 'jobId must be text'],
+      ['app/choose-file', { title: 'Choose', multiple: true }, 'The request has an unknown field "multiple"; remove it or check the spelling']
+    ] as const) {
+      expect(await ipc(method, req, APP_INDEX_URL), method).toEqual({ ok: false, error: { message: sentence, code: 'bad-input' } })
+    }
+    expect(services.dispatch).not.toHaveBeenCalled()
+    // A request that fits goes on as parsed; an absent one is read as {}.
+    expect(await ipc('datasets/rename', { datasetId: 1, name: 'rooms' }, APP_INDEX_URL)).toEqual({ ok: true, value: { method: 'datasets/rename' } })
+    expect(services.dispatch).toHaveBeenLastCalledWith('datasets/rename', { datasetId: 1, name: 'rooms' })
+    await ipc('datasets/list', undefined, APP_INDEX_URL)
+    expect(services.dispatch).toHaveBeenLastCalledWith('datasets/list', {})
   })
 
   it('chooses files in the native dialog and gives the page an opaque handle, never the path', async () => {
