@@ -5,6 +5,7 @@ import { ChartView, type ChartKind } from '../../components/Chart'
 import { SelectField } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { notionName } from './notions'
+import { budgetLineDataset } from './budgetLine'
 
 const SPENT = '#0f6e6e'
 const BUDGET = '#b42318'
@@ -95,7 +96,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
         datasets: [
           { type: 'bar', label: 'spent by a record of this cell (ε)', data: cells.map((c) => c.total), backgroundColor: SPENT },
           ...(limit != null
-            ? [{ type: 'line', label: 'budget', data: cells.map(() => limit), borderColor: BUDGET, borderDash: [6, 4], pointRadius: 0, borderWidth: 2 }]
+            ? [budgetLineDataset(cells.length, limit, BUDGET)]
             : [])
         ]
       }) as ChartData<ChartKind>,

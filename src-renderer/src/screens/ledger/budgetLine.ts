@@ -1,0 +1,13 @@
+/**
+ * The budget drawn over the spend-per-cell bars. A line through one point draws nothing, so with a single cell (e.g. the
+ * whole dataset) the legend said "budget" over a chart without it: there the budget is a pale bar beside the spend (as in
+ * the notions chart); with several cells, a dashed line across them. Pure (unit-tested in test/unit/renderer/budget-line.test.ts).
+ */
+import { formatEpsilon } from '../../format'
+
+export function budgetLineDataset(cellCount: number, limit: number, color: string) {
+  const label = `budget (ε ${formatEpsilon(limit)})`
+  const data = Array.from({ length: cellCount }, () => limit)
+  if (cellCount === 1) return { type: 'bar' as const, label, data, backgroundColor: '#f3c7c3', borderColor: color, borderWidth: 1 }
+  return { type: 'line' as const, label, data, borderColor: color, borderDash: [6, 4], borderWidth: 2, pointRadius: 0 }
+}
