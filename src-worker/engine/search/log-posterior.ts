@@ -29,10 +29,7 @@ export class LogPosterior {
   /** exp(logF[i]); sums to `total` */
   readonly weight: Float64Array
   total = 0
-  /** the largest weight, computed on demand (NaN: not yet computed for the current posterior) */
-  private wMax = 0
-  /** an upper bound on the largest weight (weights only shrink between refreshes, so an earlier maximum is one) */
-  private wMaxUpper = 0
+  maxWeight = 0
   /** sum of the weights except one largest, computed on demand (NaN: not yet computed for the current posterior) */
   private others = NaN
   /**
@@ -49,36 +46,11 @@ export class LogPosterior {
     // The uniform prior: logF = 0 and weight = exp(0) = 1 exactly (no exp pass needed).
     this.weight = new Float64Array(size).fill(1)
     this.total = size
-    this.wMax = 1
-    this.wMaxUpper = 1
-  }
-
-  /** The largest weight (a pass over the weights the first time it is asked for after an update). */
-  get maxWeight(): number {
-    if (Number.isNaN(this.wMax)) {
-      const w = this.weight
-      let m = 0
-      for (let i = 0; i < this.size; i++) if (w[i] > m) m = w[i]
-      this.wMax = m
-      this.wMaxUpper = m
-    }
-    return this.wMax
+    this.maxWeight = 1
   }
 
   /** max_i f(i) */
   maxProbability(): number {
-    return this.maxWeight / this.total
-  }
-
-  /**
-   * max_i f(i) when it may exceed `tau`; otherwise an upper bound on it that is <= tau. So `maxProbabilityAbove(tau) > tau`
-   * is exactly `maxProbability() > tau`, without the pass for the maximum while the bound already rules it out.
-   */
-  maxProbabilityAbove(tau: number): number {
-    if (Number.isNaN(this.wMax)) {
-      const bound = this.wMaxUpper / this.total
-      if (bound <= tau) return bound
-    }
     return this.maxWeight / this.total
   }
 
@@ -147,6 +119,7 @@ export class LogPosterior {
     r[2 + loser] = -Math.abs(delta)
     r[3 - loser] = 0
     let total = 0
+    let wMax = -Infinity // a double from the start, so the loop keeps it unboxed
     // Imported bindings are read afresh at every use (live bindings): the hot loops use local copies.
     const perWord = PARTS_PER_WORD
     const fieldMask = PARTS - 1
@@ -162,6 +135,7 @@ export class LogPosterior {
           w[i] = v
           l[i] += r[2 + side]
           total += v
+          if (v > wMax) wMax = v
         }
       }
     } else {
@@ -177,6 +151,7 @@ export class LogPosterior {
           const v = w[i] * r[side]
           w[i] = v
           l[i] += r[2 + side]
+          if (v > wMax) wMax = v
           const g = nextWord & fieldMask
           nextWord >>= PART_SHIFT
           r[4 + g] += v // the total is the sum of the parts' masses
@@ -185,12 +160,7 @@ export class LogPosterior {
       for (let g = 4; g < r.length; g++) total += r[g]
       next.partMass.set(r.subarray(4))
     }
-    // The largest weight is not tracked in the pass: it is at most the earlier maximum (weights only shrink) and at least
-    // the mean, so it is looked for only when the mean is below the refresh level (then as before: refresh below it).
-    this.total = total
-    this.others = NaN
-    this.wMax = NaN
-    if (!(total >= n * REFRESH_BELOW * (1 + 1e-9)) && !(this.maxWeight >= REFRESH_BELOW)) {
+    if (!(wMax >= REFRESH_BELOW)) {
       this.refresh()
       if (next !== undefined) {
         // The weights were recomputed: the next parts' masses follow them.
@@ -200,6 +170,9 @@ export class LogPosterior {
       }
       return
     }
+    this.total = total
+    this.maxWeight = wMax
+    this.others = NaN
   }
 
   /** Shift logF so that its maximum is 0 and recompute every weight and the totals (O(N) exp). */
@@ -218,8 +191,7 @@ export class LogPosterior {
       w[i] = e
       total += e
     }
-    this.wMax = 1
-    this.wMaxUpper = 1
+    this.maxWeight = 1
     this.total = total
     this.others = NaN
   }
