@@ -38,9 +38,12 @@ export const RELEASE_PARAMS = {
     /** From the saved query (the release takes no parameters). */
     epsilonPerQuery: { range: { gt: 0, le: 1e6 } },
     budget: { range: { gt: 0, le: 1e6 } },
-    top: { default: 4 },
-    /** Halting threshold tau when neither tau nor delta is saved. */
-    tau: { default: 0.5 },
+    /** |S|, the individuals reported. */
+    top: { default: 4, range: { integer: true, ge: 1, le: 1000 } },
+    /** Halting threshold tau when neither tau nor delta is saved; a saved one is in (0, 1). */
+    tau: { default: 0.5, range: { gt: 0, lt: 1 } },
+    /** Or halt when the max log-odds exceed log(1/delta). */
+    delta: { range: { gt: 0, lt: 1 } },
     /** The grid the released posterior is snapped to (ALGORITHMS.md section 4): coarse, far above float resolution. */
     posteriorGrid: 0.01
   }

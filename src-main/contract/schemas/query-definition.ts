@@ -17,7 +17,6 @@ export const MAX_CAP = 1_000_000
 export const MAX_INDIVIDUALS = 100_000
 export const MAX_AIQ_COLUMNS = 16
 export const MAX_AIQ_RECORDS = 10_000
-export const MAX_TOP = 1000
 export const AIQ_METRICS = ['l1', 'linf', 'l2', 'hamming'] as const
 export const SEARCH_ORACLES = ['rr', 'binary', 'direct'] as const
 
@@ -148,9 +147,9 @@ export const anomalySearchDefinitionSchema = z
     epsilonPerQuery: rangedNumber(S.epsilonPerQuery.range),
     budget: rangedNumber(S.budget.range).describe('Bounds the charge; at least epsilonPerQuery.'),
     oracle: z.enum(SEARCH_ORACLES),
-    tau: rangedNumber({ gt: 0, lt: 1 }).optional().describe(`Stop when the largest posterior exceeds tau (default ${S.tau.default}).`),
-    delta: rangedNumber({ gt: 0, lt: 1 }).optional().describe('Or stop when the max log-odds exceed log(1/delta).'),
-    top: rangedNumber({ integer: true, ge: 1, le: MAX_TOP }).optional().describe(`|S|, the individuals reported (default ${S.top.default}).`)
+    tau: rangedNumber(S.tau.range).optional().describe(`Stop when the largest posterior exceeds tau (default ${S.tau.default}).`),
+    delta: rangedNumber(S.delta.range).optional().describe('Or stop when the max log-odds exceed log(1/delta).'),
+    top: rangedNumber(S.top.range).optional().describe(`|S|, the individuals reported (default ${S.top.default}).`)
   })
   .describe('Anomaly search by private noisy binary search: who is the anomaly among the individuals?')
 

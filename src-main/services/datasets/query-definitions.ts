@@ -28,11 +28,11 @@ import {
   MAX_GROUP_BY,
   MAX_IN_LIST,
   MAX_INDIVIDUALS,
-  MAX_TOP,
   SEARCH_ORACLES,
   queryDefinitionSchema
 } from '../../contract/schemas/query-definition'
 import { issueSentence } from '../../contract/schemas/sentence'
+import { RELEASE_PARAMS, inRange } from '../../contract/release-params'
 import { UserError } from '../errors'
 import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from './column-types'
 import { type CatalogColumn, type CatalogDataset } from './catalog'
@@ -301,17 +301,18 @@ export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, ra
     const src = publicSource(db, from.datasetId, ds.info.id, 'list of individuals')
     out.individualsFrom = { datasetId: src.info.id, column: findColumn(src, from.column, 'column of the list of individuals').name }
   }
+  const S = RELEASE_PARAMS.anomalySearch
   if (raw.tau !== undefined) {
     const tau = finite(raw.tau, 'tau')
-    if (!(tau > 0 && tau < 1)) bad('tau must be between 0 and 1')
+    if (!inRange(tau, S.tau.range)) bad(`tau must be between ${S.tau.range.gt} and ${S.tau.range.lt}`)
     out.tau = tau
   }
   if (raw.delta !== undefined) {
     const delta = finite(raw.delta, 'delta')
-    if (!(delta > 0 && delta < 1)) bad('delta must be between 0 and 1')
+    if (!inRange(delta, S.delta.range)) bad(`delta must be between ${S.delta.range.gt} and ${S.delta.range.lt}`)
     out.delta = delta
   }
-  if (raw.top !== undefined) out.top = wholeAtLeast(raw.top, 1, 'top', MAX_TOP)
+  if (raw.top !== undefined) out.top = wholeAtLeast(raw.top, S.top.range.ge, 'top', S.top.range.le)
   return out
 }
 
