@@ -282,6 +282,12 @@ describe('officer guard rails (issue 17)', () => {
     expect(await form.getByLabel('Budget ε').inputValue()).toBe('2.302585093')
     expect(await form.getByTestId('budget-why').innerText()).toBe('Give the reason for the freeze: it is recorded in the ledger.')
     await form.getByLabel('Reason (recorded)').fill('incident under review')
+    // A usual officer name is not cut off in its field at 1024 px (it was a narrow field: "Privacy Officer (de").
+    await page.setViewportSize(VIEWPORTS[0])
+    const officer = form.getByLabel('Officer', { exact: true })
+    await officer.fill('Privacy Officer (demo)')
+    expect(await officer.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+    await officer.fill(OFFICER.name)
     await form.getByLabel('Passphrase').fill(OFFICER.passphrase)
     await form.getByRole('button', { name: 'Freeze' }).click()
     await page.getByTestId('budget-done').waitFor()

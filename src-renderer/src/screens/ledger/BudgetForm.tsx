@@ -89,6 +89,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
           onChange={setNotion}
           options={[{ value: 'all', label: 'Per person (or row), all notions summed' }, ...NOTION_OPTIONS.map((o) => ({ ...o, label: `Extra cap on ${o.label}` }))]}
           testId="budget-notion"
+          width="wide"
         />
         <NumberField
           label="Budget ε"

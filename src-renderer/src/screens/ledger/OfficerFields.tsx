@@ -40,7 +40,7 @@ export function OfficerFields(props: { officers: ReturnType<typeof useOfficers>;
           testId={`${testIdPrefix}-officer`}
         />
       ) : (
-        <TextField label="Officer" value={officers.name(value.officer)} onChange={(officer) => onChange({ ...value, officer })} width="narrow" testId={`${testIdPrefix}-officer`} />
+        <TextField label="Officer" value={officers.name(value.officer)} onChange={(officer) => onChange({ ...value, officer })} testId={`${testIdPrefix}-officer`} />
       )}
       <div className="field narrow">
         <label htmlFor={`${id}-passphrase`}>Passphrase</label>
