@@ -10,7 +10,8 @@
  * The worker's code is a small CommonJS string (no bundling needed) that requires the package by its resolved path.
  */
 import { createRequire } from 'node:module'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { syncWorker } from './sync-worker'
 
 export type DuckParam = number | string | null
@@ -28,7 +29,11 @@ let conn = null
 async function connection() {
   if (loadError) throw loadError
   if (conn) return conn
-  const inst = await duck.DuckDBInstance.create(':memory:', { threads: String(workerData.threads) })
+  const inst = await duck.DuckDBInstance.create(':memory:', {
+    threads: String(workerData.threads),
+    memory_limit: workerData.memoryLimit,
+    temp_directory: workerData.tempDirectory
+  })
   conn = await inst.connect()
   return conn
 }
@@ -57,11 +62,24 @@ export interface DuckResult {
 /** A DuckDB error (the file unreadable, a type changed...): its message comes from DuckDB and may quote the file's contents. */
 export class DuckDbError extends Error {}
 
+/**
+ * DuckDB's memory limit: QA_DUCKDB_MEMORY_LIMIT (DuckDB's syntax, e.g. "4GB"), default 1GB. Beyond it DuckDB spills
+ * to disk (sorts, hash tables, windows) instead of growing: its own default, 80% of the machine's memory, is too much
+ * for a desktop app beside others. The process's peak stays near 1.5x the limit (sources-large.bench.ts).
+ */
+export function duckMemoryLimit(): string {
+  const v = process.env.QA_DUCKDB_MEMORY_LIMIT
+  return v && /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v.trim()) ? v.trim() : '1GB'
+}
+
 const duck = syncWorker({
   code: WORKER_CODE,
   workerData: () => ({
     api: createRequire(import.meta.url).resolve('@duckdb/node-api'),
-    threads: Math.max(1, Math.min(16, availableParallelism()))
+    threads: Math.max(1, Math.min(16, availableParallelism())),
+    memoryLimit: duckMemoryLimit(),
+    // Where DuckDB spills what does not fit (an in-memory database would otherwise spill into the working directory).
+    tempDirectory: join(tmpdir(), `qa-duckdb-${process.pid}`)
   }),
   // How long the worker may be silent (no heartbeat) before a call gives up on it.
   stallMs: 30_000,
