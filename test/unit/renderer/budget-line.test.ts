@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { budgetLineDataset } from '../../../src-renderer/src/screens/ledger/budgetLine'
+import { budgetLineDataset } from '../../../src-renderer/src/screens/ledger/budgetLineDefinition'
 
 describe('the budget over the spend-per-cell bars (issue 17)', () => {
   it('one cell: a budget bar beside the spend (a one-point line drew nothing); several: the dashed line', () => {

@@ -5,7 +5,7 @@ import { ChartView, type ChartKind } from '../../components/Chart'
 import { SelectField } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { notionName } from './notions'
-import { budgetLineDataset } from './budgetLine'
+import { budgetLineDataset } from './budgetLineDefinition'
 
 const SPENT = '#0f6e6e'
 const BUDGET = '#b42318'

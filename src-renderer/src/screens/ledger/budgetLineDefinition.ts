@@ -1,9 +1,9 @@
 /**
  * The budget drawn over the spend-per-cell bars. A line through one point draws nothing, so with a single cell (e.g. the
  * whole dataset) the legend said "budget" over a chart without it: there the budget is a pale bar beside the spend (as in
- * the notions chart); with several cells, a dashed line across them. Pure (unit-tested in test/unit/renderer/budget-line.test.ts).
+ * the notions chart); with several cells, a dashed line across them. Pure (unit-tested in test/unit/renderer/budget-line.test.ts; the node typecheck reaches it by its *Definition.ts name).
  */
-import { formatEpsilon } from '../../format'
+import { formatEpsilon } from '../../../../src-main/contract/format-epsilon'
 
 export function budgetLineDataset(cellCount: number, limit: number, color: string) {
   const label = `budget (ε ${formatEpsilon(limit)})`
