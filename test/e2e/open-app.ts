@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, newPage, startApp, type RunningApp } from './app'
 import { shell } from './pages/shell'
@@ -24,6 +24,32 @@ export function openAppForFile(): OpenApp {
   afterAll(async () => {
     await opened.browser?.close()
     await opened.app?.stop()
+  })
+  return opened
+}
+
+/**
+ * For tests that stand alone (issue 18): each test gets a fresh workspace (its own server on a new temporary folder) and a
+ * new signed-in page in its own browser context; the browser is shared by the file (launching it is the slow part).
+ * Files whose tests are the steps of one story (workflows, layout: import, then budget, then release...) keep
+ * `openAppForFile`, as one workspace is the story's state.
+ */
+export function openAppPerTest(): OpenApp {
+  const opened = {} as OpenApp
+  beforeAll(async () => {
+    opened.browser = await launchBrowser()
+  })
+  beforeEach(async () => {
+    opened.app = await startApp()
+    opened.page = await newPage(opened.browser)
+    await shell.open(opened.page, opened.app.url)
+  })
+  afterEach(async () => {
+    await opened.page?.context().close()
+    await opened.app?.stop()
+  })
+  afterAll(async () => {
+    await opened.browser?.close()
   })
   return opened
 }

@@ -1,28 +1,19 @@
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, newPage, screenshot, startApp, type RunningApp } from './app'
+import { newPage, screenshot } from './app'
+import { openAppPerTest } from './open-app'
 import { shell } from './pages/shell'
 import { LATEST_SCHEMA_VERSION } from '../../src-main/services/store/migrations'
 
-let app: RunningApp
-let browser: Browser
-
-beforeAll(async () => {
-  app = await startApp()
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
-})
+// Every test stands alone: a fresh workspace and a signed-in page each (issue 18), so e.g. the worker count one test
+// sets is not what another one finds.
+const opened = openAppPerTest()
 
 describe('app shell in headless mode', () => {
   it('opens, shows the status panel, visits every section and saves a screenshot of each', async () => {
-    const page = await newPage(browser)
-    await shell.open(page, app.url)
+    const { page, app } = opened
     // The token leaves the address bar once read.
     expect(page.url()).not.toContain('token=')
     const status = await shell.status(page)
@@ -36,8 +27,7 @@ describe('app shell in headless mode', () => {
   })
 
   it('is keyboard usable: Tab reaches the navigation and Enter opens a section', async () => {
-    const page = await newPage(browser)
-    await shell.open(page, app.url)
+    const { page } = opened
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab')
       const focused = await page.evaluate(() => document.activeElement?.textContent)
@@ -48,8 +38,7 @@ describe('app shell in headless mode', () => {
   })
 
   it('runs the sampler self-check on the pool from Settings and shows the recorded result', async () => {
-    const page = await newPage(browser)
-    await shell.open(page, app.url)
+    const { page, app } = opened
     await shell.goTo(page, 'Settings')
     await page.getByTestId('self-check-start').click()
     const result = page.getByTestId('self-check-result')
@@ -57,15 +46,14 @@ describe('app shell in headless mode', () => {
     expect(await result.textContent()).toMatch(/^Passed: KS distance 0\.\d+ vs critical 0\.\d+ over 400,000 samples on 2 workers/)
     await screenshot(page, 'settings-self-check')
     // It was recorded in the workspace: a fresh page shows it without running again.
-    const again = await newPage(browser)
+    const again = await newPage(opened.browser)
     await shell.open(again, `${app.origin}/#token=${app.token}`)
     await shell.goTo(again, 'Settings')
     await again.getByTestId('self-check-result').waitFor()
   })
 
   it('Settings changes the worker count; the status panel follows', async () => {
-    const page = await newPage(browser)
-    await shell.open(page, app.url)
+    const { page } = opened
     await shell.goTo(page, 'Settings')
     // A disabled Apply says why (issue 17).
     expect(await page.getByTestId('settings-workers-apply').isDisabled()).toBe(true)
@@ -87,8 +75,7 @@ describe('app shell in headless mode', () => {
   })
 
   it('a script injected into the signed-in page (XSS) cannot read or write files through the API (issue 15)', async () => {
-    const page = await newPage(browser)
-    await shell.open(page, app.url)
+    const { page, app } = opened
     const target = join(app.dir, 'victim.txt')
     writeFileSync(target, 'ORIGINAL')
     const answers = await page.evaluate(async (victim) => {
@@ -111,8 +98,8 @@ describe('app shell in headless mode', () => {
   })
 
   it('without the token the UI says how to get in and the API refuses', async () => {
-    const page = await newPage(browser)
-    await page.goto(`${app.origin}/`)
+    const page = await newPage(opened.browser)
+    await page.goto(`${opened.app.origin}/`)
     await page.getByText('This page needs its session token').waitFor()
     const status = await page.evaluate(async () => (await fetch('/api/call/app/status', { method: 'POST', body: '{}' })).status)
     expect(status).toBe(401)
