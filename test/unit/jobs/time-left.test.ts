@@ -26,6 +26,9 @@ interface SimBatch {
   cost: number
 }
 
+/** recorded mean rounds / the cost model's rounds, per cell (filled by fig2Batches) */
+const ratios: number[] = []
+
 function fig2Batches(): SimBatch[] {
   const out: SimBatch[] = []
   let k = 0
@@ -37,6 +40,7 @@ function fig2Batches(): SimBatch[] {
     for (const [oracle, rounds] of Object.entries(byOracle)) {
       EPS.forEach((eps, j) => {
         const model = searchTrialCost(oracle, { eps, tau: 0.5, delta: 'none', b: 'none', top: 4, max_queries: 'none' }, w)
+        ratios.push((rounds[j] + 1) / (model / p.scores.length))
         for (let first = 0; first < TRIALS; first += PER_BATCH) {
           // Batches of one cell differ (the runs' lengths vary): a fixed spread of +-30 %.
           const spread = 0.7 + 0.6 * ((k++ * 0.618034) % 1)
@@ -104,6 +108,14 @@ describe('time left (shared estimator)', () => {
     const seconds = batches.map((b) => b.seconds)
     expect(Math.max(...seconds) / Math.min(...seconds)).toBeGreaterThan(1000)
     expect(duration).toBeGreaterThan(60)
+  })
+
+  it('the cost model (estimated rounds) is within 0.4-1.1 of the recorded means in every cell', () => {
+    expect(ratios.length).toBe(30)
+    for (const r of ratios) {
+      expect(r).toBeGreaterThan(0.4)
+      expect(r).toBeLessThan(1.1)
+    }
   })
 
   it('the naive estimate (trials done per second) swings by more than 2x after 10 % of the job', () => {
