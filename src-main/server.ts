@@ -14,8 +14,7 @@ import { dirname, extname, join, normalize, resolve, sep } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { FileHandles, afterPaddedAnswers, createServices, type Services, type ServicesOptions } from './services'
-import { checkRequest } from './services/app/door-guard'
+import { FileHandles, afterPaddedAnswers, checkRequest, createServices, type Services, type ServicesOptions } from './services'
 import type { CallOutcome } from './contract'
 
 export const CONTENT_SECURITY_POLICY =

@@ -8,8 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import type { PdfOptions, PdfPrinter } from '../services/handler-types'
-import { PDF_MARGINS_MM } from '../services/reports/chromium-printer'
+import { PDF_MARGINS_MM, type PdfOptions, type PdfPrinter } from '../services'
 
 /** Chromium refuses URLs longer than 2 MiB: larger reports are loaded from a temporary file instead of a data: URL. */
 const MAX_DATA_URL = 2 * 1024 * 1024 - 64

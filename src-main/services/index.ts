@@ -25,11 +25,13 @@ import { defaultDatabasePath, openStore } from './store/store'
 
 /**
  * What the doors (HTTP server, Electron shell, CLI) may use besides `createServices`: the errors they translate, the
- * file handles of the desktop dialog and uploads, the atomic writer for a saved report, and the PDF printer's shape.
+ * file handles of the desktop dialog and uploads, the doors' request check (path refusal, then the method's schema), the
+ * atomic writer for a saved report, and the PDF printer's shape.
  * eslint.config.mjs (`layers/imports`) keeps the doors to this module, `app/door-guard` and (CLI only) `local`.
  */
 export { CancelledError, ReleaseFailedError, UserError, isUserError } from './errors'
 export { FileHandles } from './app/file-handles'
+export { checkRequest } from './app/request-check'
 export { writeAtomically } from './reports/build-report'
 export { PDF_MARGINS_MM } from './reports/chromium-printer'
 export type { PdfOptions, PdfPrinter } from './handler-types'

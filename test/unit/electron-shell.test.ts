@@ -115,6 +115,7 @@ vi.mock('../../src-main/services', async () => ({
   // What the shell takes from the services' public surface besides createServices: the real ones.
   FileHandles: (await import('../../src-main/services/app/file-handles')).FileHandles,
   writeAtomically: (await import('../../src-main/services/reports/build-report')).writeAtomically,
+  checkRequest: (await import('../../src-main/services/app/request-check')).checkRequest,
   createServices: () => ({
     context: {
       get files() {

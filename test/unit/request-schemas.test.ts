@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { methodNames } from '../../src-main/contract'
 import { RELEASE_PARAMS, type NumberRange } from '../../src-main/contract/release-params'
 import { requestSchemas } from '../../src-main/contract/schemas/requests'
-import { checkRequest } from '../../src-main/services/app/door-guard'
+import { checkRequest } from '../../src-main/services/app/request-check'
 
 describe('request schemas', () => {
   it('cover every contract method and refuse an unknown key in each, naming it', () => {

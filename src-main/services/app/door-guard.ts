@@ -1,8 +1,7 @@
 /**
- * The doors' check on every request. The HTTP server and the Electron main process call `checkRequest` before
- * dispatching: the path refusal below, then the method's schema (issue 18, contract/schemas/requests.ts), so that a
- * request that does not fit gets ONE sentence naming the field (code "bad-input") and no handler runs. The preload calls
- * `refusePathParameters` too.
+ * The doors' path refusal. The HTTP server and the Electron main process call `checkRequest` (request-check.ts: this
+ * refusal, then the method's schema) before dispatching; the sandboxed preload calls `refusePathParameters` alone (it
+ * stays small: no schemas in it).
  *
  * Paths (issue 15): No contract method takes a server-side path (files are opaque handles,
  * reports are downloaded or saved through the desktop dialog), so a parameter named like a path is an attempt to reach
@@ -12,9 +11,6 @@
  * sample data shipped with Quiet Alarm), exactly as the presets spell them. Any other workload file is run with the CLI
  * (`quiet-alarm sweep --spec FILE`), which is the local user and keeps paths.
  */
-import { isMethodName } from '../../contract'
-import { requestSchemas } from '../../contract/schemas/requests'
-import { issueSentence } from '../../contract/schemas/sentence'
 import { PRESETS } from '../experiments/presets'
 
 /** Keys that name files or folders. `fileId` (an opaque handle) is not one of them. */
@@ -77,21 +73,4 @@ export function refusePathParameters(method: string, req: unknown): DoorRefusal 
     return null
   }
   return walk(req, [], 0)
-}
-
-export type RequestCheck = { ok: true; req: unknown } | { ok: false; error: DoorRefusal }
-
-/**
- * The path refusal, then the method's schema. An unknown `method` is passed on (the services answer "unknown-method");
- * an absent `req` (undefined or null) is read as `{}`, as the services always have. What passes on is the parsed request
- * (strict objects: nothing the schema does not know).
- */
-export function checkRequest(method: unknown, req: unknown): RequestCheck {
-  const given = req ?? {}
-  const refused = refusePathParameters(String(method), given)
-  if (refused) return { ok: false, error: refused }
-  if (!isMethodName(method)) return { ok: true, req: given }
-  const parsed = requestSchemas[method].safeParse(given, { reportInput: true })
-  if (parsed.success) return { ok: true, req: parsed.data }
-  return { ok: false, error: { message: issueSentence(parsed.error, given), code: 'bad-input' } }
 }

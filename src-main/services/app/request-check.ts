@@ -1,0 +1,27 @@
+/**
+ * The doors' check on every request (issue 18, "schemas at the doors"): the HTTP server and the Electron main process
+ * call `checkRequest` before dispatching. First the path refusal (door-guard.ts, issue 15), then the method's schema
+ * (contract/schemas/requests.ts): a request that does not fit gets ONE sentence naming the field (code "bad-input") and
+ * no handler runs, so nothing is written.
+ */
+import { isMethodName } from '../../contract'
+import { requestSchemas } from '../../contract/schemas/requests'
+import { issueSentence } from '../../contract/schemas/sentence'
+import { type DoorRefusal, refusePathParameters } from './door-guard'
+
+export type RequestCheck = { ok: true; req: unknown } | { ok: false; error: DoorRefusal }
+
+/**
+ * The path refusal, then the method's schema. An unknown `method` is passed on (the services answer "unknown-method");
+ * an absent `req` (undefined or null) is read as `{}`, as the services always have. What passes on is the parsed request
+ * (strict objects: nothing the schema does not know).
+ */
+export function checkRequest(method: unknown, req: unknown): RequestCheck {
+  const given = req ?? {}
+  const refused = refusePathParameters(String(method), given)
+  if (refused) return { ok: false, error: refused }
+  if (!isMethodName(method)) return { ok: true, req: given }
+  const parsed = requestSchemas[method].safeParse(given, { reportInput: true })
+  if (parsed.success) return { ok: true, req: parsed.data }
+  return { ok: false, error: { message: issueSentence(parsed.error, given), code: 'bad-input' } }
+}
