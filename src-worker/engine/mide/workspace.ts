@@ -16,6 +16,16 @@ export class ThresholdWorkspace {
   /** indices still undecided, and the next step's list */
   undecided: Int32Array
   next: Int32Array
+  /** NLM/TSLM: the cut on each draw's 52-bit integer and how the sign bit combines with it (single-step.ts), and the
+   * inputs they were computed for */
+  readonly singleStepCuts: {
+    cut: Float64Array
+    orSign: Uint8Array
+    counts: ArrayLike<number> | null
+    thresholds: ArrayLike<number> | null
+    eps: number
+    shift: number
+  }
 
   constructor(k: number) {
     this.k = k
@@ -25,6 +35,7 @@ export class ThresholdWorkspace {
     this.noisy = new Float64Array(k)
     this.undecided = new Int32Array(k)
     this.next = new Int32Array(k)
+    this.singleStepCuts = { cut: new Float64Array(k), orSign: new Uint8Array(k), counts: null, thresholds: null, eps: NaN, shift: NaN }
   }
 
   /** Swap the undecided list with the next step's. */

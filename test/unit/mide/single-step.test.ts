@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { laplaceFromBits } from '../../../src-worker/engine/batch-samplers'
+import { runShiftedLaplace } from '../../../src-worker/engine/mide/single-step'
+import { ThresholdWorkspace } from '../../../src-worker/engine/mide/workspace'
+import { seededRng } from '../../../src-worker/engine/random'
+
+describe('NLM/TSLM decisions read from the uniform (single-step.ts)', () => {
+  it('equal the inverse-CDF Laplace draw of the same words compared with c - shift (all but draws within rounding of a cut)', () => {
+    // counts from far below to far above their thresholds, in units of the noise scale
+    const k = 2000
+    const thresholds = Float64Array.from({ length: k }, (_, i) => 100 + (i % 13))
+    for (const [eps, shift] of [
+      [2.3, 1],
+      [2.3, 0],
+      [0.05, 20],
+      [40, 0.01]
+    ]) {
+      const counts = Float64Array.from({ length: k }, (_, i) => thresholds[i] + ((i / k) * 24 - 12) / eps)
+      counts[7] = thresholds[7] - shift // tau = 0 exactly
+      const ws = new ThresholdWorkspace(k) // reused across trials, as a Monte Carlo batch does
+      let differ = 0
+      let positives = 0
+      for (let t = 0; t < 20; t++) {
+        const core = runShiftedLaplace(counts, thresholds, eps, shift, 0.05, seededRng(`single/${eps}/${t}`), ws)
+        const w = new Int32Array(2 * k)
+        seededRng(`single/${eps}/${t}`).fillSampleWords(w)
+        for (let i = 0; i < k; i++) {
+          const d = counts[i] + laplaceFromBits(w[2 * i], w[2 * i + 1], 1 / eps) > thresholds[i] - shift ? 1 : 0
+          if (d !== core.decisions[i]) differ++
+          positives += d
+        }
+        expect(core.steps[0].decidedPositive).toBe(core.decisions.reduce((a, b) => a + b, 0))
+      }
+      expect(differ, `eps ${eps}, shift ${shift}`).toBeLessThanOrEqual(1)
+      expect(positives).toBeGreaterThan(0.3 * 20 * k) // both outcomes occur: the comparison has power
+      expect(positives).toBeLessThan(0.7 * 20 * k)
+    }
+  })
+
+  it('recomputes its cuts when the inputs change on the same workspace', () => {
+    const ws = new ThresholdWorkspace(3)
+    const thresholds = new Float64Array([10, 10, 10])
+    const high = runShiftedLaplace(new Float64Array([1e6, 1e6, 1e6]), thresholds, 1, 0, 0.05, seededRng(1), ws)
+    expect(Array.from(high.decisions)).toEqual([1, 1, 1])
+    const low = runShiftedLaplace(new Float64Array([-1e6, -1e6, -1e6]), thresholds, 1, 0, 0.05, seededRng(1), ws)
+    expect(Array.from(low.decisions)).toEqual([0, 0, 0])
+  })
+})
