@@ -59,6 +59,9 @@ const problems: string[] = []
 describe('layout at 1024x700 and 1440x900', () => {
   it('a workspace with data: imports, a budget, a release, a sweep', async () => {
     await page.setViewportSize(VIEWPORTS[0])
+    // Before a file is picked the hint says what comes next, not a second "No file chosen" under the browser's own.
+    await shell.goTo(page, 'Datasets')
+    expect(await page.getByTestId('import-chosen').innerText()).toMatch(/^Pick a file: its first rows and their types are shown/)
     await datasets.importFile(page, OCCUPANCY, 'occupancy with a rather long name for a dataset')
     await datasets.importFile(page, CAPACITIES, 'capacities')
     // The finished import leaves its result, not the old preview and its Import button; the file field says what was chosen.
@@ -102,6 +105,10 @@ describe('layout at 1024x700 and 1440x900', () => {
     await shell.goTo(page, 'Ledger')
     problems.push(...(await overflowsAtBothSizes(page, 'Ledger after a release')))
     await experiments.define(page, { preset: 'mide-fig8', trials: 400 })
+    // Preset names say their figure once ("MIDE Fig. 8 — MIDE Fig. 8: FNR, ..." before).
+    const presetNames = await page.getByLabel('Start from a paper figure').locator('option').allInnerTexts()
+    expect(presetNames.length).toBeGreaterThan(3)
+    expect(presetNames.filter((n) => /^(.+?) — \1/.test(n))).toEqual([])
     problems.push(...(await overflowsAtBothSizes(page, 'Experiments builder')))
     await experiments.start(page)
     await page.getByTestId('chart-fnr').waitFor({ timeout: 60_000 })

@@ -141,7 +141,7 @@ export function ImportPanel(props: { onImported: () => void }) {
             />
             {/* The field is cleared after each pick (so that the same file can be picked again): say what was chosen. */}
             <span className="field-hint" id={`${fileFieldId}-chosen`} data-testid="import-chosen">
-              {upload ? 'Uploading…' : picked ? `Chosen: ${picked.fileName.split(/[\\/]/).pop()}` : 'No file chosen yet.'}
+              {upload ? 'Uploading…' : picked ? `Chosen: ${picked.fileName.split(/[\\/]/).pop()}` : 'Pick a file: its first rows and their types are shown before anything is imported.'}
             </span>
           </div>
         ) : (

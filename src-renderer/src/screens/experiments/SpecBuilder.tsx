@@ -75,7 +75,7 @@ export function SpecBuilder(props: { onStarted: (experimentId: string) => void }
           label="Start from a paper figure"
           value={presetName}
           onChange={choose}
-          options={list.map((p) => ({ value: p.name, label: `${p.figure} — ${p.title}` }))}
+          options={list.map((p) => ({ value: p.name, label: p.title.startsWith(p.figure) ? p.title : `${p.figure} — ${p.title}` }))}
           testId="preset"
           width="full"
         />
