@@ -184,4 +184,23 @@ describe('schemas at the HTTP door (issue 18)', () => {
     expect(outcomes.map((o) => (o.ok ? 'ok' : o.error.code))).toEqual(['unknown-method', 'not-found', 'bad-input', 'bad-query'])
     for (const o of outcomes) expect(!o.ok && isErrorCode(o.error.code)).toBe(true)
   })
+
+  it('holds definitions saved past the doors (the CLI) to the same schema, after the checks that know the dataset', async () => {
+    const before = snapshot()
+    const save = (definition: unknown) => h.services.call('queries/save', { datasetId, name: 'cli', definition: definition as never })
+    await expect(save({ ...threshold, treshold: 5 })).rejects.toMatchObject({
+      code: 'bad-query',
+      message: 'The query definition has an unknown field "treshold"; remove it or check the spelling'
+    })
+    await expect(save({ ...threshold, groups: [['A'.repeat(5000)]] })).rejects.toMatchObject({
+      code: 'bad-query',
+      message: 'groups[0][0] must have at most 1,000 characters'
+    })
+    // The dataset-aware check speaks first, with its own sentence.
+    await expect(save({ ...threshold, groupBy: ['nope'], treshold: 5 })).rejects.toMatchObject({
+      code: 'bad-query',
+      message: expect.stringMatching(/^Dataset "[a-z]+" has no column "nope" \(used as the group-by column 1\)$/)
+    })
+    expect(snapshot()).toBe(before)
+  })
 })

@@ -12,6 +12,7 @@ import { JSON_SCHEMA_FILES, jsonSchemaText } from '../../src-main/contract/schem
 import { experimentSpecSchema } from '../../src-main/contract/schemas/experiment-spec'
 import { queryDefinitionSchema, queryFileSchema } from '../../src-main/contract/schemas/query-definition'
 import { PRESETS } from '../../src-main/services/experiments/presets'
+import { checkSpec } from '../../src-main/services/experiments/spec'
 
 const ROOT = join(__dirname, '..', '..')
 const DIR = join(ROOT, 'resources', 'schemas')
@@ -71,5 +72,14 @@ describe('README examples', () => {
       expect(experimentSpecSchema.safeParse(bad).success).toBe(false)
       expect(validate(bad)).toBe(false)
     }
+  })
+})
+
+describe('the services hold saved files to the same schemas', () => {
+  it('an experiment spec with a field the engine checks do not know is refused with one sentence naming it', () => {
+    const spec = PRESETS[0].spec as unknown as { workloads: Array<Record<string, unknown>> }
+    const withExtra = { ...spec, workloads: [{ ...spec.workloads[0], sheet: 'Sheet1' }] }
+    expect(checkSpec(spec).errors).toEqual([])
+    expect(checkSpec(withExtra).errors).toEqual(['spec.workloads[0] has an unknown field "sheet"; remove it or check the spelling.'])
   })
 })
