@@ -17,7 +17,7 @@ import { nanoToNumber } from '../../../src-main/services/ledger/units'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { runRelease } from '../../../src-main/services/releases/release-service'
 import { openStore, type Store } from '../../../src-main/services/store/store'
-import { craftDataset } from '../ledger/fixtures'
+import { craftDataset, saveQuery as insertQueryUnchecked } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
 import { officerAct } from '../officer-fixture'
 
@@ -197,6 +197,27 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
       /set before budgets carried the officer's signature on the dataset's privacy unit/
     )
+    expect(charges()).toBe(before)
+  })
+
+  it('a saved definition that does not count persons by the unit (written with the file) is refused before any charge (review finding)', () => {
+    // The release path took the stored definition as it was: a row count on a person-level dataset is charged at
+    // sensitivity 1 while a person with 50 rows in a room moves that count by 50. Saving refuses it; the release now
+    // checks the stored definition the same way.
+    const { id } = rooms()
+    setBudget(store.db, { datasetId: id, epsilon: '50', reason: 'room review', ...officerAct(store.db) })
+    const base = { kind: 'threshold' as const, groupBy: ['room'], threshold: { kind: 'constant' as const, value: 15 }, groups: ROOMS.map((r) => [r]) }
+    const rows = insertQueryUnchecked(store.db, id, 'rows, written with the file', { ...base, count: { kind: 'rows' } })
+    const byRole = insertQueryUnchecked(store.db, id, 'persons by role, written with the file', {
+      ...base,
+      count: { kind: 'persons', personColumn: 'role', cap: 1 }
+    })
+    const before = charges()
+    for (const queryId of [rows, byRole]) {
+      expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
+        /protects persons \(person column "person"\): count persons by "person"/
+      )
+    }
     expect(charges()).toBe(before)
   })
 

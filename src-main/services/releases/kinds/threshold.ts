@@ -15,7 +15,7 @@ import { decimalToNano, floatToNanoUp, nanoToDisplay } from '../../ledger/units'
 import { NOTION_LABEL } from '../../ledger/notions'
 import { getDataset } from '../../datasets/catalog'
 import { keyPart } from '../../datasets/column-types'
-import { findColumn, storedValueFor } from '../../datasets/query-definitions'
+import { checkThresholdDefinition, findColumn, storedValueFor } from '../../datasets/query-definitions'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../../datasets/privacy-unit'
 import { num, pct, protectedUnit } from '../guarantee'
 import { type SavedQueryRow, thresholdDefinition } from '../inputs'
@@ -172,7 +172,9 @@ function thresholdExecute(pub: PublicThreshold, req: ThresholdRequest, price: Th
 }
 
 function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
-  const def = thresholdDefinition(query)
+  // The stored definition is checked as saving checks it (review finding: one written around the app, e.g. a row
+  // count on a person-level dataset, was charged at sensitivity 1 while a person moves that count by all their rows).
+  const def = checkThresholdDefinition(db, getDataset(db, query.datasetId), thresholdDefinition(query) as unknown as Record<string, unknown>)
   const req = thresholdRequest(p)
   const { mechanism, alpha, beta, epsMax, eps1, steps, fineSteps } = req
   // Everything up to `execute` is computed from the definition and public tables only (the preview shows it).
