@@ -7,6 +7,7 @@ import { ErrorText, NumberField, SelectField, parseNumber } from '../../componen
 import { formatExact } from '../../format'
 import { href } from '../../sections'
 import { TradeoffChart } from './TradeoffChart'
+import { searchFitSentence } from './searchDefinition'
 import { RELEASE_PARAMS, inRange } from '../../../../src-main/contract/release-params'
 
 const T = RELEASE_PARAMS.threshold
@@ -182,10 +183,21 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
           error={typeof params === 'string' ? null : preview.error}
           loading={preview.loading || stale}
           onUse={(param, value) => (param === 'alpha' ? setAlpha : param === 'beta' ? setBeta : setEpsilon)(String(value))}
+          searchFit={
+            q.definition.kind === 'anomaly-search' && pv && !pv.allowed && pv.remaining !== null
+              ? searchFitSentence(q.definition, pv.remaining, formatExact(pv.remainingExact, 'down'))
+              : null
+          }
         />
 
         <div className="button-row">
-          <button type="submit" disabled={!pv?.allowed || stale || act.busy} data-testid="release-run">
+          <button
+            type="submit"
+            disabled={!pv?.allowed || stale || act.busy}
+            data-testid="release-run"
+            aria-describedby={pv && !pv.allowed ? 'preview-denial' : undefined}
+            title={pv && !pv.allowed ? 'Denied: see why above' : undefined}
+          >
             {pv ? `Release and spend ε ${formatExact(pv.epsilonExact)}` : 'Release'}
           </button>
         </div>
@@ -200,6 +212,8 @@ function PreviewBox(props: {
   error: string | null
   loading: boolean
   onUse: (param: 'alpha' | 'beta' | 'epsilon', value: number) => void
+  /** A denied search: what would fit (its parameters are fixed, so a new search). */
+  searchFit?: string | null
 }) {
   const p = props.preview
   if (props.error) return <ErrorText error={props.error} testId="preview-error" />
@@ -229,7 +243,7 @@ function PreviewBox(props: {
         )}
       </p>
       {!p.allowed && (
-        <p className="error" role="alert" data-testid="preview-denial">
+        <p className="error" role="alert" data-testid="preview-denial" id="preview-denial">
           Would be denied: {p.denial?.replace(/^Denied:\s*/, '')}
           {p.budgetExact === null && (
             <>
@@ -237,6 +251,11 @@ function PreviewBox(props: {
               A privacy officer can set a budget in the <a href={href('ledger')}>Ledger</a>.
             </>
           )}
+        </p>
+      )}
+      {!p.allowed && props.searchFit && (
+        <p className="fit-suggestion" data-testid="preview-search-fit">
+          {props.searchFit}
         </p>
       )}
       {!p.allowed && p.fit && (

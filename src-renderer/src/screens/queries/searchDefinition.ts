@@ -105,3 +105,20 @@ export function buildSearchDefinition(form: SearchForm, dataset: DatasetInfo, da
   }
   return d
 }
+
+/**
+ * A denied search's way forward (issue 17: denials name what would fit). Its ε per question and budget were fixed when it
+ * was saved, so the fit is a new search: the largest budget of whole questions at the same ε that what is left allows,
+ * else a smaller ε per question. From the saved definition and the ledger's remaining budget only (both public).
+ */
+export function searchFitSentence(def: Pick<AnomalySearchDefinition, 'epsilonPerQuery' | 'budget'>, remaining: number, remainingText: string): string {
+  const e = def.epsilonPerQuery
+  const n = Math.floor(remaining / e + 1e-9)
+  // (The panel says above that the ε per question and the budget were fixed when the search was saved.)
+  if (!(remaining > 0)) return 'Nothing is left: only the privacy officer can raise the budget.'
+  if (n >= 1) {
+    const b = Number((n * e).toPrecision(12))
+    return `What fits the ε ${remainingText} left: a new search with a budget of at most ε ${b} (${n} question${n === 1 ? '' : 's'} at ε ${e}, where this one asks up to ${Math.floor(def.budget / e + 1e-9)}), or ask the privacy officer to raise the budget.`
+  }
+  return `Not one question at ε ${e} fits the ε ${remainingText} left: a new search needs an ε per question of at most ${remainingText}, or ask the privacy officer to raise the budget.`
+}
