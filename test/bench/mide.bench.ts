@@ -6,7 +6,7 @@
  *
  * The numpy comparison (issue 19): taxi-jan2015-M (1,488 predicates), 100 trials, paper defaults, min-entropy excluded on
  * both sides (`runThresholdTrials(..., { minEntropy: false })` here: noise, decisions, FN/FP per trial). Our run and the
- * reference's run alternate, mechanism by mechanism, for MIDE_BENCH_ROUNDS rounds (default 15); each side's best time
+ * reference's run alternate, mechanism by mechanism, for MIDE_BENCH_ROUNDS rounds (default 30); each side's best time
  * is kept and the ratio is ours / numpy's (<= 1: at least as fast). The reference's time is measured inside Python
  * around its vectorised run only (no pipe or start-up time). Two uncounted warm-up rounds come first. On a shared machine both sides wait for a core alike.
  */
@@ -14,10 +14,13 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { resolve } from 'node:path'
-import { seededRng } from '../../src-worker/engine/random'
+import { deriveSeed, seededRng } from '../../src-worker/engine/random'
 import {
   type EpsLevel,
   PAPER_DEFAULTS,
+  type ThresholdMechanism,
+  type ThresholdParams,
+  finalStepEpsilon,
   THRESHOLD_MECHANISMS,
   aggregateThresholdTrials,
   minEntropyLevels,
@@ -50,6 +53,7 @@ function benchMinEnt(k: number, levels: number, lo: number, hi: number, runs: nu
 
 // Paths from the project root, the working directory of `npm run bench`.
 const workloadPath = (w: string) => resolve(`../shared/workloads/taxi-jan2015-${w}.csv`)
+const taxi = (w: string) => parseWorkload(readFileSync(workloadPath(w), 'utf8'))
 
 /** The reference as a child process answering one run per line (see mide_numpy_reference.py). */
 async function numpyReference(
@@ -84,7 +88,7 @@ async function numpyReference(
 }
 
 async function versusNumpy() {
-  const rounds = Number(process.env.MIDE_BENCH_ROUNDS ?? 15)
+  const rounds = Number(process.env.MIDE_BENCH_ROUNDS ?? 30)
   const trials = 100
   const wl = parseWorkload(readFileSync(workloadPath('M'), 'utf8'))
   const ref = await numpyReference(workloadPath('M'))
@@ -138,7 +142,53 @@ async function versusNumpy() {
   }
 }
 
+/**
+ * The cells of the `mide` preset (presets.ts: taxi H/M/L; defaults, alpha, beta and eps_1 x m sweeps; 100 trials each),
+ * run here by the engine alone on this thread, timed in CPU time (process.cpuUsage: what the worker pool has to
+ * spread over its workers, less disturbed by other processes than wall time). MIDE_BENCH_ONLY=preset.
+ */
+function presetEngineCpu() {
+  const alphas = [1, ...Array.from({ length: 20 }, (_, i) => 10 * (i + 1))]
+  const betas = Array.from({ length: 10 }, (_, i) => (i + 1) / 100)
+  const all: ThresholdMechanism[] = ['nlm', 'tslm', 'ppwlm', 'dppwlm']
+  const cpuBySweep: Record<string, number> = {}
+  let cells = 0
+  const wallStart = performance.now()
+  const cpuStart = process.cpuUsage()
+  for (const w of ['H', 'M', 'L']) {
+    const wl = taxi(w)
+    const grid: Array<[string, ThresholdMechanism, Partial<ThresholdParams>]> = []
+    for (const m of all) grid.push(['defaults', m, {}])
+    for (const m of all) for (const alpha of alphas) grid.push(['alpha sweep', m, { alpha }])
+    for (const m of all) for (const beta of betas) grid.push(['beta sweep', m, { beta, epsMax: 8 }])
+    for (const m of ['ppwlm', 'dppwlm'] as const)
+      for (const eps1 of [1e-5, 1e-4, 1e-3, 1e-2, 1e-1])
+        for (const steps of [2, 4, 6, 8, 10, 12]) grid.push(['eps_1 x m sweep', m, { eps1, steps, epsMax: 8 }])
+    for (const [sweep, m, p] of grid) {
+      const params = { ...PAPER_DEFAULTS, ...p }
+      if ((m === 'ppwlm' || m === 'dppwlm') && !(params.eps1 < finalStepEpsilon(params.alpha, params.beta, params.steps))) continue
+      const c = process.cpuUsage()
+      runThresholdTrials(m, wl, params, deriveSeed('mide-pvldb22', w, sweep, m, JSON.stringify(p)), 0, 100)
+      const u = process.cpuUsage(c)
+      cpuBySweep[sweep] = (cpuBySweep[sweep] ?? 0) + (u.user + u.system) / 1e6
+      cells++
+    }
+  }
+  const u = process.cpuUsage(cpuStart)
+  return {
+    cells,
+    trials: cells * 100,
+    cpuSeconds: round((u.user + u.system) / 1e6, 2),
+    wallSeconds: round((performance.now() - wallStart) / 1000, 2),
+    cpuSecondsBySweep: Object.fromEntries(Object.entries(cpuBySweep).map(([k, v]) => [k, round(v, 2)]))
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.MIDE_BENCH_ONLY === 'preset') {
+    report({ presetEngineCpu: presetEngineCpu() })
+    return
+  }
   const vsNumpy = await versusNumpy()
   if (process.env.MIDE_BENCH_ONLY === 'numpy') {
     report({ vsNumpy })
@@ -154,7 +204,6 @@ async function main(): Promise<void> {
     k20_distinct_flat: benchMinEnt(20, 20, 0.01, 0.1, 50)
   }
 
-  const taxi = (w: string) => parseWorkload(readFileSync(workloadPath(w), 'utf8'))
   const m544 = taxi('M')
   const counts544 = m544.counts.slice(0, 544)
   const thresholds544 = m544.thresholds.slice(0, 544)
