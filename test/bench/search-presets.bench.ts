@@ -6,8 +6,10 @@
  * - timeLeft: the estimates the job published (job/progress events): the largest and smallest predicted duration
  *   (elapsed + time left) after 10 % of the run, their ratio (the 2x rule), and the same for the naive estimate
  *   (trials done per second) computed from the same events.
+ * - engine: the engine's CPU time per individual and round on this thread (nyc_taxi, binary, eps 0.5), which times the
+ *   individual-rounds of a preset give its CPU seconds on a free machine.
  * Env: SEARCH_PRESETS_BENCH (comma-separated preset names, default "search-fig2"; "search-fig1" adds the round-capped
- * Fig. 1 preset, several minutes), SEARCH_PRESETS_WORKERS (default 2), SEARCH_PRESETS_TRIALS (default 100).
+ * Fig. 1 preset, several minutes; "none": the engine figure only), SEARCH_PRESETS_WORKERS (default 2), SEARCH_PRESETS_TRIALS (default 100).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -17,8 +19,14 @@ import type { SweepJobResult } from '../../src-main/contract/experiments'
 import { createServices } from '../../src-main/services'
 import { findPreset } from '../../src-main/services/experiments/presets'
 import { report, round } from './timing'
+import { seededRng } from '../../src-worker/engine/random'
+import { privateBinarySearch } from '../../src-worker/engine/search'
+import { loadNabPreset } from '../../src-main/cli/commands/search'
 
-const presets = (process.env.SEARCH_PRESETS_BENCH ?? 'search-fig2').split(',').map((s) => s.trim())
+const presets = (process.env.SEARCH_PRESETS_BENCH ?? 'search-fig2')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '' && s !== 'none')
 const workers = Number(process.env.SEARCH_PRESETS_WORKERS ?? 2)
 const trials = Number(process.env.SEARCH_PRESETS_TRIALS ?? 100)
 
@@ -114,7 +122,30 @@ async function runPreset(name: string) {
   }
 }
 
+/**
+ * The engine's own cost on this thread, CPU time (it stays put when other work shares the cores, unlike the workers' wall
+ * times above): nyc_taxi, binary oracle, eps 0.5, 3 runs of at most 1,000 rounds, best of 5.
+ */
+function engineCpu(): { nsCpuPerIndividualRound: number; rounds: number } {
+  const p = loadNabPreset('../shared/data/nab/nyc_taxi.csv', process.cwd())
+  let best = Infinity
+  let rounds = 0
+  for (let rep = 0; rep < 5; rep++) {
+    const c0 = process.cpuUsage()
+    rounds = 0
+    for (let s = 0; s < 3; s++) {
+      const params = { epsilon: 0.5, tLow: p.tLow, tHigh: p.tHigh, oracle: 'binary' as const, top: 4, halting: { tau: 0.5, maxQueries: 1000 } }
+      rounds += privateBinarySearch(p.scores, params, seededRng(`engine-cpu-${s}`)).queries
+    }
+    const c = process.cpuUsage(c0)
+    best = Math.min(best, ((c.user + c.system) * 1000) / (rounds * p.scores.length))
+  }
+  return { nsCpuPerIndividualRound: round(best, 2), rounds }
+}
+
 async function main(): Promise<void> {
+  const engine = engineCpu()
+  process.stderr.write(`search presets bench: engine ${JSON.stringify(engine)}\n`)
   const out = []
   for (const name of presets) {
     process.stderr.write(`search presets bench: ${name}, ${trials} trials per cell, ${workers} worker(s)\n`)
@@ -122,7 +153,7 @@ async function main(): Promise<void> {
     process.stderr.write(`  ${JSON.stringify(r)}\n`)
     out.push(r)
   }
-  report({ runs: out, targetFig2Seconds: 60, note: 'Wall times on a shared 2-core machine (see loadAverage*); workerSeconds is the engine time.' })
+  report({ engine, runs: out, targetFig2Seconds: 60, note: 'Wall times on a shared 2-core machine (see loadAverage*); workerSeconds is the engine time.' })
 }
 
 main().catch((e) => {
