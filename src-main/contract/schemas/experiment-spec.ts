@@ -5,6 +5,7 @@
  * depend on the engine and report every problem, not only the first).
  */
 import { z } from 'zod'
+import type { ExperimentSpec } from '../experiments'
 import { LIMITS, finiteNumber, rangedNumber, text } from './common'
 
 export const EXPERIMENT_ENGINES = ['threshold', 'aiq', 'search'] as const
@@ -98,3 +99,8 @@ export const experimentSpecSchema = z
   })
   .refine((s) => s.sweeps !== undefined || s.mechanisms !== undefined, { error: 'must give sweeps, or mechanisms for a single sweep' })
   .describe('An experiment (a simulation: seeded, ground truth, never charged): one engine, its workloads, sweeps, trials per cell and a base seed.')
+
+/** Compile-time: a spec that fits the schema is an `ExperimentSpec` (the contract's type, also the shape stored), and back. */
+type SpecFromSchema = Omit<z.infer<typeof experimentSpecSchema>, '$schema' | 'description'>
+type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
+export const specSchemaMatchesTheContract: Agree<SpecFromSchema, ExperimentSpec> = true
