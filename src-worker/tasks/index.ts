@@ -10,6 +10,10 @@ import { type ThresholdTrialBatch, thresholdTrialBatch } from './mide-tasks'
 import { type AiqTrialBatch, aiqTrialBatch } from './sensitive-tasks'
 import { type SearchTrialBatch, type TrialBatchResult, searchTrialBatch } from './search-tasks'
 import type { DiagnosticTaskMap } from './diagnostics'
+import { runReleaseTask } from './release-task'
+import { type ThresholdReleasePayload, type ThresholdReleaseResult, computeThresholdRelease } from './release-threshold'
+import { type AiqReleasePayload, type AiqReleaseResult, computeAiqRelease } from './release-anomaly-identification'
+import { type SearchReleasePayload, type SearchReleaseResult, computeSearchRelease } from './release-anomaly-search'
 
 export interface TaskMap {
   'self-check/laplace': { payload: SelfCheckBatch; result: SelfCheckBatchResult }
@@ -17,6 +21,10 @@ export interface TaskMap {
   'experiments/threshold': { payload: ThresholdTrialBatch; result: TrialBatchResult }
   'experiments/aiq': { payload: AiqTrialBatch; result: TrialBatchResult }
   'experiments/search': { payload: SearchTrialBatch; result: TrialBatchResult }
+  // Releases (issue 18): the computation after the charge, with the worker's own secure generator (never in the payload).
+  'release:threshold': { payload: ThresholdReleasePayload; result: ThresholdReleaseResult }
+  'release:anomaly-identification': { payload: AiqReleasePayload; result: AiqReleaseResult }
+  'release:anomaly-search': { payload: SearchReleasePayload; result: SearchReleaseResult }
 }
 
 /** What the pool may send: the tasks, and the diagnostic kinds a worker runs only with QA_DIAGNOSTICS=1 (crash tests). */
@@ -26,6 +34,8 @@ export type TaskPayload<K extends TaskKind> = PoolTaskMap[K]['payload']
 export type TaskResult<K extends TaskKind> = PoolTaskMap[K]['result']
 /** The kinds a sweep's engine adapter names (src-main/services/experiments/engines). */
 export type ExperimentTaskKind = Extract<keyof TaskMap, `experiments/${string}`>
+/** The release kinds' tasks (`release:<kind>`). */
+export type ReleaseTaskKind = Extract<keyof TaskMap, `release:${string}`>
 
 export type TaskFns = { [K in keyof TaskMap]: (payload: TaskPayload<K>, ctx: TaskContext) => TaskResult<K> }
 
@@ -33,7 +43,10 @@ export const tasks: TaskFns = {
   'self-check/laplace': (p, ctx) => selfCheckBatch(p, ctx, String(threadId)),
   'experiments/threshold': (p, ctx) => thresholdTrialBatch(p, ctx),
   'experiments/aiq': (p, ctx) => aiqTrialBatch(p, ctx),
-  'experiments/search': (p, ctx) => searchTrialBatch(p, ctx)
+  'experiments/search': (p, ctx) => searchTrialBatch(p, ctx),
+  'release:threshold': (p) => runReleaseTask(p, computeThresholdRelease),
+  'release:anomaly-identification': (p) => runReleaseTask(p, computeAiqRelease),
+  'release:anomaly-search': (p) => runReleaseTask(p, computeSearchRelease)
 }
 
 export function isTaskKind(kind: string): kind is keyof TaskMap {

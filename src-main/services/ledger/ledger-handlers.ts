@@ -26,7 +26,7 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
       return { entry, account: datasetLedger(db(), req.datasetId) }
     },
     'releases/preview': async (req) => previewRelease(db(), req),
-    'releases/run': async (req) => runReleaseTimed(db(), req),
+    'releases/run': async (req) => runReleaseTimed(db(), req, ctx.pool),
     'releases/list': async (req) => listReleases(db(), optInt(req.datasetId, 'datasetId')),
     'releases/get': async (req) => getRelease(db(), req.releaseId),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),

@@ -61,6 +61,11 @@ export interface RunOptions<T = unknown> {
   failFast?: boolean
   /** A batch running longer than this is treated like a crash (worker terminated, batch retried once). */
   batchTimeoutMs?: number
+  /**
+   * Run each batch at most once: no retry after a lost worker and no time-out (`batchTimeoutMs` ignored). For releases
+   * (issue 18): a retry would draw the noise twice, and a time-out that depends on the data's run time would be a signal.
+   */
+  once?: boolean
 }
 
 export interface WorkerScript {
@@ -270,7 +275,7 @@ export class WorkerPool {
     slot.task = task
     task.done = 0
     task.run.inFlight.add(task)
-    const timeout = task.run.options.batchTimeoutMs
+    const timeout = task.run.options.once ? undefined : task.run.options.batchTimeoutMs
     if (timeout && timeout > 0) {
       slot.timer = setTimeout(() => {
         slot.timer = null
@@ -326,14 +331,14 @@ export class WorkerPool {
     }
     if (task && !task.run.settled) {
       task.attempts++
-      if (task.attempts < 2) {
+      if (task.attempts < 2 && !task.run.options.once) {
         // Retry once, ahead of the rest of the queue.
         task.batchId = nextBatchId++
         this.queue.unshift(task)
       } else {
         this.finishTask(task, {
           ok: false,
-          error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed twice: ${reason}`,
+          error: `Batch ${task.index + 1} of ${task.run.batches.length} (${task.batch.kind}) failed${task.run.options.once ? '' : ' twice'}: ${reason}`,
           failure: { kind: 'worker-lost', reason }
         })
       }

@@ -25,6 +25,7 @@ import { nanoToDecimal, nanoToNumber } from '../ledger/units'
 import { type Sealed, seal, unseal } from '../officer/officer-crypto'
 import { type OfficerKey, officerRows, unlockOfficer, writeCheckpoint } from '../officer/officers'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
+import { type ReleasePool, executeOnPool } from './kinds/release-kind'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
 
 type Db = Database.Database
@@ -72,8 +73,15 @@ function holdUntil(iso: string): void {
 
 /** Resolves once every release run by this process has reached its padded answer time (at once when none is pending). */
 export async function afterPaddedAnswers(): Promise<void> {
+  // A release computed on the worker pool leaves this thread free while it runs: what arrives meanwhile is held until
+  // its padded answer time too, as when the run blocked the thread (else the moment calls stop being answered at once
+  // would tell the run's end).
+  while (runsOnPool.size > 0) await Promise.all([...runsOnPool])
   for (let ms = heldUntilMs - Date.now(); ms > 0; ms = heldUntilMs - Date.now()) await new Promise((resolve) => setTimeout(resolve, ms))
 }
+
+/** Releases of this process whose computation is on the worker pool (each settles once its answer is stored). */
+const runsOnPool = new Set<Promise<unknown>>()
 
 /** Releases being answered by this process right now (anything else left 'charged' was interrupted). */
 const inFlight = new Set<string>()
@@ -209,36 +217,88 @@ export interface RunHooks {
   afterCharge?: (releaseId: number) => void
 }
 
-export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): ReleaseRecord {
+interface ChargedRelease {
+  prepared: PreparedRelease
+  releaseId: number
+  chargedAt: string
+  key: string
+}
+
+/** Validate, price and charge (one transaction); the release is then in flight until its answer or failure is stored. */
+function chargeAndBegin(db: Db, req: ReleaseRequest): ChargedRelease {
   const actor = actorOf(req)
   const prepared = prepareRelease(db, req.queryId, req.params)
   const { releaseId } = chargeRelease(db, prepared, actor)
   const chargedAt = (db.prepare('SELECT created_at FROM releases WHERE id = ?').get(releaseId) as { created_at: string }).created_at
   const key = flightKey(db, releaseId)
   inFlight.add(key)
+  return { prepared, releaseId, chargedAt, key }
+}
+
+/** A charged release that could not be computed: the charge stays (noise may have been drawn); the cause is not recorded. */
+function failCharged(db: Db, c: ChargedRelease): never {
+  const reason = NEUTRAL_FAILURE
+  const failedAt = answerTime(c.chargedAt)
+  holdUntil(failedAt)
+  db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
+    reason,
+    failedAt,
+    c.releaseId
+  )
+  throw new ReleaseFailedError(c.releaseId, reason)
+}
+
+function answered(db: Db, c: ChargedRelease, result: ExecutionResult): ReleaseRecord {
+  storeAnswer(db, c.releaseId, c.chargedAt, result)
+  return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(c.releaseId) as ReleaseRow, true)
+}
+
+/** A release computed inline on this thread (the CLI, tests): the kind's one computation with a fresh secure generator. */
+export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): ReleaseRecord {
+  const c = chargeAndBegin(db, req)
   try {
-    hooks.afterCharge?.(releaseId)
+    hooks.afterCharge?.(c.releaseId)
     let result: ExecutionResult
     try {
-      result = executePrepared(prepared, SecureRandom.create())
-    } catch (e) {
-      // The charge stays (noise may have been drawn). The cause is not recorded: it may depend on the data.
-      void e
-      const reason = NEUTRAL_FAILURE
-      const failedAt = answerTime(chargedAt)
-      holdUntil(failedAt)
-      db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
-        reason,
-        failedAt,
-        releaseId
-      )
-      throw new ReleaseFailedError(releaseId, reason)
+      result = executePrepared(c.prepared, SecureRandom.create())
+    } catch {
+      // The cause may depend on the data: never shown.
+      failCharged(db, c)
     }
-    storeAnswer(db, releaseId, chargedAt, result)
+    return answered(db, c, result)
   } finally {
-    inFlight.delete(key)
+    inFlight.delete(c.key)
   }
-  return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(releaseId) as ReleaseRow, true)
+}
+
+/**
+ * A release whose computation runs on the worker pool (issue 18): the data read and the charge stay on this thread; the
+ * mechanism, the ball counts or the search run on a worker with its own secure generator, once (no retry, no time-out).
+ * A worker's failure is the neutral release failure; the answer time is measured from the charge, here, as inline.
+ */
+export function runReleaseOnPool(db: Db, req: ReleaseRequest, pool: ReleasePool, hooks: RunHooks = {}): Promise<ReleaseRecord> {
+  const run = (async () => {
+    const c = chargeAndBegin(db, req)
+    try {
+      hooks.afterCharge?.(c.releaseId)
+      let result: ExecutionResult
+      try {
+        result = await executeOnPool(c.prepared, pool)
+      } catch {
+        failCharged(db, c)
+      }
+      return answered(db, c, result)
+    } finally {
+      inFlight.delete(c.key)
+    }
+  })()
+  const settled = run.then(
+    () => undefined,
+    () => undefined
+  )
+  runsOnPool.add(settled)
+  void settled.then(() => runsOnPool.delete(settled))
+  return run
 }
 
 /** Waits until an ISO time (a release's padded answer time). */
@@ -249,15 +309,16 @@ async function until(iso: string | null): Promise<void> {
 }
 
 /**
- * `runRelease` as the doors (HTTP, desktop, CLI) call it: the answer, or the failure of a charged release, is handed
+ * `runRelease` (or `runReleaseOnPool` given a pool) as the doors (HTTP, desktop, CLI) call it: the answer, or the failure of a charged release, is handed
  * over at its padded answer time (`answerTime`), so how long the call takes tells the analyst only the run time rounded
  * up to whole seconds. Refusals before the charge (bad input, denials) depend on public inputs only and are not held.
  */
-export async function runReleaseTimed(db: Db, req: ReleaseRequest): Promise<ReleaseRecord> {
+export async function runReleaseTimed(db: Db, req: ReleaseRequest, pool?: ReleasePool): Promise<ReleaseRecord> {
   // A release asked while another ran is charged after that one's padded time: its charge time would tell the run's end.
   await afterPaddedAnswers()
   try {
-    const r = runRelease(db, req)
+    // On the pool when the services have one (the desktop and the headless server): this thread never blocks on it.
+    const r = pool ? await runReleaseOnPool(db, req, pool) : runRelease(db, req)
     await until(r.answeredAt)
     return r
   } catch (e) {

@@ -7,7 +7,8 @@ import type { PrivacyUnit } from '../../../contract/datasets'
 import type { AnomalyIdentificationReleaseParams, PrivacyNotion } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
 import { type Rng, keepRandomSubset } from '../../../../src-worker/engine/random'
-import { buildUniverse, encodeRecord, releaseAiq, type Metric } from '../../../../src-worker/engine/sensitive'
+import type { Metric } from '../../../../src-worker/engine/sensitive'
+import type { AiqReleasePayload } from '../../../../src-worker/tasks/release-anomaly-identification'
 import { UserError } from '../../errors'
 import { canonicalJson } from '../../ledger/canonical'
 import { WHOLE_DATASET } from '../../ledger/cells'
@@ -19,7 +20,7 @@ import { datasetUnit, unitName } from '../../datasets/privacy-unit'
 import { aiqFrame, framedValues } from '../aiq-frame'
 import { num, pct, protectedUnit } from '../guarantee'
 import { type SavedQueryRow, aiqDefinition } from '../inputs'
-import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct } from './release-kind'
+import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct, releaseRun } from './release-kind'
 
 const P = RELEASE_PARAMS.anomalyIdentification
 
@@ -78,49 +79,50 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion, unit, rowsPerUnit }),
     publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit, graph },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
-    execute(rng) {
-      const { universe, tuples } = aiqUniverse(db, query.id, frame, records, rowsPerUnit, rng)
-      const out = releaseAiq(rng, universe, {
+    ...releaseRun<'release:anomaly-identification'>({
+      task: 'release:anomaly-identification',
+      read: (rng) => ({
+        ...aiqColumns(db, query.id, frame, rowsPerUnit, rng),
         mechanism,
         metric: def.metric as Metric,
         radius: def.radius,
         beta: def.beta,
         k: def.k,
-        epsilon: engineEps,
-        queries: tuples
-      })
-      return {
+        epsilon: engineEps
+      }),
+      finish: (out) => ({
         answer: { kind: 'anomaly-identification', columns: def.columns, records: def.records!.map((record, i) => ({ record, anomaly: out.bits[i] === 1 })) },
         exPost: { spentMax: engineEps * records }
-      }
-    }
+      })
+    })
   }
 }
 
 /**
- * After the charge: the data read, each person truncated to `rowsPerUnit` rows at random, framed (aiq-frame.ts: no
- * answer changes, nothing private can fail or widen the index), and the records asked about as tuples.
+ * After the charge, on the services' thread: the data read, each person truncated to `rowsPerUnit` rows at random
+ * (`rng`, secure), framed (aiq-frame.ts: no answer changes, nothing private can fail or widen the index), followed by
+ * the records asked about, whose own copies the task takes out of the histogram again (an empty selection is all
+ * zeros). The universe and the ball counts are built by the task (src-worker/tasks/release-anomaly-identification.ts).
  */
-function aiqUniverse(db: Database.Database, queryId: number, frame: ReturnType<typeof aiqFrame>, records: number, rowsPerUnit: number, rng: Rng) {
+function aiqColumns(
+  db: Database.Database,
+  queryId: number,
+  frame: ReturnType<typeof aiqFrame>,
+  rowsPerUnit: number,
+  rng: Rng
+): Pick<AiqReleasePayload, 'columns' | 'rows' | 'records'> {
   const data = loadAnomalyIdentificationData({ db }, queryId)
   const keep = data.persons ? keptRows(data.persons, rowsPerUnit, rng) : null
   const pick = <T>(values: ArrayLike<T> | T[]): T[] => (keep ? keep.map((i) => values[i]) : Array.from(values))
-  // The data, framed (aiq-frame.ts: no answer changes, nothing private can fail or widen the index), followed by the
-  // records asked about, whose own copies are taken out of the histogram again: an empty selection is all zeros.
-  const n = keep ? keep.length : data.rowCount
-  const universe = buildUniverse(
-    data.columns.map((c, j) => {
-      const framed = framedValues(frame[j], pick(c.values as ArrayLike<number> & string[]))
-      const asked = data.records.map((r) => r[j])
-      return c.kind === 'numeric' ? Float64Array.from([...(framed as Float64Array), ...(asked as number[])]) : [...(framed as string[]), ...(asked as string[]).map(String)]
-    }),
-    data.columns.map((c) => ({ kind: c.kind, binWidth: c.kind === 'numeric' ? c.binWidth : undefined }))
-  )
-  for (let i = 0; i < records; i++) universe.counts[universe.recordPoint[n + i]] -= 1
-  const tuples = new Int32Array(records * universe.dims)
+  const columns = data.columns.map((c, j): AiqReleasePayload['columns'][number] => {
+    const framed = framedValues(frame[j], pick(c.values as ArrayLike<number> & string[]))
+    const asked = data.records.map((r) => r[j])
+    return c.kind === 'numeric'
+      ? { kind: 'numeric', binWidth: c.binWidth, values: Float64Array.from([...(framed as Float64Array), ...(asked as number[])]) }
+      : { kind: 'categorical', values: [...(framed as string[]), ...(asked as string[]).map(String)] }
+  })
   // The records converted like the columns (a timestamp given as ISO text is compared in ms, as stored).
-  data.records.forEach((r, i) => tuples.set(encodeRecord(universe, r), i * universe.dims))
-  return { universe, tuples }
+  return { columns, rows: keep ? keep.length : data.rowCount, records: data.records }
 }
 
 /**

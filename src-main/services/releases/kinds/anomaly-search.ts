@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3'
 import type { AnomalySearchDefinition, PrivacyUnit } from '../../../contract/datasets'
 import type { AnomalySearchReleaseParams } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
-import { queriesAllowedByBudget, releaseAnomalySearch } from '../../../../src-worker/engine/search'
+import { queriesAllowedByBudget } from '../../../../src-worker/engine/search'
 import { UserError } from '../../errors'
 import { WHOLE_DATASET } from '../../ledger/cells'
 import { decimalToNano, epsilonAtMost, nanoToDisplay } from '../../ledger/units'
@@ -15,7 +15,7 @@ import { anomalySearchQuery, loadAnomalySearchData, searchIndividuals } from '..
 import { datasetUnit } from '../../datasets/privacy-unit'
 import { num } from '../guarantee'
 import { type SavedQueryRow, searchDefinition } from '../inputs'
-import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct } from './release-kind'
+import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct, releaseRun } from './release-kind'
 
 const P = RELEASE_PARAMS.anomalySearch
 
@@ -49,6 +49,8 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
   const { eps, budget, floor, maxQueries, chargeNano, engineEps, engineBudget, chargeExplained } = searchPrice(def)
   const top = Math.min(def.top ?? P.top.default, individuals.length)
   const tau = def.tau ?? (def.delta === undefined ? P.tau.default : undefined)
+  // The public ids of the individuals, in the order of the scores the task is given (set by the read).
+  let ids: string[] = []
   return {
     query,
     datasetName,
@@ -73,39 +75,43 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       top
     },
     description: `Anomaly search "${query.name}" (${def.oracle} oracle) over ${individuals.length} public individuals, at most ${maxQueries} questions at epsilon ${num(eps)}`,
-    execute(rng) {
-      // After the charge: the scores come from the searched data here, clipped to [L, inf) by the loader.
-      const data = loadAnomalySearchData({ db }, query.id)
-      // Shifted by L: the engine's oracle has sensitivity tLow and sees scores >= 0 (every normal score in [0, tLow - L]).
-      const shifted = data.scores.map((x) => x - floor)
-      const out = releaseAnomalySearch(
-        shifted,
-        {
-          epsilon: engineEps,
-          tLow: def.tLow - floor,
-          tHigh: def.tHigh - floor,
-          oracle: def.oracle,
-          budget: engineBudget,
-          tau,
-          delta: def.delta,
-          top,
-          posteriorGrid: P.posteriorGrid
-        },
-        rng
-      )
-      if (out.posterior.length !== out.top.length) throw new Error('the search returned a posterior that does not match its top-S')
-      return {
-        answer: {
-          kind: 'anomaly-search',
-          top: out.top.map((i) => data.ids[i]),
-          idColumn: def.idColumn ?? null,
-          // Post-processing of the charged noisy answers, snapped by the engine to the one coarse grid (ALGORITHMS.md section 4).
-          posterior: out.posterior,
-          posteriorGrid: out.posteriorGrid
-        },
-        exPost: { spentMax: out.queries * engineEps, queries: out.queries, haltedBy: out.haltedBy, posterior: out.posterior }
+    ...releaseRun<'release:anomaly-search'>({
+      task: 'release:anomaly-search',
+      read() {
+        // After the charge: the scores come from the searched data here, clipped to [L, inf) by the loader.
+        const data = loadAnomalySearchData({ db }, query.id)
+        ids = data.ids
+        return {
+          // Shifted by L: the engine's oracle has sensitivity tLow and sees scores >= 0 (every normal score in [0, tLow - L]).
+          scores: data.scores.map((x) => x - floor),
+          request: {
+            epsilon: engineEps,
+            tLow: def.tLow - floor,
+            tHigh: def.tHigh - floor,
+            oracle: def.oracle,
+            budget: engineBudget,
+            tau,
+            delta: def.delta,
+            top,
+            posteriorGrid: P.posteriorGrid
+          }
+        }
+      },
+      finish(out) {
+        if (out.posterior.length !== out.top.length) throw new Error('the search returned a posterior that does not match its top-S')
+        return {
+          answer: {
+            kind: 'anomaly-search',
+            top: out.top.map((i) => ids[i]),
+            idColumn: def.idColumn ?? null,
+            // Post-processing of the charged noisy answers, snapped by the engine to the one coarse grid (ALGORITHMS.md section 4).
+            posterior: out.posterior,
+            posteriorGrid: out.posteriorGrid
+          },
+          exPost: { spentMax: out.queries * engineEps, queries: out.queries, haltedBy: out.haltedBy, posterior: out.posterior }
+        }
       }
-    }
+    })
   }
 }
 

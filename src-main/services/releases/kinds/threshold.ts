@@ -6,21 +6,21 @@ import type Database from 'better-sqlite3'
 import type { PrivacyUnit, ThresholdQueryDefinition } from '../../../contract/datasets'
 import type { ThresholdDecision, ThresholdReleaseParams } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
-import { type Rng, assertSecure } from '../../../../src-worker/engine/random'
+import type { Rng } from '../../../../src-worker/engine/random'
 import { type ThresholdMechanism, type ThresholdParams, checkThresholdParams, thresholdCharge } from '../../../../src-worker/engine/mide/params'
-import { runThresholdRelease } from '../../../../src-worker/engine/mide'
+import { type ThresholdReleaseResult, computeThresholdRelease } from '../../../../src-worker/tasks/release-threshold'
 import { UserError } from '../../errors'
 import { type CellKey, cellKey } from '../../ledger/cells'
 import { decimalToNano, floatToNanoUp, nanoToDisplay } from '../../ledger/units'
 import { NOTION_LABEL } from '../../ledger/notions'
 import { getDataset } from '../../datasets/catalog'
 import { keyPart } from '../../datasets/column-types'
-import { checkThresholdDefinition, findColumn, storedValueFor } from '../../datasets/query-definitions'
+import { findColumn, storedValueFor } from '../../datasets/query-definitions'
 import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../../datasets/privacy-unit'
 import { num, pct, protectedUnit } from '../guarantee'
 import { type SavedQueryRow, thresholdDefinition } from '../inputs'
 import { type PublicThreshold, publicThreshold } from '../threshold-adapter'
-import { type ExecutionResult, type PreparedRelease, type ReleaseKindModule, checked, checkedProduct } from './release-kind'
+import { type ExecutionResult, type PreparedRelease, type ReleaseKindModule, type ReleaseRun, checked, checkedProduct, releaseRun } from './release-kind'
 
 const P = RELEASE_PARAMS.threshold
 
@@ -135,14 +135,30 @@ function thresholdCells(db: Database.Database, query: SavedQueryRow, def: Thresh
   )
 }
 
-/** The run, after the charge: the mechanism on the true counts, and the answer (decisions only) with the sealed costs. */
-function thresholdExecute(pub: PublicThreshold, req: ThresholdRequest, price: ThresholdPrice, rng: Rng): ExecutionResult {
+/**
+ * The run, after the charge: the true counts (and a reference threshold) read from the counted data on the services'
+ * thread, here and only here, divided by s; the mechanism in the task `release:threshold`; the answer (decisions only)
+ * with the sealed costs.
+ */
+function thresholdRun(pub: PublicThreshold, req: ThresholdRequest, price: ThresholdPrice): ReleaseRun<'release:threshold'> {
   const s = price.s
-  // After the charge: the true counts (and a reference threshold) come from the counted data here, and only here.
-  const truth = pub.evaluate(rng)
-  const counts = truth.counts.map((c) => c / s)
-  const thresholds = truth.thresholds.map((c) => c / s)
-  const run = runThreshold(req.mechanism, counts, thresholds, price.engineParams, rng)
+  return {
+    task: 'release:threshold',
+    read(rng) {
+      // `rng` (secure) draws the keyed-hash key of the groups kept for persons over the maxGroups bound.
+      const truth = pub.evaluate(rng)
+      return {
+        mechanism: req.mechanism,
+        counts: truth.counts.map((c) => c / s),
+        thresholds: truth.thresholds.map((c) => c / s),
+        params: price.engineParams
+      }
+    },
+    finish: (run) => thresholdAnswer(pub, run)
+  }
+}
+
+function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult): ExecutionResult {
   const flagged: Array<Array<string | number | null>> = []
   // Public part of each predicate (group, public threshold) with its released decision; never the count.
   const decisions: ThresholdDecision[] = pub.keys.map((key, i) => {
@@ -172,9 +188,7 @@ function thresholdExecute(pub: PublicThreshold, req: ThresholdRequest, price: Th
 }
 
 function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
-  // The stored definition is checked as saving checks it (review finding: one written around the app, e.g. a row
-  // count on a person-level dataset, was charged at sensitivity 1 while a person moves that count by all their rows).
-  const def = checkThresholdDefinition(db, getDataset(db, query.datasetId), thresholdDefinition(query) as unknown as Record<string, unknown>)
+  const def = thresholdDefinition(query)
   const req = thresholdRequest(p)
   const { mechanism, alpha, beta, epsMax, eps1, steps, fineSteps } = req
   // Everything up to `execute` is computed from the definition and public tables only (the preview shows it).
@@ -194,26 +208,21 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     guarantee: thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups, oneGroup: price.onePerPerson }),
     publicParams: { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups },
     description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${k} predicates`,
-    execute: (rng) => thresholdExecute(pub, req, price, rng)
+    ...releaseRun(thresholdRun(pub, req, price))
   }
 }
 
-export interface ThresholdRun {
-  /** 1 = flagged (decided positive or still undecided at the end). */
-  positive: Uint8Array
-  /** Ex-post: epsilon actually spent per predicate. */
-  epsilonPerPredicate: Float64Array
-}
+export type ThresholdRun = ThresholdReleaseResult
 
-/** The mechanism on counts / s with the secure generator (the engine's release entry point checks it too). */
-export function runThreshold(mechanism: ThresholdMechanism, counts: Float64Array, thresholds: Float64Array, params: ThresholdParams, rng: Rng): ThresholdRun {
-  assertSecure(rng)
-  const run = runThresholdRelease(mechanism, counts, thresholds, params, rng)
-  // Admission already refused anything the plan could deny (epsMax is not used by the engine on this path).
-  if (run.denied) throw new Error('the mechanism denied a query that admission had accepted')
-  const positive = new Uint8Array(counts.length)
-  for (const i of run.positives) positive[i] = 1
-  return { positive, epsilonPerPredicate: Float64Array.from(run.sealed.exPost) }
+/** The mechanism on counts / s with the secure generator: the task's computation (src-worker/tasks/release-threshold.ts). */
+export function runThreshold(
+  mechanism: ThresholdMechanism,
+  counts: Float64Array,
+  thresholds: Float64Array,
+  params: ThresholdParams,
+  rng: Rng
+): ThresholdRun {
+  return computeThresholdRelease({ mechanism, counts, thresholds, params }, rng)
 }
 
 function thresholdGuarantee(o: {

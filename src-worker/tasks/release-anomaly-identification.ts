@@ -1,0 +1,42 @@
+/**
+ * `release:anomaly-identification`: the universe built from the framed columns of a charged release (each person
+ * already truncated and every value framed on the services' thread: aiq-frame.ts), the records' own copies taken out
+ * again, and the mechanism's bits. The ball counts run here. Pure given its generator, which must be the secure one.
+ */
+import { type Rng, assertSecure } from '../engine/random'
+import { type AiqMechanism, type Metric, buildUniverse, encodeRecord, releaseAiq } from '../engine/sensitive'
+
+export interface AiqReleasePayload {
+  /** Per column: the framed data values followed by the records asked about (their copies are subtracted again). */
+  columns: Array<{ kind: 'numeric'; binWidth: number; values: Float64Array } | { kind: 'categorical'; values: string[] }>
+  /** Data rows before the records' copies in each column's values. */
+  rows: number
+  /** The records asked about, converted like the columns. */
+  records: Array<Array<number | string>>
+  mechanism: AiqMechanism
+  metric: Metric
+  radius: number
+  beta: number
+  k: number
+  epsilon: number
+}
+
+export interface AiqReleaseResult {
+  /** One released answer per record asked: 1 = "anomaly". */
+  bits: Uint8Array
+}
+
+export function computeAiqRelease(p: AiqReleasePayload, rng: Rng): AiqReleaseResult {
+  assertSecure(rng)
+  const universe = buildUniverse(
+    p.columns.map((c) => c.values),
+    p.columns.map((c) => (c.kind === 'numeric' ? { kind: 'numeric' as const, binWidth: c.binWidth } : { kind: 'categorical' as const }))
+  )
+  const records = p.records.length
+  const n = p.rows
+  for (let i = 0; i < records; i++) universe.counts[universe.recordPoint[n + i]] -= 1
+  const queries = new Int32Array(records * universe.dims)
+  p.records.forEach((r, i) => queries.set(encodeRecord(universe, r), i * universe.dims))
+  const out = releaseAiq(rng, universe, { mechanism: p.mechanism, metric: p.metric, radius: p.radius, beta: p.beta, k: p.k, epsilon: p.epsilon, queries })
+  return { bits: out.bits }
+}
