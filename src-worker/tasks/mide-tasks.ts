@@ -20,6 +20,8 @@ export interface ThresholdTrialBatch extends ThresholdParams {
 }
 
 const val = (x: number | null) => (x === null ? NaN : x)
+/** Trials between two progress reports (a trial of taxi M takes 0.01-3 ms, so a chunk stays well under the pool's throttle). */
+const PROGRESS_CHUNK = 25
 
 export function thresholdTrialBatch(p: ThresholdTrialBatch, ctx: TaskContext): TrialBatchResult {
   lowerThreadPriority()
@@ -30,17 +32,26 @@ export function thresholdTrialBatch(p: ThresholdTrialBatch, ctx: TaskContext): T
   const m: Record<string, Float64Array> = {}
   for (const c of cols) m[c] = new Float64Array(p.count)
   const half = Math.floor(p.count / 2)
-  for (let i = 0; i < p.count; i++) {
-    if (i === half) crashIfAsked(p.crash)
-    const [r] = runThresholdTrials(p.mechanism, workload, params, p.cellSeed, p.firstTrial + i, 1)
-    m.fnr[i] = r.denied ? NaN : val(r.fnr)
-    m.fpr[i] = r.denied ? NaN : val(r.fpr)
-    m.epsilonExPost[i] = r.denied ? NaN : val(r.epsStar)
-    m.minEntropy[i] = r.denied ? NaN : val(r.minEntropy)
-    m.minEntropyNats[i] = r.denied ? NaN : val(r.minEntropyNats)
-    m.denied[i] = r.denied ? 1 : 0
-    m.steps[i] = r.denied ? NaN : r.steps
-    ctx.progress(i + 1)
+  // Trials run in chunks through one runThresholdTrials call each, so a chunk shares one workspace and the per-predicate
+  // cuts (evaluation.ts); results do not depend on the chunking (trial t always draws from its own derived seed).
+  let done = 0
+  while (done < p.count) {
+    if (done >= half) crashIfAsked(p.crash)
+    const n = Math.min(PROGRESS_CHUNK, done < half ? half - done : p.count - done)
+    const rows = runThresholdTrials(p.mechanism, workload, params, p.cellSeed, p.firstTrial + done, n)
+    for (let j = 0; j < n; j++) {
+      const r = rows[j]
+      const i = done + j
+      m.fnr[i] = r.denied ? NaN : val(r.fnr)
+      m.fpr[i] = r.denied ? NaN : val(r.fpr)
+      m.epsilonExPost[i] = r.denied ? NaN : val(r.epsStar)
+      m.minEntropy[i] = r.denied ? NaN : val(r.minEntropy)
+      m.minEntropyNats[i] = r.denied ? NaN : val(r.minEntropyNats)
+      m.denied[i] = r.denied ? 1 : 0
+      m.steps[i] = r.denied ? NaN : r.steps
+    }
+    done += n
+    ctx.progress(done)
   }
   return { firstTrial: p.firstTrial, count: p.count, metrics: m, elapsedMs: performance.now() - t0 }
 }
