@@ -8,7 +8,7 @@
  *
  * The boundary rule (`layers/imports`) resolves every relative import (static, `export ... from`, dynamic `import()`)
  * to a path in the repository and checks it against the importing layer's allow-list; package imports are checked
- * against the layer's package allow-list (the engine may use none but seedrandom; the renderer and contract no Node
+ * against the layer's package allow-list (the engine may use none; the renderer and contract no Node
  * built-ins). It is a rule of our own because `no-restricted-imports` patterns match the written
  * specifier, and a relative specifier says nothing about where it lands. test/unit/lint-boundaries.test.ts checks it
  * against this config (a forbidden import is reported, an allowed one is not). Tests are not bounded.
@@ -166,7 +166,7 @@ export default tseslint.config(
   boundary(['src-worker/engine/**/*.ts'], {
     layer: 'engine (src-worker/engine)',
     allow: ['src-worker/engine/'],
-    packages: ['seedrandom']
+    packages: []
   }),
   {
     ...boundary(['src-worker/**/*.ts'], { layer: 'worker (src-worker)', allow: ['src-worker/'], packages: 'any' }),
