@@ -5,7 +5,7 @@
  */
 import { readlinkSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
-import { type OracleKind, type SearchParams, runSearchTrials, searchQueriesBound } from '../engine/search'
+import { type OracleKind, type SearchParams, prop3QueriesBound, runSearchTrials, searchQueriesBound } from '../engine/search'
 import type { TaskContext } from './types'
 
 export interface SearchTrialBatch {
@@ -76,10 +76,16 @@ export function searchTrialBatch(p: SearchTrialBatch, ctx: TaskContext): TrialBa
     firstTrial: p.firstTrial,
     count: p.count,
     metrics: { errorRate: error, privacyRisk: risk, queries, capped, failureRate: failed },
-    extras: { expectedQueriesBound: bound === null || !Number.isFinite(bound) ? null : bound },
+    extras: {
+      expectedQueriesBound: bound === null || !Number.isFinite(bound) ? null : bound,
+      // Without the round cap and budget: what the runs would need (shown for cells whose runs hit the cap).
+      prop3QueriesBound: finiteOrNull(prop3QueriesBound(p.scores.length, params))
+    },
     elapsedMs: performance.now() - t0
   }
 }
+
+const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x)
 
 let priorityLowered = false
 /**

@@ -107,7 +107,7 @@ export const PRESETS: ExperimentPreset[] = [
       'Each NAB series (anomaly = the largest labelled deviation, thresholds with margin 0.1) at eps 1, tau 0.5, |S| 4, at most ' +
       `${FIG1_ROUND_CAP.toLocaleString('en-US')} rounds per run; plot failureRate (or errorRate) against the workload fact thresholdRatio, one point per series and oracle. ` +
       'The noisy-max oracles need 24,000-94,000 rounds on the four series with ratios 0.01-0.02: their runs hit the cap, show in capped and ' +
-      "count as failures (the paper's success is a run that halts with the anomaly in S); expectedQueriesBound is Prop. 3's bound for them.",
+      "count as failures (the paper's success is a run that halts with the anomaly in S); prop3QueriesBound is Prop. 3's bound on what they would need.",
     spec: search('Binary search Fig. 1 (threshold ratios)', NAB, [{ label: 'eps 1', mechanisms: ORACLES, params: { eps: 1, max_queries: FIG1_ROUND_CAP } }])
   },
   {

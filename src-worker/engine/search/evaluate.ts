@@ -117,3 +117,16 @@ export function searchQueriesBound(individuals: number, params: SearchParams, su
   }
   return total
 }
+
+/**
+ * Prop. 3's bound itself, without the caps of the budget and the round cap (what a capped run would have needed on
+ * average, for the binarised oracle): the smallest bound of the posterior rules in force, or null without one. Infinity
+ * when the oracle's error probability is not below 1/2.
+ */
+export function prop3QueriesBound(individuals: number, params: SearchParams): number | null {
+  const { tau, delta } = params.halting
+  const deltas = [tau === undefined ? undefined : deltaOfTau(tau), delta].filter((d): d is number => d !== undefined)
+  if (deltas.length === 0) return null
+  const p = oracleErrorProbability(params.oracle, params.epsilon, params.tLow, params.tHigh)
+  return Math.min(...deltas.map((d) => expectedQueriesBound(individuals, p, d)))
+}

@@ -27,6 +27,9 @@ describe('search experiment metrics with a round cap', () => {
     // The case that tells the two metrics apart occurs in this batch.
     expect(cappedButFound).toBeGreaterThan(0)
     expect(r.metrics.capped.every((c) => c === 1)).toBe(false)
+    // The extras: the capped bound stops at the cap, Prop. 3's own bound says what the runs would need.
+    expect(r.extras?.expectedQueriesBound).toBe(12)
+    expect(r.extras?.prop3QueriesBound).toBeGreaterThan(12)
   })
 
   it('without a binding cap the failure rate is the error rate', () => {
