@@ -92,7 +92,7 @@ describe('release computation on the worker pool', () => {
     const chargesBefore = (await h['ledger/entries']({})).total
     const t = await runReleaseTimed(store.db, { queryId: q.threshold, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 20 } }, pool)
     expect(t.status).toBe('answered')
-    expect(t.answer?.kind === 'threshold' && t.answer.decisions.map((d) => d.flagged)).toEqual([true, false])
+    expect(t.answer?.kind === 'threshold' && t.answer.decisions?.map((d) => d.flagged)).toEqual([true, false])
     const a = await runReleaseOnPool(store.db, { queryId: q.aiq, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 1 } }, pool)
     expect(a.answer?.kind === 'anomaly-identification' && a.answer.records.length).toBe(1)
     const s = await runReleaseOnPool(store.db, { queryId: q.search, params: { kind: 'anomaly-search' } }, pool)
