@@ -104,6 +104,10 @@ describe('layout at 1024x700 and 1440x900', () => {
     problems.push(...(await overflowsAtBothSizes(page, 'Releases')))
     await shell.goTo(page, 'Ledger')
     problems.push(...(await overflowsAtBothSizes(page, 'Ledger after a release')))
+    // The entries' descriptions get room to read at 1024 px (they were squeezed to about 106 px, ten lines a row, by a Who column and a one-line date).
+    await page.setViewportSize(VIEWPORTS[0])
+    const what = (await page.locator('[data-testid^="ledger-entry-"] td.wrap').first().boundingBox())!
+    expect(what.width).toBeGreaterThanOrEqual(160)
     await experiments.define(page, { preset: 'mide-fig8', trials: 400 })
     // Preset names say their figure once ("MIDE Fig. 8 — MIDE Fig. 8: FNR, ..." before).
     const presetNames = await page.getByLabel('Start from a paper figure').locator('option').allInnerTexts()

@@ -48,8 +48,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   ε
                 </th>
                 <th scope="col">Cells</th>
-                <th scope="col">What</th>
-                <th scope="col">Who</th>
+                <th scope="col">What, and who</th>
               </tr>
             </thead>
             <tbody>
@@ -59,13 +58,22 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   ref={e.seq === props.highlight ? reveal : undefined}
                   id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
                   <td className="num">{e.seq}</td>
-                  <td>{formatDate(e.at)}</td>
+                  <td>
+                    {/* Date and time on two lines, each kept whole: the column stays narrow and the description gets the room. */}
+                    {formatDate(e.at)
+                      .split(', ')
+                      .map((part, i) => (
+                        <span key={i} className="nowrap block">
+                          {part}
+                        </span>
+                      ))}
+                  </td>
                   <td>{e.kind === 'public' ? 'declared public' : e.kind}</td>
                   <td>{e.datasetName}</td>
                   <td>{e.notion ? notionName(e.notion) : e.kind === 'budget' ? 'budget per unit' : '–'}</td>
                   <td className="num">{e.kind === 'public' ? '–' : formatExact(e.epsilonExact)}</td>
                   <td title={e.cells.join('\n')}>{e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
-                  <td className="wrap">
+                  <td className="wrap entries-what">
                     {e.description}
                     {e.rowLevelAccounting && <span className="hint"> (row-level accounting (before person-level units))</span>}
                     {e.releaseId !== null && (
@@ -74,8 +82,9 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                         <a href={href('releases', e.releaseId)}>release {e.releaseId}</a>
                       </>
                     )}
+                    {/* Who: on its own line under what (a column of its own squeezed the description at 1024 px). */}
+                    <span className="hint block-line">by {e.actor}</span>
                   </td>
-                  <td>{e.actor}</td>
                 </tr>
               ))}
             </tbody>
