@@ -235,6 +235,9 @@ describe('defaults, counts and plain names (issue 17)', () => {
     expect(notions).toContain('ε-DP')
     expect(notions).not.toMatch(/eps-DP|\(eps,k\)|\b1 releases\b/)
     expect(notions).toMatch(/predicate-wise DP: ε [\d.]+ spent.*· \d+ releases?/)
+    // The catalog names the notion in words too, without doubled brackets ("ε 3 ((eps,k)-sensitive privacy)" before).
+    await shell.goTo(page, 'Datasets')
+    expect(await page.getByTestId('catalog').getByTestId('spend-notion-predicate-wise-dp').first().innerText()).toMatch(/^ε [\d.]+ under predicate-wise DP$/)
   })
 })
 

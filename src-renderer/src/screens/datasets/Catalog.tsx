@@ -28,8 +28,8 @@ export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: 
         </strong>
       </li>
       {shown.map((a) => (
-        <li key={a.notion}>
-          ε {formatExact(a.spentExact)} <span className="hint">({notionName(a.notion)}{a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`})</span>
+        <li key={a.notion} data-testid={`spend-notion-${a.notion}`}>
+          ε {formatExact(a.spentExact)} <span className="hint">under {notionName(a.notion)}{a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`}</span>
         </li>
       ))}
     </ul>
