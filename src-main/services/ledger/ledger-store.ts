@@ -11,6 +11,7 @@ import { NOTIONS, NOTION_LABEL } from './notions'
 import { datasetUnit, unitProblem, unitWord } from '../datasets/privacy-unit'
 import { MAX_NANO, nanoToDisplay } from './units'
 import { verifyText } from '../officer/officer-crypto'
+import { verifiedOfficerRows } from '../officer/officers'
 
 type Db = Database.Database
 
@@ -360,7 +361,8 @@ function forgedBudgetSeq(db: Db, datasetId: number, notion: PrivacyNotion): numb
   for (const e of rows) {
     if (entryHash(e.prev_hash, hashedFields(e)) !== e.hash) return e.seq
     if (e.signer) {
-      const o = db.prepare('SELECT sign_public FROM officers WHERE key_id = ?').get(e.signer) as { sign_public: string } | undefined
+      // Only an officer whose registration verifies (an officer row inserted with the file does not: review H10).
+      const o = verifiedOfficerRows(db).find((r) => r.key_id === e.signer)
       if (!o || !e.signature || !verifyText(o.sign_public, entrySigningText(e.seq, e.hash, e.signer), e.signature)) return e.seq
     } else if (e.seq > unsignedThrough) return e.seq
   }

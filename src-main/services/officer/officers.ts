@@ -12,7 +12,7 @@ import { UserError } from '../errors'
 import { auditHead } from '../ledger/audit-chain'
 import { canonicalJson } from '../ledger/canonical'
 import { type EntrySigner, headOf, nowIso, recordAudit } from '../ledger/ledger-store'
-import { type WrappedKeys, createKeyPair, signText, unwrapKeys } from './officer-crypto'
+import { type WrappedKeys, createKeyPair, keyIdOf, signText, unwrapKeys, verifyText } from './officer-crypto'
 
 type Db = Database.Database
 
@@ -73,6 +73,42 @@ export function officerRows(db: Db): OfficerRow[] {
   return db.prepare('SELECT * FROM officers ORDER BY created_at, key_id').all() as OfficerRow[]
 }
 
+/**
+ * The officers whose registration verifies, by the rule `ledger verify` checks: a key id that matches its keys, exactly
+ * one officer registered by itself (the first), every other one added, with a valid signature, by an officer verified
+ * this way. Every use-time check trusts these only (unlocking a key for an officer act, the budget entries admission
+ * reads, a PostgreSQL link's signature, whom ex-post costs and fingerprints are sealed to). Review finding (H10): a row
+ * inserted in `officers` with the file (a key pair of the analyst's, "added by" the real officer with a signature that
+ * does not verify, or registered by itself with an earlier creation time) was unlocked for officer acts, its budgets
+ * admitted releases, costs were sealed to it, and it signed PostgreSQL links, until someone ran `ledger verify`. With
+ * more than one self-registration nobody is trusted (which one is the first cannot be told from the file).
+ */
+export function verifiedOfficerRows(db: Db): OfficerRow[] {
+  const rows = officerRows(db).filter((o) => {
+    try {
+      return keyIdOf(o.sign_public, o.seal_public) === o.key_id
+    } catch {
+      return false
+    }
+  })
+  const selfRegistered = officerRows(db).filter((o) => o.added_by === o.key_id)
+  if (selfRegistered.length !== 1) return []
+  const ok = new Map<string, OfficerRow>()
+  let grew = true
+  while (grew) {
+    grew = false
+    for (const o of rows) {
+      if (ok.has(o.key_id)) continue
+      const adder = o.added_by === o.key_id ? o : ok.get(o.added_by)
+      if (adder && verifyText(adder.sign_public, registrationText(o), o.signature)) {
+        ok.set(o.key_id, o)
+        grew = true
+      }
+    }
+  }
+  return rows.filter((o) => ok.has(o.key_id))
+}
+
 export function listOfficers(db: Db): OfficerInfo[] {
   const rows = officerRows(db)
   const byId = new Map(rows.map((r) => [r.key_id, r.name]))
@@ -116,6 +152,12 @@ export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): Off
   const pass = cred?.passphrase
   if (typeof pass !== 'string' || pass === '') {
     throw new UserError(`This is an officer act: it needs the passphrase of officer "${row.name}"; nothing was written`, 'forbidden')
+  }
+  if (!verifiedOfficerRows(db).some((o) => o.key_id === row.key_id)) {
+    throw new UserError(
+      `The registration of officer "${row.name}" does not verify (the workspace's officer registry was changed outside the app), so it cannot act; nothing was written. Run "quiet-alarm ledger verify"`,
+      'forbidden'
+    )
   }
   const keys = unwrapKeys(row.key_id, JSON.parse(row.wrapped) as WrappedKeys, pass)
   if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')

@@ -23,7 +23,7 @@ import { canonicalJson } from '../ledger/canonical'
 import { admission, appendEntry, nowIso, recordAudit } from '../ledger/ledger-store'
 import { nanoToDecimal, nanoToNumber } from '../ledger/units'
 import { type Sealed, seal, unseal } from '../officer/officer-crypto'
-import { type OfficerKey, officerRows, unlockOfficer, writeCheckpoint } from '../officer/officers'
+import { type OfficerKey, unlockOfficer, verifiedOfficerRows, writeCheckpoint } from '../officer/officers'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
 import { type ReleasePool, executeOnPool } from './kinds/release-kind'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
@@ -207,7 +207,7 @@ function storeAnswer(db: Db, releaseId: number, chargedAt: string, result: Execu
  * the costs are discarded rather than written in clear.
  */
 function sealExPost(db: Db, releaseId: number, exPost: unknown): string {
-  const recipients = officerRows(db).map((o) => ({ keyId: o.key_id, sealPublic: o.seal_public }))
+  const recipients = verifiedOfficerRows(db).map((o) => ({ keyId: o.key_id, sealPublic: o.seal_public }))
   if (recipients.length === 0) return canonicalJson({ v: 1, recipients: [], discarded: 'no privacy officer was registered to seal to' })
   return JSON.stringify(seal(canonicalJson(exPost), `release:${releaseId}`, recipients))
 }

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '../ledger/canonical'
 import { type Sealed, seal, unseal } from '../officer/officer-crypto'
-import { type OfficerKey, officerRows } from '../officer/officers'
+import { type OfficerKey, verifiedOfficerRows } from '../officer/officers'
 
 export const SEALED_TEXT = 'sealed to the privacy officers'
 
@@ -19,7 +19,7 @@ function context(datasetId: number): string {
 
 /** What the release's parameters record for a linked source. */
 export function sealSourceFingerprint(db: Database.Database, datasetId: number, fingerprint: object): Record<string, unknown> {
-  const recipients = officerRows(db).map((o) => ({ keyId: o.key_id, sealPublic: o.seal_public }))
+  const recipients = verifiedOfficerRows(db).map((o) => ({ keyId: o.key_id, sealPublic: o.seal_public }))
   if (recipients.length === 0) return { linked: true, fingerprint: 'not kept: no privacy officer was registered to seal it to' }
   return { linked: true, fingerprint: SEALED_TEXT, sealed: seal(canonicalJson(fingerprint), context(datasetId), recipients) }
 }

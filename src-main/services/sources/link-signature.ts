@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '../ledger/canonical'
 import { verifyText } from '../officer/officer-crypto'
-import { type OfficerKey, type OfficerRow, officerRows, registrationText } from '../officer/officers'
+import { type OfficerKey, verifiedOfficerRows } from '../officer/officers'
 import type { PgSchemaColumn } from './dialect-postgres'
 
 /** What the officer signs: everything a use of the link reads from the workspace. */
@@ -46,22 +46,11 @@ export function signLink(key: OfficerKey, l: SignedLink): { signer: string; sign
   return { signer: key.keyId, signature: key.sign(linkSigningText(l)) }
 }
 
-/** The registered officers whose registration verifies (each added by one verified before it; only the first by itself). */
-function verifiedOfficers(db: Database.Database): Map<string, OfficerRow> {
-  const ok = new Map<string, OfficerRow>()
-  let selfSigned = 0
-  for (const o of officerRows(db)) {
-    const self = o.added_by === o.key_id
-    const adder = self ? o : ok.get(o.added_by)
-    if (self && ++selfSigned > 1) continue
-    if (adder && verifyText(adder.sign_public, registrationText(o), o.signature)) ok.set(o.key_id, o)
-  }
-  return ok
-}
-
 /** Whether the stored link is exactly what a registered officer signed. */
 export function linkSignedByOfficer(db: Database.Database, l: SignedLink, signer: string | null, signature: string | null): boolean {
   if (!signer || !signature) return false
-  const o = verifiedOfficers(db).get(signer)
+  // Only an officer whose registration verifies by the rule `ledger verify` checks (officers.ts; review H10: the first
+  // self-registration in creation order was trusted, so a key inserted with an earlier creation time signed links).
+  const o = verifiedOfficerRows(db).find((r) => r.key_id === signer)
   return o !== undefined && verifyText(o.sign_public, linkSigningText(l), signature)
 }
