@@ -9,6 +9,7 @@ import { UserError } from '../errors'
 import { toDisplay } from './column-types'
 import { datasetUnit } from './privacy-unit'
 import { sourceKind } from '../sources/linked-file'
+import { isPublicDataset } from './public-datasets'
 
 export interface CatalogColumn extends DatasetColumn {
   /** Generated SQL name: c1, c2, ... */
@@ -89,6 +90,8 @@ function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
 
 /** The dataset's privacy unit (services/datasets/privacy-unit.ts; row-level unless declared at import). */
 function withUnit(db: Database.Database, ds: CatalogDataset): CatalogDataset {
+  // Public only by an officer's signed declaration (a 'public' row appended with the file does not count: review H10).
+  if (ds.info.public) ds.info.public = isPublicDataset(db, ds.info.id)
   ds.info.unit = datasetUnit(db, ds.info.id)
   ds.info.source = sourceKind(db, ds.info.id)
   return ds

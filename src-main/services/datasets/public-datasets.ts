@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3'
 import type { LedgerEntry } from '../../contract/ledger'
 import { UserError } from '../errors'
-import { appendEntry, recordAudit } from '../ledger/ledger-store'
+import { type EntryRow, appendEntry, officerSignedEntry, recordAudit } from '../ledger/ledger-store'
 import { toLedgerEntry } from '../ledger/ledger-views'
 import { unlockOfficer, writeCheckpoint } from '../officer/officers'
 import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
@@ -55,8 +55,14 @@ export function declarePublic(db: Database.Database, input: DeclarePublicInput):
   return toLedgerEntry(run.immediate())
 }
 
+/**
+ * Whether the dataset was declared public by an officer: a ledger entry of kind 'public' that is what an officer signed
+ * (review H10: any 'public' row counted, so one appended with the file made a private dataset browsable, a group list,
+ * and a workload swept against its true counts without a charge, until someone ran `ledger verify`).
+ */
 export function isPublicDataset(db: Database.Database, datasetId: number): boolean {
-  return db.prepare(`SELECT 1 FROM ledger_entries WHERE kind = 'public' AND dataset_id = ? LIMIT 1`).get(datasetId) !== undefined
+  const rows = db.prepare(`SELECT * FROM ledger_entries WHERE kind = 'public' AND dataset_id = ? ORDER BY seq`).all(datasetId) as EntryRow[]
+  return rows.some((e) => officerSignedEntry(db, e))
 }
 
 /**

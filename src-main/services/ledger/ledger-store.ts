@@ -354,19 +354,27 @@ function forgedBudgetSeq(db: Db, datasetId: number, notion: PrivacyNotion): numb
     db.prepare(`SELECT * FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ${where} ORDER BY seq DESC LIMIT 1`).get(datasetId, ...args) as
       EntryRow | undefined
   const rows = [latest(''), latest('AND notion IS NULL'), latest('AND notion = ?', notion)].filter((e): e is EntryRow => e !== undefined)
-  if (rows.length === 0) return null
+  for (const e of rows) if (!officerSignedEntry(db, e)) return e.seq
+  return null
+}
+
+/**
+ * Whether an officer act's ledger entry (a budget, a public declaration) is what an officer signed: its hash matches its
+ * fields and it carries a valid signature of an officer whose registration verifies (an officer row inserted with the
+ * file does not: review H10), or it is unsigned and predates officer signatures (as `verify` accepts it: up to the
+ * trust epoch, never after the first checkpoint). True on a schema from before officer keys.
+ */
+export function officerSignedEntry(db: Db, e: EntryRow): boolean {
+  if (!hasTable(db, 'ledger_trust_epoch') || !hasTable(db, 'officers')) return true
   const epoch = db.prepare('SELECT unsigned_through_seq AS seq FROM ledger_trust_epoch WHERE id = 1').get() as { seq: number } | undefined
   const firstCheckpoint = db.prepare('SELECT min(ledger_seq) AS seq FROM ledger_checkpoints').get() as { seq: number | null }
   const unsignedThrough = Math.min(epoch?.seq ?? 0, firstCheckpoint.seq ?? Number.MAX_SAFE_INTEGER)
-  for (const e of rows) {
-    if (entryHash(e.prev_hash, hashedFields(e)) !== e.hash) return e.seq
-    if (e.signer) {
-      // Only an officer whose registration verifies (an officer row inserted with the file does not: review H10).
-      const o = verifiedOfficerRows(db).find((r) => r.key_id === e.signer)
-      if (!o || !e.signature || !verifyText(o.sign_public, entrySigningText(e.seq, e.hash, e.signer), e.signature)) return e.seq
-    } else if (e.seq > unsignedThrough) return e.seq
+  if (entryHash(e.prev_hash, hashedFields(e)) !== e.hash) return false
+  if (e.signer) {
+    const o = verifiedOfficerRows(db).find((r) => r.key_id === e.signer)
+    return o !== undefined && !!e.signature && verifyText(o.sign_public, entrySigningText(e.seq, e.hash, e.signer), e.signature)
   }
-  return null
+  return e.seq <= unsignedThrough
 }
 
 /** The last seq written before privacy units existed (migration 006): entries up to it are row-level accounting. 0 if none. */
