@@ -10,7 +10,7 @@
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import type { CallOutcome, ChooseFileRequest, FileHandle } from '../contract'
-import { FileHandles, checkRequest, createServices, writeAtomically, type Services } from '../services'
+import { FileHandles, afterPaddedAnswers, checkRequest, createServices, writeAtomically, type Services } from '../services'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
 import { createElectronPdfPrinter } from './pdf-printer'
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler, denyAllPermissions, isOurPage, rendererSource, windowOptions } from './shell-options'
@@ -125,8 +125,14 @@ void app.whenReady().then(() => {
     if (!services) return { ok: false, error: { message: startError, code: 'store' } }
     return services.dispatch(method, checked.req)
   })
+  // Events go out in order, and not before a running release's padded answer time, as the HTTP server's frames (review
+  // H10: an event sent the moment a release's data read ended timed that read in the renderer).
+  let events: Promise<void> = Promise.resolve()
   services?.events.on((name, payload) => {
-    mainWindow?.webContents.send(IPC_EVENT, name, payload)
+    events = events
+      .then(afterPaddedAnswers)
+      .then(() => mainWindow?.webContents.send(IPC_EVENT, name, payload))
+      .catch(() => undefined)
   })
   createWindow()
   app.on('activate', () => {
