@@ -97,7 +97,6 @@ export function ChartView(props: {
       chart.current?.destroy()
       chart.current = null
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.type])
 
   // Data and options changes are applied in place, at most every MIN_REDRAW_MS.
@@ -115,7 +114,6 @@ export function ChartView(props: {
     const wait = MIN_REDRAW_MS - (Date.now() - lastDraw.current)
     if (wait <= 0) draw()
     else timer.current = setTimeout(draw, wait)
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.data, optionsKey])
 
   return (

@@ -44,9 +44,10 @@ export function QueriesScreen(props: ScreenProps) {
   }, [dataset?.id])
   // An old Save error belongs to the question it was about: it goes when the dataset, the question type or the definition changes.
   const { setError: setSaveError } = save
+  const definitionKey = JSON.stringify(definition)
   useEffect(() => {
     setSaveError(null)
-  }, [dataset?.id, kind, JSON.stringify(definition), setSaveError])
+  }, [dataset?.id, kind, definitionKey, setSaveError])
 
   const saved = queries.data ?? []
   const query = saved.find((q) => q.id === selectedQuery) ?? null
