@@ -8,6 +8,8 @@ import type Database from 'better-sqlite3'
 import type { ReleaseParams } from '../../contract/ledger'
 import { UserError } from '../errors'
 import { type SavedQueryRow, loadSavedQuery } from './inputs'
+import { getDataset } from '../datasets/catalog'
+import { checkDefinition } from '../datasets/query-definitions'
 import { checkLinkedSource } from '../sources/source'
 import { sealSourceFingerprint } from './source-fingerprint'
 import { type PreparedRelease, RELEASE_KINDS } from './kinds'
@@ -16,7 +18,11 @@ export type { ExecutionResult, PreparedRelease } from './kinds'
 export { keptRows } from './kinds'
 
 export function prepareRelease(db: Database.Database, queryId: number, params: ReleaseParams): PreparedRelease {
-  const { query, datasetName } = loadSavedQuery(db, queryId)
+  const loaded = loadSavedQuery(db, queryId)
+  const { datasetName } = loaded
+  // The stored definition is checked again as saving checks it, against the dataset's unit now (review finding: a
+  // definition written around the app, e.g. a search by room on a person-level dataset, was priced as if it were sound).
+  const query = { ...loaded.query, definition: checkDefinition(db, getDataset(db, loaded.query.datasetId), loaded.query.definition) }
   if (!params || typeof params !== 'object') throw new UserError('params are required (the accuracy you ask for)')
   if (params.kind !== query.kind) {
     throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
@@ -32,5 +38,10 @@ export function prepareRelease(db: Database.Database, queryId: number, params: R
 function prepareKind(db: Database.Database, query: SavedQueryRow, datasetName: string, params: ReleaseParams): PreparedRelease {
   const kind = RELEASE_KINDS[params.kind]
   if (!kind) throw new UserError(`Unknown release kind "${String((params as { kind: unknown }).kind)}"`)
-  return (kind.prepare as (db: Database.Database, q: SavedQueryRow, name: string, p: ReleaseParams) => PreparedRelease)(db, query, datasetName, params)
+  return (kind.prepare as (db: Database.Database, q: SavedQueryRow, name: string, p: ReleaseParams) => PreparedRelease)(
+    db,
+    query,
+    datasetName,
+    params
+  )
 }

@@ -221,6 +221,39 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     expect(charges()).toBe(before)
   })
 
+  it('a stored search whose individuals are not the persons (idColumn written with the file) is refused before any charge', () => {
+    // On a person-level dataset the individuals searched must be its persons; searched by room, a person in six rooms
+    // is six individuals, each protected by the charge, so the person loses up to six times it.
+    const id = craftDataset(
+      store.db,
+      'scores',
+      [
+        { name: 'person', type: 'text' },
+        { name: 'room', type: 'text' },
+        { name: 'score', type: 'integer' }
+      ],
+      ROOMS.map((room, i): [string, string, number] => ['P', room, 10 + i])
+    )
+    store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
+    setBudget(store.db, { datasetId: id, epsilon: '50', reason: 'search review', ...officerAct(store.db) })
+    const queryId = insertQueryUnchecked(store.db, id, 'search by room, written with the file', {
+      kind: 'anomaly-search',
+      scoreColumn: 'score',
+      idColumn: 'room',
+      individuals: ROOMS,
+      tLow: 5,
+      tHigh: 50,
+      epsilonPerQuery: 0.5,
+      budget: 2,
+      oracle: 'direct'
+    })
+    const before = charges()
+    expect(() => runRelease(store.db, { queryId, params: { kind: 'anomaly-search' } })).toThrow(
+      /the individuals searched must be its persons \(idColumn "person"\)/
+    )
+    expect(charges()).toBe(before)
+  })
+
   it('with the tables as signed, releases go through at the honest price', () => {
     const { id, queryId } = rooms()
     setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
