@@ -6,6 +6,7 @@
  * a permission request, a path through IPC, a foreign frame calling IPC.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type Listener, fake } from '../support/fake-electron'
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,90 +22,7 @@ import {
 } from '../../src-main/electron/shell-options'
 import { FileHandles } from '../../src-main/services/app/file-handles'
 
-type Listener = (...args: unknown[]) => unknown
-
-/** The fake `electron`: records what the shell asks for. */
-const fake = vi.hoisted(() => {
-  const state = {
-    isPackaged: true,
-    appListeners: new Map<string, Listener[]>(),
-    windows: [] as Array<{ options: Record<string, unknown>; loadURL: ReturnType<typeof vi.fn>; loadFile: ReturnType<typeof vi.fn>; webContents: { mainFrame: { url: string }; send: ReturnType<typeof vi.fn> } }>,
-    ipcHandlers: new Map<string, Listener>(),
-    privileged: [] as unknown[],
-    protocolHandlers: new Map<string, (r: Request) => Promise<Response>>(),
-    session: {
-      check: null as null | Listener,
-      request: null as null | Listener,
-      device: null as null | Listener
-    },
-    openDialog: null as null | (() => Promise<{ canceled: boolean; filePaths: string[] }>),
-    saveDialog: null as null | (() => Promise<{ canceled: boolean; filePath?: string }>),
-    ready: null as null | (() => void),
-    exposed: new Map<string, unknown>(),
-    invoked: [] as unknown[][]
-  }
-  return state
-})
-
-vi.mock('electron', () => {
-  class BrowserWindow {
-    static getAllWindows = () => fake.windows
-    options: Record<string, unknown>
-    loadURL = vi.fn(async () => undefined)
-    loadFile = vi.fn(async () => undefined)
-    webContents = { mainFrame: { url: '' }, send: vi.fn() }
-    constructor(options: Record<string, unknown>) {
-      this.options = options
-      fake.windows.push(this as never)
-    }
-    once() {}
-    on() {}
-    isDestroyed() {
-      return false
-    }
-  }
-  const app = {
-    get isPackaged() {
-      return fake.isPackaged
-    },
-    enableSandbox: vi.fn(),
-    on: (name: string, l: Listener) => {
-      fake.appListeners.set(name, [...(fake.appListeners.get(name) ?? []), l])
-    },
-    whenReady: () => new Promise<void>((r) => (fake.ready = r)),
-    getPath: () => tmpdir(),
-    quit: vi.fn()
-  }
-  return {
-    app,
-    BrowserWindow,
-    contextBridge: { exposeInMainWorld: (key: string, api: unknown) => fake.exposed.set(key, api) },
-    ipcRenderer: {
-      invoke: (...args: unknown[]) => {
-        fake.invoked.push(args)
-        return Promise.resolve({ ok: true, value: null })
-      },
-      on: () => undefined,
-      removeListener: () => undefined
-    },
-    dialog: {
-      showOpenDialog: () => fake.openDialog!(),
-      showSaveDialog: () => fake.saveDialog!()
-    },
-    ipcMain: { handle: (ch: string, l: Listener) => fake.ipcHandlers.set(ch, l) },
-    protocol: {
-      registerSchemesAsPrivileged: (s: unknown[]) => fake.privileged.push(...s),
-      handle: (scheme: string, h: (r: Request) => Promise<Response>) => fake.protocolHandlers.set(scheme, h)
-    },
-    session: {
-      defaultSession: {
-        setPermissionCheckHandler: (h: Listener) => (fake.session.check = h),
-        setPermissionRequestHandler: (h: Listener) => (fake.session.request = h),
-        setDevicePermissionHandler: (h: Listener) => (fake.session.device = h)
-      }
-    }
-  }
-})
+vi.mock('electron', async () => (await import('../support/fake-electron')).fakeElectronModule())
 
 /** Fake services: the shell's own calls are what is under test. */
 const services = vi.hoisted(() => ({
