@@ -48,10 +48,58 @@ interface Room {
 }
 const rooms: Room[] = []
 const layout: Array<[string, Array<[Room['kind'], number, number]>]> = [
-  ['A', [['lecture', 1, 120], ['lecture', 1, 80], ['meeting', 2, 12], ['meeting', 2, 12], ['office', 2, 6], ['office', 3, 6], ['office', 3, 4], ['lab', 3, 24]]],
-  ['B', [['lab', 1, 30], ['lab', 1, 30], ['lab', 2, 20], ['meeting', 2, 16], ['office', 2, 6], ['office', 3, 6], ['office', 3, 6], ['lecture', 1, 60]]],
-  ['C', [['lecture', 1, 200], ['lecture', 2, 90], ['meeting', 2, 10], ['meeting', 3, 10], ['office', 3, 4], ['office', 3, 4], ['lab', 2, 18], ['lab', 2, 18]]],
-  ['D', [['office', 1, 8], ['office', 1, 8], ['office', 2, 8], ['office', 2, 6], ['meeting', 1, 20], ['meeting', 2, 14], ['lab', 3, 12], ['lab', 3, 12]]]
+  [
+    'A',
+    [
+      ['lecture', 1, 120],
+      ['lecture', 1, 80],
+      ['meeting', 2, 12],
+      ['meeting', 2, 12],
+      ['office', 2, 6],
+      ['office', 3, 6],
+      ['office', 3, 4],
+      ['lab', 3, 24]
+    ]
+  ],
+  [
+    'B',
+    [
+      ['lab', 1, 30],
+      ['lab', 1, 30],
+      ['lab', 2, 20],
+      ['meeting', 2, 16],
+      ['office', 2, 6],
+      ['office', 3, 6],
+      ['office', 3, 6],
+      ['lecture', 1, 60]
+    ]
+  ],
+  [
+    'C',
+    [
+      ['lecture', 1, 200],
+      ['lecture', 2, 90],
+      ['meeting', 2, 10],
+      ['meeting', 3, 10],
+      ['office', 3, 4],
+      ['office', 3, 4],
+      ['lab', 2, 18],
+      ['lab', 2, 18]
+    ]
+  ],
+  [
+    'D',
+    [
+      ['office', 1, 8],
+      ['office', 1, 8],
+      ['office', 2, 8],
+      ['office', 2, 6],
+      ['meeting', 1, 20],
+      ['meeting', 2, 14],
+      ['lab', 3, 12],
+      ['lab', 3, 12]
+    ]
+  ]
 ]
 for (const [b, list] of layout) {
   const perFloor = new Map<number, number>()
@@ -71,7 +119,18 @@ const persons = Array.from({ length: 900 }, (_, i) => ({
 void ROLES
 const OUTLIER = persons[417] // the person on site far longer than anyone else
 
-const days = ['2024-03-04', '2024-03-05', '2024-03-06', '2024-03-07', '2024-03-08', '2024-03-11', '2024-03-12', '2024-03-13', '2024-03-14', '2024-03-15']
+const days = [
+  '2024-03-04',
+  '2024-03-05',
+  '2024-03-06',
+  '2024-03-07',
+  '2024-03-08',
+  '2024-03-11',
+  '2024-03-12',
+  '2024-03-13',
+  '2024-03-14',
+  '2024-03-15'
+]
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']
 const overfull = new Map<string, number>([
   ['2024-03-12|14|A-101', 1.25],
@@ -116,19 +175,50 @@ days.forEach((day, di) => {
     addRow(day, hour, OUTLIER, pick(rooms.filter((r) => r.building === 'D')), 60, weekday)
   }
   // The outlier also stays the night in D, and a few night-time badge events happen in D.
-  for (const hour of [19, 20, 21, 22]) addRow(day, hour, OUTLIER, rooms.find((r) => r.room === 'D-101')!, 60, weekday)
+  for (const hour of [19, 20, 21, 22])
+    addRow(
+      day,
+      hour,
+      OUTLIER,
+      rooms.find((r) => r.room === 'D-101')!,
+      60,
+      weekday
+    )
 })
 // Rare night-time presence in building C (the anomaly identification example asks about C at 03:00).
-addRow('2024-03-13', 3, persons[12], rooms.find((r) => r.room === 'C-302')!, 25, 'Wed')
-addRow('2024-03-13', 3, persons[13], rooms.find((r) => r.room === 'C-302')!, 30, 'Wed')
+addRow(
+  '2024-03-13',
+  3,
+  persons[12],
+  rooms.find((r) => r.room === 'C-302')!,
+  25,
+  'Wed'
+)
+addRow(
+  '2024-03-13',
+  3,
+  persons[13],
+  rooms.find((r) => r.room === 'C-302')!,
+  30,
+  'Wed'
+)
 
 rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[4] < b[4] ? -1 : a[4] > b[4] ? 1 : a[1] < b[1] ? -1 : 1))
 
 const outDir = resolve(process.argv[2] ?? resolve(import.meta.dirname ?? '.', '.'))
 mkdirSync(outDir, { recursive: true })
 const csv = (header: string[], data: Array<Array<string | number>>) => [header.join(','), ...data.map((r) => r.join(','))].join('\n') + '\n'
-writeFileSync(resolve(outDir, 'occupancy.csv'), csv(['timestamp', 'person_id', 'role', 'building', 'room', 'floor', 'hour_of_day', 'weekday', 'minutes'], rows))
-writeFileSync(resolve(outDir, 'capacities.csv'), csv(['building', 'room', 'capacity'], rooms.map((r) => [r.building, r.room, r.capacity])))
+writeFileSync(
+  resolve(outDir, 'occupancy.csv'),
+  csv(['timestamp', 'person_id', 'role', 'building', 'room', 'floor', 'hour_of_day', 'weekday', 'minutes'], rows)
+)
+writeFileSync(
+  resolve(outDir, 'capacities.csv'),
+  csv(
+    ['building', 'room', 'capacity'],
+    rooms.map((r) => [r.building, r.room, r.capacity])
+  )
+)
 writeFileSync(
   resolve(outDir, 'person-hours.csv'),
   csv(

@@ -69,7 +69,15 @@ try {
   const [cmd, args] = gyp ? [process.execPath, [gyp]] : ['npx', ['--yes', 'node-gyp']]
   const r = spawnSync(
     cmd,
-    [...args, 'rebuild', '--release', `--target=${electronVersion}`, `--arch=${process.arch}`, '--runtime=electron', '--dist-url=https://electronjs.org/headers'],
+    [
+      ...args,
+      'rebuild',
+      '--release',
+      `--target=${electronVersion}`,
+      `--arch=${process.arch}`,
+      '--runtime=electron',
+      '--dist-url=https://electronjs.org/headers'
+    ],
     { cwd: work, stdio: 'inherit' }
   )
   if (r.status !== 0) fail('the Electron build of better-sqlite3 failed (see above). It needs a C++ toolchain and Electron headers.')

@@ -114,7 +114,8 @@ export function reqNumber(values: CliValues, name: string, rule: NumberRule = {}
 /** A comma-separated list of numbers, each obeying `rule`. */
 export function parseNumberList(name: string, raw: string, rule: NumberRule = {}): number[] {
   const parts = raw.split(',')
-  if (parts.length === 0 || parts.some((p) => p.trim() === '')) throw new UsageError(`--${name} must be a comma-separated list of numbers (got "${raw}")`)
+  if (parts.length === 0 || parts.some((p) => p.trim() === ''))
+    throw new UsageError(`--${name} must be a comma-separated list of numbers (got "${raw}")`)
   return parts.map((p) => parseNumber(name, p, rule))
 }
 

@@ -11,7 +11,11 @@ export const PASSPHRASE_ENV = 'QUIET_ALARM_PASSPHRASE'
 
 export const OFFICER_OPTIONS: Record<string, CliOptionSpec> = {
   officer: { type: 'string', description: 'the registered officer who acts (name or key id)', defaultText: 'the only registered officer' },
-  'passphrase-file': { type: 'string', description: `a file whose first line is the officer's passphrase`, defaultText: `$${PASSPHRASE_ENV}, else a prompt` }
+  'passphrase-file': {
+    type: 'string',
+    description: `a file whose first line is the officer's passphrase`,
+    defaultText: `$${PASSPHRASE_ENV}, else a prompt`
+  }
 }
 
 function fromFile(path: string, option: string): string {
@@ -83,5 +87,7 @@ export async function readPassphrase(values: CliValues, ctx: Pick<CliContext, 'c
     return p
   }
   const what = src.label.charAt(0).toLowerCase() + src.label.slice(1)
-  throw new UsageError(`This is an officer act: give ${what} with --${fileOption} F or the environment variable ${envVar} (or run it in a terminal to be asked); nothing was written`)
+  throw new UsageError(
+    `This is an officer act: give ${what} with --${fileOption} F or the environment variable ${envVar} (or run it in a terminal to be asked); nothing was written`
+  )
 }

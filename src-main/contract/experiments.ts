@@ -150,8 +150,7 @@ export interface ExperimentPreset {
 }
 
 export type ValidationOutcome =
-  | { ok: true; cells: number; distinctCells: number; trials: number; engine: ExperimentEngine }
-  | { ok: false; errors: string[] }
+  { ok: true; cells: number; distinctCells: number; trials: number; engine: ExperimentEngine } | { ok: false; errors: string[] }
 
 /** What a finished sweep job returns (JobInfo.result). */
 export interface SweepJobResult {

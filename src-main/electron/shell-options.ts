@@ -25,7 +25,14 @@ export const DESKTOP_CSP =
   "connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 /** Privileges of the `app` scheme (registered before the app is ready). No fetch/CORS/service-worker privileges. */
-export const APP_SCHEME_PRIVILEGES = { standard: true, secure: true, supportFetchAPI: false, corsEnabled: false, allowServiceWorkers: false, stream: false }
+export const APP_SCHEME_PRIVILEGES = {
+  standard: true,
+  secure: true,
+  supportFetchAPI: false,
+  corsEnabled: false,
+  allowServiceWorkers: false,
+  stream: false
+}
 
 /** The main window's options: the renderer is a sandboxed page without Node, isolated from the preload. */
 export function windowOptions(preloadPath: string) {
@@ -135,7 +142,10 @@ export function appProtocolHandler(rendererDir: string): (request: Request) => P
     if (!file) return new Response('Not found', { status: 404, headers })
     try {
       const body = await readFile(file)
-      return new Response(new Uint8Array(body), { status: 200, headers: { ...headers, 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' } })
+      return new Response(new Uint8Array(body), {
+        status: 200,
+        headers: { ...headers, 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }
+      })
     } catch {
       return new Response('Not found', { status: 404, headers })
     }

@@ -26,7 +26,9 @@ export class ReleaseFailedError extends UserError {
     readonly releaseId: number,
     neutralReason: string
   ) {
-    super(`Release ${releaseId} was charged but not answered (${neutralReason}); the charge stays in the ledger`, 'release-failed', { wroteSomething: true })
+    super(`Release ${releaseId} was charged but not answered (${neutralReason}); the charge stays in the ledger`, 'release-failed', {
+      wroteSomething: true
+    })
   }
 }
 

@@ -61,20 +61,44 @@ class SeededRng implements Rng {
    */
   fillWords(out: Int32Array, count = out.length): void {
     const st = this.streams ?? (this.streams = wordStreams(this.seed))
-    let a0 = st[0], a1 = st[1], a2 = st[2], ac = st[3]
-    let b0 = st[4], b1 = st[5], b2 = st[6], bc = st[7]
-    let c0 = st[8], c1 = st[9], c2 = st[10], cc = st[11]
-    let d0 = st[12], d1 = st[13], d2 = st[14], dc = st[15]
+    let a0 = st[0],
+      a1 = st[1],
+      a2 = st[2],
+      ac = st[3]
+    let b0 = st[4],
+      b1 = st[5],
+      b2 = st[6],
+      bc = st[7]
+    let c0 = st[8],
+      c1 = st[9],
+      c2 = st[10],
+      cc = st[11]
+    let d0 = st[12],
+      d1 = st[13],
+      d2 = st[14],
+      dc = st[15]
     for (let k = 0; k < count; k += WORD_STREAMS) {
       // Alea's step: t = 2091639 s0 + c 2^-32; (s0, s1, s2) <- (s1, s2, t - floor(t)); c <- floor(t); word = s2 2^32.
       let t = 2091639 * a0 + ac * 2.3283064365386963e-10
-      a0 = a1; a1 = a2; ac = t | 0; a2 = t - ac
+      a0 = a1
+      a1 = a2
+      ac = t | 0
+      a2 = t - ac
       t = 2091639 * b0 + bc * 2.3283064365386963e-10
-      b0 = b1; b1 = b2; bc = t | 0; b2 = t - bc
+      b0 = b1
+      b1 = b2
+      bc = t | 0
+      b2 = t - bc
       t = 2091639 * c0 + cc * 2.3283064365386963e-10
-      c0 = c1; c1 = c2; cc = t | 0; c2 = t - cc
+      c0 = c1
+      c1 = c2
+      cc = t | 0
+      c2 = t - cc
       t = 2091639 * d0 + dc * 2.3283064365386963e-10
-      d0 = d1; d1 = d2; dc = t | 0; d2 = t - dc
+      d0 = d1
+      d1 = d2
+      dc = t | 0
+      d2 = t - dc
       if (k + WORD_STREAMS <= count) {
         out[k] = (a2 * 0x100000000) | 0
         out[k + 1] = (b2 * 0x100000000) | 0
@@ -85,10 +109,22 @@ class SeededRng implements Rng {
         for (let j = 0; k + j < count; j++) out[k + j] = (last[j] * 0x100000000) | 0
       }
     }
-    st[0] = a0; st[1] = a1; st[2] = a2; st[3] = ac
-    st[4] = b0; st[5] = b1; st[6] = b2; st[7] = bc
-    st[8] = c0; st[9] = c1; st[10] = c2; st[11] = cc
-    st[12] = d0; st[13] = d1; st[14] = d2; st[15] = dc
+    st[0] = a0
+    st[1] = a1
+    st[2] = a2
+    st[3] = ac
+    st[4] = b0
+    st[5] = b1
+    st[6] = b2
+    st[7] = bc
+    st[8] = c0
+    st[9] = c1
+    st[10] = c2
+    st[11] = cc
+    st[12] = d0
+    st[13] = d1
+    st[14] = d2
+    st[15] = dc
   }
 }
 

@@ -37,6 +37,14 @@ export function computeAiqRelease(p: AiqReleasePayload, rng: Rng): AiqReleaseRes
   for (let i = 0; i < records; i++) universe.counts[universe.recordPoint[n + i]] -= 1
   const queries = new Int32Array(records * universe.dims)
   p.records.forEach((r, i) => queries.set(encodeRecord(universe, r), i * universe.dims))
-  const out = releaseAiq(rng, universe, { mechanism: p.mechanism, metric: p.metric, radius: p.radius, beta: p.beta, k: p.k, epsilon: p.epsilon, queries })
+  const out = releaseAiq(rng, universe, {
+    mechanism: p.mechanism,
+    metric: p.metric,
+    radius: p.radius,
+    beta: p.beta,
+    k: p.k,
+    epsilon: p.epsilon,
+    queries
+  })
   return { bits: out.bits }
 }

@@ -57,7 +57,11 @@ async function runPreset(name: string) {
   const services = createServices({ mode: 'headless', dbPath: join(dir, 'ws.sqlite'), poolSize: workers })
   try {
     await services.context.pool.run(
-      Array.from({ length: workers * 2 }, (_, i) => ({ kind: 'self-check/laplace', payload: { seed: 'warm', batchIndex: i, samples: 10, scale: 1 }, units: 10 }))
+      Array.from({ length: workers * 2 }, (_, i) => ({
+        kind: 'self-check/laplace',
+        payload: { seed: 'warm', batchIndex: i, samples: 10, scale: 1 },
+        units: 10
+      }))
     )
     const load0 = loadavg()[0]
     const samples: Sample[] = []
@@ -153,7 +157,12 @@ async function main(): Promise<void> {
     process.stderr.write(`  ${JSON.stringify(r)}\n`)
     out.push(r)
   }
-  report({ engine, runs: out, targetFig2Seconds: 60, note: 'Wall times on a shared 2-core machine (see loadAverage*); workerSeconds is the engine time.' })
+  report({
+    engine,
+    runs: out,
+    targetFig2Seconds: 60,
+    note: 'Wall times on a shared 2-core machine (see loadAverage*); workerSeconds is the engine time.'
+  })
 }
 
 main().catch((e) => {

@@ -13,7 +13,9 @@ const RUNS = 100
 const SEED = '1'
 const CAP = 200
 const only = process.argv.slice(3)
-const series = readdirSync(DIR).filter((f) => f.endsWith('.csv') && (only.length === 0 || only.some((o) => f.startsWith(o)))).sort()
+const series = readdirSync(DIR)
+  .filter((f) => f.endsWith('.csv') && (only.length === 0 || only.some((o) => f.startsWith(o))))
+  .sort()
 const presets = new Map(series.map((f) => [f, loadNabPreset(`${DIR}/${f}`, process.cwd())]))
 const two = ['ec2_request_latency_system_failure.csv', 'rogue_agent_key_hold.csv']
 for (const f of two) if (!presets.has(f)) presets.set(f, loadNabPreset(`${DIR}/${f}`, process.cwd()))
@@ -27,10 +29,13 @@ function cell(f: string, oracle: OracleKind, epsilon: number, halting: HaltingRu
   const params = { epsilon, tLow: p.tLow, tHigh: p.tHigh, oracle, top: 4, halting }
   const t0 = performance.now()
   const agg = aggregateSearchTrials(runSearchTrials({ scores: p.scores, anomalies: [p.anomaly], params }, SEED, 0, RUNS))
-  process.stderr.write(`${short(f)} ${oracle} eps=${epsilon} ${JSON.stringify(halting)}: ${JSON.stringify(agg)} ${Math.round(performance.now() - t0)} ms\n`)
+  process.stderr.write(
+    `${short(f)} ${oracle} eps=${epsilon} ${JSON.stringify(halting)}: ${JSON.stringify(agg)} ${Math.round(performance.now() - t0)} ms\n`
+  )
   return agg
 }
-const fmtCell = (a: ReturnType<typeof aggregateSearchTrials>) => `${r2(a.errorRate)} / ${r2(a.meanPrivacyRisk)}${a.cappedTrials ? ` (${a.cappedTrials} capped)` : ''}`
+const fmtCell = (a: ReturnType<typeof aggregateSearchTrials>) =>
+  `${r2(a.errorRate)} / ${r2(a.meanPrivacyRisk)}${a.cappedTrials ? ` (${a.cappedTrials} capped)` : ''}`
 
 if (which === 'all' || which === 'fig2') {
   const EPS = [1, 2, 4]
@@ -51,7 +56,11 @@ if (which === 'all' || which === 'fig2') {
 if (which === 'all' || which === 'fig2b') {
   // Fig. 2's comparison at equal total privacy risk: no tau, every run asks exactly b / eps queries.
   const f = 'ec2_request_latency_system_failure.csv'
-  const SETTINGS = [[1, 20], [1, 30], [2, 40]] as const
+  const SETTINGS = [
+    [1, 20],
+    [1, 30],
+    [2, 40]
+  ] as const
   out(`### Error rate at equal eps and equal total privacy risk on ${short(f)} (Fig. 2 at a fixed budget b, no tau)`)
   out('')
   out(`| oracle | ${SETTINGS.map(([e, b]) => `eps = ${e}, b = ${b}`).join(' | ')} |`)
@@ -85,7 +94,8 @@ if (which === 'all' || which === 'fig34') {
   out('')
   out(`| series | eps | ${B.map((b) => `b = ${b}`).join(' | ')} |`)
   out(`|---|---|${B.map(() => '---').join('|')}|`)
-  for (const f of two) for (const e of [0.5, 1, 2]) out(`| ${short(f)} | ${e} | ${B.map((b) => r2(cell(f, 'direct', e, { budget: b }).errorRate)).join(' | ')} |`)
+  for (const f of two)
+    for (const e of [0.5, 1, 2]) out(`| ${short(f)} | ${e} | ${B.map((b) => r2(cell(f, 'direct', e, { budget: b }).errorRate)).join(' | ')} |`)
   out('')
   const T = [0.3, 0.5, 0.7, 0.9, 0.99]
   out(`### Halting threshold tau without budget (Fig. 4): error rate / mean total privacy risk, direct oracle, eps = 1`)

@@ -29,14 +29,20 @@ for (let i = 0; i < n; i++) scores[i] = gen.next()
 scores[4321] = 2
 let queries = 0
 const single = timeRuns(30, (i) => {
-  queries += privateBinarySearch(scores, { epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct', top: 4, halting: { tau: 0.5 } }, seededRng(`b${i}`)).queries
+  queries += privateBinarySearch(
+    scores,
+    { epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct', top: 4, halting: { tau: 0.5 } },
+    seededRng(`b${i}`)
+  ).queries
 })
 
 const RUNS = 100
 const PROBE_QUERIES = 5000
 const SERIES_BUDGET_MS = 60_000
 const dir = '../shared/data/nab'
-const files = readdirSync(dir).filter((f) => f.endsWith('.csv')).sort()
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.csv'))
+  .sort()
 const presets = files.map((f) => ({ name: f.replace(/\.csv$/, ''), p: loadNabPreset(`${dir}/${f}`, process.cwd()) }))
 
 interface SeriesFigure {
@@ -55,7 +61,12 @@ function nab(oracle: OracleKind, cap?: number) {
   let totalCpu = 0
   for (const { name, p } of presets) {
     const params = (maxQueries?: number) => ({
-      epsilon: 1, tLow: p.tLow, tHigh: p.tHigh, oracle, top: 4, halting: { tau: 0.5, maxQueries }
+      epsilon: 1,
+      tLow: p.tLow,
+      tHigh: p.tHigh,
+      oracle,
+      top: 4,
+      halting: { tau: 0.5, maxQueries }
     })
     const ev = (maxQueries?: number) => ({ scores: p.scores, anomalies: [p.anomaly], params: params(maxQueries) })
     if (cap !== undefined) {
@@ -70,12 +81,14 @@ function nab(oracle: OracleKind, cap?: number) {
     const ratio = round(p.thresholdRatio, 3)
     if (probe.haltedBy === 'maxQueries') {
       const perRound = probeMs / PROBE_QUERIES
-      skipped[name] = `a probe run did not stop within ${PROBE_QUERIES} queries (threshold ratio ${ratio}); ` +
+      skipped[name] =
+        `a probe run did not stop within ${PROBE_QUERIES} queries (threshold ratio ${ratio}); ` +
         `100 runs would take more than ${round((RUNS * PROBE_QUERIES * perRound) / 1000, 0)} s`
       continue
     }
     if (probeMs * RUNS > SERIES_BUDGET_MS) {
-      skipped[name] = `a probe run took ${probe.queries} queries, ${round(probeMs, 0)} ms (threshold ratio ${ratio}); ` +
+      skipped[name] =
+        `a probe run took ${probe.queries} queries, ${round(probeMs, 0)} ms (threshold ratio ${ratio}); ` +
         `100 runs are projected at ${round((probeMs * RUNS) / 1000, 0)} s`
       continue
     }
@@ -102,7 +115,13 @@ function timedSeries(ev: Parameters<typeof runSearchTrials>[0]): SeriesFigure {
   const c = process.cpuUsage(c1)
   const ms = performance.now() - t1
   const a = aggregateSearchTrials(m)
-  return { ms: round(ms, 0), cpuMs: round((c.user + c.system) / 1000, 0), meanQueries: a.meanQueries, errorRate: a.errorRate, cappedRuns: a.cappedTrials }
+  return {
+    ms: round(ms, 0),
+    cpuMs: round((c.user + c.system) / 1000, 0),
+    meanQueries: a.meanQueries,
+    errorRate: a.errorRate,
+    cappedRuns: a.cappedTrials
+  }
 }
 
 const out: Record<string, unknown> = {

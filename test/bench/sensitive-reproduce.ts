@@ -46,7 +46,10 @@ const oneD = (w: number, metric: Metric, r: number): Setting => ({
 const twoD = (w: number, metric: Metric, r: number): Setting => ({
   label: `temperature bin ${w} + hour of day`,
   cols: [temp, hour],
-  specs: [{ kind: 'numeric', binWidth: w }, { kind: 'numeric', binWidth: 1 }],
+  specs: [
+    { kind: 'numeric', binWidth: w },
+    { kind: 'numeric', binWidth: 1 }
+  ],
   metric,
   r
 })

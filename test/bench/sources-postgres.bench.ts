@@ -38,7 +38,13 @@ const KEY_TYPES = ['text', 'integer'] as const
 function definition(): ThresholdQueryDefinition {
   const groups: Array<Array<string | number>> = []
   for (let r = 0; r < ROOMS; r++) for (let f = 1; f <= FLOORS; f++) groups.push([`room ${r}`, f])
-  return { kind: 'threshold', groupBy: ['room', 'floor'], count: { kind: 'persons', personColumn: 'person', cap: CAP }, threshold: { kind: 'constant', value: 1000 }, groups }
+  return {
+    kind: 'threshold',
+    groupBy: ['room', 'floor'],
+    count: { kind: 'persons', personColumn: 'person', cap: CAP },
+    threshold: { kind: 'constant', value: 1000 },
+    groups
+  }
 }
 
 function socketBytes(c: pg.Client): number {
@@ -47,7 +53,9 @@ function socketBytes(c: pg.Client): number {
 
 async function main(): Promise<void> {
   if (!hasPgBinaries()) {
-    report({ skipped: "PostgreSQL's server binaries (initdb, pg_ctl) are not installed: install Debian's postgresql (.ci/run does) to run this benchmark" })
+    report({
+      skipped: "PostgreSQL's server binaries (initdb, pg_ctl) are not installed: install Debian's postgresql (.ci/run does) to run this benchmark"
+    })
     return
   }
   const cluster = await startPgCluster()
@@ -70,7 +78,10 @@ async function main(): Promise<void> {
     const store = openStore(join(dir, 'ws.sqlite'))
     const db = store.db
     const l0 = performance.now()
-    const ds = getDataset(db, linkPostgres(db, { name: 'events', url: cluster.url('bench'), table: 'public.events', personColumn: 'person', ...officerAct(db) }).id)
+    const ds = getDataset(
+      db,
+      linkPostgres(db, { name: 'events', url: cluster.url('bench'), table: 'public.events', personColumn: 'person', ...officerAct(db) }).id
+    )
     const linkMs = performance.now() - l0
     const def = definition()
     const preds = thresholdPredicates(db, ds, def)

@@ -99,7 +99,10 @@ async function main(): Promise<void> {
       // Persons x groups counted with and without the bound (the bound bites), and the engines agree on both.
       countedWithMaxGroups: truncatedTotal,
       countedWithout: plainTotal,
-      identicalCounts: same(duckQuery.value.counts, sqQuery.value.counts) && same(duckAgain.value.counts, duckQuery.value.counts) && same(duckPlain.value.counts, sqPlain.value.counts),
+      identicalCounts:
+        same(duckQuery.value.counts, sqQuery.value.counts) &&
+        same(duckAgain.value.counts, duckQuery.value.counts) &&
+        same(duckPlain.value.counts, sqPlain.value.counts),
       rssBeforeMb: rssBefore,
       loadavg1: round(loadavg()[0], 2)
     })

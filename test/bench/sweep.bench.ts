@@ -86,7 +86,11 @@ async function runOnce(workers: number): Promise<{ figures: RunFigures; cells: C
   try {
     // Let the workers start (they compile the TypeScript engine) before timing.
     await services.context.pool.run(
-      Array.from({ length: workers * 2 }, (_, i) => ({ kind: 'self-check/laplace', payload: { seed: 'warm', batchIndex: i, samples: 10, scale: 1 }, units: 10 }))
+      Array.from({ length: workers * 2 }, (_, i) => ({
+        kind: 'self-check/laplace',
+        payload: { seed: 'warm', batchIndex: i, samples: 10, scale: 1 },
+        units: 10
+      }))
     )
     const load0 = loadavg()[0]
     const h = monitorEventLoopDelay({ resolution: 5 })
@@ -140,28 +144,28 @@ async function runOnce(workers: number): Promise<{ figures: RunFigures; cells: C
 }
 
 async function main(): Promise<void> {
-const runs: RunFigures[] = []
-const cellsByRun: CellResult[][] = []
-for (const w of sizes) {
-  process.stderr.write(`sweep bench: preset ${presetName}, ${trials} trials per cell, ${w} worker(s)\n`)
-  const r = await runOnce(w)
-  runs.push(r.figures)
-  cellsByRun.push(r.cells)
-  process.stderr.write(`  ${JSON.stringify(r.figures)}\n`)
-}
-const strip = (cs: CellResult[]) => JSON.stringify(cs.map((c) => [c.key, c.status, c.metrics]))
-const two = runs.find((r) => r.workers === 2)
-const one = runs.find((r) => r.workers === 1)
-report({
-  preset: presetName,
-  sweeps: keepSweeps ?? 'all',
-  trialsPerCell: trials,
-  cpus: cpus().length,
-  runs,
-  speedup: two && one ? round(one.seconds / two.seconds, 2) : null,
-  identicalAcrossPoolSizes: cellsByRun.every((c) => strip(c) === strip(cellsByRun[0])),
-  note: 'Timings on a shared 2-core machine; see loadAverage* for the competing load during each run.'
-})
+  const runs: RunFigures[] = []
+  const cellsByRun: CellResult[][] = []
+  for (const w of sizes) {
+    process.stderr.write(`sweep bench: preset ${presetName}, ${trials} trials per cell, ${w} worker(s)\n`)
+    const r = await runOnce(w)
+    runs.push(r.figures)
+    cellsByRun.push(r.cells)
+    process.stderr.write(`  ${JSON.stringify(r.figures)}\n`)
+  }
+  const strip = (cs: CellResult[]) => JSON.stringify(cs.map((c) => [c.key, c.status, c.metrics]))
+  const two = runs.find((r) => r.workers === 2)
+  const one = runs.find((r) => r.workers === 1)
+  report({
+    preset: presetName,
+    sweeps: keepSweeps ?? 'all',
+    trialsPerCell: trials,
+    cpus: cpus().length,
+    runs,
+    speedup: two && one ? round(one.seconds / two.seconds, 2) : null,
+    identicalAcrossPoolSizes: cellsByRun.every((c) => strip(c) === strip(cellsByRun[0])),
+    note: 'Timings on a shared 2-core machine; see loadAverage* for the competing load during each run.'
+  })
 }
 
 main().catch((e) => {

@@ -43,7 +43,9 @@ describe('experiments', () => {
     expect(await page.getByTestId('chart-fnr').getAttribute('data-x-scale')).toBe('logarithmic')
     expect(await page.getByTestId('chart-fnr').getAttribute('data-beta-line')).toBe('0.05')
     expect(await page.getByTestId('chart-fpr').getAttribute('data-beta-line')).toBeNull()
-    expect(await page.getByTestId('chart-epsilonExPost').locator('figcaption strong').innerText()).toBe('ε actually spent (ex post ε*, per predicate, max)')
+    expect(await page.getByTestId('chart-epsilonExPost').locator('figcaption strong').innerText()).toBe(
+      'ε actually spent (ex post ε*, per predicate, max)'
+    )
     expect(await page.getByTestId('results-table').innerText()).toContain('Cells 1–25 of 84')
     await screenshot(page, 'experiments-done')
   })

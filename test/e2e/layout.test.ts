@@ -38,7 +38,11 @@ async function inViewAndFocused(page: Page, testId: string) {
     const el = document.querySelector(`[data-testid="${id}"]`)
     if (!el) return { inView: false, focused: false, top: null as number | null }
     const r = el.getBoundingClientRect()
-    return { inView: r.top >= -1 && r.top < window.innerHeight, focused: el === document.activeElement || el.contains(document.activeElement), top: r.top }
+    return {
+      inView: r.top >= -1 && r.top < window.innerHeight,
+      focused: el === document.activeElement || el.contains(document.activeElement),
+      top: r.top
+    }
   }
   await page
     .waitForFunction(
@@ -77,7 +81,13 @@ describe('layout at 1024x700 and 1440x900', () => {
     // The opened dataset is scrolled to and focused.
     expect(await inViewAndFocused(page, 'dataset-detail')).toMatchObject({ inView: true, focused: true })
     problems.push(...(await overflowsAtBothSizes(page, 'Datasets with one open')))
-    await ledger.setBudget(page, { dataset: 'occupancy with a rather long name for a dataset', epsilon: 3, reason: 'layout check', officer: OFFICER.name, passphrase: OFFICER.passphrase })
+    await ledger.setBudget(page, {
+      dataset: 'occupancy with a rather long name for a dataset',
+      epsilon: 3,
+      reason: 'layout check',
+      officer: OFFICER.name,
+      passphrase: OFFICER.passphrase
+    })
     problems.push(...(await overflowsAtBothSizes(page, 'Ledger after a budget')))
     const rooms = ['A-101', 'A-102', 'A-201', 'A-202', 'B-101', 'B-102']
     await queries.defineThreshold(page, {
@@ -162,7 +172,9 @@ describe('denials are actionable (issue 17)', () => {
     const p = await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
     expect(p.canRelease).toBe(false)
     const fit = page.getByTestId('preview-fit')
-    expect(await fit.innerText()).toMatch(/^What fits: alpha >= 3\.4 fits the 0\.697414 left \(costs 0\.677231\) at beta 0\.05; or beta >= 0\.25 at alpha 1 \(costs 0\.693148\)\./)
+    expect(await fit.innerText()).toMatch(
+      /^What fits: alpha >= 3\.4 fits the 0\.697414 left \(costs 0\.677231\) at beta 0\.05; or beta >= 0\.25 at alpha 1 \(costs 0\.693148\)\./
+    )
     // The trade-off before spending: the charge over alpha, what is left as a line, the choice marked.
     expect(await page.getByTestId('tradeoff-chart').getAttribute('data-points')).toBe('8')
     expect(await page.getByTestId('tradeoff-chart').locator('canvas').getAttribute('aria-label')).toBe(
@@ -196,7 +208,9 @@ describe('what a new user tripped on (issue 17)', () => {
     expect(await page.getByLabel('Person column').inputValue()).toBe('person_id')
     await queries.chooseSaved(page, 'rooms over 12 on Tuesday')
     await page.getByTestId('mechanism-ppwlm').check()
-    expect(await page.getByTestId('mechanism-why-price').innerText()).toMatch(/worst case[\s\S]*ln\(m\/\(2β\)\)\/α[\s\S]*usually less than TSLM’s charge/)
+    expect(await page.getByTestId('mechanism-why-price').innerText()).toMatch(
+      /worst case[\s\S]*ln\(m\/\(2β\)\)\/α[\s\S]*usually less than TSLM’s charge/
+    )
   })
 })
 
@@ -212,7 +226,9 @@ describe('defaults, counts and plain names (issue 17)', () => {
     await page.getByTestId('groupby-room').check()
     await page.getByTestId('groups-source-listed').check()
     await page.getByLabel(/^Groups, one per line/).fill('A-101\nA-102\nB-101')
-    expect(await page.getByTestId('group-count').innerText()).toBe('This question asks about 3 groups (predicates), listed in the definition. Each is one yes/no answer.')
+    expect(await page.getByTestId('group-count').innerText()).toBe(
+      'This question asks about 3 groups (predicates), listed in the definition. Each is one yes/no answer.'
+    )
     // Still shown while the rest of the question is incomplete (no threshold yet): it depends on the groups only.
     expect(await page.getByTestId('query-save-why').innerText()).not.toBe('')
   })
@@ -237,7 +253,9 @@ describe('defaults, counts and plain names (issue 17)', () => {
     expect(notions).toMatch(/predicate-wise DP: ε [\d.]+ spent.*· \d+ releases?/)
     // The catalog names the notion in words too, without doubled brackets ("ε 3 ((eps,k)-sensitive privacy)" before).
     await shell.goTo(page, 'Datasets')
-    expect(await page.getByTestId('catalog').getByTestId('spend-notion-predicate-wise-dp').first().innerText()).toMatch(/^ε [\d.]+ under predicate-wise DP$/)
+    expect(await page.getByTestId('catalog').getByTestId('spend-notion-predicate-wise-dp').first().innerText()).toMatch(
+      /^ε [\d.]+ under predicate-wise DP$/
+    )
   })
 })
 
@@ -253,7 +271,11 @@ describe('officer guard rails (issue 17)', () => {
     expect(await page.getByTestId('verify-head-format').innerText()).toMatch(/^A head hash has only the digits 0-9 and the letters a-f\./)
     const r = await page.evaluate(async () => {
       const token = sessionStorage.getItem('quiet-alarm-token') ?? ''
-      const res = await fetch('/api/call/ledger%2Fverify', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ req: { expectHead: 'deadbeef' } }) })
+      const res = await fetch('/api/call/ledger%2Fverify', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ req: { expectHead: 'deadbeef' } })
+      })
       return (await res.json()) as { ok: boolean; error?: { message: string } }
     })
     expect(r.ok).toBe(false)
@@ -272,7 +294,9 @@ describe('officer guard rails (issue 17)', () => {
     await form.getByLabel('Budget ε').fill('-1')
     expect(await form.getByTestId('budget-why').innerText()).toBe('The budget ε must be a number, 0 or more (got “-1”).')
     await form.getByLabel('Budget ε').fill('1')
-    expect(await form.getByTestId('budget-why').innerText()).toMatch(/^ε 1 is below what is already spent \(ε 2\.30259\), and a spend cannot be undone/)
+    expect(await form.getByTestId('budget-why').innerText()).toMatch(
+      /^ε 1 is below what is already spent \(ε 2\.30259\), and a spend cannot be undone/
+    )
     expect(await form.getByTestId('budget-set').isDisabled()).toBe(true)
     await form.getByLabel('Budget ε').fill('4')
     expect(await form.getByTestId('budget-why').innerText()).toBe('Give a reason: it is recorded in the ledger.')
@@ -281,13 +305,25 @@ describe('officer guard rails (issue 17)', () => {
     const refused = await page.evaluate(async (name) => {
       const token = sessionStorage.getItem('quiet-alarm-token') ?? ''
       const call = async (method: string, req: unknown) =>
-        (await (await fetch(`/api/call/${encodeURIComponent(method)}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify({ req }) })).json()) as {
+        (await (
+          await fetch(`/api/call/${encodeURIComponent(method)}`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}` },
+            body: JSON.stringify({ req })
+          })
+        ).json()) as {
           ok: boolean
           value?: unknown
           error?: { message: string }
         }
       const list = (await call('datasets/list', {})).value as Array<{ id: number; name: string }>
-      return call('budgets/set', { datasetId: list.find((d) => d.name === name)!.id, epsilon: '1', reason: 'lower it', officer: 'dpo', passphrase: 'correct horse battery staple' })
+      return call('budgets/set', {
+        datasetId: list.find((d) => d.name === name)!.id,
+        epsilon: '1',
+        reason: 'lower it',
+        officer: 'dpo',
+        passphrase: 'correct horse battery staple'
+      })
     }, dataset)
     expect(refused.ok).toBe(false)
     expect(refused.error?.message).toMatch(/^A budget of epsilon 1 is below what ".*" has already spent per row \(epsilon 2\.30259\)/)

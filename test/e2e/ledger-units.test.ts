@@ -52,7 +52,13 @@ describe('privacy units on screen', () => {
   })
 
   it('the Ledger screen leads with the spend per person against the budget per person, the notions beneath', async () => {
-    await ledger.setBudget(page, { dataset: 'visits', epsilon: 7, reason: 'budget per person for the visits review', officer: OFFICER.name, passphrase: OFFICER.passphrase })
+    await ledger.setBudget(page, {
+      dataset: 'visits',
+      epsilon: 7,
+      reason: 'budget per person for the visits review',
+      officer: OFFICER.name,
+      passphrase: OFFICER.passphrase
+    })
     await shell.goTo(page, 'Ledger')
     const headline = page.getByTestId('ledger-per-unit')
     await headline.waitFor()

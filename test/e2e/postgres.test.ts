@@ -31,7 +31,9 @@ beforeAll(async () => {
   cluster = await startPgCluster()
   await cluster.createRole('analyst_ro', PASSWORD)
   await cluster.admin('CREATE SCHEMA hr')
-  await cluster.admin(`CREATE TABLE hr.badges AS SELECT 'p' || (i % 50) AS person, 'R' || (1 + i % 4) AS room, i % 3 AS floor FROM generate_series(0, 1999) AS t(i)`)
+  await cluster.admin(
+    `CREATE TABLE hr.badges AS SELECT 'p' || (i % 50) AS person, 'R' || (1 + i % 4) AS room, i % 3 AS floor FROM generate_series(0, 1999) AS t(i)`
+  )
   await cluster.admin('ANALYZE hr.badges')
   await cluster.admin('CREATE TABLE hr.salaries (person text, amount integer)')
   await cluster.admin('GRANT USAGE ON SCHEMA hr TO analyst_ro')
@@ -68,7 +70,7 @@ describe('Connect to PostgreSQL', () => {
     )
   })
 
-  it('testing a connection is the officer\'s act: a wrong passphrase is refused before any connection', async () => {
+  it("testing a connection is the officer's act: a wrong passphrase is refused before any connection", async () => {
     expect(await postgres.connect(page, cluster.url('analyst_ro'), { passphrase: 'not the passphrase at all' })).toBe(
       'The passphrase of officer "dpo" is wrong; nothing was written'
     )
@@ -93,7 +95,9 @@ describe('Connect to PostgreSQL', () => {
 describe('Link a file (query in place)', () => {
   it('uploads a Parquet file once, keeps it beside the workspace and links it; the catalog lists it as a linked file', async () => {
     const pq = join(files, 'visits.parquet')
-    duckAll(`COPY (SELECT 'p' || (i % 40) AS person, 'R' || (1 + i % 5) AS room, i % 3 AS floor FROM range(0, 1500) AS t(i)) TO ${duckString(pq)} (FORMAT parquet)`)
+    duckAll(
+      `COPY (SELECT 'p' || (i % 40) AS person, 'R' || (1 + i % 5) AS room, i % 3 AS floor FROM range(0, 1500) AS t(i)) TO ${duckString(pq)} (FORMAT parquet)`
+    )
     const linked = await linkFile.link(page, pq, { name: 'visits', personColumn: 'person' })
     expect(linked).toBe('Linked visits.parquet as "visits" (1,500 rows × 3 columns, queried in place).')
     await screenshot(page, 'datasets-file-linked')
@@ -106,7 +110,9 @@ describe('Link a file (query in place)', () => {
     // A file that is neither Parquet nor CSV: one sentence, nothing kept.
     const txt = join(files, 'notes.txt')
     duckAll(`COPY (SELECT 1 AS x) TO ${duckString(txt)} (FORMAT csv)`)
-    expect(await linkFile.link(page, txt, { name: 'notes' })).toBe('A linked file must be a Parquet file (.parquet) or a CSV file with a header row (.csv)')
+    expect(await linkFile.link(page, txt, { name: 'notes' })).toBe(
+      'A linked file must be a Parquet file (.parquet) or a CSV file with a header row (.csv)'
+    )
     expect(readdirSync(kept)).toHaveLength(1)
   })
 })

@@ -63,7 +63,11 @@ describe('app shell in headless mode', () => {
     await page.getByTestId('settings-workers-apply').click()
     expect(await page.getByTestId('settings-workers-message').innerText()).toMatch(/^Now 1 worker; remembered for the next start\./)
     await page.getByTestId('settings-workers').filter({ hasText: /^1$/ }).waitFor()
-    await page.getByRole('region', { name: 'Status' }).getByTestId('status-pool').filter({ hasText: /^1 worker, / }).waitFor({ timeout: 10_000 })
+    await page
+      .getByRole('region', { name: 'Status' })
+      .getByTestId('status-pool')
+      .filter({ hasText: /^1 worker, / })
+      .waitFor({ timeout: 10_000 })
     // Out of range: the form itself refuses it (the service would too: see the services integration test).
     await page.getByLabel('Worker threads').fill('0')
     expect(await page.getByLabel('Worker threads').evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false)

@@ -100,14 +100,18 @@ describe('datasets', () => {
     page.off('request', onRequest)
     expect(rowCalls).toEqual([])
     // The contract refuses them too, in one sentence.
-    const list = (await (await fetch(`${app.origin}/api/call/${encodeURIComponent('datasets/list')}`, api({}))).json()) as { value: Array<{ id: number; name: string }> }
+    const list = (await (await fetch(`${app.origin}/api/call/${encodeURIComponent('datasets/list')}`, api({}))).json()) as {
+      value: Array<{ id: number; name: string }>
+    }
     const taxiId = list.value.find((d) => d.name === 'nyc_taxi')!.id
     const refused = (await (await fetch(`${app.origin}/api/call/${encodeURIComponent('datasets/rows')}`, api({ datasetId: taxiId }))).json()) as {
       ok: boolean
       error?: { message: string }
     }
     expect(refused.ok).toBe(false)
-    expect(refused.error?.message).toBe('The rows of "nyc_taxi" are private and are not shown; only datasets the privacy officer declared public can be browsed')
+    expect(refused.error?.message).toBe(
+      'The rows of "nyc_taxi" are private and are not shown; only datasets the privacy officer declared public can be browsed'
+    )
     await wideScreenshot(page, 'datasets-detail-private')
     await page.getByRole('button', { name: 'Rename nyc_taxi' }).click()
     await page.getByLabel('New name for nyc_taxi').fill('taxi')
@@ -140,7 +144,8 @@ describe('datasets', () => {
   it('a large import shows rows, MB of MB, rate and time left while it runs, and cancels', async () => {
     const big = join(app.dir, 'big.csv')
     const lines = ['id,when,value,label']
-    for (let i = 0; i < 1_200_000; i++) lines.push(`${i},2024-03-04 ${String(8 + (i % 10)).padStart(2, '0')}:00:00,${(i * 7919) % 100003},label ${i % 97}`)
+    for (let i = 0; i < 1_200_000; i++)
+      lines.push(`${i},2024-03-04 ${String(8 + (i % 10)).padStart(2, '0')}:00:00,${(i * 7919) % 100003},label ${i % 97}`)
     writeFileSync(big, lines.join('\n') + '\n')
     const size = statSync(big).size
     expect(size).toBeGreaterThan(40e6)
@@ -190,7 +195,9 @@ describe('threshold query release', () => {
     expect(await page.getByTestId('query-save').isDisabled()).toBe(true)
     expect(await page.getByTestId('query-save-why').innerText()).toBe(`${noPublic} Or list the groups here.`)
     await page.getByLabel('Threshold of each group').selectOption('column')
-    expect(await page.getByTestId('threshold-no-public').innerText()).toMatch(/^Thresholds from a table must come from a public dataset other than “occupancy”/)
+    expect(await page.getByTestId('threshold-no-public').innerText()).toMatch(
+      /^Thresholds from a table must come from a public dataset other than “occupancy”/
+    )
     expect(await page.getByTestId('groups-from-threshold-table').innerText()).toMatch(/the groups are that table’s rows/)
     expect(await page.getByTestId('query-save').isDisabled()).toBe(true)
     await wideScreenshot(page, 'queries-groups-not-public')
@@ -200,7 +207,9 @@ describe('threshold query release', () => {
     await detail.getByTestId('dataset-private-note').waitFor()
     await detail.getByRole('button', { name: 'Declare public…' }).click()
     const form = detail.getByTestId('declare-public-form')
-    expect(await form.getByTestId('declare-public-explained').innerText()).toMatch(/may then reach releases[\s\S]*recorded in the ledger[\s\S]*cannot be undone/)
+    expect(await form.getByTestId('declare-public-explained').innerText()).toMatch(
+      /may then reach releases[\s\S]*recorded in the ledger[\s\S]*cannot be undone/
+    )
     expect(await form.getByRole('button', { name: 'Declare public', exact: true }).isDisabled()).toBe(true)
     expect(await form.getByTestId('declare-public-why').innerText()).toMatch(/reason/)
     await form.getByLabel('Reason (recorded)').fill('room capacities from the published fire-safety plan')
@@ -265,7 +274,13 @@ describe('threshold query release', () => {
   })
 
   it('the officer sets a budget with a reason; the price now fits and the release shows only decisions', async () => {
-    await ledger.setBudget(page, { dataset: 'occupancy', epsilon: 3, reason: 'fire-code audit, March', officer: OFFICER.name, passphrase: OFFICER.passphrase })
+    await ledger.setBudget(page, {
+      dataset: 'occupancy',
+      epsilon: 3,
+      reason: 'fire-code audit, March',
+      officer: OFFICER.name,
+      passphrase: OFFICER.passphrase
+    })
     await screenshot(page, 'ledger-budget-set')
     await shell.goTo(page, 'Queries')
     await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'occupancy' })
@@ -285,13 +300,23 @@ describe('threshold query release', () => {
     const chart = result.getByTestId('threshold-chart')
     expect(await chart.getAttribute('data-mode')).toBe('each')
     expect(await chart.getAttribute('data-bars')).toBe('32')
-    expect(await chart.locator('canvas').getAttribute('aria-label')).toBe(`${flagged} of 32 predicates flagged; bar height is each predicate's threshold`)
+    expect(await chart.locator('canvas').getAttribute('aria-label')).toBe(
+      `${flagged} of 32 predicates flagged; bar height is each predicate's threshold`
+    )
     const table = result.getByTestId('decisions-table')
     expect(await table.locator('tbody tr').count()).toBe(32)
     expect(await table.locator('tbody tr[data-flagged="true"]').count()).toBe(flagged)
-    const capacities = readFileSync(CAPACITIES, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
+    const capacities = readFileSync(CAPACITIES, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','))
     for (const [building, room, capacity] of capacities) {
-      const cells = await table.locator('tbody tr').filter({ has: page.getByRole('cell', { name: room, exact: true }) }).locator('td').allInnerTexts()
+      const cells = await table
+        .locator('tbody tr')
+        .filter({ has: page.getByRole('cell', { name: room, exact: true }) })
+        .locator('td')
+        .allInnerTexts()
       expect(cells.slice(0, 3)).toEqual([building, room, Number(capacity).toLocaleString('en-US')])
       expect(cells[3]).toMatch(/^(over threshold|not flagged)$/)
     }
@@ -349,7 +374,11 @@ describe('threshold query release', () => {
 
   it('many predicates: the decisions are drawn as a strip sorted by threshold, and the table lists them all', async () => {
     // Rooms x working hours of Tuesday 12 March against a constant limit, the groups listed: one predicate per (room, hour).
-    const rooms = readFileSync(CAPACITIES, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[1])
+    const rooms = readFileSync(CAPACITIES, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[1])
     const listed = rooms.flatMap((room) => [8, 9, 10, 11, 12, 13, 14, 15, 16, 17].map((h) => [room, h]))
     await queries.defineThreshold(page, {
       dataset: 'occupancy',
@@ -396,7 +425,13 @@ describe('threshold query release', () => {
 
 describe('anomaly questions', () => {
   it('anomaly identification: price and guarantee first, then a released bit per record', async () => {
-    await ledger.setBudget(page, { dataset: 'taxi', epsilon: 10, reason: 'anomaly review of the taxi counts', officer: OFFICER.name, passphrase: OFFICER.passphrase })
+    await ledger.setBudget(page, {
+      dataset: 'taxi',
+      epsilon: 10,
+      reason: 'anomaly review of the taxi counts',
+      officer: OFFICER.name,
+      passphrase: OFFICER.passphrase
+    })
     await shell.goTo(page, 'Queries')
     await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'taxi' })
     await page.getByRole('radio', { name: /Anomaly identification/ }).check()
@@ -413,7 +448,10 @@ describe('anomaly questions', () => {
     // ln(1/0.05 - 1) = 2.944, rounded up to 2.945; two records asked cost 5.89.
     await page.getByTestId('aiq-error').fill('0.05')
     expect(await page.getByTestId('aiq-derived-epsilon').innerText()).toMatch(/^ε per record asked: 2\.945 \(from Construction 1/)
-    await page.getByTestId('preview-epsilon').filter({ hasText: /^Costs ε 5\.89\b/ }).waitFor()
+    await page
+      .getByTestId('preview-epsilon')
+      .filter({ hasText: /^Costs ε 5\.89\b/ })
+      .waitFor()
     await page.getByTestId('aiq-error').fill('')
     await page.getByLabel('ε per record asked').fill('1')
     await page.locator('[data-testid="release-preview"][aria-busy="false"]').waitFor()
@@ -427,7 +465,11 @@ describe('anomaly questions', () => {
   it('the officer declares the list of half-hours public (the calendar, not the counts)', async () => {
     // The individuals of a search are public: here the NAB file's half-hours, without their counts.
     const halfHours = join(app.dir, 'half-hours.csv')
-    const lines = readFileSync(NYC_TAXI, 'utf8').trim().split('\n').slice(1).map((l) => `${l.split(',')[0]},${l.split(',')[0].slice(11, 16)}`)
+    const lines = readFileSync(NYC_TAXI, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => `${l.split(',')[0]},${l.split(',')[0].slice(11, 16)}`)
     writeFileSync(halfHours, ['timestamp,time_of_day', ...lines].join('\n') + '\n')
     await datasets.importFile(page, halfHours, 'half-hours')
     await datasets.declarePublic(page, { dataset: 'half-hours', reason: 'the calendar of half-hours, no counts', ...OFFICER })
@@ -467,7 +509,13 @@ describe('anomaly questions', () => {
 
   it('anomaly search: a release within the budget shows the top-S with their posterior as a chart', async () => {
     // Sharp questions (ε 30 each, Laplace scale t-low / ε = 1,000) so that the posterior moves within 20 questions.
-    await ledger.setBudget(page, { dataset: 'taxi', epsilon: 1000, reason: 'search for the busiest half-hour', officer: OFFICER.name, passphrase: OFFICER.passphrase })
+    await ledger.setBudget(page, {
+      dataset: 'taxi',
+      epsilon: 1000,
+      reason: 'search for the busiest half-hour',
+      officer: OFFICER.name,
+      passphrase: OFFICER.passphrase
+    })
     // Every half-hour of the public calendar is searched (the individuals come from its column, matched on timestamp).
     await shell.goTo(page, 'Queries')
     await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'taxi' })
@@ -519,7 +567,11 @@ describe('reports', () => {
     await panel.or(page.getByTestId('report-error')).first().waitFor({ timeout: 60_000 })
     expect(await page.getByTestId('report-error').count()).toBe(0)
     expect(await panel.innerText()).toMatch(/Whole workspace/)
-    await page.frameLocator('iframe[title="Report preview"]').getByText(/Privacy audit report/).first().waitFor()
+    await page
+      .frameLocator('iframe[title="Report preview"]')
+      .getByText(/Privacy audit report/)
+      .first()
+      .waitFor()
     // Full-page screenshots leave sandboxed frames blank: the preview gets its own.
     await panel.locator('iframe').screenshot({ path: join(SCREENSHOTS, 'reports-preview-frame.png') })
     await panel.getByLabel('Export as').selectOption('csv')

@@ -22,8 +22,17 @@ async function run(args: string[], cwd: string) {
 let dir = ''
 // Readings: a dense cluster around 10-12 and isolated readings at 30 and 50 (twice); a categorical site column.
 const rows = [
-  ['10', 'a'], ['10.4', 'a'], ['11', 'a'], ['11.2', 'b'], ['11.9', 'a'], ['12', 'a'], ['12.5', 'b'], ['13', 'a'],
-  ['30', 'a'], ['50', 'b'], ['50.3', 'b']
+  ['10', 'a'],
+  ['10.4', 'a'],
+  ['11', 'a'],
+  ['11.2', 'b'],
+  ['11.9', 'a'],
+  ['12', 'a'],
+  ['12.5', 'b'],
+  ['13', 'a'],
+  ['30', 'a'],
+  ['50', 'b'],
+  ['50.3', 'b']
 ]
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'qa-aiq-'))
@@ -50,8 +59,25 @@ describe('aiq CLI', () => {
   it('uses bin widths and categorical columns; SP lambda for a strong anomaly exceeds the mdd', async () => {
     // Bin width 2: 30 -> bin 15 alone within 1 bin (bins 14..16 hold only 30): B = 1, beta = 5, k = 1 -> lambda_k = 5 + 1 - 1 + 0 = 5.
     const r = await run(
-      ['--data', 'data.csv', '--columns', 'temp,site', '--categorical', 'site', '--bin-width', '2,1', '--radius', '1', '--metric', 'linf',
-        '--beta', '5', '--record-value', '31,a', '--json'],
+      [
+        '--data',
+        'data.csv',
+        '--columns',
+        'temp,site',
+        '--categorical',
+        'site',
+        '--bin-width',
+        '2,1',
+        '--radius',
+        '1',
+        '--metric',
+        'linf',
+        '--beta',
+        '5',
+        '--record-value',
+        '31,a',
+        '--json'
+      ],
       dir
     )
     expect(r.code).toBe(0)

@@ -6,10 +6,16 @@ import { main } from '../../src-main/cli'
 
 function sink() {
   let data = ''
-  return { write: (s: string) => ((data += s), true), get text() { return data } }
+  return {
+    write: (s: string) => ((data += s), true),
+    get text() {
+      return data
+    }
+  }
 }
 async function cli(args: string[], cwd = process.cwd()) {
-  const stdout = sink(), stderr = sink()
+  const stdout = sink(),
+    stderr = sink()
   const code = await main(args, { stdout: stdout as never, stderr: stderr as never, cwd })
   return { code, stdout: stdout.text, stderr: stderr.text }
 }
@@ -48,7 +54,22 @@ describe('cli: threshold', () => {
     expect(ja).toMatchObject({ mechanism: 'dppwlm', trials: 5, predicates: 1488, denied: 0 })
     for (const key of ['fnr', 'fpr', 'epsilonExPost', 'minEntropy', 'positives', 'seed']) expect(ja).toHaveProperty(key)
     expect(ja.epsilonExPost).toBeLessThanOrEqual(ja.epsilonCharge)
-    const b = await cli(['threshold', '--workload', TAXI, '--mechanism', 'dppwlm', '--alpha', '1', '--beta', '0.05', '--trials', '5', '--seed', ja.seed, '--json'])
+    const b = await cli([
+      'threshold',
+      '--workload',
+      TAXI,
+      '--mechanism',
+      'dppwlm',
+      '--alpha',
+      '1',
+      '--beta',
+      '0.05',
+      '--trials',
+      '5',
+      '--seed',
+      ja.seed,
+      '--json'
+    ])
     expect(JSON.parse(b.stdout)).toEqual(ja)
   })
 

@@ -6,10 +6,16 @@ import { main } from '../../src-main/cli'
 
 function capture() {
   let text = ''
-  return { write: (s: string) => ((text += s), true), get text() { return text } }
+  return {
+    write: (s: string) => ((text += s), true),
+    get text() {
+      return text
+    }
+  }
 }
 async function cli(args: string[], cwd = process.cwd()) {
-  const stdout = capture(), stderr = capture()
+  const stdout = capture(),
+    stderr = capture()
   const code = await main(args, { stdout: stdout as never, stderr: stderr as never, cwd })
   return { code, stdout: stdout.text, stderr: stderr.text }
 }
@@ -44,8 +50,28 @@ describe('cli search', () => {
   })
 
   it('several anomalies with --subsets', async () => {
-    const r = await cli(['search', '--data', join(dir, 'two.csv'), '--column', 'score', '--t-low', '1', '--t-high', '5', '--epsilon', '50',
-      '--oracle', 'rr', '--subsets', '8', '--top', '1', '--trials', '10', '--json'])
+    const r = await cli([
+      'search',
+      '--data',
+      join(dir, 'two.csv'),
+      '--column',
+      'score',
+      '--t-low',
+      '1',
+      '--t-high',
+      '5',
+      '--epsilon',
+      '50',
+      '--oracle',
+      'rr',
+      '--subsets',
+      '8',
+      '--top',
+      '1',
+      '--trials',
+      '10',
+      '--json'
+    ])
     expect(r.code).toBe(0)
     const j = JSON.parse(r.stdout)
     expect(j.anomalies).toBe(2)
@@ -54,7 +80,18 @@ describe('cli search', () => {
   })
 
   it('the NAB preset derives scores and thresholds', async () => {
-    const r = await cli(['search', '--nab-preset', '../shared/data/nab/ec2_request_latency_system_failure.csv', '--epsilon', '4', '--oracle', 'direct', '--trials', '5', '--json'])
+    const r = await cli([
+      'search',
+      '--nab-preset',
+      '../shared/data/nab/ec2_request_latency_system_failure.csv',
+      '--epsilon',
+      '4',
+      '--oracle',
+      'direct',
+      '--trials',
+      '5',
+      '--json'
+    ])
     expect(r.code).toBe(0)
     const j = JSON.parse(r.stdout)
     expect(j.tLow).toBeLessThan(j.tHigh)

@@ -27,7 +27,22 @@ describe('CLI conventions', () => {
   it('--help lists every command; unknown commands are bad input', async () => {
     const help = await runInProcess(['--help'])
     expect(help.code).toBe(0)
-    for (const c of ['status', 'minent', 'threshold', 'noise', 'aiq', 'search', 'import', 'datasets', 'release', 'ledger', 'budget', 'demo', 'sweep', 'report']) {
+    for (const c of [
+      'status',
+      'minent',
+      'threshold',
+      'noise',
+      'aiq',
+      'search',
+      'import',
+      'datasets',
+      'release',
+      'ledger',
+      'budget',
+      'demo',
+      'sweep',
+      'report'
+    ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'))
     }
     const bad = await runInProcess(['frobnicate'])
@@ -38,12 +53,20 @@ describe('CLI conventions', () => {
     const ws = tempWorkspace()
     try {
       const missing = await runInProcess(['status', '--db', ws.db, '--json'])
-      expect(missing).toEqual({ code: 2, stdout: '', stderr: `quiet-alarm: There is no workspace at ${ws.db}; check --db (the import and demo commands create one)\n` })
+      expect(missing).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `quiet-alarm: There is no workspace at ${ws.db}; check --db (the import and demo commands create one)\n`
+      })
       openStore(ws.db).close()
       const r = await runInProcess(['status', '--db', ws.db, '--json'])
       expect(r.code).toBe(0)
       expect(r.stdout.trimEnd().split('\n')).toHaveLength(1)
-      expect(JSON.parse(r.stdout)).toMatchObject({ databasePath: ws.db, schemaVersion: LATEST_SCHEMA_VERSION, latestSchemaVersion: LATEST_SCHEMA_VERSION })
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        databasePath: ws.db,
+        schemaVersion: LATEST_SCHEMA_VERSION,
+        latestSchemaVersion: LATEST_SCHEMA_VERSION
+      })
     } finally {
       ws.cleanup()
     }

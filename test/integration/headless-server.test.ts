@@ -83,7 +83,11 @@ describe('headless server', () => {
   })
 
   it('refuses a foreign Host header (DNS rebinding) and foreign origins, even with the token', async () => {
-    const evil = await raw('/api/call/app/status', { method: 'POST', body: '{}', headers: { Host: 'evil.example:80', Authorization: `Bearer ${h.token}` } })
+    const evil = await raw('/api/call/app/status', {
+      method: 'POST',
+      body: '{}',
+      headers: { Host: 'evil.example:80', Authorization: `Bearer ${h.token}` }
+    })
     expect(evil.status).toBe(403)
     const cross = await raw('/api/call/app/status', {
       method: 'POST',

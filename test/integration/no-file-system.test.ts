@@ -49,7 +49,8 @@ async function call(method: string, req: unknown, keepJobs = false): Promise<Cal
   const out = JSON.parse(r.body) as CallOutcome<unknown>
   // Jobs a variant started are stopped at once (the property is about files, not about the job).
   const jobId = out.ok ? (out.value as { jobId?: unknown } | null)?.jobId : undefined
-  if (typeof jobId === 'string' && !keepJobs) await raw('/api/call/jobs/cancel', { method: 'POST', body: JSON.stringify({ req: { jobId } }), headers: { Authorization: `Bearer ${h.token}` } })
+  if (typeof jobId === 'string' && !keepJobs)
+    await raw('/api/call/jobs/cancel', { method: 'POST', body: JSON.stringify({ req: { jobId } }), headers: { Authorization: `Bearer ${h.token}` } })
   return out
 }
 
@@ -59,10 +60,14 @@ async function upload(name: string, body: string | Buffer) {
 }
 
 async function allJobsSettled(): Promise<void> {
-  await waitFor(async () => {
-    const r = await call('jobs/list', {})
-    return r.ok && (r.value as Array<{ state: string }>).every((j) => j.state !== 'running' && j.state !== 'queued')
-  }, 'every job to settle', 60_000)
+  await waitFor(
+    async () => {
+      const r = await call('jobs/list', {})
+      return r.ok && (r.value as Array<{ state: string }>).every((j) => j.state !== 'running' && j.state !== 'queued')
+    },
+    'every job to settle',
+    60_000
+  )
 }
 
 beforeAll(async () => {
@@ -145,7 +150,9 @@ describe('no file system through the HTTP door (issue 15)', () => {
     })
     queryId = q.ok ? (q.value as { id: number }).id : 0
     const presets = await call('experiments/presets', {})
-    const preset = presets.ok ? (presets.value as { presets: Array<{ name: string; spec: { workloads: unknown[] } & Record<string, unknown> }> }).presets[0] : undefined
+    const preset = presets.ok
+      ? (presets.value as { presets: Array<{ name: string; spec: { workloads: unknown[] } & Record<string, unknown> }> }).presets[0]
+      : undefined
     const spec = preset ? { ...preset.spec, workloads: preset.spec.workloads.slice(0, 1), trials: 1 } : {}
     const report = await call('reports/export', { format: 'json' }, true)
     const reportJob = report.ok ? (report.value as { jobId: string }).jobId : 'none'
@@ -229,7 +236,10 @@ describe('no file system through the HTTP door (issue 15)', () => {
       const base = samples[method] ?? {}
       for (const leaf of stringLeaves(base)) {
         for (const v of values) {
-          await call(method, withAt(base, leaf, () => v))
+          await call(
+            method,
+            withAt(base, leaf, () => v)
+          )
           calls++
         }
       }
@@ -247,7 +257,9 @@ describe('no file system through the HTTP door (issue 15)', () => {
     expect(existsSync(fresh)).toBe(false)
     expect(readdirSync(secretDir).sort()).toEqual(before)
     if (atimeWorks) expect(statSync(canary).atimeMs, 'the canary file was read').toBeLessThan(statSync(canary).mtimeMs)
-    process.stdout.write(`path-like values: ${calls} calls, canary never read (${atimeWorks ? 'access time checked' : 'access time not tracked here'})\n`)
+    process.stdout.write(
+      `path-like values: ${calls} calls, canary never read (${atimeWorks ? 'access time checked' : 'access time not tracked here'})\n`
+    )
   })
 
   it('takes files only by the opaque handle a dialog or an upload gave', async () => {
@@ -320,7 +332,8 @@ describe('no file system through the HTTP door (issue 15)', () => {
       body.pipe(req)
     })
     expect(outcome.status === 413 || outcome.error === 'ECONNRESET' || outcome.error === 'EPIPE', JSON.stringify(outcome)).toBe(true)
-    if (outcome.status === 413) expect(JSON.parse(outcome.body)).toMatchObject({ ok: false, error: { code: 'too-large', message: /larger than 4 MiB/ } })
+    if (outcome.status === 413)
+      expect(JSON.parse(outcome.body)).toMatchObject({ ok: false, error: { code: 'too-large', message: /larger than 4 MiB/ } })
     // The server stopped reading long before the end.
     expect(produced).toBeLessThan(total)
     expect(existsSync(uploads) ? readdirSync(uploads).length : 0).toBe(before)

@@ -15,7 +15,11 @@ export function officerAct(db: Database.Database, name: string = TEST_OFFICER): 
   const officers = listOfficers(db)
   if (!officers.some((o) => o.name === name)) {
     const first = officers[0]
-    registerOfficer(db, { name, passphrase: testPassphrase(name), by: first ? { officer: first.name, passphrase: testPassphrase(first.name) } : undefined })
+    registerOfficer(db, {
+      name,
+      passphrase: testPassphrase(name),
+      by: first ? { officer: first.name, passphrase: testPassphrase(first.name) } : undefined
+    })
   }
   return { officer: name, passphrase: testPassphrase(name) }
 }

@@ -33,7 +33,9 @@ describe('store', () => {
     raw.prepare('INSERT INTO schema_migrations (version, name) VALUES (?, ?)').run(LATEST_SCHEMA_VERSION + 7, 'from the future')
     raw.close()
     expect(() => openStore(ws.db)).toThrow(
-      new RegExp(`written by a newer version of Quiet Alarm \\(schema ${LATEST_SCHEMA_VERSION + 7}; this version knows up to ${LATEST_SCHEMA_VERSION}\\)`)
+      new RegExp(
+        `written by a newer version of Quiet Alarm \\(schema ${LATEST_SCHEMA_VERSION + 7}; this version knows up to ${LATEST_SCHEMA_VERSION}\\)`
+      )
     )
     const check = new Database(ws.db)
     expect(check.prepare('SELECT max(version) v FROM schema_migrations').get()).toEqual({ v: LATEST_SCHEMA_VERSION + 7 })
@@ -44,7 +46,9 @@ describe('store', () => {
     const ws = tempWorkspace()
     cleanup = ws.cleanup
     const raw = new Database(ws.db)
-    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT); INSERT INTO schema_migrations VALUES (1, 'something else', 'x')")
+    raw.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT); INSERT INTO schema_migrations VALUES (1, 'something else', 'x')"
+    )
     raw.close()
     expect(() => openStore(ws.db)).toThrow(/schema history is not one Quiet Alarm wrote/)
   })

@@ -93,7 +93,11 @@ async function startShell(o: { packaged: boolean; devUrl?: string }) {
   }
   const ipc = (method: string, req: unknown, frameUrl = win.webContents.mainFrame.url, frame: unknown = win.webContents.mainFrame) => {
     win.webContents.mainFrame.url = frameUrl
-    return fake.ipcHandlers.get('quiet-alarm:call')!({ senderFrame: frame }, method, req) as Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>
+    return fake.ipcHandlers.get('quiet-alarm:call')!({ senderFrame: frame }, method, req) as Promise<{
+      ok: boolean
+      value?: unknown
+      error?: { code: string; message: string }
+    }>
   }
   return { win, contents, navigate, ipc }
 }
@@ -101,7 +105,9 @@ async function startShell(o: { packaged: boolean; devUrl?: string }) {
 describe('the shell, loaded against a stand-in for electron', () => {
   it('serves the page from app:// (never file://) in a sandboxed, isolated window without Node', async () => {
     const { win } = await startShell({ packaged: true })
-    expect(fake.privileged).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: false }) }])
+    expect(fake.privileged).toEqual([
+      { scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: false }) }
+    ])
     expect([...fake.protocolHandlers.keys()]).toEqual(['app'])
     expect(win.loadURL).toHaveBeenCalledWith(APP_INDEX_URL)
     expect(win.loadFile).not.toHaveBeenCalled()
@@ -175,7 +181,11 @@ describe('the shell, loaded against a stand-in for electron', () => {
     for (const [method, req, sentence] of [
       ['datasets/rename', { datasetId: 1, name: 42 }, 'name must be text'],
       ['datasets/delete', { datasetId: 1, force: true }, 'The request has an unknown field "force"; remove it or check the spelling'],
-      ['releases/run', { queryId: 1, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.5, alpha: 1 } }, 'params.beta must be a number greater than 0 and less than 0.5'],
+      [
+        'releases/run',
+        { queryId: 1, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.5, alpha: 1 } },
+        'params.beta must be a number greater than 0 and less than 0.5'
+      ],
       ['datasets/rename', { datasetId: 1, name: 'x'.repeat(10_000) }, 'name must have at most 200 characters'],
       ['reports/save', { jobId: 7 }, 'jobId must be text'],
       ['app/choose-file', { title: 'Choose', multiple: true }, 'The request has an unknown field "multiple"; remove it or check the spelling']
@@ -207,7 +217,9 @@ describe('the shell, loaded against a stand-in for electron', () => {
   it('saves a finished report through the native save dialog', async () => {
     const { ipc } = await startShell({ packaged: true })
     services.dispatch.mockImplementation(async (method: unknown) =>
-      method === 'reports/download' ? { ok: true, value: { fileName: 'r.pdf', mimeType: 'application/pdf', bytes: 4, base64: Buffer.from('%PDF').toString('base64') } } : { ok: false, error: { message: 'no', code: 'x' } }
+      method === 'reports/download'
+        ? { ok: true, value: { fileName: 'r.pdf', mimeType: 'application/pdf', bytes: 4, base64: Buffer.from('%PDF').toString('base64') } }
+        : { ok: false, error: { message: 'no', code: 'x' } }
     )
     const target = join(dir, 'chosen.pdf')
     fake.saveDialog = async () => ({ canceled: false, filePath: target })
@@ -224,7 +236,10 @@ describe('the preload', () => {
     fake.invoked.length = 0
     await import('../../src-main/electron/preload')
     expect([...fake.exposed.keys()]).toEqual(['quietAlarm'])
-    const bridge = fake.exposed.get('quietAlarm') as { call(m: string, r: unknown): Promise<{ ok: boolean; error?: { code: string } }>; onEvent: unknown }
+    const bridge = fake.exposed.get('quietAlarm') as {
+      call(m: string, r: unknown): Promise<{ ok: boolean; error?: { code: string } }>
+      onEvent: unknown
+    }
     expect(Object.keys(bridge).sort()).toEqual(['call', 'onEvent'])
     expect((await bridge.call('fs/read', { path: '/etc/passwd' })).error?.code).toBe('unknown-method')
     expect((await bridge.call('datasets/preview-file', { path: '/etc/shadow' })).error?.code).toBe('bad-input')
@@ -238,8 +253,19 @@ describe('the preload', () => {
 describe('shell settings', () => {
   it('the dev URL counts only in a development build, only on loopback http, by exact origin', () => {
     expect(rendererSource({ devBuild: false, devUrl: 'http://localhost:5173' }).url).toBe(APP_INDEX_URL)
-    expect(rendererSource({ devBuild: true, devUrl: 'http://localhost:5173' })).toEqual({ kind: 'dev', url: 'http://localhost:5173/', origin: 'http://localhost:5173' })
-    for (const bad of ['http://localhost:5173.evil.com', 'http://localhost.evil.com:5173', 'https://example.com', 'file:///tmp/index.html', 'http://user:pw@localhost:5173', 'not a url']) {
+    expect(rendererSource({ devBuild: true, devUrl: 'http://localhost:5173' })).toEqual({
+      kind: 'dev',
+      url: 'http://localhost:5173/',
+      origin: 'http://localhost:5173'
+    })
+    for (const bad of [
+      'http://localhost:5173.evil.com',
+      'http://localhost.evil.com:5173',
+      'https://example.com',
+      'file:///tmp/index.html',
+      'http://user:pw@localhost:5173',
+      'not a url'
+    ]) {
       expect(rendererSource({ devBuild: true, devUrl: bad }).kind, bad).toBe('app')
     }
     const dev = rendererSource({ devBuild: true, devUrl: 'http://127.0.0.1:5173' })
@@ -261,7 +287,13 @@ describe('shell settings', () => {
     expect(index.headers.get('content-security-policy')).toBe(DESKTOP_CSP)
     expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8')
     expect((await handle(new Request('app://quiet-alarm/assets/a.js'))).headers.get('content-type')).toMatch(/javascript/)
-    for (const url of ['app://quiet-alarm/../secret.txt', 'app://quiet-alarm/%2e%2e/secret.txt', 'app://quiet-alarm/assets/..%2f..%2fsecret.txt', 'app://other/index.html', 'app://quiet-alarm/missing.js']) {
+    for (const url of [
+      'app://quiet-alarm/../secret.txt',
+      'app://quiet-alarm/%2e%2e/secret.txt',
+      'app://quiet-alarm/assets/..%2f..%2fsecret.txt',
+      'app://other/index.html',
+      'app://quiet-alarm/missing.js'
+    ]) {
       const r = await handle(new Request(url))
       expect(r.status, url).toBe(404)
       expect(r.headers.get('content-security-policy')).toBe(DESKTOP_CSP)
@@ -277,7 +309,12 @@ describe('shell settings', () => {
   })
 
   it('window options and the permission handlers stand alone', () => {
-    expect(windowOptions('/x/preload.js').webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: '/x/preload.js' })
+    expect(windowOptions('/x/preload.js').webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      preload: '/x/preload.js'
+    })
     const s = { setPermissionCheckHandler: vi.fn(), setPermissionRequestHandler: vi.fn(), setDevicePermissionHandler: vi.fn() }
     denyAllPermissions(s as never)
     expect(s.setPermissionCheckHandler.mock.calls[0][0]()).toBe(false)

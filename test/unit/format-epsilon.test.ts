@@ -34,7 +34,7 @@ describe('one rounding rule for epsilon (6 significant digits; charges and budge
 
   it('never shows a spend above its charge: rounding is monotone (random pairs)', () => {
     let seed = 12345
-    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     for (let i = 0; i < 5000; i++) {
       const charged = next() * 10 ** Math.floor(next() * 6 - 3)
       const spent = charged * next()

@@ -37,7 +37,10 @@ const TEMPLATES: Array<Array<Record<string, number>>> = [
   [{ A: 0 }, { A: 1 }],
   [{ B: 0 }],
   [{ B: 1 }, { B: 2 }],
-  [{ A: 0, B: 0 }, { A: 1, B: 1 }],
+  [
+    { A: 0, B: 0 },
+    { A: 1, B: 1 }
+  ],
   [{ A: 1, B: 2 }]
 ]
 /** Distinct charges per template (nano units), so that sums and maxima cannot coincide by accident. */

@@ -6,14 +6,20 @@ import { pgCatalogType, pgStoredExpr } from '../../src-main/services/sources/dia
 
 describe('PostgreSQL source helpers', () => {
   it('numbers ? placeholders outside quoted strings and identifiers', () => {
-    expect(numberedParams('SELECT "a?b", \'it\'\'s ?\' FROM t WHERE x = ? AND y IN (?, ?)')).toBe('SELECT "a?b", \'it\'\'s ?\' FROM t WHERE x = $1 AND y IN ($2, $3)')
+    expect(numberedParams("SELECT \"a?b\", 'it''s ?' FROM t WHERE x = ? AND y IN (?, ?)")).toBe(
+      "SELECT \"a?b\", 'it''s ?' FROM t WHERE x = $1 AND y IN ($2, $3)"
+    )
     expect(numberedParams('SELECT "x""?" FROM t WHERE ? = ?')).toBe('SELECT "x""?" FROM t WHERE $1 = $2')
   })
 
   it('refuses a URL with a password, in either place, without repeating it', () => {
     expect(checkPostgresUrl(' postgresql://reader@db.example:5432/hr ')).toBe('postgresql://reader@db.example:5432/hr')
     expect(checkPostgresUrl('postgres://reader@%2Ftmp%2Fsock/hr')).toBe('postgres://reader@%2Ftmp%2Fsock/hr')
-    for (const bad of ['postgresql://reader:hunter2@db/hr', 'postgresql://reader:@db/hr', 'postgresql://reader@db/hr?sslmode=require&password=hunter2']) {
+    for (const bad of [
+      'postgresql://reader:hunter2@db/hr',
+      'postgresql://reader:@db/hr',
+      'postgresql://reader@db/hr?sslmode=require&password=hunter2'
+    ]) {
       expect(() => checkPostgresUrl(bad)).toThrow(/contains a password/)
       try {
         checkPostgresUrl(bad)
@@ -28,7 +34,8 @@ describe('PostgreSQL source helpers', () => {
   it('password variables end in PGPASSWORD; hosts are read as pg reads them', () => {
     expect(checkPasswordEnv(undefined)).toBe(null)
     expect(checkPasswordEnv('HR_PGPASSWORD')).toBe('HR_PGPASSWORD')
-    for (const bad of ['QUIET_ALARM_PASSPHRASE', 'HOME', 'PGPASSWORD;rm', 'x'.repeat(200) + 'PGPASSWORD']) expect(() => checkPasswordEnv(bad)).toThrow(/ending in PGPASSWORD/)
+    for (const bad of ['QUIET_ALARM_PASSPHRASE', 'HOME', 'PGPASSWORD;rm', 'x'.repeat(200) + 'PGPASSWORD'])
+      expect(() => checkPasswordEnv(bad)).toThrow(/ending in PGPASSWORD/)
     expect(postgresHosts('postgresql://r@DB.example:5432/hr')).toEqual(['db.example'])
     expect(postgresHosts('postgresql://r@%2Ftmp%2Fsock:5432/hr')).toEqual(['/tmp/sock'])
   })
@@ -47,10 +54,19 @@ describe('PostgreSQL source helpers', () => {
 
   it('column types map to the catalog types and stored forms', () => {
     expect(['smallint', 'bigint', 'real', 'numeric', 'date', 'timestamp with time zone', 'boolean', 'uuid'].map(pgCatalogType)).toEqual([
-      'integer', 'integer', 'real', 'real', 'timestamp', 'timestamp', 'text', 'text'
+      'integer',
+      'integer',
+      'real',
+      'real',
+      'timestamp',
+      'timestamp',
+      'text',
+      'text'
     ])
     expect(pgStoredExpr({ name: 'a"b', pgType: 'text', type: 'text' })).toBe('("a""b" COLLATE "C")')
-    expect(pgStoredExpr({ name: 'd', pgType: 'date', type: 'timestamp' })).toBe('CAST(floor(extract(epoch FROM CAST("d" AS timestamp)) * 1000) AS bigint)')
+    expect(pgStoredExpr({ name: 'd', pgType: 'date', type: 'timestamp' })).toBe(
+      'CAST(floor(extract(epoch FROM CAST("d" AS timestamp)) * 1000) AS bigint)'
+    )
     expect(pgStoredExpr({ name: 'n', pgType: 'bigint', type: 'text' })).toBe('(CAST("n" AS text) COLLATE "C")')
   })
 })

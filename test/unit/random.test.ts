@@ -17,7 +17,9 @@ const ksCritical = (n: number, alpha = 1e-4) => Math.sqrt(-Math.log(alpha / 2) /
 
 describe('random', () => {
   it('seeded generator is reproducible and seed-dependent', () => {
-    const a = seededRng(42), b = seededRng(42), c = seededRng(43)
+    const a = seededRng(42),
+      b = seededRng(42),
+      c = seededRng(43)
     const xa = Array.from({ length: 5 }, () => a.next())
     const xb = Array.from({ length: 5 }, () => b.next())
     const xc = Array.from({ length: 5 }, () => c.next())
@@ -50,7 +52,7 @@ describe('random', () => {
     expect(xs.some((u) => (u * 2 ** 53) % 2 ** 21 !== 0)).toBe(true)
   })
 
-  it('the seeded generator is seedrandom\'s Alea: next() is double(); fillWords interleaves four Alea streams\' int32()', () => {
+  it("the seeded generator is seedrandom's Alea: next() is double(); fillWords interleaves four Alea streams' int32()", () => {
     for (const seed of ['1', 'fig2/rr/7', 'search', '']) {
       const ours = seededRng(seed)
       const ref = seedrandom.alea(seed)
@@ -72,7 +74,8 @@ describe('random', () => {
   })
 
   it('fillWords: seeded words are reproducible and fill only the requested count; every bit is fair (binomial bound)', () => {
-    const a = new Int32Array(10), b = new Int32Array(10)
+    const a = new Int32Array(10),
+      b = new Int32Array(10)
     seededRng('w').fillWords(a, 6)
     seededRng('w').fillWords(b, 6)
     expect(Array.from(a)).toEqual(Array.from(b))

@@ -5,7 +5,9 @@ import type { ReportExperiment } from '../../src-main/contract/reports'
 describe('report wording (issue 17)', () => {
   it('a release’s parameters in words, only those its mechanism uses', () => {
     const tslm = paramsInWords({ kind: 'threshold', mechanism: 'tslm', params: { beta: 0.05, alpha: 1, eps1: 0.00001, fineSteps: 3, steps: 4 } })
-    expect(tslm).toBe('TSLM, one shot; misses a true violation at most 5% of the time (beta 0.05); groups within 2 under their threshold may be flagged (alpha 1)')
+    expect(tslm).toBe(
+      'TSLM, one shot; misses a true violation at most 5% of the time (beta 0.05); groups within 2 under their threshold may be flagged (alpha 1)'
+    )
     expect(tslm).not.toMatch(/eps1|fine|steps/)
     const pp = paramsInWords({ kind: 'threshold', mechanism: 'dppwlm', params: { beta: 0.01, alpha: 2.5, eps1: 0.00001, fineSteps: 3, steps: 4 } })
     expect(pp).toBe(
@@ -25,7 +27,14 @@ describe('report wording (issue 17)', () => {
       metrics: status === 'done' ? { fnr: { mean: 0, ciLow: 0, ciHigh: 0, n: 10 } } : {}
     })
     const x = {
-      cells: [cell(0, 'tslm', 1, 'done'), cell(1, 'tslm', 10, 'done'), cell(2, 'tslm', 100, 'done'), cell(3, 'nlm', 1, 'done'), cell(4, 'nlm', 10, 'pending'), cell(5, 'nlm', 100, 'pending')]
+      cells: [
+        cell(0, 'tslm', 1, 'done'),
+        cell(1, 'tslm', 10, 'done'),
+        cell(2, 'tslm', 100, 'done'),
+        cell(3, 'nlm', 1, 'done'),
+        cell(4, 'nlm', 10, 'pending'),
+        cell(5, 'nlm', 100, 'pending')
+      ]
     } as unknown as ReportExperiment
     expect(headlineCells(x).map((c) => c.index)).toEqual([0, 2, 3])
   })

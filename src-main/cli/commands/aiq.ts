@@ -4,7 +4,19 @@
  * truth (count, ball count, true answer) and the exact flip probability, and with --trials a Monte Carlo error rate.
  * It is not a release (no ledger, seeded generator).
  */
-import { type CliCommand, type CliValues, UsageError, choice, fmt, optNumber, optString, parseNumber, parseNumberList, reqNumber, reqString } from '../command'
+import {
+  type CliCommand,
+  type CliValues,
+  UsageError,
+  choice,
+  fmt,
+  optNumber,
+  optString,
+  parseNumber,
+  parseNumberList,
+  reqNumber,
+  reqString
+} from '../command'
 import { columnIndex, numericColumn, readCsvFile } from '../csv-file'
 import { countBalls } from '../../../src-worker/engine/sensitive/ball-count'
 import { type AiqParams, aiqTable } from '../../../src-worker/engine/sensitive/mechanism'
@@ -81,14 +93,22 @@ export const aiqCommand: CliCommand = {
     data: { type: 'string', description: 'CSV file with a header row (your own data; read locally)' },
     columns: { type: 'string', description: 'comma-separated columns forming a record' },
     categorical: { type: 'string', description: 'columns (among --columns) compared as categories; the others must be numeric', defaultText: 'none' },
-    'bin-width': { type: 'string', description: 'bin width of the numeric columns, one value or one per column: bin = floor(value / width)', defaultText: '1' },
+    'bin-width': {
+      type: 'string',
+      description: 'bin width of the numeric columns, one value or one per column: bin = floor(value / width)',
+      defaultText: '1'
+    },
     radius: { type: 'string', description: 'ball radius r >= 0, in bins' },
     beta: { type: 'string', description: 'anomaly threshold, a whole number >= 1: anomaly iff present and ball count <= beta' },
     metric: { type: 'string', description: 'l1, linf or l2 on bins (categories count 0/1 per column), or hamming', defaultText: 'l1' },
     k: { type: 'string', description: 'sensitivity parameter of the SP mechanism, a whole number >= 1', defaultText: '1' },
     'record-value': { type: 'string', description: 'the queried record: raw values, one per column, binned like the data' },
     epsilon: { type: 'string', description: 'privacy parameter eps > 0', defaultText: '1' },
-    mechanism: { type: 'string', description: 'dp (optimal eps-DP, lambda = mdd) or sp ((eps,k)-sensitive privacy, lambda = lambda_k)', defaultText: 'sp' },
+    mechanism: {
+      type: 'string',
+      description: 'dp (optimal eps-DP, lambda = mdd) or sp ((eps,k)-sensitive privacy, lambda = lambda_k)',
+      defaultText: 'sp'
+    },
     trials: { type: 'string', description: 'Monte Carlo trials for a sampled error rate (simulation; seeded generator)' },
     seed: { type: 'string', description: 'seed of the simulation', defaultText: '1' }
   },
@@ -104,10 +124,16 @@ export const aiqCommand: CliCommand = {
     const raw = p.record.map((v, k) => {
       if (kinds[k] === 'categorical') return v.trim()
       const x = v.trim() === '' ? NaN : Number(v)
-      if (!Number.isFinite(x)) throw new UsageError(`--record-value: value ${k + 1} ("${v}") must be a number, since column "${p.columns[k]}" is numeric`)
+      if (!Number.isFinite(x))
+        throw new UsageError(`--record-value: value ${k + 1} ("${v}") must be a number, since column "${p.columns[k]}" is numeric`)
       return x
     })
-    const universe = engine(() => buildUniverse(cols, kinds.map((kind, k) => ({ kind, binWidth: p.binWidths[k] }))))
+    const universe = engine(() =>
+      buildUniverse(
+        cols,
+        kinds.map((kind, k) => ({ kind, binWidth: p.binWidths[k] }))
+      )
+    )
     const tuple = engine(() => encodeRecord(universe, raw))
     const ballCount = engine(() => countBalls(universe.points, universe.counts, universe.kinds, p.metric, p.radius, tuple))[0]
     const count = countOf(universe, tuple)

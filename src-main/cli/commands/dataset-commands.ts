@@ -39,7 +39,17 @@ function withStore<T>(values: CliValues, ctx: CliContext, fn: (store: Store) => 
   return fn(store).finally(() => store.close())
 }
 
-const DELIMITER_WORDS: Record<string, Delimiter> = { ',': ',', comma: ',', tab: '\t', '\\t': '\t', '\t': '\t', ';': ';', semicolon: ';', '|': '|', bar: '|' }
+const DELIMITER_WORDS: Record<string, Delimiter> = {
+  ',': ',',
+  comma: ',',
+  tab: '\t',
+  '\\t': '\t',
+  '\t': '\t',
+  ';': ';',
+  semicolon: ';',
+  '|': '|',
+  bar: '|'
+}
 
 export function parseTypeOverrides(raw: string | undefined): Record<string, ColumnType> {
   const out: Record<string, ColumnType> = {}
@@ -48,7 +58,8 @@ export function parseTypeOverrides(raw: string | undefined): Record<string, Colu
     const eq = part.lastIndexOf('=')
     const name = eq > 0 ? part.slice(0, eq).trim() : ''
     const type = eq > 0 ? part.slice(eq + 1).trim() : ''
-    if (name === '' || !isColumnType(type)) throw new UsageError(`--type must be column=integer|real|text|timestamp, comma-separated (got "${part.slice(0, 80)}")`)
+    if (name === '' || !isColumnType(type))
+      throw new UsageError(`--type must be column=integer|real|text|timestamp, comma-separated (got "${part.slice(0, 80)}")`)
     out[name] = type
   }
   return out
@@ -70,7 +81,10 @@ function cellText(v: unknown): string {
 
 function columnsText(d: DatasetInfo): string {
   // On a person-level dataset, "^" marks a column declared at import to hold one value per person.
-  return d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ') + (d.columns.some((c) => c.perPerson === true) ? '  (^ one value per person, declared)' : '')
+  return (
+    d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ') +
+    (d.columns.some((c) => c.perPerson === true) ? '  (^ one value per person, declared)' : '')
+  )
 }
 
 const importCommand: CliCommand = {
@@ -105,56 +119,90 @@ const importCommand: CliCommand = {
     const onBadRow = choice('on-bad-row', optString(values, 'on-bad-row') ?? 'abort', ['skip', 'abort'] as const)
     const report = optNumber(values, 'report-bad-rows', 20, { integer: true, ge: 0, le: 1000 })
     const personColumn = optString(values, 'person-column')
-    if (personColumn !== undefined && values['row-level']) throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
+    if (personColumn !== undefined && values['row-level'])
+      throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
     if (personColumn !== undefined && personColumn.trim() === '') throw new UsageError('--person-column needs the name of a column')
-    return withStore(values, ctx, async (store) => {
-      const perRaw = optString(values, 'per-person-columns')
-      const perPersonColumns = perRaw === undefined ? undefined : perRaw.split(',').map((c) => c.trim()).filter((c) => c !== '')
-      const plan = planImport(store.db, { path: file, name: optString(values, 'name'), delimiter, types, onBadRow, reportBadRows: report, personColumn, perPersonColumns })
-      const controller = new AbortController()
-      const onSigint = () => controller.abort()
-      process.once('SIGINT', onSigint)
-      let last = Date.now() // first progress line after one second: quick imports and early errors print none
-      try {
-        const r = await runImport(store.db, plan, {
-          signal: controller.signal,
-          onProgress: (p) => {
-            const now = Date.now()
-            if (now - last >= 1000) {
-              last = now
-              ctx.progress(progressLine(p))
-            }
-          }
+    return withStore(
+      values,
+      ctx,
+      async (store) => {
+        const perRaw = optString(values, 'per-person-columns')
+        const perPersonColumns =
+          perRaw === undefined
+            ? undefined
+            : perRaw
+                .split(',')
+                .map((c) => c.trim())
+                .filter((c) => c !== '')
+        const plan = planImport(store.db, {
+          path: file,
+          name: optString(values, 'name'),
+          delimiter,
+          types,
+          onBadRow,
+          reportBadRows: report,
+          personColumn,
+          perPersonColumns
         })
-        const d = r.dataset
-        const lines = [
-          `Imported ${d.rowCount.toLocaleString('en-US')} rows x ${d.columns.length} columns as dataset ${d.id} "${d.name}" in ${r.seconds.toFixed(1)} s`,
-          `Columns: ${columnsText(d)}`,
-          `Privacy unit: ${unitText(d.unit)}${d.unit.kind === 'row' && personColumn === undefined && !values['row-level'] ? ' (the default; --person-column NAME declares a person column)' : ''}`
-        ]
-        const declared = d.columns.filter((c) => c.perPerson === true && !(d.unit.kind === 'person' && c.name === d.unit.column)).map((c) => c.name)
-        if (d.unit.kind === 'person') {
-          lines.push(
-            declared.length
-              ? `Declared one value per person (checked; cells over them are accounted in parallel): ${declared.join(', ')}`
-              : 'No column declared one value per person (--per-person-columns): cells over any column are charged as the whole dataset'
-          )
+        const controller = new AbortController()
+        const onSigint = () => controller.abort()
+        process.once('SIGINT', onSigint)
+        let last = Date.now() // first progress line after one second: quick imports and early errors print none
+        try {
+          const r = await runImport(store.db, plan, {
+            signal: controller.signal,
+            onProgress: (p) => {
+              const now = Date.now()
+              if (now - last >= 1000) {
+                last = now
+                ctx.progress(progressLine(p))
+              }
+            }
+          })
+          const d = r.dataset
+          const lines = [
+            `Imported ${d.rowCount.toLocaleString('en-US')} rows x ${d.columns.length} columns as dataset ${d.id} "${d.name}" in ${r.seconds.toFixed(1)} s`,
+            `Columns: ${columnsText(d)}`,
+            `Privacy unit: ${unitText(d.unit)}${d.unit.kind === 'row' && personColumn === undefined && !values['row-level'] ? ' (the default; --person-column NAME declares a person column)' : ''}`
+          ]
+          const declared = d.columns.filter((c) => c.perPerson === true && !(d.unit.kind === 'person' && c.name === d.unit.column)).map((c) => c.name)
+          if (d.unit.kind === 'person') {
+            lines.push(
+              declared.length
+                ? `Declared one value per person (checked; cells over them are accounted in parallel): ${declared.join(', ')}`
+                : 'No column declared one value per person (--per-person-columns): cells over any column are charged as the whole dataset'
+            )
+          }
+          if (r.badRowCount > 0) {
+            lines.push(
+              `Skipped ${r.badRowCount} bad row${r.badRowCount === 1 ? '' : 's'}${r.badRows.length ? `; the first ${r.badRows.length}:` : ''}`
+            )
+            for (const b of r.badRows) lines.push(`  line ${b.line}: ${b.reason}`)
+          }
+          return {
+            json: {
+              datasetId: d.id,
+              name: d.name,
+              rows: d.rowCount,
+              columns: d.columns,
+              unit: unitName(d.unit),
+              unitKind: d.unit.kind,
+              badRowCount: r.badRowCount,
+              badRows: r.badRows,
+              bytes: r.bytes,
+              seconds: r.seconds
+            },
+            text: lines.join('\n')
+          }
+        } catch (e) {
+          if (e instanceof CancelledError) throw new UserError('Import cancelled; nothing was stored', 'cancelled')
+          throw e
+        } finally {
+          process.removeListener('SIGINT', onSigint)
         }
-        if (r.badRowCount > 0) {
-          lines.push(`Skipped ${r.badRowCount} bad row${r.badRowCount === 1 ? '' : 's'}${r.badRows.length ? `; the first ${r.badRows.length}:` : ''}`)
-          for (const b of r.badRows) lines.push(`  line ${b.line}: ${b.reason}`)
-        }
-        return {
-          json: { datasetId: d.id, name: d.name, rows: d.rowCount, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, badRowCount: r.badRowCount, badRows: r.badRows, bytes: r.bytes, seconds: r.seconds },
-          text: lines.join('\n')
-        }
-      } catch (e) {
-        if (e instanceof CancelledError) throw new UserError('Import cancelled; nothing was stored', 'cancelled')
-        throw e
-      } finally {
-        process.removeListener('SIGINT', onSigint)
-      }
-    }, true)
+      },
+      true
+    )
   }
 }
 
@@ -183,7 +231,12 @@ const datasetsCommand: CliCommand = {
         case 'list': {
           const list = listDatasets(db)
           const text = list.length
-            ? list.map((d) => `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted (linked PostgreSQL ${d.sourceFile}, queried in place)` : `${d.rowCount.toLocaleString('en-US')} rows${d.source === 'linked-file' ? ` (linked file ${d.sourceFile}, queried in place)` : ''}`}  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`).join('\n')
+            ? list
+                .map(
+                  (d) =>
+                    `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted (linked PostgreSQL ${d.sourceFile}, queried in place)` : `${d.rowCount.toLocaleString('en-US')} rows${d.source === 'linked-file' ? ` (linked file ${d.sourceFile}, queried in place)` : ''}`}  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`
+                )
+                .join('\n')
             : 'No datasets yet; add one with "import --file F".'
           return { json: { datasets: list }, text }
         }
@@ -215,7 +268,12 @@ const datasetsCommand: CliCommand = {
         case 'public': {
           // An officer act (ALGORITHMS.md section 5): only a public dataset may supply values that reach a release.
           const d = resolveDataset(db, reqString(values, 'dataset'))
-          const entry = declarePublic(db, { datasetId: d.info.id, reason: reqString(values, 'reason'), officer: optString(values, 'officer'), passphrase })
+          const entry = declarePublic(db, {
+            datasetId: d.info.id,
+            reason: reqString(values, 'reason'),
+            officer: optString(values, 'officer'),
+            passphrase
+          })
           return {
             json: { dataset: getDataset(db, d.info.id).info, ledgerSeq: entry.seq },
             text: `Dataset ${d.info.id} "${d.info.name}" is now public (ledger entry ${entry.seq}); its values may reach releases and its rows can be browsed`

@@ -27,7 +27,10 @@ export const linkCommand: CliCommand = {
     'password-env': { type: 'string', description: 'with --postgres: the environment variable holding the password', defaultText: 'PGPASSWORD' },
     'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
     'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' },
-    'per-person-columns': { type: 'string', description: 'refused on a linked source (it can change after the link): import a copy to declare columns with one value per person' },
+    'per-person-columns': {
+      type: 'string',
+      description: 'refused on a linked source (it can change after the link): import a copy to declare columns with one value per person'
+    },
     ...OFFICER_OPTIONS
   },
   async run(values, _pos, ctx) {
@@ -43,7 +46,16 @@ export const linkCommand: CliCommand = {
       const d = linkFile(store.db, { name, file, personColumn, perPersonColumns })
       const seconds = (Date.now() - started) / 1000
       return {
-        json: { datasetId: d.id, name: d.name, source: 'linked-file', rows: d.rowCount, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, seconds },
+        json: {
+          datasetId: d.id,
+          name: d.name,
+          source: 'linked-file',
+          rows: d.rowCount,
+          columns: d.columns,
+          unit: unitName(d.unit),
+          unitKind: d.unit.kind,
+          seconds
+        },
         text: [
           `Linked ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.rowCount.toLocaleString('en-US')} rows x ${d.columns.length} columns, queried in place) in ${seconds.toFixed(1)} s`,
           `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
@@ -60,11 +72,18 @@ type Values = Parameters<CliCommand['run']>[0]
 
 function unitOptions(values: Values): { personColumn: string | null; perPersonColumns: string[] } {
   const personColumn = optString(values, 'person-column')
-  if (personColumn !== undefined && values['row-level']) throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
+  if (personColumn !== undefined && values['row-level'])
+    throw new UsageError('Give either --person-column NAME (person-level) or --row-level, not both')
   if (personColumn !== undefined && personColumn.trim() === '') throw new UsageError('--person-column needs the name of a column')
   const perRaw = optString(values, 'per-person-columns')
   if (perRaw !== undefined && personColumn === undefined) throw new UsageError('--per-person-columns needs --person-column')
-  const perPersonColumns = perRaw === undefined ? [] : perRaw.split(',').map((c) => c.trim()).filter((c) => c !== '')
+  const perPersonColumns =
+    perRaw === undefined
+      ? []
+      : perRaw
+          .split(',')
+          .map((c) => c.trim())
+          .filter((c) => c !== '')
   return { personColumn: personColumn ?? null, perPersonColumns }
 }
 
@@ -89,15 +108,35 @@ async function linkPostgresCommand(values: Values, ctx: { cwd: string }) {
     process.env[envVar] = await prompt('PostgreSQL password (empty for none): ')
   }
   // An officer act: the passphrase is read before the workspace is touched.
-  const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase (linking a PostgreSQL relation is an officer act)" })
+  const passphrase = await readPassphrase(values, ctx, {
+    label: "The privacy officer's passphrase (linking a PostgreSQL relation is an officer act)"
+  })
   const store = openWorkspace(values, cwd, { create: true })
   try {
     dropOrphanStagingTables(store.db)
     const started = Date.now()
-    const d = linkPostgres(store.db, { name, url, passwordEnv, table, personColumn, perPersonColumns, officer: optString(values, 'officer'), passphrase })
+    const d = linkPostgres(store.db, {
+      name,
+      url,
+      passwordEnv,
+      table,
+      personColumn,
+      perPersonColumns,
+      officer: optString(values, 'officer'),
+      passphrase
+    })
     const seconds = (Date.now() - started) / 1000
     return {
-      json: { datasetId: d.id, name: d.name, source: 'linked-postgres', relation: d.sourceFile, columns: d.columns, unit: unitName(d.unit), unitKind: d.unit.kind, seconds },
+      json: {
+        datasetId: d.id,
+        name: d.name,
+        source: 'linked-postgres',
+        relation: d.sourceFile,
+        columns: d.columns,
+        unit: unitName(d.unit),
+        unitKind: d.unit.kind,
+        seconds
+      },
       text: [
         `Linked PostgreSQL ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
         `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,

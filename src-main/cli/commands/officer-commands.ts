@@ -16,10 +16,18 @@ export const officerCommand: CliCommand = {
   subcommands: ['init', 'list'],
   options: {
     db: { type: 'string', description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data folder' },
-    name: { type: 'string', description: 'init: the new officer\'s name (recorded with every act)' },
-    'passphrase-file': { type: 'string', description: `init: a file whose first line is the new officer's passphrase (at least 12 characters)`, defaultText: `$${PASSPHRASE_ENV}, else a prompt` },
+    name: { type: 'string', description: "init: the new officer's name (recorded with every act)" },
+    'passphrase-file': {
+      type: 'string',
+      description: `init: a file whose first line is the new officer's passphrase (at least 12 characters)`,
+      defaultText: `$${PASSPHRASE_ENV}, else a prompt`
+    },
     by: { type: 'string', description: 'init: the registered officer who adds the new one', defaultText: 'the only registered officer' },
-    'by-passphrase-file': { type: 'string', description: 'init: a file whose first line is that officer\'s passphrase', defaultText: `$${BY_PASSPHRASE_ENV}, else a prompt` }
+    'by-passphrase-file': {
+      type: 'string',
+      description: "init: a file whose first line is that officer's passphrase",
+      defaultText: `$${BY_PASSPHRASE_ENV}, else a prompt`
+    }
   },
   async run(values, positionals, ctx) {
     const sub = positionals[0]
@@ -28,7 +36,12 @@ export const officerCommand: CliCommand = {
       try {
         const list = listOfficers(store.db)
         const text = list.length
-          ? list.map((o) => `${o.name}  key ${fingerprint(o.keyId)}  registered ${o.createdAt}${o.addedBy === o.keyId ? ' (the first officer)' : ` by ${o.addedByName}`}`).join('\n')
+          ? list
+              .map(
+                (o) =>
+                  `${o.name}  key ${fingerprint(o.keyId)}  registered ${o.createdAt}${o.addedBy === o.keyId ? ' (the first officer)' : ` by ${o.addedByName}`}`
+              )
+              .join('\n')
           : 'No privacy officer is registered; create one with "quiet-alarm officer init --name NAME".'
         return { json: { officers: list }, text }
       } finally {
@@ -46,7 +59,11 @@ export const officerCommand: CliCommand = {
       if (existing.length > 0) {
         by = {
           officer: optString(values, 'by'),
-          passphrase: await readPassphrase(values, ctx, { fileOption: 'by-passphrase-file', envVar: BY_PASSPHRASE_ENV, label: 'The passphrase of the registered officer who adds the new one' })
+          passphrase: await readPassphrase(values, ctx, {
+            fileOption: 'by-passphrase-file',
+            envVar: BY_PASSPHRASE_ENV,
+            label: 'The passphrase of the registered officer who adds the new one'
+          })
         }
       }
       const passphrase = await readPassphrase(values, ctx, { label: `The new passphrase for officer "${name.trim()}"`, confirm: true })

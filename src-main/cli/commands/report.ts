@@ -28,9 +28,21 @@ export const reportCommand: CliCommand = {
     dataset: { type: 'string', description: 'dataset id or name', defaultText: 'the whole workspace' },
     from: { type: 'string', description: 'start of the period, ISO 8601 (inclusive; without a zone = UTC)', defaultText: 'the beginning' },
     to: { type: 'string', description: 'end of the period, ISO 8601 (exclusive)', defaultText: 'now' },
-    edition: { type: 'string', description: 'analyst (no ex-post costs) or officer (with the sealed ex-post costs; each unlock is recorded)', defaultText: 'analyst' },
-    officer: { type: 'string', description: 'officer edition: the registered officer who unlocks the sealed costs (recorded)', defaultText: 'the only registered officer' },
-    'passphrase-file': { type: 'string', description: "officer edition: a file whose first line is the officer's passphrase", defaultText: '$QUIET_ALARM_PASSPHRASE, else a prompt' },
+    edition: {
+      type: 'string',
+      description: 'analyst (no ex-post costs) or officer (with the sealed ex-post costs; each unlock is recorded)',
+      defaultText: 'analyst'
+    },
+    officer: {
+      type: 'string',
+      description: 'officer edition: the registered officer who unlocks the sealed costs (recorded)',
+      defaultText: 'the only registered officer'
+    },
+    'passphrase-file': {
+      type: 'string',
+      description: "officer edition: a file whose first line is the officer's passphrase",
+      defaultText: '$QUIET_ALARM_PASSPHRASE, else a prompt'
+    },
     reason: { type: 'string', description: 'officer edition: why (recorded)', defaultText: 'audit report (officer edition)' },
     'page-size': { type: 'string', description: 'pdf: a4 or letter', defaultText: 'a4' },
     table: { type: 'string', description: 'csv: ledger, releases, denials or experiments', defaultText: 'ledger' }

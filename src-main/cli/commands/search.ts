@@ -65,14 +65,18 @@ export function loadNabPreset(file: string, cwd: string, opts: NabPresetOptions 
     if (!Array.isArray(w) || w.length !== 2 || typeof w[0] !== 'string' || typeof w[1] !== 'string') {
       throw new UsageError(`a window of ${name} is not a [start, end] pair of timestamps`)
     }
-    const start = w[0].slice(0, 19), end = w[1].slice(0, 19)
+    const start = w[0].slice(0, 19),
+      end = w[1].slice(0, 19)
     let a = 0
     while (a < ts.length && ts[a] < start) a++
     let b = ts.length - 1
     while (b >= 0 && ts[b] > end) b--
     if (a <= b) windowRows.push([a, b])
   }
-  const labelRows = lab.filter((t): t is string => typeof t === 'string').map((t) => ts.indexOf(t.slice(0, 19))).filter((i) => i >= 0)
+  const labelRows = lab
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => ts.indexOf(t.slice(0, 19)))
+    .filter((i) => i >= 0)
   if (windowRows.length === 0 && labelRows.length === 0) throw new UsageError(`${name} has no labelled point inside the series`)
   try {
     return { ...labelledSeriesPreset({ values, windows: windowRows, labelRows }, { margin: opts.margin, dropConflicts: opts.dropConflicts }), key }
@@ -143,10 +147,16 @@ export const searchCommand: CliCommand = {
     let presetInfo: Record<string, unknown> | undefined
     const presetFile = optString(values, 'nab-preset')
     if (presetFile !== undefined) {
-      if (values.data !== undefined || values.column !== undefined) throw new UsageError('--nab-preset replaces --data and --column; give one or the other')
-      if (values['t-low'] !== undefined || values['t-high'] !== undefined) throw new UsageError('--nab-preset derives the thresholds; use --threshold-margin instead of --t-low/--t-high')
+      if (values.data !== undefined || values.column !== undefined)
+        throw new UsageError('--nab-preset replaces --data and --column; give one or the other')
+      if (values['t-low'] !== undefined || values['t-high'] !== undefined)
+        throw new UsageError('--nab-preset derives the thresholds; use --threshold-margin instead of --t-low/--t-high')
       const margin = optNumber(values, 'threshold-margin', 0.1, { gt: 0, lt: 0.5 })
-      const p = loadNabPreset(presetFile, ctx.cwd, { margin, dropConflicts: values['keep-conflicts'] !== true, labelsDir: optString(values, 'nab-labels') })
+      const p = loadNabPreset(presetFile, ctx.cwd, {
+        margin,
+        dropConflicts: values['keep-conflicts'] !== true,
+        labelsDir: optString(values, 'nab-labels')
+      })
       scores = p.scores
       tLow = p.tLow
       tHigh = p.tHigh
@@ -173,7 +183,8 @@ export const searchCommand: CliCommand = {
       }
     }
     const n = scores.length
-    if (n < 2 * subsets) throw new UsageError(`the data has too few rows for ${subsets === 1 ? 'a search (at least 2)' : `${subsets} subsets of at least 2`}`)
+    if (n < 2 * subsets)
+      throw new UsageError(`the data has too few rows for ${subsets === 1 ? 'a search (at least 2)' : `${subsets} subsets of at least 2`}`)
     if (top > n) throw new UsageError(`--top must not exceed the number of rows`)
 
     const params: SearchParams = { epsilon, tLow, tHigh, oracle, top, halting: { tau, delta, budget, maxQueries } }

@@ -18,7 +18,7 @@ function readSpec(path: string, cwd: string): unknown {
     text = readFileSync(resolve(cwd, path), 'utf8')
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    throw new UsageError(`cannot read --spec ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? 'unreadable'}`)
+    throw new UsageError(`cannot read --spec ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')}`)
   }
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''))
@@ -99,13 +99,15 @@ export const sweepCommand: CliCommand = {
     const cleanup: Array<() => void> = []
     try {
       const handlers = services.handlers
-      const started = resumeId !== undefined ? await handlers['experiments/resume']({ experimentId: resumeId }) : await handlers['experiments/start']({ spec: raw })
+      const started =
+        resumeId !== undefined ? await handlers['experiments/resume']({ experimentId: resumeId }) : await handlers['experiments/start']({ spec: raw })
       const { jobId, experimentId } = started
       const onSigint = () => services.context.jobs.cancel(jobId)
       process.once('SIGINT', onSigint)
       cleanup.push(() => process.removeListener('SIGINT', onSigint))
       let last = 0
-      const cellsTotal = (services.context.store.db.prepare('SELECT cells_total n FROM experiments WHERE id = ?').get(experimentId) as { n: number }).n
+      const cellsTotal = (services.context.store.db.prepare('SELECT cells_total n FROM experiments WHERE id = ?').get(experimentId) as { n: number })
+        .n
       const countDone = services.context.store.db.prepare("SELECT count(*) n FROM experiment_cells WHERE experiment_id = ? AND status = 'done'")
       cleanup.push(
         services.events.on((name, payload) => {
@@ -132,10 +134,13 @@ export const sweepCommand: CliCommand = {
       const lines = [
         `SIMULATION (ground truth, seeded, not charged): experiment ${detail.id} "${detail.name}" (${detail.engine}), seed ${detail.seed}`,
         `status ${state}: ${detail.cellsDone}/${detail.cellsTotal} cells done, ${detail.cellsFailed} failed` +
-          (result ? `; this run computed ${result.cellsComputed} distinct cells (${result.cellsSkipped} stored before) in ${fmt(result.seconds, 3)} s` : ''),
+          (result
+            ? `; this run computed ${result.cellsComputed} distinct cells (${result.cellsSkipped} stored before) in ${fmt(result.seconds, 3)} s`
+            : ''),
         ...detail.cells.map((c) => headline(c, metricNames))
       ]
-      if (state === 'cancelled') lines.push(`Cancelled: finished cells are stored; run "quiet-alarm sweep --resume ${detail.id}" to compute the rest.`)
+      if (state === 'cancelled')
+        lines.push(`Cancelled: finished cells are stored; run "quiet-alarm sweep --resume ${detail.id}" to compute the rest.`)
       return {
         json: {
           simulation: true,

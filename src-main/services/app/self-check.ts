@@ -65,7 +65,6 @@ export async function runSelfCheck(store: Store, pool: WorkerPool, req: Required
 
 export function lastSelfCheck(store: Store): SelfCheckResult | null {
   const row = store.db.prepare("SELECT detail FROM audit_events WHERE kind = 'self-check' ORDER BY id DESC LIMIT 1").get() as
-    | { detail: string }
-    | undefined
+    { detail: string } | undefined
   return row ? (JSON.parse(row.detail) as SelfCheckResult) : null
 }

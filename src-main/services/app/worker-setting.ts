@@ -11,5 +11,7 @@ export function loadWorkerSetting(store: Store): number | undefined {
 }
 
 export function saveWorkerSetting(store: Store, workers: number): void {
-  store.db.prepare('INSERT INTO workspace_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(KEY, String(workers))
+  store.db
+    .prepare('INSERT INTO workspace_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+    .run(KEY, String(workers))
 }

@@ -37,7 +37,11 @@ interface ResolvedQuery<D extends QueryDefinition> {
 
 const KIND_TEXT = { 'anomaly-identification': 'an anomaly identification', 'anomaly-search': 'an anomaly search' } as const
 
-function savedQueryOfKind<K extends keyof typeof KIND_TEXT>(db: Database.Database, queryId: number, kind: K): ResolvedQuery<Extract<QueryDefinition, { kind: K }>> {
+function savedQueryOfKind<K extends keyof typeof KIND_TEXT>(
+  db: Database.Database,
+  queryId: number,
+  kind: K
+): ResolvedQuery<Extract<QueryDefinition, { kind: K }>> {
   const query = getQuery(db, queryId)
   if (query.definition.kind !== kind) throw new UserError(`Saved query ${query.id} is not ${KIND_TEXT[kind]} query`, 'bad-query')
   return { query, definition: query.definition as Extract<QueryDefinition, { kind: K }>, dataset: getDataset(db, query.datasetId) }
@@ -54,7 +58,8 @@ export function anomalyIdentificationQuery(db: Database.Database, queryId: numbe
   const q = savedQueryOfKind(db, queryId, 'anomaly-identification')
   const columns = q.definition.columns.map((c) => findColumn(q.dataset, c, 'column'))
   const records = (q.definition.records ?? []).map((r, i) => {
-    if (!Array.isArray(r) || r.length !== columns.length) throw new UserError(`Record ${i + 1} of query "${q.query.name}" needs ${columns.length} values, one per column`, 'bad-query')
+    if (!Array.isArray(r) || r.length !== columns.length)
+      throw new UserError(`Record ${i + 1} of query "${q.query.name}" needs ${columns.length} values, one per column`, 'bad-query')
     return r.map((v, j) => {
       const what = `Record ${i + 1}'s value for "${columns[j].name}"`
       const stored = storedValueFor(columns[j], v, what)
@@ -109,7 +114,8 @@ export interface AnomalySearchQuery extends ResolvedQuery<AnomalySearchDefinitio
 export function anomalySearchQuery(db: Database.Database, queryId: number): AnomalySearchQuery {
   const q = savedQueryOfKind(db, queryId, 'anomaly-search')
   const score = findColumn(q.dataset, q.definition.scoreColumn, 'score column')
-  if (score.type !== 'integer' && score.type !== 'real') throw new UserError(`The score column "${score.name.slice(0, 80)}" must hold numbers`, 'bad-query')
+  if (score.type !== 'integer' && score.type !== 'real')
+    throw new UserError(`The score column "${score.name.slice(0, 80)}" must hold numbers`, 'bad-query')
   const idColumn = q.definition.idColumn ? findColumn(q.dataset, q.definition.idColumn, 'id column') : null
   return { ...q, score, idColumn }
 }
@@ -121,7 +127,8 @@ export function anomalySearchQuery(db: Database.Database, queryId: number): Anom
  */
 export function searchIndividuals(db: Database.Database, q: AnomalySearchQuery): string[] {
   const def = q.definition
-  if (!q.idColumn) throw new UserError(`Query "${q.query.name}" names no id column; a search release matches its public list of individuals on one`, 'not-public')
+  if (!q.idColumn)
+    throw new UserError(`Query "${q.query.name}" names no id column; a search release matches its public list of individuals on one`, 'not-public')
   const idCol = q.idColumn
   let raw: string[]
   if (def.individuals) raw = def.individuals

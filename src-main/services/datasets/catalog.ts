@@ -98,7 +98,8 @@ function withUnit(db: Database.Database, ds: CatalogDataset): CatalogDataset {
 }
 
 export function checkDatasetId(id: unknown): number {
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new UserError('datasetId must be a dataset id (a whole number >= 1)', 'bad-input')
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    throw new UserError('datasetId must be a dataset id (a whole number >= 1)', 'bad-input')
   return id
 }
 
@@ -130,9 +131,13 @@ export interface DatasetRef {
 export function lookupDataset(db: Database.Database, ref: string | number, opts: { includeDeleted?: boolean } = {}): DatasetRef | undefined {
   const name = typeof ref === 'string' ? ref.trim() : null
   const id = typeof ref === 'number' ? ref : /^\d+$/.test(name!) ? Number(name) : null
-  const first = (sql: string, v: string | number | null) => (v === null ? undefined : (db.prepare(sql).get(v) as { id: number; name: string } | undefined))
+  const first = (sql: string, v: string | number | null) =>
+    v === null ? undefined : (db.prepare(sql).get(v) as { id: number; name: string } | undefined)
   // Digits are an id first (names of digits only are refused; older workspaces may still hold one).
-  const current = id !== null ? (first('SELECT id, name FROM datasets WHERE id = ?', id) ?? first('SELECT id, name FROM datasets WHERE name = ?', name)) : first('SELECT id, name FROM datasets WHERE name = ?', name)
+  const current =
+    id !== null
+      ? (first('SELECT id, name FROM datasets WHERE id = ?', id) ?? first('SELECT id, name FROM datasets WHERE name = ?', name))
+      : first('SELECT id, name FROM datasets WHERE name = ?', name)
   if (current) return { ...current, deleted: false }
   if (!opts.includeDeleted) return undefined
   // The ledger's record of datasets deleted since (read-only; the ledger area owns these rows).
@@ -206,7 +211,10 @@ export function datasetRows(db: Database.Database, id: unknown, offset = 0, limi
   const ds = getDataset(db, id)
   // The rows of a private dataset are what releases protect: they are never shown through the contract.
   if (!ds.info.public) {
-    throw new UserError(`The rows of "${ds.info.name}" are private and are not shown; only datasets the privacy officer declared public can be browsed`, 'private-data')
+    throw new UserError(
+      `The rows of "${ds.info.name}" are private and are not shown; only datasets the privacy officer declared public can be browsed`,
+      'private-data'
+    )
   }
   return storedRows(db, ds, offset, limit)
 }
@@ -214,12 +222,18 @@ export function datasetRows(db: Database.Database, id: unknown, offset = 0, limi
 /** Internal (tests, public datasets): the stored rows in file order, as the catalog shows values. Never a contract method on its own. */
 export function storedRows(db: Database.Database, idOrDataset: unknown, offset = 0, limit = 50): RowsResponse {
   const ds = typeof idOrDataset === 'object' && idOrDataset !== null ? (idOrDataset as CatalogDataset) : getDataset(db, idOrDataset)
-  if (ds.info.source === 'linked-file') throw new UserError(`"${ds.info.name}" is a linked file; its rows are not paged in this version (import a copy to browse it)`, 'bad-input')
-  if (ds.info.source === 'linked-postgres') throw new UserError(`"${ds.info.name}" is a linked PostgreSQL table; its rows are not paged in this version`, 'bad-input')
+  if (ds.info.source === 'linked-file')
+    throw new UserError(`"${ds.info.name}" is a linked file; its rows are not paged in this version (import a copy to browse it)`, 'bad-input')
+  if (ds.info.source === 'linked-postgres')
+    throw new UserError(`"${ds.info.name}" is a linked PostgreSQL table; its rows are not paged in this version`, 'bad-input')
   if (!Number.isSafeInteger(offset) || offset < 0) throw new UserError('offset must be a whole number >= 0', 'bad-input')
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
   const select = ds.columns.map((c) => ident(c.sqlName)).join(', ')
-  const raw = db.prepare(`SELECT ${select} FROM ${ident(ds.tableName)} WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw().all(offset, limit) as unknown[][]
+  const raw = db
+    .prepare(`SELECT ${select} FROM ${ident(ds.tableName)} WHERE rowid > ? ORDER BY rowid LIMIT ?`)
+    .raw()
+    .all(offset, limit) as unknown[][]
   const rows: CellValue[][] = raw.map((r) => r.map((v, i) => toDisplay(ds.columns[i].type, v)))
   return { columns: ds.info.columns, rows, offset, total: ds.info.rowCount }
 }

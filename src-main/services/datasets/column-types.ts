@@ -26,8 +26,7 @@ export const BAD_VALUE = Symbol('bad value')
 
 const INTEGER_RE = /^[+-]?\d+$/
 const REAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
-const TIMESTAMP_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
+const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
 
 export function parseInteger(raw: string): number | typeof BAD_VALUE {
   const s = raw.trim()
@@ -129,7 +128,15 @@ export function parseTimestamp(raw: string): number | typeof BAD_VALUE {
   if (!m) return BAD_VALUE
   const [, y, mo, d, h, mi, s, frac, zone] = m
   const ms = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000 + 1e-9)
-  const t = utcMs(Number(y), Number(mo), Number(d), h === undefined ? 0 : Number(h), mi === undefined ? 0 : Number(mi), s === undefined ? 0 : Number(s), ms)
+  const t = utcMs(
+    Number(y),
+    Number(mo),
+    Number(d),
+    h === undefined ? 0 : Number(h),
+    mi === undefined ? 0 : Number(mi),
+    s === undefined ? 0 : Number(s),
+    ms
+  )
   if (t === BAD_VALUE) return BAD_VALUE
   let offsetMin = 0
   if (zone && zone !== 'Z' && zone !== 'z') {

@@ -64,7 +64,16 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       checkDoorHost(checkPostgresUrl(req(r).url))
       const perPersonColumns = Array.isArray(r.perPersonColumns) ? r.perPersonColumns.filter((c): c is string => typeof c === 'string') : []
       const personColumn = typeof r.personColumn === 'string' ? r.personColumn : null
-      return linkPostgres(db, { name: r.name, url: r.url, passwordEnv: r.passwordEnv, table: r.table, personColumn, perPersonColumns, officer: r.officer, passphrase: r.passphrase })
+      return linkPostgres(db, {
+        name: r.name,
+        url: r.url,
+        passwordEnv: r.passwordEnv,
+        table: r.table,
+        personColumn,
+        perPersonColumns,
+        officer: r.officer,
+        passphrase: r.passphrase
+      })
     },
     'datasets/list': async () => listDatasets(db),
     'datasets/get': async (r) => getDataset(db, req(r).datasetId).info,

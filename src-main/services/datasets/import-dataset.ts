@@ -80,7 +80,8 @@ export function planImport(db: Database.Database, req: ImportPathRequest): Impor
   }
   const types: Record<string, ColumnType> = {}
   if (req.types !== undefined) {
-    if (typeof req.types !== 'object' || req.types === null || Array.isArray(req.types)) throw new UserError('Column types must be a map from column name to type', 'bad-input')
+    if (typeof req.types !== 'object' || req.types === null || Array.isArray(req.types))
+      throw new UserError('Column types must be a map from column name to type', 'bad-input')
     for (const [col, t] of Object.entries(req.types)) {
       if (!isColumnType(t)) throw new UserError(`The type of column "${col.slice(0, 80)}" must be integer, real, text or timestamp`, 'bad-input')
       types[col] = t
@@ -89,21 +90,40 @@ export function planImport(db: Database.Database, req: ImportPathRequest): Impor
   const onBadRow = req.onBadRow ?? 'abort'
   if (onBadRow !== 'skip' && onBadRow !== 'abort') throw new UserError('onBadRow must be "skip" or "abort"', 'bad-input')
   const report = req.reportBadRows ?? DEFAULT_REPORT
-  if (!Number.isSafeInteger(report) || report < 0 || report > MAX_REPORT) throw new UserError(`reportBadRows must be a whole number from 0 to ${MAX_REPORT}`, 'bad-input')
-  return { path: req.path, sourceName, fileBytes, name, delimiter: req.delimiter ?? detectDelimiter(req.path), types, onBadRow, reportBadRows: report, personColumn: checkPersonColumnOption(req.personColumn), perPersonColumns: checkPerPersonColumnsOption(req.perPersonColumns, checkPersonColumnOption(req.personColumn)) }
+  if (!Number.isSafeInteger(report) || report < 0 || report > MAX_REPORT)
+    throw new UserError(`reportBadRows must be a whole number from 0 to ${MAX_REPORT}`, 'bad-input')
+  return {
+    path: req.path,
+    sourceName,
+    fileBytes,
+    name,
+    delimiter: req.delimiter ?? detectDelimiter(req.path),
+    types,
+    onBadRow,
+    reportBadRows: report,
+    personColumn: checkPersonColumnOption(req.personColumn),
+    perPersonColumns: checkPerPersonColumnsOption(req.perPersonColumns, checkPersonColumnOption(req.personColumn))
+  }
 }
 
 /** Column names from the header row, checked. */
 export function checkHeader(fields: string[], line: number): string[] {
-  if (fields.every((f) => f.trim() === '')) throw new UserError(`The header row (line ${line}) has no column names; the first line must name the columns`, 'bad-file')
-  if (fields.length > MAX_COLUMNS) throw new UserError(`The header row has ${fields.length} columns; at most ${MAX_COLUMNS} are supported`, 'bad-file')
+  if (fields.every((f) => f.trim() === ''))
+    throw new UserError(`The header row (line ${line}) has no column names; the first line must name the columns`, 'bad-file')
+  if (fields.length > MAX_COLUMNS)
+    throw new UserError(`The header row has ${fields.length} columns; at most ${MAX_COLUMNS} are supported`, 'bad-file')
   const names = fields.map((f) => f.trim())
   const seen = new Map<string, number>()
   names.forEach((n, i) => {
     if (n === '') throw new UserError(`Column ${i + 1} of the header row has no name; give every column a name`, 'bad-file')
-    if (n.length > MAX_COLUMN_NAME) throw new UserError(`Column ${i + 1} of the header row has a name longer than ${MAX_COLUMN_NAME} characters; is the first line really a header?`, 'bad-file')
+    if (n.length > MAX_COLUMN_NAME)
+      throw new UserError(
+        `Column ${i + 1} of the header row has a name longer than ${MAX_COLUMN_NAME} characters; is the first line really a header?`,
+        'bad-file'
+      )
     const prev = seen.get(n)
-    if (prev !== undefined) throw new UserError(`Columns ${prev + 1} and ${i + 1} of the header row are both named "${n}"; give each column its own name`, 'bad-file')
+    if (prev !== undefined)
+      throw new UserError(`Columns ${prev + 1} and ${i + 1} of the header row are both named "${n}"; give each column its own name`, 'bad-file')
     seen.set(n, i)
   })
   return names
@@ -183,7 +203,12 @@ function mib(bytes: number): string {
 /** SQLite's "database or disk is full" (SQLITE_FULL), and the operating system's "no space left" on the WAL. */
 export function isDiskFull(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /no space|disk is full/i.test(String((e as Error).message)))
+  return (
+    code === 'SQLITE_FULL' ||
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /no space|disk is full/i.test(String((e as Error).message)))
+  )
 }
 
 /**
@@ -212,8 +237,13 @@ export function diskFullError(db: Database.Database, plan: ImportPlan, bytesRead
   const what = limited
     ? `the workspace ${file} reached its size limit of ${mib(limit)} (SQLite max_page_count)`
     : `the disk holding the workspace (${where}) is full${free === null ? '' : ` (${mib(free)} free)`}`
-  const fix = limited ? 'Use another workspace (--db), or open this one without the limit.' : 'Free some space on that disk, or use a workspace on another disk (--db).'
-  return new UserError(`Not enough space to import ${plan.sourceName}: ${what}; the import needs ${needed}. Nothing was imported. ${fix}`, 'disk-full')
+  const fix = limited
+    ? 'Use another workspace (--db), or open this one without the limit.'
+    : 'Free some space on that disk, or use a workspace on another disk (--db).'
+  return new UserError(
+    `Not enough space to import ${plan.sourceName}: ${what}; the import needs ${needed}. Nothing was imported. ${fix}`,
+    'disk-full'
+  )
 }
 
 export async function runImport(db: Database.Database, plan: ImportPlan, hooks: ImportHooks = {}): Promise<ImportResult> {
@@ -291,7 +321,15 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
     if (!hooks.onProgress) return
     const seconds = Math.max(1e-3, (Date.now() - started) / 1000)
     const done = rows + batchRows
-    hooks.onProgress({ rows: done, bytes, totalBytes: plan.fileBytes, badRows: badCount, seconds, rowsPerSecond: done / seconds, bytesPerSecond: bytes / seconds })
+    hooks.onProgress({
+      rows: done,
+      bytes,
+      totalBytes: plan.fileBytes,
+      badRows: badCount,
+      seconds,
+      rowsPerSecond: done / seconds,
+      bytesPerSecond: bytes / seconds
+    })
   }
 
   try {
@@ -306,7 +344,8 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
         if (names === null) {
           names = checkHeader(fields, line)
           const unknown = Object.keys(plan.types).find((k) => !names!.includes(k))
-          if (unknown !== undefined) throw new UserError(`A type is set for column "${unknown.slice(0, 80)}", but the header row has no such column`, 'bad-input')
+          if (unknown !== undefined)
+            throw new UserError(`A type is set for column "${unknown.slice(0, 80)}", but the header row has no such column`, 'bad-input')
           checkPersonColumnInHeader(plan.personColumn ?? null, names)
           return
         }
@@ -335,7 +374,9 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
         throw new UserError(`A dataset named "${plan.name}" was created while importing; nothing was imported, choose another name`, 'conflict')
       }
       const info = db
-        .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?)'
+        )
         .run(plan.name, staging, plan.sourceName, summary.bytes, plan.delimiter, rows, badCount)
       const dsId = Number(info.lastInsertRowid)
       const table = `ds_${dsId}`

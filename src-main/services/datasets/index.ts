@@ -3,7 +3,13 @@
  * True counts and raw column values returned here are internal: never send them to the analyst.
  */
 export { evaluateThresholdQuery, evaluateThresholdDefinition, type ThresholdEvaluation, type ThresholdPredicate } from './threshold-evaluation'
-export { loadAnomalyIdentificationData, loadAnomalySearchData, type AnomalyIdentificationData, type AnomalySearchData, type AiqColumnData } from './anomaly-loaders'
+export {
+  loadAnomalyIdentificationData,
+  loadAnomalySearchData,
+  type AnomalyIdentificationData,
+  type AnomalySearchData,
+  type AiqColumnData
+} from './anomaly-loaders'
 export { getQuery, getQueryIncludingDeleted, listQueries, saveQuery } from './query-store'
 export { findDataset, getDataset, listDatasets, resolveDataset } from './catalog'
 export { dropOrphanStagingTables } from './staging'

@@ -21,7 +21,8 @@ export async function previewFile(req: PreviewPathRequest): Promise<PreviewFileR
     throw new UserError('The delimiter must be a comma, tab, semicolon or bar', 'bad-input')
   }
   const want = req.rows ?? DEFAULT_ROWS
-  if (!Number.isSafeInteger(want) || want < 1 || want > MAX_ROWS) throw new UserError(`rows must be a whole number from 1 to ${MAX_ROWS}`, 'bad-input')
+  if (!Number.isSafeInteger(want) || want < 1 || want > MAX_ROWS)
+    throw new UserError(`rows must be a whole number from 1 to ${MAX_ROWS}`, 'bad-input')
   const delimiter = req.delimiter ?? detectDelimiter(req.path)
   let names: string[] | null = null
   const sample: Array<{ fields: string[]; line: number }> = []
@@ -41,7 +42,12 @@ export async function previewFile(req: PreviewPathRequest): Promise<PreviewFileR
   if (sample.length === 0) throw new UserError('The file has a header row but no data rows; nothing to import', 'bad-file')
   const fitting = sample.filter((s) => s.fields.length === header.length)
   const types = header.map((_, i) => inferType(fitting.map((s) => s.fields[i])))
-  const check = makeRowChecker(header, types, types.map(() => 'inferred'), delimiter)
+  const check = makeRowChecker(
+    header,
+    types,
+    types.map(() => 'inferred'),
+    delimiter
+  )
   const badRows: BadRow[] = []
   for (const s of sample) {
     const r = check(s.fields)

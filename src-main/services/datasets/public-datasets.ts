@@ -29,7 +29,8 @@ export interface DeclarePublicInput {
 export function declarePublic(db: Database.Database, input: DeclarePublicInput): LedgerEntry {
   const ds = getDataset(db, input.datasetId)
   const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
-  if (reason.length < 3) throw new UserError('Declaring a dataset public needs a reason (a few words saying why its values may be released); it is recorded in the ledger')
+  if (reason.length < 3)
+    throw new UserError('Declaring a dataset public needs a reason (a few words saying why its values may be released); it is recorded in the ledger')
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
   if (ds.info.public) throw new UserError(`Dataset "${ds.info.name}" is already public`, 'conflict')
   const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
@@ -72,11 +73,17 @@ export function isPublicDataset(db: Database.Database, datasetId: number): boole
 export function publicSource(db: Database.Database, datasetId: unknown, countedId: number, role: string): CatalogDataset {
   const other = getDataset(db, datasetId)
   if (other.info.id === countedId) {
-    throw new UserError(`The ${role} cannot be the counted dataset "${other.info.name}" itself: its values would be released; use a public dataset`, 'not-public')
+    throw new UserError(
+      `The ${role} cannot be the counted dataset "${other.info.name}" itself: its values would be released; use a public dataset`,
+      'not-public'
+    )
   }
   if (other.info.source === 'linked-file' || other.info.source === 'linked-postgres') {
     const what = other.info.source === 'linked-file' ? 'a linked file' : 'a linked PostgreSQL table'
-    throw new UserError(`The ${role} "${other.info.name}" is ${what}; public tables must be imported datasets for now (import a copy of it)`, 'not-public')
+    throw new UserError(
+      `The ${role} "${other.info.name}" is ${what}; public tables must be imported datasets for now (import a copy of it)`,
+      'not-public'
+    )
   }
   if (!other.info.public) {
     throw new UserError(
@@ -90,7 +97,10 @@ export function publicSource(db: Database.Database, datasetId: unknown, countedI
 /** The distinct key tuples of a public dataset's columns, in first-appearance order, with their stored values. */
 export function publicKeys(db: Database.Database, ds: CatalogDataset, cols: CatalogColumn[]): Array<{ key: string; values: unknown[] }> {
   const sel = cols.map((c) => ident(c.sqlName)).join(', ')
-  const rows = db.prepare(`SELECT ${sel} FROM ${ident(ds.tableName)} ORDER BY rowid`).raw().all() as unknown[][]
+  const rows = db
+    .prepare(`SELECT ${sel} FROM ${ident(ds.tableName)} ORDER BY rowid`)
+    .raw()
+    .all() as unknown[][]
   const seen = new Set<string>()
   const out: Array<{ key: string; values: unknown[] }> = []
   const types = cols.map((c) => c.type)
@@ -105,7 +115,10 @@ export function publicKeys(db: Database.Database, ds: CatalogDataset, cols: Cata
 
 /** The distinct values of one public column as the catalog shows them (text), empty values left out. */
 export function publicValues(db: Database.Database, ds: CatalogDataset, col: CatalogColumn): string[] {
-  const rows = db.prepare(`SELECT ${ident(col.sqlName)} FROM ${ident(ds.tableName)} WHERE ${ident(col.sqlName)} IS NOT NULL ORDER BY rowid`).raw().all() as unknown[][]
+  const rows = db
+    .prepare(`SELECT ${ident(col.sqlName)} FROM ${ident(ds.tableName)} WHERE ${ident(col.sqlName)} IS NOT NULL ORDER BY rowid`)
+    .raw()
+    .all() as unknown[][]
   const out: string[] = []
   const seen = new Set<string>()
   for (const [v] of rows) {

@@ -39,7 +39,15 @@ import { type CatalogColumn, type CatalogDataset } from './catalog'
 import { publicSource } from './public-datasets'
 import { datasetUnit } from './privacy-unit'
 
-export { FILTER_OPERATORS, MAX_CAP, MAX_EXPLICIT_GROUPS, MAX_FILTERS, MAX_GROUP_BY, MAX_IN_LIST, MAX_INDIVIDUALS } from '../../contract/schemas/query-definition'
+export {
+  FILTER_OPERATORS,
+  MAX_CAP,
+  MAX_EXPLICIT_GROUPS,
+  MAX_FILTERS,
+  MAX_GROUP_BY,
+  MAX_IN_LIST,
+  MAX_INDIVIDUALS
+} from '../../contract/schemas/query-definition'
 
 function bad(message: string): never {
   throw new UserError(message, 'bad-query')
@@ -62,7 +70,8 @@ function finite(x: unknown, what: string): number {
 }
 
 function wholeAtLeast(x: unknown, min: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min || x > max) bad(`${what} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}`)
+  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min || x > max)
+    bad(`${what} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}`)
   return x
 }
 
@@ -99,7 +108,8 @@ function checkFilter(ds: CatalogDataset, raw: unknown): FilterCondition[] | unde
     if (!(FILTER_OPERATORS as readonly string[]).includes(op)) bad(`${what}: the operator must be one of ${FILTER_OPERATORS.join(', ')}`)
     if (op === 'is null' || op === 'is not null') return { column: col.name, op }
     if (op === 'in' || op === 'not in') {
-      if (!Array.isArray(c.value) || c.value.length === 0 || c.value.length > MAX_IN_LIST) bad(`${what}: "${op}" needs a list of 1 to ${MAX_IN_LIST} values`)
+      if (!Array.isArray(c.value) || c.value.length === 0 || c.value.length > MAX_IN_LIST)
+        bad(`${what}: "${op}" needs a list of 1 to ${MAX_IN_LIST} values`)
       for (const v of c.value) storedValueFor(col, v, `${what}'s values`)
       return { column: col.name, op, value: c.value.map((v) => v as string | number) }
     }
@@ -129,7 +139,8 @@ function checkThreshold(db: Database.Database, ds: CatalogDataset, raw: unknown,
       // The thresholds are released with the decisions: they must be public (ALGORITHMS.md section 5).
       const other = publicSource(db, raw.datasetId, ds.info.id, 'threshold table')
       const col = findColumn(other, raw.column, 'threshold column')
-      if (col.type !== 'integer' && col.type !== 'real') bad(`The threshold column "${col.name}" must hold numbers (it holds ${describeType(col.type)})`)
+      if (col.type !== 'integer' && col.type !== 'real')
+        bad(`The threshold column "${col.name}" must hold numbers (it holds ${describeType(col.type)})`)
       const on: Record<string, string> = {}
       if (raw.on !== undefined && !isObject(raw.on)) bad('"on" must map each group-by column to a column of the threshold table')
       const given = (raw.on ?? {}) as Record<string, unknown>
@@ -157,7 +168,8 @@ function checkThreshold(db: Database.Database, ds: CatalogDataset, raw: unknown,
 }
 
 export function checkThresholdDefinition(db: Database.Database, ds: CatalogDataset, raw: Record<string, unknown>): ThresholdQueryDefinition {
-  if (!Array.isArray(raw.groupBy) || raw.groupBy.length === 0) bad('A threshold query needs at least one group-by column (each group is one predicate)')
+  if (!Array.isArray(raw.groupBy) || raw.groupBy.length === 0)
+    bad('A threshold query needs at least one group-by column (each group is one predicate)')
   if (raw.groupBy.length > MAX_GROUP_BY) bad(`A threshold query can group by at most ${MAX_GROUP_BY} columns`)
   const groupBy = raw.groupBy.map((g, i) => findColumn(ds, g, `group-by column ${i + 1}`).name)
   if (new Set(groupBy).size !== groupBy.length) bad('A group-by column is listed twice')
@@ -170,13 +182,16 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
     const pc = findColumn(ds, raw.count.personColumn, 'person column')
     if (groupBy.includes(pc.name)) bad('The person column cannot also be a group-by column')
     count = { kind: 'persons', personColumn: pc.name, cap: wholeAtLeast(raw.count.cap, 1, 'The contribution cap', MAX_CAP) }
-    if (raw.count.maxGroups !== undefined) count.maxGroups = wholeAtLeast(raw.count.maxGroups, 1, 'The bound on groups per person (maxGroups)', MAX_EXPLICIT_GROUPS)
+    if (raw.count.maxGroups !== undefined)
+      count.maxGroups = wholeAtLeast(raw.count.maxGroups, 1, 'The bound on groups per person (maxGroups)', MAX_EXPLICIT_GROUPS)
   } else bad('The count kind must be "rows" or "persons"')
   // A person-level dataset protects persons, who may have many rows: only a count that bounds each person's rows has a
   // known sensitivity (ALGORITHMS.md section 6).
   const unit = datasetUnit(db, ds.info.id)
   if (unit.kind === 'person' && (count.kind !== 'persons' || count.personColumn !== unit.column)) {
-    bad(`Dataset "${ds.info.name}" protects persons (person column "${unit.column}"): count persons by "${unit.column}" with a contribution cap, e.g. {"kind":"persons","personColumn":"${unit.column}","cap":1}`)
+    bad(
+      `Dataset "${ds.info.name}" protects persons (person column "${unit.column}"): count persons by "${unit.column}" with a contribution cap, e.g. {"kind":"persons","personColumn":"${unit.column}","cap":1}`
+    )
   }
   const threshold = checkThreshold(db, ds, raw.threshold, groupBy, period)
   const out: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold }
@@ -193,7 +208,8 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
     if (threshold.kind === 'column') bad('"groupsFrom" cannot be given with a column threshold: the threshold table defines the groups')
     if (!isObject(raw.groupsFrom)) bad('"groupsFrom" must be {"datasetId": N} with an optional "on" mapping group-by columns to its columns')
     const src = publicSource(db, raw.groupsFrom.datasetId, ds.info.id, 'group list dataset')
-    if (raw.groupsFrom.on !== undefined && !isObject(raw.groupsFrom.on)) bad('"groupsFrom.on" must map each group-by column to a column of the group list dataset')
+    if (raw.groupsFrom.on !== undefined && !isObject(raw.groupsFrom.on))
+      bad('"groupsFrom.on" must map each group-by column to a column of the group list dataset')
     const given = (raw.groupsFrom.on ?? {}) as Record<string, unknown>
     for (const k of Object.keys(given)) if (!groupBy.includes(k)) bad(`"groupsFrom.on" names "${k.slice(0, 80)}", which is not a group-by column`)
     const on: Record<string, string> = {}
@@ -202,13 +218,17 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
   }
   if (raw.groups !== undefined) {
     if (threshold.kind === 'column') bad('"groups" cannot be given with a column threshold: the threshold table defines the groups')
-    if (!Array.isArray(raw.groups) || raw.groups.length === 0 || raw.groups.length > MAX_EXPLICIT_GROUPS) bad(`"groups" must be a list of 1 to ${MAX_EXPLICIT_GROUPS} key lists`)
+    if (!Array.isArray(raw.groups) || raw.groups.length === 0 || raw.groups.length > MAX_EXPLICIT_GROUPS)
+      bad(`"groups" must be a list of 1 to ${MAX_EXPLICIT_GROUPS} key lists`)
     const cols = groupBy.map((g) => ds.columns.find((c) => c.name === g)!)
     const seen = new Set<string>()
     out.groups = raw.groups.map((k, i) => {
       if (!Array.isArray(k) || k.length !== groupBy.length) bad(`Group ${i + 1} must list ${groupBy.length} value(s), one per group-by column`)
       const stored = k.map((v, j) => storedValueFor(cols[j], v, `Group ${i + 1}'s value for "${cols[j].name}"`))
-      const key = groupKey(cols.map((c) => c.type), stored)
+      const key = groupKey(
+        cols.map((c) => c.type),
+        stored
+      )
       if (seen.has(key)) bad(`Group ${i + 1} is listed twice in "groups"`)
       seen.add(key)
       return k.map((v) => v as string | number | null)
@@ -218,10 +238,12 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
 }
 
 export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<string, unknown>): AnomalyIdentificationDefinition {
-  if (!Array.isArray(raw.columns) || raw.columns.length === 0 || raw.columns.length > MAX_AIQ_COLUMNS) bad(`Anomaly identification needs 1 to ${MAX_AIQ_COLUMNS} columns`)
+  if (!Array.isArray(raw.columns) || raw.columns.length === 0 || raw.columns.length > MAX_AIQ_COLUMNS)
+    bad(`Anomaly identification needs 1 to ${MAX_AIQ_COLUMNS} columns`)
   const cols = raw.columns.map((c, i) => findColumn(ds, c, `column ${i + 1}`))
   if (new Set(cols.map((c) => c.name)).size !== cols.length) bad('A column is listed twice')
-  if (!Array.isArray(raw.binWidths) || raw.binWidths.length !== cols.length) bad('binWidths must give one bin width per column (null for text columns)')
+  if (!Array.isArray(raw.binWidths) || raw.binWidths.length !== cols.length)
+    bad('binWidths must give one bin width per column (null for text columns)')
   const binWidths = cols.map((c, i) => {
     const w = (raw.binWidths as unknown[])[i]
     if (c.type === 'text') return null
@@ -241,9 +263,11 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
     beta: wholeAtLeast(raw.beta, 1, 'beta'),
     k: wholeAtLeast(raw.k, 1, 'k')
   }
-  if (raw.maxRowsPerPerson !== undefined) out.maxRowsPerPerson = wholeAtLeast(raw.maxRowsPerPerson, 1, 'The bound on rows per person (maxRowsPerPerson)', MAX_CAP)
+  if (raw.maxRowsPerPerson !== undefined)
+    out.maxRowsPerPerson = wholeAtLeast(raw.maxRowsPerPerson, 1, 'The bound on rows per person (maxRowsPerPerson)', MAX_CAP)
   if (raw.records !== undefined) {
-    if (!Array.isArray(raw.records) || raw.records.length > MAX_AIQ_RECORDS) bad(`records must be a list of at most ${MAX_AIQ_RECORDS.toLocaleString('en-US')} records`)
+    if (!Array.isArray(raw.records) || raw.records.length > MAX_AIQ_RECORDS)
+      bad(`records must be a list of at most ${MAX_AIQ_RECORDS.toLocaleString('en-US')} records`)
     out.records = raw.records.map((r, i) => {
       if (!Array.isArray(r) || r.length !== cols.length) bad(`Record ${i + 1} must list ${cols.length} value(s), one per column`)
       return r.map((v, j) => {
@@ -258,18 +282,29 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
 
 export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, raw: Record<string, unknown>): AnomalySearchDefinition {
   const score = findColumn(ds, raw.scoreColumn, 'score column')
-  if (score.type !== 'integer' && score.type !== 'real') bad(`The score column "${score.name}" must hold numbers (it holds ${describeType(score.type)})`)
+  if (score.type !== 'integer' && score.type !== 'real')
+    bad(`The score column "${score.name}" must hold numbers (it holds ${describeType(score.type)})`)
   const tLow = finite(raw.tLow, 'tLow')
   const tHigh = finite(raw.tHigh, 'tHigh')
   const scoreFloor = raw.scoreFloor === undefined ? 0 : finite(raw.scoreFloor, 'The score floor L')
-  if (!(tLow > scoreFloor)) bad(`tLow must be greater than the score floor L = ${scoreFloor} (scores are clipped to [L, inf); the noise scale is (tLow - L) / eps)`)
+  if (!(tLow > scoreFloor))
+    bad(`tLow must be greater than the score floor L = ${scoreFloor} (scores are clipped to [L, inf); the noise scale is (tLow - L) / eps)`)
   if (!(tHigh > tLow)) bad('tHigh must be greater than tLow')
   const eps = finite(raw.epsilonPerQuery, 'epsilonPerQuery')
   if (!(eps > 0)) bad('epsilonPerQuery must be > 0')
   const budget = finite(raw.budget, 'The budget')
   if (!(budget >= eps)) bad('The budget must be at least epsilonPerQuery (it bounds the charge)')
-  if (!SEARCH_ORACLES.includes(raw.oracle as (typeof SEARCH_ORACLES)[number])) bad(`The oracle must be ${SEARCH_ORACLES.slice(0, -1).join(', ')} or ${SEARCH_ORACLES[SEARCH_ORACLES.length - 1]}`)
-  const out: AnomalySearchDefinition = { kind: 'anomaly-search', scoreColumn: score.name, tLow, tHigh, epsilonPerQuery: eps, budget, oracle: raw.oracle as AnomalySearchDefinition['oracle'] }
+  if (!SEARCH_ORACLES.includes(raw.oracle as (typeof SEARCH_ORACLES)[number]))
+    bad(`The oracle must be ${SEARCH_ORACLES.slice(0, -1).join(', ')} or ${SEARCH_ORACLES[SEARCH_ORACLES.length - 1]}`)
+  const out: AnomalySearchDefinition = {
+    kind: 'anomaly-search',
+    scoreColumn: score.name,
+    tLow,
+    tHigh,
+    epsilonPerQuery: eps,
+    budget,
+    oracle: raw.oracle as AnomalySearchDefinition['oracle']
+  }
   if (raw.scoreFloor !== undefined) out.scoreFloor = scoreFloor
   // The individuals searched are public (the paper's model of n+1 known individuals): from the definition or a public
   // dataset, matched on the id column. A list read from the searched data would release who is in it.
@@ -278,7 +313,9 @@ export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, ra
   // On a person-level dataset the individuals searched are the persons: one individual per person.
   const unit = datasetUnit(db, ds.info.id)
   if (unit.kind === 'person' && out.idColumn !== unit.column) {
-    bad(`Dataset "${ds.info.name}" protects persons (person column "${unit.column}"): the individuals searched must be its persons (idColumn "${unit.column}")`)
+    bad(
+      `Dataset "${ds.info.name}" protects persons (person column "${unit.column}"): the individuals searched must be its persons (idColumn "${unit.column}")`
+    )
   }
   if ((raw.individuals === undefined) === (raw.individualsFrom === undefined)) {
     bad('Name the individuals searched (they are public): list their ids in "individuals", or take them from a public dataset with "individualsFrom"')

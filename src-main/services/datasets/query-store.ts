@@ -19,19 +19,30 @@ interface QueryRow {
 }
 
 function toSaved(r: QueryRow): SavedQuery {
-  return { id: r.id, datasetId: r.dataset_id, name: r.name, kind: r.kind, definition: JSON.parse(r.definition) as QueryDefinition, createdAt: r.created_at }
+  return {
+    id: r.id,
+    datasetId: r.dataset_id,
+    name: r.name,
+    kind: r.kind,
+    definition: JSON.parse(r.definition) as QueryDefinition,
+    createdAt: r.created_at
+  }
 }
 
 export function saveQuery(db: Database.Database, datasetId: unknown, rawName: unknown, definition: unknown): SavedQuery {
   const ds = getDataset(db, datasetId)
-  if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.trim().length > 200) throw new UserError('A query needs a name of 1 to 200 characters', 'bad-input')
+  if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.trim().length > 200)
+    throw new UserError('A query needs a name of 1 to 200 characters', 'bad-input')
   const def = checkDefinition(db, ds, definition)
-  const info = db.prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)').run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def))
+  const info = db
+    .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
+    .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def))
   return getQuery(db, Number(info.lastInsertRowid))
 }
 
 export function checkQueryId(id: unknown): number {
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new UserError('queryId must be a query id (a whole number >= 1)', 'bad-input')
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    throw new UserError('queryId must be a query id (a whole number >= 1)', 'bad-input')
   return id
 }
 
@@ -52,7 +63,9 @@ export function listQueries(db: Database.Database, datasetId?: unknown): SavedQu
   const rows =
     datasetId === undefined
       ? (db.prepare('SELECT * FROM queries WHERE deleted_at IS NULL ORDER BY id').all() as QueryRow[])
-      : (db.prepare('SELECT * FROM queries WHERE deleted_at IS NULL AND dataset_id = ? ORDER BY id').all(getDataset(db, datasetId).info.id) as QueryRow[])
+      : (db
+          .prepare('SELECT * FROM queries WHERE deleted_at IS NULL AND dataset_id = ? ORDER BY id')
+          .all(getDataset(db, datasetId).info.id) as QueryRow[])
   return rows.map(toSaved)
 }
 

@@ -32,7 +32,9 @@ function processAlive(pid: number): boolean {
 
 export function listStagingTables(db: Database.Database): string[] {
   return (
-    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'import\\_staging\\_%' ESCAPE '\\'").all() as Array<{ name: string }>
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'import\\_staging\\_%' ESCAPE '\\'").all() as Array<{
+      name: string
+    }>
   ).map((r) => r.name)
 }
 

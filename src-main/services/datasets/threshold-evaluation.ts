@@ -145,7 +145,13 @@ function truncatedCounts(
     first.set(k, i)
     return predicateStoredValues(types, k)
   })
-  const t: Truncation = { person: findColumn(ds, count.personColumn, 'person column'), predicates: values, key: truncationKey(rng), maxGroups: count.maxGroups!, cap: count.cap }
+  const t: Truncation = {
+    person: findColumn(ds, count.personColumn, 'person column'),
+    predicates: values,
+    key: truncationKey(rng),
+    maxGroups: count.maxGroups!,
+    cap: count.cap
+  }
   const d = src.dialect
   const period = def.period ? periodOf(ds, def.period.column, def.period.from, def.period.to) : null
   const main = whereOf(d, ds, def, period)

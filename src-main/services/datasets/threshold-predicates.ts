@@ -49,15 +49,29 @@ export function thresholdPredicates(db: Database.Database, ds: CatalogDataset, d
       .all() as unknown[][]
     const seen = new Set<string>()
     const thresholds = new Float64Array(rows.length)
-    const label = labeller(onCols, keyCols.map((c) => c.name))
+    const label = labeller(
+      onCols,
+      keyCols.map((c) => c.name)
+    )
     rows.forEach((r, idx) => {
       const keyVals = r.slice(0, onCols.length)
-      const key = groupKey(onCols.map((c) => c.type), keyVals)
+      const key = groupKey(
+        onCols.map((c) => c.type),
+        keyVals
+      )
       // The threshold table is public: its row numbers may be named.
-      if (seen.has(key)) throw new UserError(`The public threshold table "${other.info.name}" has two rows for the same group (row ${idx + 1}); keep one row per group`, 'bad-query')
+      if (seen.has(key))
+        throw new UserError(
+          `The public threshold table "${other.info.name}" has two rows for the same group (row ${idx + 1}); keep one row per group`,
+          'bad-query'
+        )
       seen.add(key)
       const t = r[onCols.length]
-      if (typeof t !== 'number') throw new UserError(`The public threshold table "${other.info.name}" has no threshold on row ${idx + 1}; fill it in or remove the row`, 'bad-query')
+      if (typeof t !== 'number')
+        throw new UserError(
+          `The public threshold table "${other.info.name}" has no threshold on row ${idx + 1}; fill it in or remove the row`,
+          'bad-query'
+        )
       thresholds[idx] = t
       keys.push(key)
       labels.push(label(keyVals))
@@ -67,13 +81,19 @@ export function thresholdPredicates(db: Database.Database, ds: CatalogDataset, d
   if (def.groupsFrom) {
     const src = publicSource(db, def.groupsFrom.datasetId, ds.info.id, 'group list dataset')
     const onCols = def.groupBy.map((g) => findColumn(src, def.groupsFrom!.on?.[g] ?? g, 'key column of the group list dataset'))
-    const label = labeller(onCols, keyCols.map((c) => c.name))
+    const label = labeller(
+      onCols,
+      keyCols.map((c) => c.name)
+    )
     for (const k of publicKeys(db, src, onCols)) {
       keys.push(k.key)
       labels.push(label(k.values))
     }
   } else if (def.groups) {
-    const label = labeller(keyCols, keyCols.map((c) => c.name))
+    const label = labeller(
+      keyCols,
+      keyCols.map((c) => c.name)
+    )
     const types = keyCols.map((c) => c.type)
     for (const g of def.groups) {
       const stored = g.map((v, i) => storedValueFor(keyCols[i], v, 'A group value'))

@@ -62,7 +62,10 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
     const out = await planExperiment(raw, wctx())
     if (!out.ok) {
       const more = out.errors.length - 1
-      throw new UserError(more > 0 ? `${out.errors[0]} (${more} more problem${more > 1 ? 's' : ''}: validate the spec to see all.)` : out.errors[0], 'bad-spec')
+      throw new UserError(
+        more > 0 ? `${out.errors[0]} (${more} more problem${more > 1 ? 's' : ''}: validate the spec to see all.)` : out.errors[0],
+        'bad-spec'
+      )
     }
     return out.plan
   }
@@ -70,13 +73,24 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
   function launch(id: string, spec: ExperimentSpec, p: ExperimentPlan, missing: MissingCell[], cellsTotal: number): string {
     const status: LiveStatus = { jobId: '', cellsDone: cellsTotal - missing.length, cellsTotal, trialsDone: 0, trialsTotal: 0, startedMs: Date.now() }
     live.set(id, status)
-    const job = ctx.jobs.start('experiment', `Simulation sweep "${spec.name}" (${cellsTotal} cells)`, 'trials', async (jc): Promise<SweepJobResult> => {
-      try {
-        return await runExperiment({ experimentId: id, spec, adapter: p.adapter, workloads: p.workloads, missing, cellsTotal }, ctx.pool, repo, jc, status)
-      } finally {
-        live.delete(id)
+    const job = ctx.jobs.start(
+      'experiment',
+      `Simulation sweep "${spec.name}" (${cellsTotal} cells)`,
+      'trials',
+      async (jc): Promise<SweepJobResult> => {
+        try {
+          return await runExperiment(
+            { experimentId: id, spec, adapter: p.adapter, workloads: p.workloads, missing, cellsTotal },
+            ctx.pool,
+            repo,
+            jc,
+            status
+          )
+        } finally {
+          live.delete(id)
+        }
       }
-    })
+    )
     status.jobId = job.jobId
     return job.jobId
   }
@@ -89,7 +103,13 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
     async 'experiments/validate'(req) {
       const out = await planExperiment(req?.spec, wctx())
       if (!out.ok) return { ok: false, errors: out.errors }
-      return { ok: true, cells: out.plan.cells.length, distinctCells: out.plan.distinctCells, trials: out.plan.distinctCells * out.plan.spec.trials, engine: out.plan.spec.engine }
+      return {
+        ok: true,
+        cells: out.plan.cells.length,
+        distinctCells: out.plan.distinctCells,
+        trials: out.plan.distinctCells * out.plan.spec.trials,
+        engine: out.plan.spec.engine
+      }
     },
 
     async 'experiments/start'(req) {
@@ -103,7 +123,12 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
       if (raw === undefined) throw new UserError('Give an experiment spec or a preset name.')
       const p = await plan(raw)
       const id = randomUUID()
-      await repo.createChunked(id, p.spec, p.workloads.map((w) => w.info), p.cells)
+      await repo.createChunked(
+        id,
+        p.spec,
+        p.workloads.map((w) => w.info),
+        p.cells
+      )
       const missing: MissingCell[] = p.cells.map((c) => ({
         index: c.index,
         key: c.key,
@@ -126,7 +151,12 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
           `The workload ${changed ? `"${changed.info.label}" ` : ''}changed since the experiment started, so its stored cells no longer match; start a new experiment instead.`
         )
       }
-      await repo.ensureCells(row.id, row.spec, p.workloads.map((w) => w.info), p.cells)
+      await repo.ensureCells(
+        row.id,
+        row.spec,
+        p.workloads.map((w) => w.info),
+        p.cells
+      )
       const missing = repo.missingCells(row.id)
       repo.setStatus(row.id, 'running')
       const jobId = launch(row.id, row.spec, p, missing, row.cellsTotal)
@@ -166,7 +196,11 @@ export function experimentsHandlers(ctx: ServiceContext, options: ExperimentsOpt
     async 'experiments/export-csv'(req) {
       const row = mustGet(req?.experimentId)
       const { csv, rows } = experimentCsv(row, engineAdapter(row.engine), repo.cells(row.id))
-      const safe = row.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'experiment'
+      const safe =
+        row.name
+          .replace(/[^A-Za-z0-9._-]+/g, '-')
+          .replace(/^-+|-+$/g, '')
+          .slice(0, 60) || 'experiment'
       return { fileName: `simulation-${safe}-${row.id.slice(0, 8)}.csv`, csv, rows }
     },
 

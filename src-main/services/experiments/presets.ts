@@ -19,9 +19,10 @@ const ALL_MIDE = ['nlm', 'tslm', 'ppwlm', 'dppwlm']
 const MULTI = ['ppwlm', 'dppwlm']
 
 /** NAB series standing in for the binary-search paper's Yahoo A1 datasets (that benchmark is not redistributable). */
-const NAB = 'ambient_temperature_system_failure cpu_utilization_asg_misconfiguration ec2_request_latency_system_failure machine_temperature_system_failure nyc_taxi rogue_agent_key_hold rogue_agent_key_updown'
-  .split(' ')
-  .map((f): WorkloadRef => ({ kind: 'series', path: `../shared/data/nab/${f}.csv`, label: f }))
+const NAB =
+  'ambient_temperature_system_failure cpu_utilization_asg_misconfiguration ec2_request_latency_system_failure machine_temperature_system_failure nyc_taxi rogue_agent_key_hold rogue_agent_key_updown'
+    .split(' ')
+    .map((f): WorkloadRef => ({ kind: 'series', path: `../shared/data/nab/${f}.csv`, label: f }))
 /** Two series in the roles of the paper's datasets 6 and 8 (a mixture of levels, and one heavily skewed towards 0). */
 const NAB_TWO: WorkloadRef[] = [
   { kind: 'series', path: '../shared/data/nab/nyc_taxi.csv', label: 'nyc_taxi' },
@@ -108,7 +109,9 @@ export const PRESETS: ExperimentPreset[] = [
       `${FIG1_ROUND_CAP.toLocaleString('en-US')} rounds per run; plot failureRate (or errorRate) against the workload fact thresholdRatio, one point per series and oracle. ` +
       'The noisy-max oracles need 24,000-94,000 rounds on the four series with ratios 0.01-0.02: their runs hit the cap, show in capped and ' +
       "count as failures (the paper's success is a run that halts with the anomaly in S); prop3QueriesBound is Prop. 3's bound on what they would need.",
-    spec: search('Binary search Fig. 1 (threshold ratios)', NAB, [{ label: 'eps 1', mechanisms: ORACLES, params: { eps: 1, max_queries: FIG1_ROUND_CAP } }])
+    spec: search('Binary search Fig. 1 (threshold ratios)', NAB, [
+      { label: 'eps 1', mechanisms: ORACLES, params: { eps: 1, max_queries: FIG1_ROUND_CAP } }
+    ])
   },
   {
     name: 'search-fig2',
@@ -146,7 +149,15 @@ export const PRESETS: ExperimentPreset[] = [
       version: 1,
       name: 'SP vs optimal DP (nyc_taxi)',
       engine: 'aiq',
-      workloads: [{ kind: 'records', path: '../shared/data/nab/nyc_taxi.csv', columns: [{ name: 'value', kind: 'numeric', binWidth: 500 }], metric: 'l1', label: 'nyc_taxi' }],
+      workloads: [
+        {
+          kind: 'records',
+          path: '../shared/data/nab/nyc_taxi.csv',
+          columns: [{ name: 'value', kind: 'numeric', binWidth: 500 }],
+          metric: 'l1',
+          label: 'nyc_taxi'
+        }
+      ],
       sweeps: [{ label: 'eps', mechanisms: ['dp', 'sp'], params: { beta: 25, k: 5, r: 1 }, grid: { eps: [0.1, 0.2, 0.5, 1, 2, 5] } }],
       trials: 100,
       seed: 'sensitive-privacy'

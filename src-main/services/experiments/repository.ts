@@ -164,10 +164,14 @@ export class ExperimentRepository {
   }
 
   /** Cells not stored as done (pending or failed), with their key and seed. */
-  missingCells(id: string): Array<{ index: number; key: string; seed: string; mechanism: string; params: Record<string, ParamValue>; workload: string }> {
+  missingCells(
+    id: string
+  ): Array<{ index: number; key: string; seed: string; mechanism: string; params: Record<string, ParamValue>; workload: string }> {
     return (
       this.db
-        .prepare(`SELECT cell_index, cell_key, seed, mechanism, params, workload FROM experiment_cells WHERE experiment_id = ? AND status != 'done' ORDER BY cell_index`)
+        .prepare(
+          `SELECT cell_index, cell_key, seed, mechanism, params, workload FROM experiment_cells WHERE experiment_id = ? AND status != 'done' ORDER BY cell_index`
+        )
         .all(id) as Array<{ cell_index: number; cell_key: string; seed: string; mechanism: string; params: string; workload: string }>
     ).map((r) => ({ index: r.cell_index, key: r.cell_key, seed: r.seed, mechanism: r.mechanism, params: JSON.parse(r.params), workload: r.workload }))
   }
@@ -180,7 +184,9 @@ export class ExperimentRepository {
       `UPDATE experiment_cells SET status = 'done', error = NULL, metrics = ?, extras = ?, compute_ms = ?, finished_at = ?
        WHERE experiment_id = ? AND cell_key = ?`
     )
-    const failed = this.db.prepare(`UPDATE experiment_cells SET status = 'failed', error = ?, finished_at = ? WHERE experiment_id = ? AND cell_key = ?`)
+    const failed = this.db.prepare(
+      `UPDATE experiment_cells SET status = 'failed', error = ?, finished_at = ? WHERE experiment_id = ? AND cell_key = ?`
+    )
     let changes = 0
     this.db.transaction(() => {
       for (const r of results) {
@@ -198,7 +204,9 @@ export class ExperimentRepository {
   storeResult(
     id: string,
     key: string,
-    result: { status: 'done'; metrics: Record<string, MetricSummary>; extras: Record<string, number | null> | null; computeMs: number } | { status: 'failed'; error: string }
+    result:
+      | { status: 'done'; metrics: Record<string, MetricSummary>; extras: Record<string, number | null> | null; computeMs: number }
+      | { status: 'failed'; error: string }
   ): number {
     return this.storeResults(id, [{ key, ...result } as CellOutcome])
   }

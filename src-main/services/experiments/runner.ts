@@ -50,7 +50,6 @@ export interface LiveStatus {
   startedMs: number
 }
 
-
 interface Group {
   key: string
   cell: MissingCell

@@ -43,7 +43,7 @@ export type PlanOutcome = { ok: true; plan: ExperimentPlan } | { ok: false; erro
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
 const show = (x: unknown): string => {
-  const s = typeof x === 'string' ? `"${x}"` : JSON.stringify(x) ?? String(x)
+  const s = typeof x === 'string' ? `"${x}"` : (JSON.stringify(x) ?? String(x))
   return s.length > 40 ? s.slice(0, 37) + '...' : s
 }
 const isParamValue = (v: unknown): v is ParamValue => (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string'
@@ -52,7 +52,22 @@ const isParamValue = (v: unknown): v is ParamValue => (typeof v === 'number' && 
 export function checkSpec(raw: unknown): { spec: ExperimentSpec | null; errors: string[] } {
   const errors: string[] = []
   if (!isObj(raw)) return { spec: null, errors: ['The experiment spec must be a JSON object.'] }
-  const known = new Set(['$schema', 'version', 'name', 'engine', 'workloads', 'mechanisms', 'params', 'grid', 'sweeps', 'trials', 'seed', 'trialsPerBatch', 'diagnostics', 'description'])
+  const known = new Set([
+    '$schema',
+    'version',
+    'name',
+    'engine',
+    'workloads',
+    'mechanisms',
+    'params',
+    'grid',
+    'sweeps',
+    'trials',
+    'seed',
+    'trialsPerBatch',
+    'diagnostics',
+    'description'
+  ])
   for (const k of Object.keys(raw)) if (!known.has(k)) errors.push(`The spec has an unknown field "${k}"; remove it or check its spelling.`)
   if (raw.version !== undefined && raw.version !== 1) errors.push(`spec.version must be 1 (got ${show(raw.version)}).`)
   if (typeof raw.name !== 'string' || raw.name.trim() === '' || raw.name.length > MAX_SPEC_NAME) {
@@ -74,14 +89,18 @@ export function checkSpec(raw: unknown): { spec: ExperimentSpec | null; errors: 
       const at = `spec.workloads[${i}]`
       if (!isObj(w)) return void errors.push(`${at} must be an object such as {"kind": "${adapter.workloadKinds[0]}", ...}.`)
       if (typeof w.kind !== 'string' || !adapter.workloadKinds.includes(w.kind as WorkloadRef['kind'])) {
-        return void errors.push(`${at}.kind must be ${adapter.workloadKinds.map((k) => `"${k}"`).join(' or ')} for the ${adapter.engine} engine (got ${show(w.kind)}).`)
+        return void errors.push(
+          `${at}.kind must be ${adapter.workloadKinds.map((k) => `"${k}"`).join(' or ')} for the ${adapter.engine} engine (got ${show(w.kind)}).`
+        )
       }
       if (w.kind === 'saved-query') {
-        if (!Number.isSafeInteger(w.queryId) || (w.queryId as number) < 1) return void errors.push(`${at}.queryId must be the number of a saved query (got ${show(w.queryId)}).`)
+        if (!Number.isSafeInteger(w.queryId) || (w.queryId as number) < 1)
+          return void errors.push(`${at}.queryId must be the number of a saved query (got ${show(w.queryId)}).`)
       } else if (typeof w.path !== 'string' || w.path.trim() === '') {
         return void errors.push(`${at}.path must be the path of a file.`)
       }
-      if (w.label !== undefined && (typeof w.label !== 'string' || w.label.trim() === '')) return void errors.push(`${at}.label must be a non-empty text.`)
+      if (w.label !== undefined && (typeof w.label !== 'string' || w.label.trim() === ''))
+        return void errors.push(`${at}.label must be a non-empty text.`)
       workloads.push(w as unknown as WorkloadRef)
     })
   }
@@ -101,7 +120,10 @@ export function checkSpec(raw: unknown): { spec: ExperimentSpec | null; errors: 
   }
   const diag = raw.diagnostics
   if (diag !== undefined) {
-    if (!isObj(diag) || (diag.crashCells !== undefined && !(Array.isArray(diag.crashCells) && diag.crashCells.every((c) => Number.isInteger(c) && c >= 0)))) {
+    if (
+      !isObj(diag) ||
+      (diag.crashCells !== undefined && !(Array.isArray(diag.crashCells) && diag.crashCells.every((c) => Number.isInteger(c) && c >= 0)))
+    ) {
       errors.push('spec.diagnostics.crashCells must be a list of cell numbers (whole numbers >= 0).')
     }
   }
@@ -309,7 +331,9 @@ export async function planExperiment(raw: unknown, ctx: WorkloadContext): Promis
   }
   errors.push(...cellErrors)
   if (keys.size * spec.trials > MAX_TOTAL_TRIALS) {
-    errors.push(`The spec asks for ${keys.size * spec.trials} trials in total; at most ${MAX_TOTAL_TRIALS} are allowed, so use fewer cells or trials.`)
+    errors.push(
+      `The spec asks for ${keys.size * spec.trials} trials in total; at most ${MAX_TOTAL_TRIALS} are allowed, so use fewer cells or trials.`
+    )
   }
   for (const c of spec.diagnostics?.crashCells ?? []) {
     if (c >= cells.length) errors.push(`spec.diagnostics.crashCells names cell ${c}, but the spec has only ${cells.length} cells.`)
@@ -328,5 +352,8 @@ export function cellKey(adapter: EngineAdapter, workloadHash: string, mechanism:
 
 function cap(errors: string[]): string[] {
   if (errors.length <= MAX_ERRORS_SHOWN) return errors
-  return [...errors.slice(0, MAX_ERRORS_SHOWN - 1), `There are ${errors.length - MAX_ERRORS_SHOWN + 1} more problems of the same kinds; fix the ones above first.`]
+  return [
+    ...errors.slice(0, MAX_ERRORS_SHOWN - 1),
+    `There are ${errors.length - MAX_ERRORS_SHOWN + 1} more problems of the same kinds; fix the ones above first.`
+  ]
 }

@@ -27,7 +27,7 @@ export function readText(path: string, cwd: string, what: string): { abs: string
   } catch (e) {
     if (e instanceof UserError) throw e
     const code = (e as NodeJS.ErrnoException).code
-    throw new UserError(`Cannot read the ${what} ${path} (${code === 'ENOENT' ? 'no such file' : code ?? 'unreadable'}); check the path.`)
+    throw new UserError(`Cannot read the ${what} ${path} (${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')}); check the path.`)
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   return { abs, text }
@@ -60,7 +60,8 @@ export function numbers(table: CsvTable, name: string, what: string): Float64Arr
   for (let r = 0; r < table.rows.length; r++) {
     const raw = table.rows[r][i]
     const x = raw.trim() === '' ? NaN : Number(raw)
-    if (!Number.isFinite(x)) throw new UserError(`The ${what} ${table.path} has a value in column "${name}" on line ${r + 2} that is not a number; fix that row.`)
+    if (!Number.isFinite(x))
+      throw new UserError(`The ${what} ${table.path} has a value in column "${name}" on line ${r + 2} that is not a number; fix that row.`)
     out[r] = x
   }
   return out

@@ -29,7 +29,8 @@ export function auditHash(prevHash: string, r: Pick<AuditRow, 'id' | 'at' | 'kin
 
 /** The last chained audit event (0 and the genesis hash when there is none). */
 export function auditHead(db: Db): { id: number; hash: string } {
-  const row = db.prepare('SELECT id, hash FROM audit_events WHERE hash IS NOT NULL ORDER BY id DESC LIMIT 1').get() as { id: number; hash: string } | undefined
+  const row = db.prepare('SELECT id, hash FROM audit_events WHERE hash IS NOT NULL ORDER BY id DESC LIMIT 1').get() as
+    { id: number; hash: string } | undefined
   return row ?? { id: 0, hash: GENESIS_HASH }
 }
 

@@ -20,7 +20,8 @@ export const WHOLE_DATASET: CellKey = '{}'
 /** The canonical key of the conjunction `column = value` over the given columns. */
 export function cellKey(conj: Record<string, CellValue>): CellKey {
   for (const v of Object.values(conj)) {
-    if (!(v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) throw new RangeError('cell values must be strings, finite numbers or null')
+    if (!(v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))))
+      throw new RangeError('cell values must be strings, finite numbers or null')
   }
   return canonicalJson(conj)
 }

@@ -19,7 +19,8 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
   return {
     'ledger/entries': async (req) =>
       listEntries(db(), { datasetId: optInt(req.datasetId, 'datasetId'), limit: optInt(req.limit, 'limit'), offset: optInt(req.offset, 'offset') }),
-    'ledger/summary': async (req) => ledgerSummary(db(), { datasetId: optInt(req.datasetId, 'datasetId'), cellLimit: optInt(req.cellLimit, 'cellLimit') }),
+    'ledger/summary': async (req) =>
+      ledgerSummary(db(), { datasetId: optInt(req.datasetId, 'datasetId'), cellLimit: optInt(req.cellLimit, 'cellLimit') }),
     'ledger/verify': async (req) => verifyLedger(db(), typeof req.expectHead === 'string' ? req.expectHead : undefined),
     'budgets/set': async (req) => {
       const entry = setBudget(db(), req)

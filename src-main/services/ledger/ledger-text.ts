@@ -28,7 +28,9 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
     out.push('', `Dataset "${d.datasetName}" (id ${d.datasetId})${d.exists ? '' : ' [deleted; history kept]'}, unit: ${d.unitText}`)
     const per = d.unitKind === 'person' ? 'per person' : 'per row'
     if (d.rowLevelEntries > 0) {
-      out.push(`  ${d.rowLevelEntries} ${d.rowLevelEntries === 1 ? 'entry was' : 'entries were'} written before privacy units existed: ${ROW_LEVEL_ACCOUNTING}.`)
+      out.push(
+        `  ${d.rowLevelEntries} ${d.rowLevelEntries === 1 ? 'entry was' : 'entries were'} written before privacy units existed: ${ROW_LEVEL_ACCOUNTING}.`
+      )
     }
     if (d.budgetPerUnitSource === 'none' && d.accounts.every((a) => a.releases === 0)) {
       out.push('  No budget set and nothing spent: releases on it are denied until the privacy officer sets a budget.')
@@ -70,7 +72,9 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
     if (d.budgetChanges.length) {
       out.push('  Budget changes:')
       for (const b of d.budgetChanges) {
-        out.push(`    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${formatCharge(b.epsilonExact)} by ${b.actor}: "${b.reason}"`)
+        out.push(
+          `    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${formatCharge(b.epsilonExact)} by ${b.actor}: "${b.reason}"`
+        )
       }
     }
   }
@@ -91,7 +95,9 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
           ? `"${e.datasetName}" declared public by ${e.actor}: ${e.description}`
           : `${e.description}${where}`
     const legacy = e.rowLevelAccounting ? ` (${ROW_LEVEL_ACCOUNTING})` : ''
-    out.push(`  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(formatCharge(e.epsilonExact), 12)}  ${what}${legacy}`)
+    out.push(
+      `  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(formatCharge(e.epsilonExact), 12)}  ${what}${legacy}`
+    )
   }
   return out.join('\n')
 }
@@ -100,7 +106,9 @@ export function releaseText(r: ReleaseRecord): string {
   const out: string[] = []
   out.push(line())
   out.push(`RELEASE ${r.releaseId}  [released: real data, secure noise, charged to the ledger]`)
-  out.push(`${r.kind === 'threshold' ? 'Threshold query' : r.kind === 'anomaly-identification' ? 'Anomaly identification' : 'Anomaly search'} "${r.queryName}" on dataset "${r.datasetName}", mechanism ${r.mechanism}`)
+  out.push(
+    `${r.kind === 'threshold' ? 'Threshold query' : r.kind === 'anomaly-identification' ? 'Anomaly identification' : 'Anomaly search'} "${r.queryName}" on dataset "${r.datasetName}", mechanism ${r.mechanism}`
+  )
   out.push(line())
   const a = r.answer
   if (!a) out.push(`Status: ${r.statusText}`)
@@ -125,8 +133,10 @@ export function previewText(p: ReleasePreview): string {
   const out: string[] = []
   out.push(`PREVIEW (nothing spent): ${p.kind} query "${p.queryName}" on dataset "${p.datasetName}"`)
   out.push(`Cost: epsilon ${formatCharge(p.epsilonExact)} (${NOTION_LABEL[p.notion]}): ${p.chargeExplained}`)
-  out.push(`Budget per unit: ${p.budgetExact === null ? 'not set' : formatCharge(p.budgetExact)}; spent per unit (summed over notions) ${formatCharge(p.spentBeforeExact)}; after this release ${formatCharge(p.spentAfterExact)}.`)
-  out.push(p.allowed ? 'Would be admitted.' : p.denial ?? 'Would be denied.')
+  out.push(
+    `Budget per unit: ${p.budgetExact === null ? 'not set' : formatCharge(p.budgetExact)}; spent per unit (summed over notions) ${formatCharge(p.spentBeforeExact)}; after this release ${formatCharge(p.spentAfterExact)}.`
+  )
+  out.push(p.allowed ? 'Would be admitted.' : (p.denial ?? 'Would be denied.'))
   if (!p.allowed && p.fit) out.push(p.fit.sentence)
   out.push(`Guarantee: ${p.guarantee}`)
   return out.join('\n')

@@ -101,8 +101,7 @@ function perUnitLeft(db: Db, datasetId: number): number | null {
 export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): DatasetLedger {
   const current = datasetName(db, datasetId)
   const last = db.prepare('SELECT dataset_name FROM ledger_entries WHERE dataset_id = ? ORDER BY seq DESC LIMIT 1').get(datasetId) as
-    | { dataset_name: string }
-    | undefined
+    { dataset_name: string } | undefined
   const budgetRows = db
     .prepare(`SELECT seq, at, notion, amount_nano, actor, description FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`)
     .all(datasetId) as Array<{ seq: number; at: string; notion: PrivacyNotion | null; amount_nano: number; actor: string; description: string }>
@@ -114,7 +113,9 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): Datase
   const officerBudget = unitBudgetNano(db, datasetId)
   const remaining = budget.nano === null ? null : budget.nano - spentNano
   const through = rowLevelThroughSeq(db)
-  const rowLevelEntries = (db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE dataset_id = ? AND seq <= ?').get(datasetId, through) as { n: number }).n
+  const rowLevelEntries = (
+    db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE dataset_id = ? AND seq <= ?').get(datasetId, through) as { n: number }
+  ).n
   return {
     datasetId,
     datasetName: current ?? last?.dataset_name ?? `dataset ${datasetId}`,
@@ -130,7 +131,9 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): Datase
     remainingPerUnit: remaining === null ? null : nanoToNumber(remaining),
     remainingPerUnitExact: remaining === null ? null : nanoToDecimal(remaining),
     rowLevelEntries,
-    accounts: byNotion.map((x) => notionAccount(db, datasetId, x.notion, cellLimit, officerBudget === null ? null : officerBudget - spentNano, x.account)),
+    accounts: byNotion.map((x) =>
+      notionAccount(db, datasetId, x.notion, cellLimit, officerBudget === null ? null : officerBudget - spentNano, x.account)
+    ),
     budgetChanges: budgetRows.map((b) => ({
       seq: b.seq,
       at: b.at,

@@ -50,14 +50,21 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
   for (const e of entryIter) {
     count++
     if (e.seq !== expectedSeq) {
-      problems.push({ seq: expectedSeq, reason: e.seq > expectedSeq ? `entry ${expectedSeq} is missing (deleted)` : `entry ${e.seq} is out of order` })
+      problems.push({
+        seq: expectedSeq,
+        reason: e.seq > expectedSeq ? `entry ${expectedSeq} is missing (deleted)` : `entry ${e.seq} is out of order`
+      })
       // Do not report every later entry for the same cause: the chain continues from this entry (expectedSeq = e.seq + 1 below).
     }
     if (e.prev_hash !== prevHash) {
-      problems.push({ seq: e.seq, reason: `entry ${e.seq} does not follow the entry before it (previous hash differs: deleted, inserted or reordered entries)` })
+      problems.push({
+        seq: e.seq,
+        reason: `entry ${e.seq} does not follow the entry before it (previous hash differs: deleted, inserted or reordered entries)`
+      })
     }
     const recomputed = entryHash(e.prev_hash, hashedFields(e))
-    if (recomputed !== e.hash) problems.push({ seq: e.seq, reason: `entry ${e.seq} was changed after it was written (its hash does not match its contents)` })
+    if (recomputed !== e.hash)
+      problems.push({ seq: e.seq, reason: `entry ${e.seq} was changed after it was written (its hash does not match its contents)` })
     hashes.set(e.hash, e.seq)
     entryBySeq.set(e.seq, e)
     if (e.kind === 'charge') charges.set(e.seq, e)
@@ -80,7 +87,9 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
     })
   }
   // Cell charges must be exactly the hashed cell lists.
-  const cellRows = db.prepare('SELECT entry_seq, dataset_id, notion, cell, amount_nano FROM ledger_cell_charges ORDER BY entry_seq, cell').all() as Array<{
+  const cellRows = db
+    .prepare('SELECT entry_seq, dataset_id, notion, cell, amount_nano FROM ledger_cell_charges ORDER BY entry_seq, cell')
+    .all() as Array<{
     entry_seq: number
     dataset_id: number
     notion: string
@@ -122,7 +131,9 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
   }
   // Each dataset's privacy unit (person column, columns declared one value per person) must still be the one its
   // latest budget signed: the tables are plain rows, and a forged declaration would make charges smaller.
-  const datasets = db.prepare(`SELECT DISTINCT dataset_id AS id, dataset_name AS name FROM ledger_entries WHERE kind = 'budget' AND dataset_id IS NOT NULL`).all() as Array<{
+  const datasets = db
+    .prepare(`SELECT DISTINCT dataset_id AS id, dataset_name AS name FROM ledger_entries WHERE kind = 'budget' AND dataset_id IS NOT NULL`)
+    .all() as Array<{
     id: number
     name: string
   }>
@@ -186,7 +197,15 @@ interface TrustResult {
  * a consistent one with every hash recomputed) no longer matches what the officer signed.
  */
 function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, lastSeq: number): TrustResult {
-  const result: TrustResult = { enabled: false, problems: [], signedActs: 0, checkpoints: 0, lastCheckpoint: null, notCheckpointed: { entries: lastSeq, auditEvents: 0 }, officers: [] }
+  const result: TrustResult = {
+    enabled: false,
+    problems: [],
+    signedActs: 0,
+    checkpoints: 0,
+    lastCheckpoint: null,
+    notCheckpointed: { entries: lastSeq, auditEvents: 0 },
+    officers: []
+  }
   if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'officers'`).get() === undefined) return result
   result.enabled = true
   const P = (seq: number, reason: string) => result.problems.push({ seq, reason })
@@ -200,7 +219,8 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
     const adder = o.added_by === o.key_id ? o : byId.get(o.added_by)
     if (o.added_by === o.key_id) selfSigned++
     if (!adder) P(1, `officer "${o.name}" was added by a key that is not a registered officer`)
-    else if (!verifyText(adder.sign_public, registrationText(o), o.signature)) P(1, `the registration of officer "${o.name}" does not carry a valid officer signature`)
+    else if (!verifyText(adder.sign_public, registrationText(o), o.signature))
+      P(1, `the registration of officer "${o.name}" does not carry a valid officer signature`)
     byId.set(o.key_id, o)
     result.officers.push({ name: o.name, keyId: o.key_id })
   }
@@ -236,7 +256,8 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
       P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is not in the audit chain (it was inserted around the app)`)
       continue
     }
-    if (a.prev_hash !== prev) P(lastSeq + 1, `audit event ${a.id} does not follow the event before it (audit events were deleted, inserted or reordered)`)
+    if (a.prev_hash !== prev)
+      P(lastSeq + 1, `audit event ${a.id} does not follow the event before it (audit events were deleted, inserted or reordered)`)
     if (auditHash(a.prev_hash ?? '', a) !== a.hash) P(lastSeq + 1, `audit event ${a.id} (${a.kind}) was changed after it was written`)
     if (a.signer) {
       const o = byId.get(a.signer)
@@ -245,12 +266,14 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
       } else result.signedActs++
     } else if (a.kind.startsWith('officer/') && a.kind !== 'officer/declare-public') {
       // Unlocks and registrations are officer acts; older unsigned ones can only predate officer keys.
-      if (officers.length > 0 && a.at >= officers[0].created_at) P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
+      if (officers.length > 0 && a.at >= officers[0].created_at)
+        P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
     }
     if (a.kind === 'officer/registered' && a.subject?.startsWith('officer:')) registered.add(a.subject.slice('officer:'.length))
     prev = a.hash
   }
-  for (const o of officers) if (!registered.has(o.key_id)) P(1, `officer "${o.name}" is not recorded in the audit log (an officer added around the app)`)
+  for (const o of officers)
+    if (!registered.has(o.key_id)) P(1, `officer "${o.name}" is not recorded in the audit log (an officer added around the app)`)
   // Checkpoints: each signed by a registered officer, each still matching both chains.
   const cps = db.prepare('SELECT * FROM ledger_checkpoints ORDER BY id').all() as Array<{
     id: number
@@ -268,10 +291,21 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
   let coveredAudit = 0
   for (const c of cps) {
     const o = byId.get(c.signer)
-    const text = checkpointText({ at: c.at, ledgerSeq: c.ledger_seq, ledgerHash: c.ledger_hash, auditId: c.audit_id, auditHash: c.audit_hash, keyId: c.signer, prevSignature })
+    const text = checkpointText({
+      at: c.at,
+      ledgerSeq: c.ledger_seq,
+      ledgerHash: c.ledger_hash,
+      auditId: c.audit_id,
+      auditHash: c.audit_hash,
+      keyId: c.signer,
+      prevSignature
+    })
     prevSignature = c.signature
     if (!o || !verifyText(o.sign_public, text, c.signature)) {
-      P(Math.max(1, c.ledger_seq), `checkpoint ${c.id} does not carry a valid officer signature (it was changed, or a checkpoint before it was deleted)`)
+      P(
+        Math.max(1, c.ledger_seq),
+        `checkpoint ${c.id} does not carry a valid officer signature (it was changed, or a checkpoint before it was deleted)`
+      )
       continue
     }
     coveredSeq = Math.max(coveredSeq, c.ledger_seq)
@@ -281,12 +315,14 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
     if (c.ledger_seq > 0) {
       const e = entryBySeq.get(c.ledger_seq)
       if (!e) P(c.ledger_seq, `entry ${c.ledger_seq}, covered by ${who}, is missing: the ledger was cut short`)
-      else if (e.hash !== c.ledger_hash) P(c.ledger_seq, `the ledger up to entry ${c.ledger_seq} was rewritten after ${who}: its head no longer matches what the officer signed`)
+      else if (e.hash !== c.ledger_hash)
+        P(c.ledger_seq, `the ledger up to entry ${c.ledger_seq} was rewritten after ${who}: its head no longer matches what the officer signed`)
     }
     if (c.audit_id > 0) {
       const a = auditBy.get(c.audit_id)
       if (!a) P(lastSeq + 1, `audit event ${c.audit_id}, covered by ${who}, is missing: audit events were deleted`)
-      else if (a.hash !== c.audit_hash) P(lastSeq + 1, `the audit log up to event ${c.audit_id} was rewritten after ${who} (events deleted or changed)`)
+      else if (a.hash !== c.audit_hash)
+        P(lastSeq + 1, `the audit log up to event ${c.audit_id} was rewritten after ${who} (events deleted or changed)`)
     }
     if (best === null || c.ledger_seq > best.ledger_seq || (c.ledger_seq === best.ledger_seq && c.audit_id >= best.audit_id)) best = c
   }
@@ -296,11 +332,15 @@ function verifyTrust(db: Database.Database, entryBySeq: Map<number, EntryRow>, l
     if (e.signer && e.seq > coveredSeq) P(e.seq, `entry ${e.seq} is an officer act that no checkpoint covers (checkpoints were deleted)`)
   }
   for (const a of auditBy.values()) {
-    if (a.signer && a.id > coveredAudit) P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is an officer act that no checkpoint covers (checkpoints were deleted)`)
+    if (a.signer && a.id > coveredAudit)
+      P(lastSeq + 1, `audit event ${a.id} (${a.kind}) is an officer act that no checkpoint covers (checkpoints were deleted)`)
   }
   if (best !== null) {
     result.lastCheckpoint = { ledgerSeq: best.ledger_seq, auditId: best.audit_id, officer: nameOf(best.signer), at: best.at }
-    result.notCheckpointed = { entries: Math.max(0, lastSeq - best.ledger_seq), auditEvents: [...auditBy.keys()].filter((id) => id > best!.audit_id).length }
+    result.notCheckpointed = {
+      entries: Math.max(0, lastSeq - best.ledger_seq),
+      auditEvents: [...auditBy.keys()].filter((id) => id > best!.audit_id).length
+    }
   } else result.notCheckpointed = { entries: lastSeq, auditEvents: auditBy.size }
   void lastAudit
   return result

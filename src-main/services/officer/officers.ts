@@ -59,7 +59,15 @@ export function registrationText(r: Pick<OfficerRow, 'key_id' | 'name' | 'create
  * What a checkpoint signs: both heads, and the previous checkpoint's signature (hashed), so that checkpoints form a chain
  * of their own: removing one before the last breaks the signature of the next.
  */
-export function checkpointText(c: { at: string; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; keyId: string; prevSignature: string | null }): string {
+export function checkpointText(c: {
+  at: string
+  ledgerSeq: number
+  ledgerHash: string
+  auditId: number
+  auditHash: string
+  keyId: string
+  prevSignature: string | null
+}): string {
   const prev = c.prevSignature === null ? 'none' : createHash('sha256').update(c.prevSignature).digest('hex')
   return `quiet-alarm/checkpoint/v1\n${c.at}\n${c.ledgerSeq}\n${c.ledgerHash}\n${c.auditId}\n${c.auditHash}\n${c.keyId}\n${prev}`
 }
@@ -112,13 +120,22 @@ export function verifiedOfficerRows(db: Db): OfficerRow[] {
 export function listOfficers(db: Db): OfficerInfo[] {
   const rows = officerRows(db)
   const byId = new Map(rows.map((r) => [r.key_id, r.name]))
-  return rows.map((r) => ({ keyId: r.key_id, name: r.name, createdAt: r.created_at, addedBy: r.added_by, addedByName: byId.get(r.added_by) ?? '(unknown)' }))
+  return rows.map((r) => ({
+    keyId: r.key_id,
+    name: r.name,
+    createdAt: r.created_at,
+    addedBy: r.added_by,
+    addedByName: byId.get(r.added_by) ?? '(unknown)'
+  }))
 }
 
 function findOfficer(db: Db, ref: string | undefined): OfficerRow {
   const rows = officerRows(db)
   if (rows.length === 0) {
-    throw new UserError('No privacy officer is registered in this workspace, so no officer act can be made; create one first with "quiet-alarm officer init --name NAME"', 'no-officer')
+    throw new UserError(
+      'No privacy officer is registered in this workspace, so no officer act can be made; create one first with "quiet-alarm officer init --name NAME"',
+      'no-officer'
+    )
   }
   const r = typeof ref === 'string' ? ref.trim() : ''
   if (r === '') {
@@ -168,18 +185,32 @@ export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): Off
  * Sign the heads of the ledger and of the audit log. Call inside the transaction of the act (after its entries), or
  * alone (`ledger checkpoint`).
  */
-export function writeCheckpoint(db: Db, key: OfficerKey): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string } {
+export function writeCheckpoint(
+  db: Db,
+  key: OfficerKey
+): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string } {
   const lh = headOf(db)
   const ah = auditHead(db)
   const prev = db.prepare('SELECT signature FROM ledger_checkpoints ORDER BY id DESC LIMIT 1').get() as { signature: string } | undefined
-  const c = { at: nowIso(), ledgerSeq: lh.seq, ledgerHash: lh.hash, auditId: ah.id, auditHash: ah.hash, keyId: key.keyId, prevSignature: prev?.signature ?? null }
+  const c = {
+    at: nowIso(),
+    ledgerSeq: lh.seq,
+    ledgerHash: lh.hash,
+    auditId: ah.id,
+    auditHash: ah.hash,
+    keyId: key.keyId,
+    prevSignature: prev?.signature ?? null
+  }
   const info = db
     .prepare('INSERT INTO ledger_checkpoints (at, ledger_seq, ledger_hash, audit_id, audit_hash, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .run(c.at, c.ledgerSeq, c.ledgerHash, c.auditId, c.auditHash, c.keyId, key.sign(checkpointText(c)))
   return { id: Number(info.lastInsertRowid), at: c.at, ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, auditHash: c.auditHash }
 }
 
-export function checkpoint(db: Db, cred: OfficerCredentials): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string; officer: string } {
+export function checkpoint(
+  db: Db,
+  cred: OfficerCredentials
+): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string; officer: string } {
   const key = unlockOfficer(db, cred)
   const cp = db.transaction(() => writeCheckpoint(db, key)).immediate()
   return { ...cp, officer: key.name }

@@ -51,7 +51,10 @@ export function aiqFrame(
       try {
         b = binOf(Number(r[k]), c.binWidth)
       } catch {
-        throw new UserError(`A record's value for "${c.name}" falls outside the bins this bin width allows; use a wider bin width for "${c.name}"`, 'bad-query')
+        throw new UserError(
+          `A record's value for "${c.name}" falls outside the bins this bin width allows; use a wider bin width for "${c.name}"`,
+          'bad-query'
+        )
       }
       if (b < minBin) minBin = b
       if (b > maxBin) maxBin = b
@@ -60,13 +63,19 @@ export function aiqFrame(
     const hiBin = maxBin + R + 2
     // The clamped values must bin inside the engine's range too (a margin of one bin for rounding at the ends).
     if (!(Math.abs(loBin - 1) < 2 ** 31 - 1 && Math.abs(hiBin + 1) < 2 ** 31 - 1)) {
-      throw new UserError(`The records asked about and the radius reach beyond the bins "${c.name}" can have at this bin width; use a wider bin width`, 'bad-query')
+      throw new UserError(
+        `The records asked about and the radius reach beyond the bins "${c.name}" can have at this bin width; use a wider bin width`,
+        'bad-query'
+      )
     }
     span *= hiBin - loBin + 4
     return { kind: c.kind, binWidth: c.binWidth, lo: loBin * c.binWidth, hi: hiBin * c.binWidth, categories: new Set<string>() }
   })
   if (!(span <= MAX_SPAN)) {
-    throw new UserError('The records asked about lie too far apart for these bin widths and radius (too many bins to index); ask about closer records or use wider bins', 'bad-query')
+    throw new UserError(
+      'The records asked about lie too far apart for these bin widths and radius (too many bins to index); ask about closer records or use wider bins',
+      'bad-query'
+    )
   }
   return frame
 }

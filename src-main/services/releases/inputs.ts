@@ -19,7 +19,8 @@ export type SavedQueryRow = SavedQuery
 export function loadSavedQuery(db: Db, queryId: number): { query: SavedQueryRow; datasetName: string } {
   const query = getQuery(db, queryId)
   const dataset = findDataset(db, query.datasetId)
-  if (!dataset) throw new UserError(`The dataset of query ${query.id} was deleted; its releases stay in the ledger but it cannot be run again`, 'not-found')
+  if (!dataset)
+    throw new UserError(`The dataset of query ${query.id} was deleted; its releases stay in the ledger but it cannot be run again`, 'not-found')
   return { query, datasetName: dataset.info.name }
 }
 

@@ -5,7 +5,16 @@
  */
 import { closeSync, constants, accessSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import type { ReportData, ReportEdition, ReportExportRequest, ReportFormat, ReportPageSize, ReportRequest, ReportTable, ReportVerification } from '../../contract/reports'
+import type {
+  ReportData,
+  ReportEdition,
+  ReportExportRequest,
+  ReportFormat,
+  ReportPageSize,
+  ReportRequest,
+  ReportTable,
+  ReportVerification
+} from '../../contract/reports'
 import { CancelledError, UserError } from '../errors'
 import type { PdfPrinter } from '../handler-types'
 import type { Store } from '../store/store'
@@ -122,7 +131,10 @@ export const MIME: Record<ReportFormat, string> = {
 }
 
 export function reportFileName(r: ResolvedExport, data: ReportData): string {
-  const scope = data.scope.datasetId === null ? 'workspace' : (data.scope.datasetName ?? `dataset-${data.scope.datasetId}`).replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 40)
+  const scope =
+    data.scope.datasetId === null
+      ? 'workspace'
+      : (data.scope.datasetName ?? `dataset-${data.scope.datasetId}`).replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 40)
   const day = data.period.to.slice(0, 10)
   const what = r.format === 'csv' ? r.table : 'report'
   return `quiet-alarm-${what}-${scope}-${r.edition}-${day}.${r.format}`
@@ -145,7 +157,11 @@ export interface ProduceOptions {
 }
 
 /** Data, verification and HTML (the preview, and the first half of every export). */
-export async function prepareReport(store: Store, r: ResolvedRequest, o: ProduceOptions = {}): Promise<{ data: ReportData; verification: ReportVerification; html: string }> {
+export async function prepareReport(
+  store: Store,
+  r: ResolvedRequest,
+  o: ProduceOptions = {}
+): Promise<{ data: ReportData; verification: ReportVerification; html: string }> {
   const data = await gatherReportData(store, {
     datasetId: r.datasetId,
     period: r.period,

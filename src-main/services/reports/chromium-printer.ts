@@ -40,14 +40,20 @@ export function createChromiumPrinter(options: { executablePath?: string; signal
         ;({ chromium } = await import('playwright-core'))
       } catch (e) {
         if ((e as NodeJS.ErrnoException)?.code !== 'ERR_MODULE_NOT_FOUND' && (e as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND') throw e
-        throw new UserError('PDF reports in headless mode need the "playwright-core" package, which is not installed; reinstall Quiet Alarm', 'chromium-missing')
+        throw new UserError(
+          'PDF reports in headless mode need the "playwright-core" package, which is not installed; reinstall Quiet Alarm',
+          'chromium-missing'
+        )
       }
       let browser: Awaited<ReturnType<typeof chromium.launch>>
       try {
         browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 60_000 })
       } catch (e) {
         const first = ((e as Error)?.message ?? '').split('\n')[0].slice(0, 160)
-        throw new UserError(`Chromium at ${executablePath} could not be started (${first}); install Debian's chromium package or set CHROMIUM_PATH`, 'chromium-missing')
+        throw new UserError(
+          `Chromium at ${executablePath} could not be started (${first}); install Debian's chromium package or set CHROMIUM_PATH`,
+          'chromium-missing'
+        )
       }
       const onAbort = () => void browser.close().catch(() => undefined)
       options.signal?.addEventListener('abort', onAbort, { once: true })

@@ -18,7 +18,21 @@ export function paramsText(p: Record<string, unknown>): string {
 }
 
 export const CSV_HEADERS: Record<ReportTable, readonly string[]> = {
-  ledger: ['seq', 'at', 'kind', 'dataset_id', 'dataset', 'notion', 'epsilon', 'cell_count', 'release_id', 'actor', 'description', 'prev_hash', 'hash'],
+  ledger: [
+    'seq',
+    'at',
+    'kind',
+    'dataset_id',
+    'dataset',
+    'notion',
+    'epsilon',
+    'cell_count',
+    'release_id',
+    'actor',
+    'description',
+    'prev_hash',
+    'hash'
+  ],
   releases: [
     'release_id',
     'created_at',
@@ -36,7 +50,19 @@ export const CSV_HEADERS: Record<ReportTable, readonly string[]> = {
     'asked',
     'flagged'
   ],
-  denials: ['audit_id', 'at', 'actor', 'dataset_id', 'dataset', 'query_id', 'query', 'notion', 'requested_epsilon', 'remaining_epsilon', 'budget_epsilon'],
+  denials: [
+    'audit_id',
+    'at',
+    'actor',
+    'dataset_id',
+    'dataset',
+    'query_id',
+    'query',
+    'notion',
+    'requested_epsilon',
+    'remaining_epsilon',
+    'budget_epsilon'
+  ],
   experiments: [
     'kind',
     'experiment_id',
@@ -128,7 +154,21 @@ export function csvTable(data: ReportData, table: ReportTable): { header: string
       const rows: CsvValue[][] = []
       for (const x of data.experiments) {
         for (const c of x.cells) {
-          const prefix: CsvValue[] = ['simulation', x.id, x.name, x.engine, x.seed, x.status, c.index, c.sweep, c.workload, c.mechanism, paramsText(c.params), c.trials, c.status]
+          const prefix: CsvValue[] = [
+            'simulation',
+            x.id,
+            x.name,
+            x.engine,
+            x.seed,
+            x.status,
+            c.index,
+            c.sweep,
+            c.workload,
+            c.mechanism,
+            paramsText(c.params),
+            c.trials,
+            c.status
+          ]
           const names = x.metrics.map((m) => m.name).filter((n) => c.metrics[n] !== undefined)
           if (names.length === 0) rows.push([...prefix, null, null, null, null, null])
           for (const n of names) {

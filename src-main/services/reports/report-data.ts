@@ -113,8 +113,11 @@ function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, 
     let unitBudget: number | null = null
     for (const b of budgets) if (b.datasetId === id && b.notion === null) unitBudget = b.nano
     const spentOf = (notion: PrivacyNotion, inWindow: boolean) =>
-      cellSpend(charges.filter((c) => c.datasetId === id && c.notion === notion && (!inWindow || inPeriod(c.at, period))).map((c) => ({ cell: c.cell, nano: c.nano })))
-        .maxNano
+      cellSpend(
+        charges
+          .filter((c) => c.datasetId === id && c.notion === notion && (!inWindow || inPeriod(c.at, period)))
+          .map((c) => ({ cell: c.cell, nano: c.nano }))
+      ).maxNano
     const spentPerUnitTotalNano = NOTIONS.reduce((sum, n) => sum + spentOf(n, false), 0)
     const spentPerUnitInPeriodNano = NOTIONS.reduce((sum, n) => sum + spentOf(n, true), 0)
     let capSum = 0
@@ -157,7 +160,9 @@ function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, 
 
 function datasetIdsInScope(db: Db, scope: number | null, period: Period): number[] {
   if (scope !== null) return [scope]
-  const fromLedger = (db.prepare('SELECT DISTINCT dataset_id AS id FROM ledger_entries WHERE at < ?').all(period.to) as Array<{ id: number }>).map((r) => r.id)
+  const fromLedger = (db.prepare('SELECT DISTINCT dataset_id AS id FROM ledger_entries WHERE at < ?').all(period.to) as Array<{ id: number }>).map(
+    (r) => r.id
+  )
   const live = hasTable(db, 'datasets')
     ? (db.prepare('SELECT id FROM datasets WHERE created_at < ?').all(period.to) as Array<{ id: number }>).map((r) => r.id)
     : []
@@ -206,7 +211,8 @@ function releaseParams(db: Db): Map<number, Record<string, string | number | boo
           flat[k] = sourceText(v)
           continue
         }
-        flat[k] = v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? v : JSON.stringify(v)
+        flat[k] =
+          v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) ? v : JSON.stringify(v)
       }
       out.set(r.id, flat)
     } catch {
@@ -267,10 +273,13 @@ function parseDetail(text: string): Record<string, unknown> {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null)
-const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null)
+const int = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null
 
 function auditEvents(db: Db, kind: string, period: Period): AuditRow[] {
-  const rows = db.prepare('SELECT id, at, kind, actor, subject, detail FROM audit_events WHERE kind = ? AND at < ? ORDER BY at, id').all(kind, period.to) as AuditRow[]
+  const rows = db
+    .prepare('SELECT id, at, kind, actor, subject, detail FROM audit_events WHERE kind = ? AND at < ? ORDER BY at, id')
+    .all(kind, period.to) as AuditRow[]
   return rows.filter((r) => inPeriod(r.at, period))
 }
 
@@ -289,9 +298,10 @@ function experimentsFor(store: Store, scope: number | null, period: Period): Rep
   const queryDataset =
     scope === null || !hasTable(db, 'queries')
       ? new Map<number, number>()
-      : new Map((db.prepare('SELECT id, dataset_id FROM queries').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id]))
-  const touchesScope = (workloads: WorkloadRef[]) =>
-    workloads.some((w) => w.kind === 'saved-query' && queryDataset.get(Number(w.queryId)) === scope)
+      : new Map(
+          (db.prepare('SELECT id, dataset_id FROM queries').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id])
+        )
+  const touchesScope = (workloads: WorkloadRef[]) => workloads.some((w) => w.kind === 'saved-query' && queryDataset.get(Number(w.queryId)) === scope)
   const rows = repo
     .list()
     .filter((e) => inPeriod(e.createdAt, period))
@@ -348,7 +358,11 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
   const scopeName = scope === null ? null : resolveDatasetName(db, scope)
   if (scope !== null && scopeName === null) throw new UserError(`There is no dataset with id ${scope} in this workspace`, 'not-found')
   if (o.edition === 'officer') {
-    if (!o.officerKey) throw new UserError("The officer edition opens the sealed costs with the officer's key: give the officer's passphrase; each unlock is recorded", 'forbidden')
+    if (!o.officerKey)
+      throw new UserError(
+        "The officer edition opens the sealed costs with the officer's key: give the officer's passphrase; each unlock is recorded",
+        'forbidden'
+      )
   }
   checkAbort(o.signal)
 
@@ -377,8 +391,7 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
       }
     })
   const headRow = db.prepare('SELECT seq, hash FROM ledger_entries WHERE at < ? ORDER BY seq DESC LIMIT 1').get(period.to) as
-    | { seq: number; hash: string }
-    | undefined
+    { seq: number; hash: string } | undefined
   const ledgerHead = headRow ?? { seq: 0, hash: GENESIS_HASH }
 
   const ids = datasetIdsInScope(db, scope, period)
@@ -436,7 +449,9 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
 
   // Denials and unlocks.
   const names = queryNames(db)
-  const releaseDataset = new Map((db.prepare('SELECT id, dataset_id FROM releases').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id]))
+  const releaseDataset = new Map(
+    (db.prepare('SELECT id, dataset_id FROM releases').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id])
+  )
   const denials: ReportDenial[] = auditEvents(db, 'release/denied', period)
     .map((a): ReportDenial => {
       const d = parseDetail(a.detail)
@@ -449,7 +464,7 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
         datasetId,
         datasetName: datasetId === null ? null : resolveDatasetName(db, datasetId),
         queryId,
-        queryName: queryId === null ? null : names.get(queryId) ?? null,
+        queryName: queryId === null ? null : (names.get(queryId) ?? null),
         notion: str(d.notion),
         requestedExact: str(d.requested),
         remainingExact: str(d.remaining),

@@ -152,7 +152,8 @@ export function paramsInWords(r: { kind: string; mechanism: string; params: Reco
   } else {
     // Anomaly search: the saved query's parameters.
     if (n('epsilonPerQuery') !== null) parts.push(`ε ${formatCharge(n('epsilonPerQuery'))} per question`)
-    if (n('budget') !== null) parts.push(`at most ε ${formatCharge(n('budget'))} in all${n('maxQueries') !== null ? ` (${n('maxQueries')} questions)` : ''}`)
+    if (n('budget') !== null)
+      parts.push(`at most ε ${formatCharge(n('budget'))} in all${n('maxQueries') !== null ? ` (${n('maxQueries')} questions)` : ''}`)
     if (n('tLow') !== null && n('tHigh') !== null) parts.push(`protected at or below ${n('tLow')}, the anomaly above ${n('tHigh')}`)
     if (n('top') !== null) parts.push(`the ${n('top')} most likely reported`)
     if (n('tau') !== null) parts.push(`stops at posterior ${n('tau')}`)
@@ -170,12 +171,20 @@ function colgroup(widths: number[] | undefined): string {
 /** Rows per <table>: long tables are cut into chunks (each with its header), which Chromium lays out and paginates far faster. */
 const ROWS_PER_TABLE = 100
 
-function dataTable(headers: Array<{ text: string; num?: boolean; cls?: string }>, rows: string[][], opts: { small?: boolean; widths?: number[] } = {}): string {
+function dataTable(
+  headers: Array<{ text: string; num?: boolean; cls?: string }>,
+  rows: string[][],
+  opts: { small?: boolean; widths?: number[] } = {}
+): string {
   const head = `${colgroup(opts.widths)}<thead><tr>${headers.map((h) => `<th${h.num ? ' class="num"' : ''}>${e(h.text)}</th>`).join('')}</tr></thead>`
   const open = `<table class="data${opts.small ? ' small' : ''}"${opts.widths ? ' style="table-layout:fixed"' : ''}>`
-  const rowHtml = rows.map((r) => `<tr>${r.map((c, i) => `<td${headers[i]?.num ? ' class="num"' : headers[i]?.cls ? ` class="${headers[i].cls}"` : ''}>${c}</td>`).join('')}</tr>`)
+  const rowHtml = rows.map(
+    (r) =>
+      `<tr>${r.map((c, i) => `<td${headers[i]?.num ? ' class="num"' : headers[i]?.cls ? ` class="${headers[i].cls}"` : ''}>${c}</td>`).join('')}</tr>`
+  )
   const out: string[] = []
-  for (let i = 0; i < Math.max(1, rowHtml.length); i += ROWS_PER_TABLE) out.push(`${open}${head}<tbody>${rowHtml.slice(i, i + ROWS_PER_TABLE).join('')}</tbody></table>`)
+  for (let i = 0; i < Math.max(1, rowHtml.length); i += ROWS_PER_TABLE)
+    out.push(`${open}${head}<tbody>${rowHtml.slice(i, i + ROWS_PER_TABLE).join('')}</tbody></table>`)
   return out.join('')
 }
 
@@ -198,7 +207,9 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
   parts.push(
     `<p>Privacy unit: ${e(d.unitText)}. <b>Spent per ${per}, summed over notions: ${up(d.spentPerUnitTotalExact)}</b> ` +
       `(${up(d.spentPerUnitInPeriodExact)} in the period)` +
-      (d.budgetPerUnitExact === null ? '; no budget set.' : ` of a budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`) +
+      (d.budgetPerUnitExact === null
+        ? '; no budget set.'
+        : ` of a budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`) +
       ` The notions below are its breakdown.</p>`
   )
   parts.push(
@@ -238,7 +249,12 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
     parts.push(
       `<div class="chart">${horizontalBars({
         title: `Spend per partition cell (${a.label}) against the budget`,
-        bars: cells.map((c) => ({ label: c.label, value: Number(c.totalExact), valueText: formatCharge(c.totalExact), limit: a.budgetExact === null ? null : Number(a.budgetExact) }))
+        bars: cells.map((c) => ({
+          label: c.label,
+          value: Number(c.totalExact),
+          valueText: formatCharge(c.totalExact),
+          limit: a.budgetExact === null ? null : Number(a.budgetExact)
+        }))
       })}</div>`
     )
     parts.push(
@@ -253,7 +269,14 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
     parts.push('<h4>Budget changes in the period</h4>')
     parts.push(
       dataTable(
-        [{ text: 'Entry', num: true }, { text: 'Time' }, { text: 'Notion' }, { text: 'New budget', num: true }, { text: 'Officer' }, { text: 'Reason' }],
+        [
+          { text: 'Entry', num: true },
+          { text: 'Time' },
+          { text: 'Notion' },
+          { text: 'New budget', num: true },
+          { text: 'Officer' },
+          { text: 'Reason' }
+        ],
         budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? `budget per ${per}`), up(b.amountExact), e(b.actor), e(b.description)])
       )
     )
@@ -272,7 +295,9 @@ function summarySection(d: ReportData): string {
       `<tr><td>Experiments (simulations) in period</td><td><b>${d.totals.experiments}</b></td></tr>` +
       `</tbody></table>`
   )
-  parts.push(`<p class="muted">${e(d.notionsNote)} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). ${e(ROUNDING_NOTE)}</p>`)
+  parts.push(
+    `<p class="muted">${e(d.notionsNote)} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). ${e(ROUNDING_NOTE)}</p>`
+  )
   if (d.datasets.length === 0) parts.push('<p class="empty">No datasets and no ledger entries in this workspace up to the end of the period.</p>')
   for (const ds of d.datasets) parts.push(datasetSummary(ds, d))
   return parts.join('')
@@ -360,7 +385,10 @@ function denialsSection(d: ReportData): string {
 }
 
 function unlocksSection(d: ReportData): string {
-  const parts = ['<h2>4. Unlocks of sealed costs</h2>', '<p class="muted">Each time a privacy officer read the sealed ex-post costs of a release (recorded before the read).</p>']
+  const parts = [
+    '<h2>4. Unlocks of sealed costs</h2>',
+    '<p class="muted">Each time a privacy officer read the sealed ex-post costs of a release (recorded before the read).</p>'
+  ]
   if (d.unlocks.length === 0) return parts.join('') + '<p class="empty">No unlocks in this period.</p>'
   parts.push(
     dataTable(
@@ -386,7 +414,9 @@ function paramValueText(v: unknown): string {
 function experimentCharts(x: ReportExperiment): string {
   const done = x.cells.filter((c) => c.status === 'done')
   if (done.length === 0) return '<p class="empty">No finished cells to chart.</p>'
-  const metrics = x.metrics.filter((m) => done.some((c) => c.metrics[m.name]?.mean !== null && c.metrics[m.name] !== undefined)).slice(0, MAX_METRICS_PER_PANEL)
+  const metrics = x.metrics
+    .filter((m) => done.some((c) => c.metrics[m.name]?.mean !== null && c.metrics[m.name] !== undefined))
+    .slice(0, MAX_METRICS_PER_PANEL)
   const bySweep = new Map<string, ReportExperimentCell[]>()
   for (const c of done) {
     const l = bySweep.get(c.sweep) ?? []
@@ -442,17 +472,21 @@ function experimentCharts(x: ReportExperiment): string {
       )
     }
   }
-  if (skipped > 0) panels.push(`<p class="muted">${skipped} more chart panel(s) not drawn; every value is in the table below and in the experiments CSV.</p>`)
+  if (skipped > 0)
+    panels.push(`<p class="muted">${skipped} more chart panel(s) not drawn; every value is in the table below and in the experiments CSV.</p>`)
   const withData = x.metrics.filter((m) => done.some((c) => c.metrics[m.name] !== undefined && c.metrics[m.name].mean !== null))
   if (withData.length > metrics.length) {
-    panels.push(`<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the CSV export (table “experiments”) has every metric of every cell.</p>`)
+    panels.push(
+      `<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the CSV export (table “experiments”) has every metric of every cell.</p>`
+    )
   }
   return panels.join('')
 }
 
 function metricCell(v: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined): string {
   if (!v || v.mean === null) return ''
-  const ci = v.ciLow !== null && v.ciHigh !== null ? `<br><span class="nowrap muted">[${e(shortNumber(v.ciLow))}, ${e(shortNumber(v.ciHigh))}]</span>` : ''
+  const ci =
+    v.ciLow !== null && v.ciHigh !== null ? `<br><span class="nowrap muted">[${e(shortNumber(v.ciLow))}, ${e(shortNumber(v.ciHigh))}]</span>` : ''
   return `<span class="nowrap">${e(shortNumber(v.mean))}</span>${ci}`
 }
 
@@ -526,7 +560,10 @@ function experimentsSection(d: ReportData): string {
 }
 
 function ledgerSection(d: ReportData): string {
-  const parts = ['<h2>6. Ledger entries</h2>', '<p class="muted">The hash-chained, append-only ledger entries written in the period (charges and budget changes). Each hash covers the entry and the hash before it.</p>']
+  const parts = [
+    '<h2>6. Ledger entries</h2>',
+    '<p class="muted">The hash-chained, append-only ledger entries written in the period (charges and budget changes). Each hash covers the entry and the hash before it.</p>'
+  ]
   if (d.ledgerEntries.length === 0) return parts.join('') + '<p class="empty">No ledger entries in this period.</p>'
   const headers = ['Entry', 'Time', 'Kind', 'Dataset', 'Notion', 'ε', 'Cells', 'Release', 'Actor', 'Description']
   const numeric = new Set(['Entry', 'ε', 'Cells', 'Release'])
@@ -613,5 +650,16 @@ export function renderReportHtml(d: ReportData, v: ReportVerification): string {
     '</tbody></table>',
     '<p class="muted">Releases are charged runs on real data with secure noise; they show decisions only. Experiments are simulations (ground truth, seeded, never charged) and are marked as such. Section 7 says how to check this document.</p>'
   ].join('')
-  return [head, cover, summarySection(d), releasesSection(d), denialsSection(d), unlocksSection(d), experimentsSection(d), ledgerSection(d), verificationSection(d, v), '</body></html>'].join('\n')
+  return [
+    head,
+    cover,
+    summarySection(d),
+    releasesSection(d),
+    denialsSection(d),
+    unlocksSection(d),
+    experimentsSection(d),
+    ledgerSection(d),
+    verificationSection(d, v),
+    '</body></html>'
+  ].join('\n')
 }

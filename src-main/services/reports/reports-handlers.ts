@@ -46,7 +46,10 @@ export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {
     'reports/export': async (req) => {
       // No output path from a door (issue 15): the file stays here until `reports/download` or the desktop's save dialog.
       if (req && typeof req === 'object' && 'outPath' in req) {
-        throw new UserError('Reports are not written to a path: download the finished export (or save it through the desktop save dialog)', 'bad-input')
+        throw new UserError(
+          'Reports are not written to a path: download the finished export (or save it through the desktop save dialog)',
+          'bad-input'
+        )
       }
       const r = resolveExport(ctx.store, req ?? ({} as never))
       const what = r.format === 'csv' ? `${r.table} table (CSV)` : r.format.toUpperCase()

@@ -136,7 +136,8 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
   // On a log axis: 1, 2, 5 x powers of ten (the swept values crowd at the top end); labels never closer than 24 px.
   const logTicks = (): number[] => {
     const out: number[] = []
-    for (let d = Math.floor(Math.log10(xMin)); d <= Math.ceil(Math.log10(xMax)); d++) for (const k of [1, 2, 5]) out.push(Number((k * 10 ** d).toPrecision(3)))
+    for (let d = Math.floor(Math.log10(xMin)); d <= Math.ceil(Math.log10(xMax)); d++)
+      for (const k of [1, 2, 5]) out.push(Number((k * 10 ** d).toPrecision(3)))
     return out.filter((v) => v >= xMin * (1 - 1e-9) && v <= xMax * (1 + 1e-9))
   }
   const xTicks: Array<number | string> = logX ? logTicks() : numericX ? [...new Set(xs)].sort((a, b) => a - b) : categories
@@ -151,7 +152,9 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
     parts.push(`<line x1="${x}" x2="${x}" y1="${m.top + plotH}" y2="${m.top + plotH + 3}" stroke="#888"/>`)
     parts.push(`<text x="${x}" y="${m.top + plotH + 13}" text-anchor="middle">${escapeHtml(text)}</text>`)
   })
-  parts.push(`<text x="${m.left + plotW / 2}" y="${height - 6}" text-anchor="middle" fill="#444">${escapeHtml(opts.xLabel + (logX ? ' (log scale)' : ''))}</text>`)
+  parts.push(
+    `<text x="${m.left + plotW / 2}" y="${height - 6}" text-anchor="middle" fill="#444">${escapeHtml(opts.xLabel + (logX ? ' (log scale)' : ''))}</text>`
+  )
   opts.series.forEach((s, si) => {
     const color = PALETTE[si % PALETTE.length]
     const sorted = [...s.points].sort((a, b) => fx(a.x) - fx(b.x))
@@ -163,7 +166,9 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
     }
     const line = sorted.filter((p) => p.y !== null && Number.isFinite(p.y))
     if (line.length >= 2) {
-      parts.push(`<polyline points="${line.map((p) => `${fx(p.x).toFixed(2)},${fy(p.y as number).toFixed(2)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.5"/>`)
+      parts.push(
+        `<polyline points="${line.map((p) => `${fx(p.x).toFixed(2)},${fy(p.y as number).toFixed(2)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.5"/>`
+      )
     }
     for (const p of line) parts.push(`<circle cx="${fx(p.x).toFixed(2)}" cy="${fy(p.y as number).toFixed(2)}" r="2.2" fill="${color}"/>`)
   })

@@ -170,7 +170,14 @@ function wholeNumber(x: number, what: string): string {
  * in no predicate are left out (they take no place in a person's bound). The predicates are joined as literal rows:
  * whole numbers inlined, text and reals as parameters. Null when no predicate can match any row.
  */
-function predicateTuples(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, where: Where, bucketMs: number | null): Sql | null {
+function predicateTuples(
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  t: Truncation,
+  where: Where,
+  bucketMs: number | null
+): Sql | null {
   const keys = keyColumns(ds, def)
   const sel = [...keys.map((k, j) => `${d.column(ds, k)} AS k${j + 1}`), `${d.column(ds, t.person)} AS p`]
   if (bucketMs !== null) sel.push(`${bucketExpr(d, ds, def, bucketMs)} AS b`)
@@ -216,7 +223,14 @@ function ranked(d: Dialect, t: Truncation, from: string, cols: string): string {
  * `truncatedReferenceSql`). Which predicates a person keeps depends on that person's rows and the key only
  * (keyed-hash.ts says why that is sound). Null when no predicate can match.
  */
-export function truncatedCountSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, main: Where, reference: Where | null): Sql | null {
+export function truncatedCountSql(
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  t: Truncation,
+  main: Where,
+  reference: Where | null
+): Sql | null {
   const cap = wholeNumber(t.cap, 'the cap')
   const m = wholeNumber(t.maxGroups, 'maxGroups')
   const tuples = predicateTuples(d, ds, def, t, main, null)
@@ -251,7 +265,15 @@ function keptSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, 
  * the bucket's count (sum over persons of min(rows in the bucket, cap)), each person counted in their kept predicates
  * only (the kept set of `truncatedCountSql`, over both periods). Null when no predicate can match.
  */
-export function truncatedReferenceSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, main: Where, reference: Where, bucketMs: number): Sql | null {
+export function truncatedReferenceSql(
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  t: Truncation,
+  main: Where,
+  reference: Where,
+  bucketMs: number
+): Sql | null {
   const cap = wholeNumber(t.cap, 'the cap')
   const tuples = predicateTuples(d, ds, def, t, reference, bucketMs)
   const kept = keptSql(d, ds, def, t, main, reference)

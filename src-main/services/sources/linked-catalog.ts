@@ -40,7 +40,9 @@ export type RunOnSource = (sql: string) => unknown[][]
  */
 export function textIfBeyondSafe(ints: LinkedColumn[], ident: (name: string) => string, relation: string, double: string, run: RunOnSource): void {
   if (ints.length === 0) return
-  const r = run(`SELECT ${ints.map((c) => `CAST(min(${ident(c.name)}) AS ${double}), CAST(max(${ident(c.name)}) AS ${double})`).join(', ')} FROM ${relation}`)[0]
+  const r = run(
+    `SELECT ${ints.map((c) => `CAST(min(${ident(c.name)}) AS ${double}), CAST(max(${ident(c.name)}) AS ${double})`).join(', ')} FROM ${relation}`
+  )[0]
   ints.forEach((c, i) => {
     const lo = r[2 * i] as number | null
     const hi = r[2 * i + 1] as number | null
@@ -92,8 +94,12 @@ export function insertLinkedDataset(db: Database.Database, e: LinkedCatalogEntry
     const dsId = Number(info.lastInsertRowid)
     // The generated table name is reserved (no table exists behind a linked dataset).
     db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
-    const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    e.columns.forEach((c, j) => addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', e.perPerson === null ? null : e.perPerson[j] ? 1 : 0))
+    const addCol = db.prepare(
+      'INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)'
+    )
+    e.columns.forEach((c, j) =>
+      addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', e.perPerson === null ? null : e.perPerson[j] ? 1 : 0)
+    )
     db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(dsId, e.personColumn)
     e.writeSource(dsId)
     return dsId

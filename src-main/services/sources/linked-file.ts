@@ -54,7 +54,9 @@ function hasSourcesTable(db: Database.Database): boolean {
 export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFileRecord | null {
   if (!hasSourcesTable(db)) return null
   const row = db
-    .prepare('SELECT s.format, s.path, s.schema, s.fingerprint, d.name FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id WHERE s.dataset_id = ?')
+    .prepare(
+      'SELECT s.format, s.path, s.schema, s.fingerprint, d.name FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id WHERE s.dataset_id = ?'
+    )
     .get(datasetId) as { format: 'parquet' | 'csv'; path: string; schema: string; fingerprint: string; name: string } | undefined
   if (!row) return null
   return {
@@ -147,7 +149,10 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
   if (!f) return null
   const file = basename(f.path)
   if (!existsSync(f.path)) {
-    throw new UserError(`The file linked as dataset "${f.datasetName}" (${file}) is missing; put it back or link the dataset again. Nothing was charged.`, 'source-changed')
+    throw new UserError(
+      `The file linked as dataset "${f.datasetName}" (${file}) is missing; put it back or link the dataset again. Nothing was charged.`,
+      'source-changed'
+    )
   }
   let schema: Array<{ name: string; duckType: string }>
   let fp: FileFingerprint
@@ -160,8 +165,12 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
         ? readSchema(f.format, f.path)
         : readHeaderNames(f.path).map((name) => ({ name, duckType: f.columns.find((c) => c.name === name)?.duckType ?? '?' }))
   } catch (e) {
-    if (e instanceof UserError) throw new UserError(`The file linked as dataset "${f.datasetName}" cannot be read: ${e.message}. Nothing was charged.`, 'source-changed')
-    throw new UserError(`The file linked as dataset "${f.datasetName}" (${file}) cannot be read as a ${f.format === 'parquet' ? 'Parquet' : 'CSV'} file any more. Nothing was charged.`, 'source-changed')
+    if (e instanceof UserError)
+      throw new UserError(`The file linked as dataset "${f.datasetName}" cannot be read: ${e.message}. Nothing was charged.`, 'source-changed')
+    throw new UserError(
+      `The file linked as dataset "${f.datasetName}" (${file}) cannot be read as a ${f.format === 'parquet' ? 'Parquet' : 'CSV'} file any more. Nothing was charged.`,
+      'source-changed'
+    )
   }
   if (!sameSchema(f.columns, schema)) {
     throw new UserError(
@@ -175,7 +184,8 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
 /** A read of a linked file failed (after the checks): one sentence, without DuckDB's message (which may quote rows). */
 export function linkedFileFailure(f: LinkedFileRecord, e: unknown): Error {
   if (!(e instanceof DuckDbError)) return e as Error
-  if (!existsSync(f.path)) return new UserError(`The file linked as dataset "${f.datasetName}" (${basename(f.path)}) went missing while it was read`, 'source-changed')
+  if (!existsSync(f.path))
+    return new UserError(`The file linked as dataset "${f.datasetName}" (${basename(f.path)}) went missing while it was read`, 'source-changed')
   return new UserError(
     `The file linked as dataset "${f.datasetName}" (${basename(f.path)}) could not be read as linked (a value no longer fits its column's type, or the file changed while it was read)`,
     'source-changed'
@@ -207,7 +217,10 @@ export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
     seen.add(c.name)
   }
   if (req.personColumn !== null && !seen.has(req.personColumn)) {
-    throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of the file; name a column of the file, or link row-level`, 'bad-input')
+    throw new UserError(
+      `The person column "${req.personColumn.slice(0, 80)}" is not a column of the file; name a column of the file, or link row-level`,
+      'bad-input'
+    )
   }
   const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
   const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))

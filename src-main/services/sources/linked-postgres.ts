@@ -98,9 +98,21 @@ export function linkedPostgresOf(db: Database.Database, datasetId: number): Link
   } catch {
     throw unsigned()
   }
-  const signed = { datasetId, url: row.url, passwordEnv: row.password_env, schema: row.schema_name, table: row.relation_name, kind: String(fingerprint.kind), columns, personColumn: row.person_column }
+  const signed = {
+    datasetId,
+    url: row.url,
+    passwordEnv: row.password_env,
+    schema: row.schema_name,
+    table: row.relation_name,
+    kind: String(fingerprint.kind),
+    columns,
+    personColumn: row.person_column
+  }
   // The catalog's columns (what definitions are checked against) must be the signed ones too.
-  const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{ name: string; type: string }>
+  const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
+    name: string
+    type: string
+  }>
   const sameCatalog = catalog.length === columns.length && catalog.every((c, i) => c.name === columns[i].name && c.type === columns[i].type)
   if (!sameCatalog || !linkSignedByOfficer(db, signed, row.signer, row.signature)) throw unsigned()
   return {
@@ -171,10 +183,22 @@ export function postgresHosts(url: string): string[] {
  * of the caller's choosing could ask for it in clear. The CLI (the local user) is not limited.
  */
 export function checkDoorHost(url: string): void {
-  const allowed = new Set(['localhost', '127.0.0.1', '::1', '[::1]', ...(process.env.QA_PG_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)])
+  const allowed = new Set([
+    'localhost',
+    '127.0.0.1',
+    '::1',
+    '[::1]',
+    ...(process.env.QA_PG_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean)
+  ])
   for (const h of postgresHosts(url)) {
     if (!h.startsWith('/') && !allowed.has(h)) {
-      throw new UserError('From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS; ask the administrator to add the host, or link with the CLI', 'forbidden')
+      throw new UserError(
+        'From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS; ask the administrator to add the host, or link with the CLI',
+        'forbidden'
+      )
     }
   }
 }
@@ -197,7 +221,9 @@ function failureSentence(e: unknown, what: string, passwordEnv: string | null, r
     case 'auth':
       return `PostgreSQL refused the login for ${what}: set the role's password in the ${passwordEnv ?? 'PGPASSWORD'} environment variable`
     case 'no-database':
-      return what === 'this connection' ? 'The database named in this connection does not exist' : `The database named in the connection of ${what} does not exist`
+      return what === 'this connection'
+        ? 'The database named in this connection does not exist'
+        : `The database named in the connection of ${what} does not exist`
     case 'permission':
       return `The PostgreSQL role of ${what} may not read ${relation ?? 'the relation'}; ask the database's owner to grant SELECT on it`
     case 'no-relation':
@@ -236,10 +262,11 @@ function relationRow(r: unknown[] | undefined): RelationInfo | null {
 }
 
 function columnsOf(conn: PgConnection, schema: string, table: string): Array<{ name: string; pgType: string }> {
-  return pgAll(conn, 'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position', [
-    schema,
-    table
-  ]).rows.map((r) => ({ name: String(r[0]), pgType: String(r[1]) }))
+  return pgAll(
+    conn,
+    'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+    [schema, table]
+  ).rows.map((r) => ({ name: String(r[0]), pgType: String(r[1]) }))
 }
 
 function fingerprintOf(rel: RelationInfo): PgFingerprint {
@@ -358,7 +385,10 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
   if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
   const seen = new Set(schema.map((c) => c.name))
   if (req.personColumn !== null && !seen.has(req.personColumn)) {
-    throw new UserError(`The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`, 'bad-input')
+    throw new UserError(
+      `The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`,
+      'bad-input'
+    )
   }
   // The declared types only (review finding 5): a bigint is integer whatever its values. A value beyond 2^53 that a
   // release must bring back as a number fails that release after its charge (the neutral failure), never before.
@@ -390,7 +420,14 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
       db.prepare(
         'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
       ).run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint), signer, signature)
-      recordAudit(db, 'officer/link-postgres', key.name.slice(0, 100), `dataset:${dsId}`, { name, relation: fingerprint.relation, kind: fingerprint.kind }, key)
+      recordAudit(
+        db,
+        'officer/link-postgres',
+        key.name.slice(0, 100),
+        `dataset:${dsId}`,
+        { name, relation: fingerprint.relation, kind: fingerprint.kind },
+        key
+      )
       writeCheckpoint(db, key)
     }
   })

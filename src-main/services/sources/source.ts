@@ -29,7 +29,15 @@ export interface Source {
 export function sqliteSource(db: Database.Database): Source {
   // The keyed rank of the maxGroups bound (SQLite has no MD5): a deterministic function on this connection.
   registerKeyedHash(db)
-  return { dialect: sqliteDialect, linked: null, all: (q) => db.prepare(q.sql).raw().all(...q.params) as unknown[][] }
+  return {
+    dialect: sqliteDialect,
+    linked: null,
+    all: (q) =>
+      db
+        .prepare(q.sql)
+        .raw()
+        .all(...q.params) as unknown[][]
+  }
 }
 
 export function duckdbSource(file: LinkedFileRecord): Source {

@@ -20,10 +20,10 @@ export interface Migration {
 }
 
 const migration001: Migration = {
-    version: 1,
-    name: 'workspace metadata and audit events',
-    up: (db) => {
-      db.exec(`
+  version: 1,
+  name: 'workspace metadata and audit events',
+  up: (db) => {
+    db.exec(`
         CREATE TABLE workspace_meta (
           key   TEXT PRIMARY KEY,
           value TEXT NOT NULL
@@ -41,10 +41,21 @@ const migration001: Migration = {
         CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
           BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
       `)
-    }
+  }
 }
 
 /** In order. Each area's migration lives in `migrations/NNN-area.ts` (null until that area lands). */
-export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010].filter((m): m is Migration => m !== null)
+export const migrations: Migration[] = [
+  migration001,
+  migration002,
+  migration003,
+  migration004,
+  migration005,
+  migration006,
+  migration007,
+  migration008,
+  migration009,
+  migration010
+].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

@@ -31,10 +31,10 @@ export function defaultDatabasePath(env = process.env): string {
   if (env.QUIET_ALARM_DB) return resolve(env.QUIET_ALARM_DB)
   const base =
     process.platform === 'win32'
-      ? env.APPDATA ?? resolve(homedir(), 'AppData', 'Roaming')
+      ? (env.APPDATA ?? resolve(homedir(), 'AppData', 'Roaming'))
       : process.platform === 'darwin'
         ? resolve(homedir(), 'Library', 'Application Support')
-        : env.XDG_DATA_HOME ?? resolve(homedir(), '.local', 'share')
+        : (env.XDG_DATA_HOME ?? resolve(homedir(), '.local', 'share'))
   return resolve(base, 'quiet-alarm', 'workspace.sqlite')
 }
 

@@ -86,7 +86,11 @@ export function runSearchTrials(ev: SearchEvaluation, seed: string | number, fir
 export function aggregateSearchTrials(metrics: SearchTrialMetrics[]): SearchAggregate {
   const n = metrics.length
   if (n === 0) throw new RangeError('no trials to aggregate')
-  let miss = 0, missShare = 0, risk = 0, q = 0, capped = 0
+  let miss = 0,
+    missShare = 0,
+    risk = 0,
+    q = 0,
+    capped = 0
   for (const m of metrics) {
     if (!m.found) miss++
     missShare += 1 - m.foundShare

@@ -23,7 +23,8 @@ const BUDGET_SLACK = 1e-9
 export function validateHalting(h: HaltingRules): void {
   if (h.tau !== undefined && !(h.tau > 0 && h.tau < 1)) throw new RangeError(`tau must be in (0, 1) (got ${h.tau})`)
   if (h.delta !== undefined && !(h.delta > 0 && h.delta < 1)) throw new RangeError(`delta must be in (0, 1) (got ${h.delta})`)
-  if (h.budget !== undefined && !(h.budget > 0 && Number.isFinite(h.budget))) throw new RangeError(`budget must be positive and finite (got ${h.budget})`)
+  if (h.budget !== undefined && !(h.budget > 0 && Number.isFinite(h.budget)))
+    throw new RangeError(`budget must be positive and finite (got ${h.budget})`)
   if (h.maxQueries !== undefined && !(Number.isInteger(h.maxQueries) && h.maxQueries >= 0)) {
     throw new RangeError(`maxQueries must be a non-negative whole number (got ${h.maxQueries})`)
   }

@@ -73,7 +73,10 @@ export class RandomPrefix {
   private readonly mass = new Float64Array(WAYS)
   private readonly next: { parts: Int32Array; readonly partMass: Float64Array }
 
-  constructor(readonly size: number, private readonly rng: Rng) {
+  constructor(
+    readonly size: number,
+    private readonly rng: Rng
+  ) {
     this.cur = new Int32Array(size)
     this.current = new Int32Array(partWords(size))
     this.spare = new Int32Array(partWords(size))
@@ -247,7 +250,7 @@ export class RandomPrefix {
       mass.fill(0)
       const words = this.keyWords
       this.rng.fillWords(words, Math.ceil(cnt / WAYS_PER_WORD))
-      for (let r = 0, pos = 0; r < cnt; ) {
+      for (let r = 0, pos = 0; r < cnt;) {
         let word = words[pos++] | 0
         const end = Math.min(cnt, r + WAYS_PER_WORD)
         for (; r < end; r++) {

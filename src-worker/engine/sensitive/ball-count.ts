@@ -434,6 +434,12 @@ export function countBalls(
 }
 
 /** B(i, r) for every distinct tuple of the histogram (points row-major m x dims). */
-export function ballCountsOfPoints(points: Int32Array, weights: ArrayLike<number>, kinds: readonly ColumnKind[], metric: Metric, r: number): Float64Array {
+export function ballCountsOfPoints(
+  points: Int32Array,
+  weights: ArrayLike<number>,
+  kinds: readonly ColumnKind[],
+  metric: Metric,
+  r: number
+): Float64Array {
   return countBalls(points, weights, kinds, metric, r, points)
 }

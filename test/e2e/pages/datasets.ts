@@ -32,7 +32,9 @@ export const datasets = {
   /** Wait until the import job ended; returns its state and the text the user reads. */
   async importOutcome(page: Page): Promise<{ state: string; text: string }> {
     const job = page.getByTestId('job')
-    await page.locator('[data-testid="job"][data-state="done"], [data-testid="job"][data-state="failed"], [data-testid="job"][data-state="cancelled"]').waitFor({ timeout: 60_000 })
+    await page
+      .locator('[data-testid="job"][data-state="done"], [data-testid="job"][data-state="failed"], [data-testid="job"][data-state="cancelled"]')
+      .waitFor({ timeout: 60_000 })
     const state = (await job.getAttribute('data-state')) ?? ''
     if (state === 'done') await page.getByTestId('import-result').waitFor()
     const text = state === 'done' ? await page.getByTestId('import-result').innerText() : await job.innerText()

@@ -27,7 +27,10 @@ export const experiments = {
   },
 
   async cancel(page: Page) {
-    await page.getByRole('group', { name: /^Simulating/ }).getByRole('button', { name: 'Cancel' }).click()
+    await page
+      .getByRole('group', { name: /^Simulating/ })
+      .getByRole('button', { name: 'Cancel' })
+      .click()
   },
 
   async resume(page: Page) {

@@ -57,7 +57,8 @@ export async function overflowsAtBothSizes(page: Page, what: string): Promise<st
     // Let layout (and charts that size themselves to their box) settle.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
     const o = await measureOverflow(page)
-    if (o.scrollWidth > o.viewport) bad.push(`${what} at ${v.width}x${v.height}: ${o.scrollWidth} px wide in ${o.viewport} px (${o.culprits.join('; ')})`)
+    if (o.scrollWidth > o.viewport)
+      bad.push(`${what} at ${v.width}x${v.height}: ${o.scrollWidth} px wide in ${o.viewport} px (${o.culprits.join('; ')})`)
   }
   if (before) await page.setViewportSize(before)
   return bad

@@ -83,9 +83,13 @@ export const queries = {
   /** Save the question defined on screen; fails with the save button's reason when it is disabled. */
   async save(page: Page, name: string) {
     await page.getByLabel('Name of the question').fill(name)
-    if (!(await page.getByTestId('query-save').isEnabled())) throw new Error(`cannot save "${name}": ${await page.getByTestId('query-save-why').innerText()}`)
+    if (!(await page.getByTestId('query-save').isEnabled()))
+      throw new Error(`cannot save "${name}": ${await page.getByTestId('query-save-why').innerText()}`)
     await page.getByTestId('query-save').click()
-    await page.getByTestId('release-panel').getByRole('heading', { name: new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }).waitFor()
+    await page
+      .getByTestId('release-panel')
+      .getByRole('heading', { name: new RegExp(name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) })
+      .waitFor()
   },
 
   /** Define an anomaly search and save it. */
@@ -137,7 +141,8 @@ export const queries = {
   async release(page: Page) {
     await page.getByTestId('release-run').click()
     await page.getByTestId('release-result').or(page.getByTestId('release-error')).first().waitFor({ timeout: 60_000 })
-    if ((await page.getByTestId('release-error').count()) > 0) throw new Error(`release failed: ${await page.getByTestId('release-error').innerText()}`)
+    if ((await page.getByTestId('release-error').count()) > 0)
+      throw new Error(`release failed: ${await page.getByTestId('release-error').innerText()}`)
     return page.getByTestId('release-result')
   }
 }

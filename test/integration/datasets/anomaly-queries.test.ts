@@ -11,7 +11,10 @@ let h: Harness
 let ds: number
 beforeAll(async () => {
   h = harness()
-  writeFileSync(join(h.dir, 'people.csv'), 'name,age,income,city,at\nann,34,51000.5,Oslo,2015-01-01 10:00:00\nbob,,42000,Rome,2015-01-02 10:00:00\ncid,71,99000,"x""; DROP TABLE datasets; --",2015-01-03 10:00:00\n')
+  writeFileSync(
+    join(h.dir, 'people.csv'),
+    'name,age,income,city,at\nann,34,51000.5,Oslo,2015-01-01 10:00:00\nbob,,42000,Rome,2015-01-02 10:00:00\ncid,71,99000,"x""; DROP TABLE datasets; --",2015-01-03 10:00:00\n'
+  )
   const job = await h.importAndWait({ path: join(h.dir, 'people.csv'), name: 'people' })
   ds = (job.result as ImportResult).dataset.id
 })
@@ -22,7 +25,16 @@ describe('anomaly query definitions', () => {
     const q = await h.handlers['queries/save']({
       datasetId: ds,
       name: 'unusual people',
-      definition: { kind: 'anomaly-identification', columns: ['age', 'city', 'at'], binWidths: [10, null, 86_400_000], metric: 'linf', radius: 1, beta: 2, k: 1, records: [[34, 'Oslo', '2015-01-01']] }
+      definition: {
+        kind: 'anomaly-identification',
+        columns: ['age', 'city', 'at'],
+        binWidths: [10, null, 86_400_000],
+        metric: 'linf',
+        radius: 1,
+        beta: 2,
+        k: 1,
+        records: [[34, 'Oslo', '2015-01-01']]
+      }
     })
     expect(q.definition).toMatchObject({ binWidths: [10, null, 86_400_000] })
     const data = loadAnomalyIdentificationData(h.store, q.id)
@@ -40,7 +52,15 @@ describe('anomaly query definitions', () => {
   })
 
   it('an anomaly search takes its individuals from the definition or a public dataset, never from the searched data', async () => {
-    const base = { kind: 'anomaly-search', scoreColumn: 'income', tLow: 60000, tHigh: 90000, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct' } as const
+    const base = {
+      kind: 'anomaly-search',
+      scoreColumn: 'income',
+      tLow: 60000,
+      tHigh: 90000,
+      epsilonPerQuery: 0.5,
+      budget: 5,
+      oracle: 'direct'
+    } as const
     const q = await h.handlers['queries/save']({
       datasetId: ds,
       name: 'top earner',
@@ -56,11 +76,26 @@ describe('anomaly query definitions', () => {
     const clipped = await h.handlers['queries/save']({
       datasetId: sc,
       name: 'clipped',
-      definition: { kind: 'anomaly-search', scoreColumn: 'score', idColumn: 'who', individuals: ['x', 'y', 'z'], scoreFloor: 5, tLow: 8, tHigh: 11, epsilonPerQuery: 0.5, budget: 5, oracle: 'direct' }
+      definition: {
+        kind: 'anomaly-search',
+        scoreColumn: 'score',
+        idColumn: 'who',
+        individuals: ['x', 'y', 'z'],
+        scoreFloor: 5,
+        tLow: 8,
+        tHigh: 11,
+        epsilonPerQuery: 0.5,
+        budget: 5,
+        oracle: 'direct'
+      }
     })
     expect(Array.from(loadAnomalySearchData(h.store, clipped.id).scores)).toEqual([5, 12, 5])
     // Ids are matched in the catalog's form: a timestamp in ISO 8601, whichever way it was written.
-    const byTime = await h.handlers['queries/save']({ datasetId: ds, name: 'by time', definition: { ...base, idColumn: 'at', individuals: ['2015-01-03 10:00:00', '2015-01-01T10:00:00Z'] } })
+    const byTime = await h.handlers['queries/save']({
+      datasetId: ds,
+      name: 'by time',
+      definition: { ...base, idColumn: 'at', individuals: ['2015-01-03 10:00:00', '2015-01-01T10:00:00Z'] }
+    })
     const t = loadAnomalySearchData(h.store, byTime.id)
     expect(t.ids).toEqual(['2015-01-03T10:00:00.000Z', '2015-01-01T10:00:00.000Z'])
     expect(Array.from(t.scores)).toEqual([99000, 51000.5])
@@ -76,7 +111,11 @@ describe('anomaly query definitions', () => {
     expect(loadAnomalySearchData(h.store, fs.id).ids).toEqual(['bob', 'ann'])
     // The searched dataset can never supply its own list, even when public.
     await expect(
-      h.handlers['queries/save']({ datasetId: ds, name: 'self', definition: { ...base, idColumn: 'name', individualsFrom: { datasetId: ds, column: 'name' } } })
+      h.handlers['queries/save']({
+        datasetId: ds,
+        name: 'self',
+        definition: { ...base, idColumn: 'name', individualsFrom: { datasetId: ds, column: 'name' } }
+      })
     ).rejects.toThrow('The list of individuals cannot be the counted dataset "people" itself')
     for (const x of [byTime, fs]) await h.handlers['queries/delete']({ queryId: x.id })
     expect((await h.handlers['queries/list']({ datasetId: ds })).map((x) => x.name)).toEqual(['unusual people', 'top earner'])
@@ -86,7 +125,17 @@ describe('anomaly query definitions', () => {
 
   it('refuses definitions that do not fit, with one sentence each', async () => {
     const aiq = { kind: 'anomaly-identification', columns: ['age'], binWidths: [1], metric: 'l1', radius: 1, beta: 1, k: 1 }
-    const search = { kind: 'anomaly-search', scoreColumn: 'income', idColumn: 'name', individuals: ['ann', 'bob'], tLow: 1, tHigh: 2, epsilonPerQuery: 0.1, budget: 1, oracle: 'rr' }
+    const search = {
+      kind: 'anomaly-search',
+      scoreColumn: 'income',
+      idColumn: 'name',
+      individuals: ['ann', 'bob'],
+      tLow: 1,
+      tHigh: 2,
+      epsilonPerQuery: 0.1,
+      budget: 1,
+      oracle: 'rr'
+    }
     const bad: Array<[unknown, string]> = [
       [{ ...aiq, columns: ['nope'] }, 'Dataset "people" has no column "nope" (used as the column 1)'],
       [{ ...aiq, binWidths: [0] }, 'The bin width of "age" must be > 0'],

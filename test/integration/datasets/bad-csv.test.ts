@@ -52,7 +52,11 @@ describe('bad CSV corpus: one clear message each, nothing stored', () => {
     writeFileSync(file, 'a,b,c\n1,2,3\n4,5\n,,\n6;7;8\n9,10,11\n"x",12,13\n')
     const job = await h.importAndWait({ path: file, name: 'mixed', onBadRow: 'skip', types: { a: 'integer' }, reportBadRows: 3 })
     expect(job.state).toBe('done')
-    const r = job.result as { dataset: { id: number; rowCount: number; skippedRows: number }; badRowCount: number; badRows: Array<{ line: number; reason: string }> }
+    const r = job.result as {
+      dataset: { id: number; rowCount: number; skippedRows: number }
+      badRowCount: number
+      badRows: Array<{ line: number; reason: string }>
+    }
     expect(r.dataset.rowCount).toBe(2)
     expect(r.badRowCount).toBe(4)
     expect(r.dataset.skippedRows).toBe(4)

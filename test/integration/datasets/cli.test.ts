@@ -16,7 +16,11 @@ afterAll(() => ws.cleanup())
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(args, { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: ws.dir } as never)
+  const code = await main(args, {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    cwd: ws.dir
+  } as never)
   return { code, out, err }
 }
 
@@ -26,7 +30,20 @@ describe('CLI: import, datasets, query', () => {
     for (let i = 0; i < 2000; i++) lines.push(`r${i % 4},p${i % 9},2015-01-0${1 + (i % 5)} 0${i % 10}:00:00,${i}`)
     lines.splice(5, 0, 'bad row')
     writeFileSync(join(ws.dir, 'occ.tsv'), lines.join('\n').replace(/,/g, '\t'))
-    const r = await cli('import', '--db', ws.db, '--file', 'occ.tsv', '--name', 'occupancy', '--type', 'n=real,person=text', '--on-bad-row', 'skip', '--json')
+    const r = await cli(
+      'import',
+      '--db',
+      ws.db,
+      '--file',
+      'occ.tsv',
+      '--name',
+      'occupancy',
+      '--type',
+      'n=real,person=text',
+      '--on-bad-row',
+      'skip',
+      '--json'
+    )
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
     expect(j).toMatchObject({ name: 'occupancy', rows: 2000, badRowCount: 1, badRows: [{ line: 6, reason: 'has 1 field, the header has 4' }] })
@@ -41,7 +58,10 @@ describe('CLI: import, datasets, query', () => {
       [['import', '--db', ws.db, '--file', 'missing.csv'], /^quiet-alarm: Cannot read missing.csv: no such file\n$/],
       [['import', '--db', ws.db, '--file', 'ragged.csv', '--type', 'a'], /^quiet-alarm: --type must be column=integer\|real\|text\|timestamp/],
       [['import', '--db', ws.db, '--file', 'ragged.csv', '--delimiter', 'x'], /^quiet-alarm: --delimiter must be one of/],
-      [['import', '--db', ws.db, '--file', 'occ.tsv', '--name', 'occupancy'], /^quiet-alarm: A dataset named "occupancy" already exists; choose another name\n$/],
+      [
+        ['import', '--db', ws.db, '--file', 'occ.tsv', '--name', 'occupancy'],
+        /^quiet-alarm: A dataset named "occupancy" already exists; choose another name\n$/
+      ],
       [['datasets', 'rename', '--db', ws.db, '--dataset', 'nope', '--name', 'x'], /^quiet-alarm: There is no dataset named "nope"/],
       [['query', 'save', '--db', ws.db, '--spec', 'nope.json'], /^quiet-alarm: --spec must be a readable JSON file/]
     ]
@@ -62,19 +82,46 @@ describe('CLI: import, datasets, query', () => {
     const refused = await cli('datasets', 'rows', '--db', ws.db, '--dataset', 'occupancy', '--limit', '2', '--json')
     expect(refused.code).toBe(2)
     expect(refused.out).toBe('')
-    expect(refused.err).toBe('quiet-alarm: The rows of "occupancy" are private and are not shown; only datasets the privacy officer declared public can be browsed\n')
+    expect(refused.err).toBe(
+      'quiet-alarm: The rows of "occupancy" are private and are not shown; only datasets the privacy officer declared public can be browsed\n'
+    )
     // Declaring public is an officer act (issue 15): register the officer, then act with the passphrase from a file.
     writeFileSync(join(ws.dir, 'jo.pass'), 'jo the officer passphrase\n')
-    const noOfficer = await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'synthetic test data', '--passphrase-file', 'jo.pass')
+    const noOfficer = await cli(
+      'datasets',
+      'public',
+      '--db',
+      ws.db,
+      '--dataset',
+      'occupancy',
+      '--reason',
+      'synthetic test data',
+      '--passphrase-file',
+      'jo.pass'
+    )
     expect(noOfficer.code).toBe(2)
     expect(noOfficer.err).toMatch(/No privacy officer is registered in this workspace/)
     const init = await cli('officer', 'init', '--db', ws.db, '--name', 'Jo (officer)', '--passphrase-file', 'jo.pass')
     expect(init.code, init.err).toBe(0)
     expect(init.out).toMatch(/^Officer "Jo \(officer\)" registered \(the first officer of this workspace\)\.\nKey id: [0-9a-f]{4}( [0-9a-f]{4}){7}\n/)
-    const declared = await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'synthetic test data', '--passphrase-file', 'jo.pass', '--json')
+    const declared = await cli(
+      'datasets',
+      'public',
+      '--db',
+      ws.db,
+      '--dataset',
+      'occupancy',
+      '--reason',
+      'synthetic test data',
+      '--passphrase-file',
+      'jo.pass',
+      '--json'
+    )
     expect(declared.code).toBe(0)
     expect(JSON.parse(declared.out).dataset.public).toBe(true)
-    expect((await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'again', '--passphrase-file', 'jo.pass')).err).toBe('quiet-alarm: Dataset "occupancy" is already public\n')
+    expect((await cli('datasets', 'public', '--db', ws.db, '--dataset', 'occupancy', '--reason', 'again', '--passphrase-file', 'jo.pass')).err).toBe(
+      'quiet-alarm: Dataset "occupancy" is already public\n'
+    )
     const rows = JSON.parse((await cli('datasets', 'rows', '--db', ws.db, '--dataset', 'occupancy', '--limit', '2', '--json')).out)
     expect(rows.rows).toEqual([
       ['r0', 'p0', '2015-01-01T00:00:00.000Z', 0],
@@ -86,12 +133,21 @@ describe('CLI: import, datasets, query', () => {
       JSON.stringify({
         dataset: 'occ',
         name: 'rooms over 30',
-        definition: { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 30 }, groups: [['r0'], ['r1']] }
+        definition: {
+          kind: 'threshold',
+          groupBy: ['room'],
+          count: { kind: 'persons', personColumn: 'person', cap: 2 },
+          threshold: { kind: 'constant', value: 30 },
+          groups: [['r0'], ['r1']]
+        }
       })
     )
     const saved = JSON.parse((await cli('query', 'save', '--db', ws.db, '--spec', 'q.json', '--json')).out)
     expect(saved.query).toMatchObject({ id: 1, datasetId: 1, name: 'rooms over 30', kind: 'threshold' })
-    writeFileSync(join(ws.dir, 'bad-q.json'), JSON.stringify({ kind: 'anomaly-search', scoreColumn: 'room', tLow: 1, tHigh: 2, epsilonPerQuery: 0.1, budget: 1, oracle: 'rr' }))
+    writeFileSync(
+      join(ws.dir, 'bad-q.json'),
+      JSON.stringify({ kind: 'anomaly-search', scoreColumn: 'room', tLow: 1, tHigh: 2, epsilonPerQuery: 0.1, budget: 1, oracle: 'rr' })
+    )
     const bad = await cli('query', 'save', '--db', ws.db, '--spec', 'bad-q.json', '--dataset', 'occ', '--name', 'x')
     expect(bad.code).toBe(2)
     expect(bad.err).toBe('quiet-alarm: The score column "room" must hold numbers (it holds text)\n')

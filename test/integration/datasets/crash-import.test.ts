@@ -83,13 +83,25 @@ describe('import crash safety', () => {
         const db = store.db
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
         expect(listStagingTables(db)).toEqual([])
-        const datasets = db.prepare('SELECT id, name, table_name, row_count FROM datasets ORDER BY id').all() as Array<{ id: number; name: string; table_name: string; row_count: number }>
-        const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ds\\_%' ESCAPE '\\'").all() as Array<{ name: string }>).map((t) => t.name).sort()
+        const datasets = db.prepare('SELECT id, name, table_name, row_count FROM datasets ORDER BY id').all() as Array<{
+          id: number
+          name: string
+          table_name: string
+          row_count: number
+        }>
+        const tables = (
+          db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ds\\_%' ESCAPE '\\'").all() as Array<{ name: string }>
+        )
+          .map((t) => t.name)
+          .sort()
         expect(datasets.map((d) => d.table_name).sort()).toEqual(tables)
         for (const d of datasets) {
           expect(d.table_name).toBe(`ds_${d.id}`)
           expect(d.row_count).toBe(ROWS)
-          expect((db.prepare(`SELECT count(*) n, max(c1) mx FROM "${d.table_name}"`).get() as { n: number; mx: number })).toEqual({ n: ROWS, mx: ROWS - 1 })
+          expect(db.prepare(`SELECT count(*) n, max(c1) mx FROM "${d.table_name}"`).get() as { n: number; mx: number }).toEqual({
+            n: ROWS,
+            mx: ROWS - 1
+          })
           expect((db.prepare('SELECT count(*) n FROM dataset_columns WHERE dataset_id = ?').get(d.id) as { n: number }).n).toBe(4)
         }
         const mine = datasets.find((d) => d.name === name)

@@ -83,7 +83,9 @@ describe('a really full disk (issue 15)', () => {
           (e: Error) => e
         )
         expect(err?.message).toMatch(
-          new RegExp(`^Not enough space to import big\\.csv: the disk holding the workspace \\(${disk.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) is full \\([0-9.]+ [KM]iB free\\); the import needs about [0-9.]+ MiB`)
+          new RegExp(
+            `^Not enough space to import big\\.csv: the disk holding the workspace \\(${disk.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) is full \\([0-9.]+ [KM]iB free\\); the import needs about [0-9.]+ MiB`
+          )
         )
         expect((err as { code?: string }).code).toBe('disk-full')
         process.stdout.write(`really full disk: ${err?.message}\n`)
@@ -106,7 +108,7 @@ describe('orphan staging tables (issue 15)', () => {
     const ws = tempWorkspace('qa-staging-')
     try {
       let dead = 4_000_000
-      for (;; dead++) {
+      for (; ; dead++) {
         try {
           process.kill(dead, 0)
         } catch (e) {

@@ -60,7 +60,9 @@ describe('import keeps every value exactly (issue 15)', () => {
     for (const type of ['integer', 'real'] as const) {
       const info = await h.importAndWait({ path: p, name: `typed ${type}`, types: { id: type } })
       expect(info.state).toBe('failed')
-      expect(info.error).toMatch(/^Line 2: column "id" is set to a (whole )?number but has "12345678901234567" \(a whole number beyond \+-9007199254740991 cannot be stored exactly as a number: make the column text\)/)
+      expect(info.error).toMatch(
+        /^Line 2: column "id" is set to a (whole )?number but has "12345678901234567" \(a whole number beyond \+-9007199254740991 cannot be stored exactly as a number: make the column text\)/
+      )
     }
     expect(h.tables().filter((t) => t.startsWith('import_staging_'))).toEqual([])
   })
@@ -71,7 +73,9 @@ describe('import keeps every value exactly (issue 15)', () => {
     const p = file('late.csv', `id\n${lines.join('\n')}\n`)
     const info = await h.importAndWait({ path: p, name: 'late' })
     expect(info.state).toBe('failed')
-    expect(info.error).toMatch(/^Line 1102: column "id" looked like a whole number in the first rows but has "12345678901234567" \(a whole number beyond/)
+    expect(info.error).toMatch(
+      /^Line 1102: column "id" looked like a whole number in the first rows but has "12345678901234567" \(a whole number beyond/
+    )
   })
 
   it('decimals a double cannot hold make the column text; ordinary decimals stay reals', () => {

@@ -57,8 +57,10 @@ export function harness(): Harness {
       return info
     },
     storedRows: async (r) => storedRows(store.db, r.datasetId, r.offset ?? 0, r.limit ?? 50),
-    progressOf: (jobId) => events.filter((e) => e.name === 'job/progress' && (e.payload as JobProgress).jobId === jobId).map((e) => e.payload as JobProgress),
-    tables: () => (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name),
+    progressOf: (jobId) =>
+      events.filter((e) => e.name === 'job/progress' && (e.payload as JobProgress).jobId === jobId).map((e) => e.payload as JobProgress),
+    tables: () =>
+      (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name),
     cleanup() {
       jobs.cancelAll()
       store.close()

@@ -120,7 +120,7 @@ describe('import', () => {
   })
 
   it('treats column names and values that look like SQL as data', async () => {
-    const evil = ['"x""; DROP TABLE datasets; --"', '"[id]"', "\"'; DELETE FROM queries; '\"", '"c1"', '"rowid"']
+    const evil = ['"x""; DROP TABLE datasets; --"', '"[id]"', '"\'; DELETE FROM queries; \'"', '"c1"', '"rowid"']
     const p = file('evil.csv', [evil.join(','), `"""; DROP TABLE datasets; --",1,"'); DROP TABLE ds_1; --",x,y`, `"[br]",2,"a""b",x,z`].join('\n'))
     const r = await importOk({ path: p, name: `evil"; DROP TABLE datasets; --` })
     expect(r.dataset.name).toBe('evil"; DROP TABLE datasets; --')
@@ -176,9 +176,13 @@ describe('import', () => {
     const page = await h.storedRows({ datasetId: a.dataset.id, offset: 100, limit: 5 })
     expect(page.rows).toEqual([100, 101, 102, 103, 104].map((i) => [i, i * i]))
     expect(page.total).toBe(120)
-    await expect(h.handlers['datasets/rename']({ datasetId: a.dataset.id, name: 'tsv' })).rejects.toThrow('Another dataset is already named "tsv"; choose another name')
+    await expect(h.handlers['datasets/rename']({ datasetId: a.dataset.id, name: 'tsv' })).rejects.toThrow(
+      'Another dataset is already named "tsv"; choose another name'
+    )
     expect((await h.handlers['datasets/rename']({ datasetId: a.dataset.id, name: 'cat b' })).name).toBe('cat b')
-    await expect(h.importAndWait({ path: file('dup.csv', 'a\n1\n'), name: 'cat b' })).rejects.toThrow('A dataset named "cat b" already exists; choose another name')
+    await expect(h.importAndWait({ path: file('dup.csv', 'a\n1\n'), name: 'cat b' })).rejects.toThrow(
+      'A dataset named "cat b" already exists; choose another name'
+    )
     const q = await h.handlers['queries/save']({
       datasetId: a.dataset.id,
       name: 'q',

@@ -134,7 +134,13 @@ describe('maxGroups in the engine', () => {
     // Predicates r0..r6: r7 and zz are rows in no predicate.
     const groups = ROOMS.slice(0, 7).map((r) => [r])
     const defs: ThresholdQueryDefinition[] = [
-      { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2, maxGroups: 3 }, threshold: { kind: 'constant', value: 5 }, groups },
+      {
+        kind: 'threshold',
+        groupBy: ['room'],
+        count: { kind: 'persons', personColumn: 'person', cap: 2, maxGroups: 3 },
+        threshold: { kind: 'constant', value: 5 },
+        groups
+      },
       {
         kind: 'threshold',
         groupBy: ['room'],
@@ -148,7 +154,15 @@ describe('maxGroups in the engine', () => {
         groupBy: ['room'],
         count: { kind: 'persons', personColumn: 'person', cap: 1, maxGroups: 1 },
         period: { column: 'at', from: iso(START + 2 * DAY), to: iso(START + 9 * DAY) },
-        threshold: { kind: 'reference', factor: 2, aggregate: 'mean', bucket: 'hour', column: 'at', from: iso(START + DAY), to: iso(START + 3 * DAY) },
+        threshold: {
+          kind: 'reference',
+          factor: 2,
+          aggregate: 'mean',
+          bucket: 'hour',
+          column: 'at',
+          from: iso(START + DAY),
+          to: iso(START + 3 * DAY)
+        },
         groups
       }
     ]
@@ -171,7 +185,13 @@ describe('maxGroups in the engine', () => {
     const { sqlite } = await load('uniform', rows)
     const groups = ROOMS.slice(0, 3).map((r) => [r])
     for (const m of [1, 2]) {
-      const def: ThresholdQueryDefinition = { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 1, maxGroups: m }, threshold: { kind: 'constant', value: 1 }, groups }
+      const def: ThresholdQueryDefinition = {
+        kind: 'threshold',
+        groupBy: ['room'],
+        count: { kind: 'persons', personColumn: 'person', cap: 1, maxGroups: m },
+        threshold: { kind: 'constant', value: 1 },
+        groups
+      }
       const c = counts(sqlite, def, `uniform-${m}`).counts
       expect(c.reduce((a, b) => a + b)).toBe(N * m)
       // m = 1: which group is kept; m = 2: which one is dropped. Either way three cells of expectation N / 3.
@@ -217,7 +237,13 @@ describe('maxGroups in the engine', () => {
     // Per-person predicates (pid, room), the same public list for both datasets (the added person's included).
     const groups: string[][] = []
     for (let p = 0; p <= N; p++) for (const room of ROOMS.slice(0, 6)) groups.push([`u${p}`, room])
-    const def: ThresholdQueryDefinition = { kind: 'threshold', groupBy: ['pid', 'room'], count: { kind: 'persons', personColumn: 'person', cap: 1, maxGroups: 2 }, threshold: { kind: 'constant', value: 1 }, groups }
+    const def: ThresholdQueryDefinition = {
+      kind: 'threshold',
+      groupBy: ['pid', 'room'],
+      count: { kind: 'persons', personColumn: 'person', cap: 1, maxGroups: 2 },
+      threshold: { kind: 'constant', value: 1 },
+      groups
+    }
     for (const [x, y] of [
       [a.sqlite, b.sqlite],
       [a.duckdb, b.duckdb]

@@ -102,7 +102,8 @@ function allKeys(def: ThresholdQueryDefinition): string[] {
 
 /** Saves `def`; without a public source of groups, with every key tuple of the generated rows listed in `groups`. */
 function save(def: ThresholdQueryDefinition, datasetId = ds): Promise<number> {
-  const definition = def.threshold.kind === 'column' || def.groups || def.groupsFrom ? def : { ...def, groups: allKeys(def).map((k) => JSON.parse(k) as Key) }
+  const definition =
+    def.threshold.kind === 'column' || def.groups || def.groupsFrom ? def : { ...def, groups: allKeys(def).map((k) => JSON.parse(k) as Key) }
   return h.handlers['queries/save']({ datasetId, name: 'q', definition }).then((q) => q.id)
 }
 
@@ -116,14 +117,22 @@ describe('threshold query evaluation equals a naive computation', () => {
   it('constant threshold, row counts, filter and period; zero-count groups stay predicates', async () => {
     const def: ThresholdQueryDefinition = {
       kind: 'threshold',
-      filter: [{ column: EVIL, op: 'in', value: [KINDS[0], KINDS[2]] }, { column: 'value', op: '>=', value: 20 }],
+      filter: [
+        { column: EVIL, op: 'in', value: [KINDS[0], KINDS[2]] },
+        { column: 'value', op: '>=', value: 20 }
+      ],
       period: { column: 'at', from: '2015-02-01', to: '2015-02-01 06:00:00' },
       groupBy: ['room', 'floor'],
       count: { kind: 'rows' },
       threshold: { kind: 'constant', value: 3 }
     }
     const e = evaluateThresholdQuery(h.store, await save(def))
-    const naive = naiveCount(def, (r) => (r.kind === KINDS[0] || r.kind === KINDS[2]) && r.value >= 20, T('2015-02-01T00:00:00Z'), T('2015-02-01T06:00:00Z'))
+    const naive = naiveCount(
+      def,
+      (r) => (r.kind === KINDS[0] || r.kind === KINDS[2]) && r.value >= 20,
+      T('2015-02-01T00:00:00Z'),
+      T('2015-02-01T06:00:00Z')
+    )
     const keys = allKeys(def)
     expect(e.predicates.length).toBe(keys.length)
     expect(e.sensitivity).toBe(1)
@@ -253,11 +262,16 @@ describe('threshold query evaluation equals a naive computation', () => {
       [{ ...base, period: { column: 'at', from: '2015-02-01', to: '2015-01-01' } }, /must be before its "to"/],
       [{ ...base, count: { kind: 'persons', personColumn: 'person', cap: 0 } }, /^The contribution cap must be a whole number from 1/],
       [{ ...base, groups: undefined, threshold: { kind: 'column', datasetId: limits, column: 'limit' } }, /^Dataset "limits" has no column "room"/],
-      [{ ...base, threshold: { kind: 'reference', factor: 0.8, aggregate: 'max', bucket: 'week', from: '2015-01-01', to: '2015-02-01' } }, /bucket must be "hour" or "day"/],
+      [
+        { ...base, threshold: { kind: 'reference', factor: 0.8, aggregate: 'max', bucket: 'week', from: '2015-01-01', to: '2015-02-01' } },
+        /bucket must be "hour" or "day"/
+      ],
       [{ ...base, groups: [['r1'], ['r1']] }, /^Group 2 is listed twice/]
     ]
     for (const [definition, message] of bad) {
-      await expect(h.handlers['queries/save']({ datasetId: ds, name: 'bad', definition: definition as ThresholdQueryDefinition })).rejects.toThrow(message)
+      await expect(h.handlers['queries/save']({ datasetId: ds, name: 'bad', definition: definition as ThresholdQueryDefinition })).rejects.toThrow(
+        message
+      )
     }
   })
 })

@@ -48,10 +48,14 @@ describe('experiments: cancel and resume', () => {
     })
     const { jobId, experimentId } = await services.call('experiments/start', { spec })
     let live: Awaited<ReturnType<typeof services.call<'experiments/get'>>>['live'] = null
-    await waitFor(async () => {
-      live = (await services.call('experiments/get', { experimentId })).live
-      return live !== null && live.cellsDone >= 1
-    }, 'a first cell to finish', 60_000)
+    await waitFor(
+      async () => {
+        live = (await services.call('experiments/get', { experimentId })).live
+        return live !== null && live.cellsDone >= 1
+      },
+      'a first cell to finish',
+      60_000
+    )
     expect(live!.cellsTotal).toBe(60)
 
     const t0 = Date.now()
@@ -89,7 +93,14 @@ describe('experiments: cancel and resume', () => {
     const last = final.cells[59]
     const p = last.params as Record<string, number>
     const direct = aggregateThresholdTrials(
-      runThresholdTrials('ppwlm', w, { alpha: p.alpha, beta: p.beta, epsMax: p.eps_max, eps1: p.eps_1, steps: p.m, fineSteps: p.m_f }, last.seed, 0, 20)
+      runThresholdTrials(
+        'ppwlm',
+        w,
+        { alpha: p.alpha, beta: p.beta, epsMax: p.eps_max, eps1: p.eps_1, steps: p.m, fineSteps: p.m_f },
+        last.seed,
+        0,
+        20
+      )
     )
     expect(last.metrics!.fpr.mean).toBe(direct.fpr)
     expect(last.metrics!.epsilonExPost.mean).toBe(direct.epsilonExPost)
@@ -105,7 +116,11 @@ describe('experiments: a worker crashing mid-cell', () => {
   it('retries the cell once, then marks it failed with its reason, and finishes the rest', async () => {
     const dir = tempWorkspace('qa-exp-crash-')
     try {
-      const spec = thresholdSpec(writeThresholdWorkload(dir.dir), { mechanisms: ['tslm', 'ppwlm'], grid: { alpha: [1, 2] }, diagnostics: { crashCells: [2] } })
+      const spec = thresholdSpec(writeThresholdWorkload(dir.dir), {
+        mechanisms: ['tslm', 'ppwlm'],
+        grid: { alpha: [1, 2] },
+        diagnostics: { crashCells: [2] }
+      })
       const restarts = diag.context.pool.status().restarts
       const { jobId, experimentId } = await diag.call('experiments/start', { spec })
       const info = await diag.context.jobs.settled(jobId)

@@ -24,7 +24,10 @@ const THRESHOLD_HEADER =
 describe('sweep command', () => {
   it('runs a spec, prints one JSON object, writes the CSV with the documented header, and resumes', async () => {
     const specPath = join(ws.dir, 'spec.json')
-    writeFileSync(specPath, JSON.stringify(thresholdSpec(writeThresholdWorkload(ws.dir), { mechanisms: ['tslm', 'dppwlm'], grid: { alpha: [1, 2] }, trials: 10 })))
+    writeFileSync(
+      specPath,
+      JSON.stringify(thresholdSpec(writeThresholdWorkload(ws.dir), { mechanisms: ['tslm', 'dppwlm'], grid: { alpha: [1, 2] }, trials: 10 }))
+    )
     const db = join(ws.dir, 'ws.sqlite')
     const csvPath = join(ws.dir, 'out.csv')
     const r = await cli(['sweep', '--spec', specPath, '--workers', '1', '--db', db, '--csv', csvPath, '--json'])

@@ -87,7 +87,9 @@ describe('experiments: determinism', () => {
   })
 
   it('lists, exports and deletes experiments; unknown ids get one clear sentence', async () => {
-    const { jobId, experimentId } = await two.call('experiments/start', { spec: thresholdSpec(workload, { mechanisms: ['tslm'], grid: { alpha: [2] }, trials: 5 }) })
+    const { jobId, experimentId } = await two.call('experiments/start', {
+      spec: thresholdSpec(workload, { mechanisms: ['tslm'], grid: { alpha: [2] }, trials: 5 })
+    })
     await two.context.jobs.settled(jobId)
     const list = await two.call('experiments/list', {})
     const mine = list.experiments.find((e) => e.id === experimentId)!

@@ -61,7 +61,14 @@ describe('experiments: search engine', () => {
       const ev = {
         scores: preset.scores,
         anomalies: [preset.anomaly],
-        params: { epsilon: p.eps as number, tLow: preset.tLow, tHigh: preset.tHigh, oracle: c.mechanism as 'rr' | 'direct', top: 4, halting: { tau: 0.5 } }
+        params: {
+          epsilon: p.eps as number,
+          tLow: preset.tLow,
+          tHigh: preset.tHigh,
+          oracle: c.mechanism as 'rr' | 'direct',
+          top: 4,
+          halting: { tau: 0.5 }
+        }
       }
       const direct = aggregateSearchTrials(runSearchTrials(ev, c.seed, 0, 20))
       expect(c.metrics!.errorRate.mean).toBe(direct.errorRate)

@@ -47,17 +47,45 @@ describe('experiments: spec validation', () => {
     ['zero trials', () => thresholdSpec(path, { trials: 0 }), /spec\.trials must be a whole number from 1 to 100000 \(got 0\)/],
     ['fractional trials', () => thresholdSpec(path, { trials: 2.5 }), /spec\.trials must be a whole number/],
     ['bad seed', () => thresholdSpec(path, { seed: '' }), /spec\.seed must be a non-empty text or a whole number/],
-    ['unknown mechanism', () => thresholdSpec(path, { mechanisms: ['tslm', 'lm'] }), /contains "lm", which is not a threshold mechanism; choose from nlm, tslm, ppwlm, dppwlm/],
-    ['unknown parameter', () => thresholdSpec(path, { grid: { gamma: [1] } }), /unknown parameter "gamma" for the threshold engine; known parameters are alpha, beta/],
-    ['bad grid value', () => thresholdSpec(path, { grid: { beta: [0.05, 0.7] } }), /spec\.grid\.beta\[1\] must be a number in \(0, 0\.5\) \(got 0\.7\)/],
+    [
+      'unknown mechanism',
+      () => thresholdSpec(path, { mechanisms: ['tslm', 'lm'] }),
+      /contains "lm", which is not a threshold mechanism; choose from nlm, tslm, ppwlm, dppwlm/
+    ],
+    [
+      'unknown parameter',
+      () => thresholdSpec(path, { grid: { gamma: [1] } }),
+      /unknown parameter "gamma" for the threshold engine; known parameters are alpha, beta/
+    ],
+    [
+      'bad grid value',
+      () => thresholdSpec(path, { grid: { beta: [0.05, 0.7] } }),
+      /spec\.grid\.beta\[1\] must be a number in \(0, 0\.5\) \(got 0\.7\)/
+    ],
     ['duplicate grid value', () => thresholdSpec(path, { grid: { alpha: [1, 1] } }), /spec\.grid\.alpha lists 1 twice/],
     ['empty grid list', () => thresholdSpec(path, { grid: { alpha: [] } }), /spec\.grid\.alpha must be a non-empty list/],
-    ['param and grid both', () => thresholdSpec(path, { params: { alpha: 2 } }), /spec\.params\.alpha and spec\.grid\.alpha both set alpha; keep one/],
+    [
+      'param and grid both',
+      () => thresholdSpec(path, { params: { alpha: 2 } }),
+      /spec\.params\.alpha and spec\.grid\.alpha both set alpha; keep one/
+    ],
     ['bad param', () => thresholdSpec(path, { params: { m: 1.5 } }), /spec\.params\.m must be a whole number >= 2 \(got 1\.5\)/],
-    ['missing workload file', () => thresholdSpec(`${ws.dir}/nope.csv`), /Cannot read the workload file .*nope\.csv \(no such file\); check the path/],
-    ['wrong workload kind', () => ({ ...thresholdSpec(path), workloads: [{ kind: 'series', path }] }), /spec\.workloads\[0\]\.kind must be "csv" or "saved-query" for the threshold engine/],
+    [
+      'missing workload file',
+      () => thresholdSpec(`${ws.dir}/nope.csv`),
+      /Cannot read the workload file .*nope\.csv \(no such file\); check the path/
+    ],
+    [
+      'wrong workload kind',
+      () => ({ ...thresholdSpec(path), workloads: [{ kind: 'series', path }] }),
+      /spec\.workloads\[0\]\.kind must be "csv" or "saved-query" for the threshold engine/
+    ],
     ['no workloads', () => ({ ...thresholdSpec(path), workloads: [] }), /spec\.workloads must be a non-empty list/],
-    ['sweeps and shorthand', () => ({ ...thresholdSpec(path), sweeps: [{ mechanisms: ['tslm'] }] }), /Give either spec\.sweeps or spec\.mechanisms\/params\/grid, not both/],
+    [
+      'sweeps and shorthand',
+      () => ({ ...thresholdSpec(path), sweeps: [{ mechanisms: ['tslm'] }] }),
+      /Give either spec\.sweeps or spec\.mechanisms\/params\/grid, not both/
+    ],
     ['unknown field', () => ({ ...thresholdSpec(path), trails: 3 }), /unknown field "trails"/],
     [
       'eps_1 above the final epsilon',
@@ -66,20 +94,43 @@ describe('experiments: spec validation', () => {
     ],
     [
       'aiq parameter without default',
-      () => ({ name: 'a', engine: 'aiq', workloads: [{ kind: 'records', path, columns: [{ name: 'count' }] }], mechanisms: ['sp'], params: { r: 1 }, trials: 5, seed: 1 }),
+      () => ({
+        name: 'a',
+        engine: 'aiq',
+        workloads: [{ kind: 'records', path, columns: [{ name: 'count' }] }],
+        mechanisms: ['sp'],
+        params: { r: 1 },
+        trials: 5,
+        seed: 1
+      }),
       /The aiq parameter beta has no default; set it in spec\.params or spec\.grid/
     ],
     [
       'search without halting rule',
-      () => ({ name: 's', engine: 'search', workloads: [{ kind: 'series', path: '../shared/data/nab/nyc_taxi.csv' }], mechanisms: ['rr'], params: { tau: 'none' }, trials: 5, seed: 1 }),
+      () => ({
+        name: 's',
+        engine: 'search',
+        workloads: [{ kind: 'series', path: '../shared/data/nab/nyc_taxi.csv' }],
+        mechanisms: ['rr'],
+        params: { tau: 'none' },
+        trials: 5,
+        seed: 1
+      }),
       /A search cell needs a halting rule: set tau, delta, b or max_queries/
     ],
-    ['crash cell out of range', () => thresholdSpec(path, { diagnostics: { crashCells: [99] } }), /crashCells names cell 99, but the spec has only 8 cells/]
+    [
+      'crash cell out of range',
+      () => thresholdSpec(path, { diagnostics: { crashCells: [99] } }),
+      /crashCells names cell 99, but the spec has only 8 cells/
+    ]
   ]
   for (const [what, spec, expected] of cases) {
     it(`rejects ${what} with one sentence`, async () => {
       const errors = await errorsOf(spec())
-      expect(errors.some((e) => expected.test(e)), errors.join(' | ')).toBe(true)
+      expect(
+        errors.some((e) => expected.test(e)),
+        errors.join(' | ')
+      ).toBe(true)
     })
   }
 

@@ -75,6 +75,8 @@ describe('budget guard rails (issue 17)', () => {
     expect(a.allowed).toBe(false)
     expect(verifyLedger(store.db).ok).toBe(true)
     // A freeze still needs its reason.
-    await expect(h['budgets/set']({ datasetId, epsilon: 0, freeze: true, reason: '', ...officerAct(store.db, 'olga') })).rejects.toThrow(/needs a reason/)
+    await expect(h['budgets/set']({ datasetId, epsilon: 0, freeze: true, reason: '', ...officerAct(store.db, 'olga') })).rejects.toThrow(
+      /needs a reason/
+    )
   })
 })

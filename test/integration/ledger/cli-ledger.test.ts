@@ -48,9 +48,28 @@ describe('CLI: demo, budget, ledger, release', () => {
     // A budget is an officer act: the demo officer's passphrase (printed by the demo) from a file.
     const pf = join(ws.dir, 'officer-passphrase.txt')
     writeFileSync(pf, `${DEMO_PASSPHRASE}\n`)
-    const raised = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '9', '--notion', 'eps-dp', '--reason', 'second quarter', '--passphrase-file', pf], ws.dir)
+    const raised = await cli(
+      [
+        'budget',
+        '--db',
+        ws.db,
+        '--dataset',
+        'occupancy',
+        '--epsilon',
+        '9',
+        '--notion',
+        'eps-dp',
+        '--reason',
+        'second quarter',
+        '--passphrase-file',
+        pf
+      ],
+      ws.dir
+    )
     expect(raised.code, raised.err).toBe(0)
-    expect(raised.out).toMatch(/Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, signed by officer Privacy Officer \(demo\): "second quarter"\)/)
+    expect(raised.out).toMatch(
+      /Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, signed by officer Privacy Officer \(demo\): "second quarter"\)/
+    )
     // Every epsilon it prints by the one rounding rule (issue 17): 6 significant digits, never the ledger's 9 decimals.
     const spentLine = /Spent per person \(summed over notions\): ([\d.e-]+) of 10/.exec(raised.out)
     expect(spentLine, raised.out).not.toBeNull()
@@ -68,7 +87,10 @@ describe('CLI: demo, budget, ledger, release', () => {
     const j = JSON.parse((await cli(['ledger', '--db', ws.db, '--json'], ws.dir)).out) as { summary: { datasets: Array<Record<string, unknown>> } }
     const occ = j.summary.datasets.find((d) => d.datasetName === 'occupancy')!
     expect(occ).toMatchObject({ unit: 'person_id', budgetPerUnit: 10 })
-    expect(occ.spentPerUnit).toBeCloseTo((occ.accounts as Array<{ spent: number }>).reduce((a, b) => a + b.spent, 0), 9)
+    expect(occ.spentPerUnit).toBeCloseTo(
+      (occ.accounts as Array<{ spent: number }>).reduce((a, b) => a + b.spent, 0),
+      9
+    )
     expect(j.summary.datasets.find((d) => d.datasetName === 'capacities')).toMatchObject({ unit: 'row' })
     const s = openStore(ws.db)
     expect(verifyLedger(s.db).ok).toBe(true)

@@ -19,13 +19,17 @@ for (;;) {
     { queryId: Number(threshold), params: { kind: 'threshold', mechanism: n % 2 ? 'tslm' : 'ppwlm', beta: 0.1, alpha: 5000 } as const }
   ]
   const { queryId, params } = kinds[n % 3]
-  runRelease(store.db, { queryId, params }, {
-    afterCharge: () => {
-      const until = performance.now() + spin
-      while (performance.now() < until) {
-        /* busy: the process may be killed here */
+  runRelease(
+    store.db,
+    { queryId, params },
+    {
+      afterCharge: () => {
+        const until = performance.now() + spin
+        while (performance.now() < until) {
+          /* busy: the process may be killed here */
+        }
       }
     }
-  })
+  )
   n++
 }

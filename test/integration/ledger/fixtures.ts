@@ -25,7 +25,9 @@ export function craftDataset(db: Database.Database, name: string, columns: Craft
     db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(table, id)
     const sqlType = (t: CraftedColumn['type']) => (t === 'text' ? 'TEXT' : t === 'real' ? 'REAL' : 'INTEGER')
     db.exec(`CREATE TABLE ${table} (${columns.map((c, i) => `c${i + 1} ${sqlType(c.type)}`).join(', ')})`)
-    const insCol = db.prepare(`INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, ?, ?, ?, ?, 'inferred')`)
+    const insCol = db.prepare(
+      `INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, ?, ?, ?, ?, 'inferred')`
+    )
     columns.forEach((c, i) => insCol.run(id, i + 1, c.name, `c${i + 1}`, c.type))
     const ins = db.prepare(`INSERT INTO ${table} VALUES (${columns.map(() => '?').join(', ')})`)
     for (const r of rows) ins.run(...r)
@@ -36,8 +38,9 @@ export function craftDataset(db: Database.Database, name: string, columns: Craft
 
 export function saveQuery(db: Database.Database, datasetId: number, name: string, definition: QueryDefinition): number {
   return Number(
-    db.prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)').run(datasetId, name, definition.kind, JSON.stringify(definition))
-      .lastInsertRowid
+    db
+      .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
+      .run(datasetId, name, definition.kind, JSON.stringify(definition)).lastInsertRowid
   )
 }
 

@@ -31,10 +31,15 @@ function aiqSetup(name = 'rooms') {
   const rows: Array<[string, number]> = []
   for (let i = 0; i < 40; i++) rows.push(['A', i % 10])
   rows.push(['Z', 99])
-  const id = craftDataset(store.db, name, [
-    { name: 'building', type: 'text' },
-    { name: 'hour', type: 'integer' }
-  ], rows)
+  const id = craftDataset(
+    store.db,
+    name,
+    [
+      { name: 'building', type: 'text' },
+      { name: 'hour', type: 'integer' }
+    ],
+    rows
+  )
   const q = saveQuery(store.db, id, 'odd one', {
     kind: 'anomaly-identification',
     columns: ['building', 'hour'],
@@ -49,7 +54,11 @@ function aiqSetup(name = 'rooms') {
 }
 
 function audit(kind: string) {
-  return store.db.prepare('SELECT * FROM audit_events WHERE kind = ? ORDER BY id').all(kind) as Array<{ actor: string; subject: string; detail: string }>
+  return store.db.prepare('SELECT * FROM audit_events WHERE kind = ? ORDER BY id').all(kind) as Array<{
+    actor: string
+    subject: string
+    detail: string
+  }>
 }
 
 beforeEach(() => {
@@ -64,7 +73,18 @@ describe('ledger storage', () => {
     expect(() => store.db.prepare('UPDATE ledger_entries SET amount_nano = 0').run()).toThrow(/append-only/)
     expect(() => store.db.prepare('DELETE FROM ledger_entries').run()).toThrow(/append-only/)
     store.db.transaction(() =>
-      appendEntry(store.db, { kind: 'charge', datasetId, datasetName: 'rooms', notion: 'eps-dp', amountNano: 5, cells: ['{}'], releaseId: null, actor: 't', description: 'x', detail: {} })
+      appendEntry(store.db, {
+        kind: 'charge',
+        datasetId,
+        datasetName: 'rooms',
+        notion: 'eps-dp',
+        amountNano: 5,
+        cells: ['{}'],
+        releaseId: null,
+        actor: 't',
+        description: 'x',
+        detail: {}
+      })
     )()
     expect(() => store.db.prepare('DELETE FROM ledger_cell_charges').run()).toThrow(/append-only/)
     expect(verifyLedger(store.db).ok).toBe(true)
@@ -73,8 +93,12 @@ describe('ledger storage', () => {
   it('budgets need a reason and an officer, and are ledger entries and audit events', async () => {
     const { datasetId } = aiqSetup()
     await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: '', ...officerAct(store.db, 'olga') })).rejects.toThrow(/needs a reason/)
-    await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: 'ok reason', officer: 'olga' })).rejects.toThrow(/needs the passphrase of officer "olga"; nothing was written/)
-    await expect(h['budgets/set']({ datasetId: 999, epsilon: 1, reason: 'ok reason', ...officerAct(store.db, 'olga') })).rejects.toThrow(/no dataset with id 999/)
+    await expect(h['budgets/set']({ datasetId, epsilon: 1, reason: 'ok reason', officer: 'olga' })).rejects.toThrow(
+      /needs the passphrase of officer "olga"; nothing was written/
+    )
+    await expect(h['budgets/set']({ datasetId: 999, epsilon: 1, reason: 'ok reason', ...officerAct(store.db, 'olga') })).rejects.toThrow(
+      /no dataset with id 999/
+    )
     const r = await h['budgets/set']({ datasetId, epsilon: '2.5', notion: 'eps-dp', reason: 'quarterly review', ...officerAct(store.db, 'olga') })
     expect(r.entry.kind).toBe('budget')
     expect(r.entry.epsilonExact).toBe('2.5')
@@ -102,7 +126,9 @@ describe('admission and exact arithmetic', () => {
     const entriesBefore = (store.db.prepare('SELECT count(*) n FROM ledger_entries').get() as { n: number }).n
     const preview = await h['releases/preview'](req)
     expect(preview.allowed).toBe(false)
-    await expect(h['releases/run'](req)).rejects.toThrow(/requests epsilon 0\.1 .*only 0 of the 1 budget .*remains.*difference is 0\.1.*Nothing was spent/)
+    await expect(h['releases/run'](req)).rejects.toThrow(
+      /requests epsilon 0\.1 .*only 0 of the 1 budget .*remains.*difference is 0\.1.*Nothing was spent/
+    )
     expect((store.db.prepare('SELECT count(*) n FROM ledger_entries').get() as { n: number }).n).toBe(entriesBefore)
     expect((store.db.prepare('SELECT count(*) n FROM releases').get() as { n: number }).n).toBe(10)
     const denied = audit('release/denied')
@@ -128,7 +154,18 @@ describe('admission and exact arithmetic', () => {
     const cell = (b: string, r: string) => cellKey({ building: b, room: r })
     const charge = (cells: string[], nano: number) =>
       store.db.transaction(() =>
-        appendEntry(store.db, { kind: 'charge', datasetId, datasetName: 'rooms', notion: 'predicate-wise-dp', amountNano: nano, cells, releaseId: null, actor: 't', description: 'x', detail: {} })
+        appendEntry(store.db, {
+          kind: 'charge',
+          datasetId,
+          datasetName: 'rooms',
+          notion: 'predicate-wise-dp',
+          amountNano: nano,
+          cells,
+          releaseId: null,
+          actor: 't',
+          description: 'x',
+          detail: {}
+        })
       )()
     const spent = () => ledgerSummary(store.db, { datasetId }).datasets[0].accounts.find((a) => a.notion === 'predicate-wise-dp')!.spent
     charge([cell('A', '1'), cell('A', '2')], 1_000_000_000)
@@ -146,7 +183,7 @@ describe('admission and exact arithmetic', () => {
   })
 })
 
-describe('ledger verify detects tampering behind the app\'s back', () => {
+describe("ledger verify detects tampering behind the app's back", () => {
   async function threeEntries() {
     const { datasetId, queryId } = aiqSetup()
     await h['budgets/set']({ datasetId, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })
@@ -203,7 +240,9 @@ describe('ledger verify detects tampering behind the app\'s back', () => {
   it('reordered entries', async () => {
     const raw = await threeEntries()
     raw.exec('DROP TRIGGER ledger_entries_no_update')
-    raw.exec('UPDATE ledger_entries SET seq = -2 WHERE seq = 2; UPDATE ledger_entries SET seq = 2 WHERE seq = 3; UPDATE ledger_entries SET seq = 3 WHERE seq = -2')
+    raw.exec(
+      'UPDATE ledger_entries SET seq = -2 WHERE seq = 2; UPDATE ledger_entries SET seq = 2 WHERE seq = 3; UPDATE ledger_entries SET seq = 3 WHERE seq = -2'
+    )
     raw.close()
     const r = await cli(['ledger', 'verify', '--db', ws.db])
     expect(r.code).toBe(3)
@@ -226,7 +265,9 @@ describe('ledger verify detects tampering behind the app\'s back', () => {
     // Issue 15: the officer's signed checkpoint (written with the first budget) no longer matches: caught without --head.
     const alone = await cli(['ledger', 'verify', '--db', ws.db])
     expect(alone.code).toBe(3)
-    expect(alone.err).toMatch(/the ledger up to entry 1 was rewritten after checkpoint \d+ \(signed by officer "olga" at [^)]*\): its head no longer matches what the officer signed/)
+    expect(alone.err).toMatch(
+      /the ledger up to entry 1 was rewritten after checkpoint \d+ \(signed by officer "olga" at [^)]*\): its head no longer matches what the officer signed/
+    )
     const r = await cli(['ledger', 'verify', '--db', ws.db, '--head', head])
     expect(r.code).toBe(3)
     expect(r.err).toMatch(/head hash you recorded earlier is not in this ledger/)

@@ -30,10 +30,23 @@ describe('migration 007: officer keys on an older workspace', () => {
     const old = openStore(ws.db, { migrations: migrations.filter((m) => m.version <= 6) })
     const id = craftDataset(old.db, 'visits', [{ name: 'x', type: 'integer' }], [[1], [2], [3]])
     old.db.transaction(() =>
-      appendEntry(old.db, { kind: 'budget', datasetId: id, datasetName: 'visits', notion: null, amountNano: 50e9, cells: [], releaseId: null, actor: 'olga', description: 'old budget', detail: {} })
+      appendEntry(old.db, {
+        kind: 'budget',
+        datasetId: id,
+        datasetName: 'visits',
+        notion: null,
+        amountNano: 50e9,
+        cells: [],
+        releaseId: null,
+        actor: 'olga',
+        description: 'old budget',
+        detail: {}
+      })
     )()
     for (const k of ['release/denied', 'officer/unlock-ex-post']) {
-      old.db.prepare('INSERT INTO audit_events (at, kind, actor, subject, detail) VALUES (?, ?, ?, ?, ?)').run(new Date(0).toISOString(), k, 'olga', 'dataset:1', '{}')
+      old.db
+        .prepare('INSERT INTO audit_events (at, kind, actor, subject, detail) VALUES (?, ?, ?, ?, ?)')
+        .run(new Date(0).toISOString(), k, 'olga', 'dataset:1', '{}')
     }
     const oldHash = (old.db.prepare('SELECT hash FROM ledger_head').get() as { hash: string }).hash
     old.close()
@@ -47,20 +60,42 @@ describe('migration 007: officer keys on an older workspace', () => {
     expect(v.message).toMatch(/No signed checkpoint yet: the entry is not yet checkpointed/)
 
     // Before any officer: a release's ex-post costs are discarded, never stored in clear.
-    const q = saveQuery(db, id, 'odd', { kind: 'anomaly-identification', columns: ['x'], binWidths: [1], metric: 'l1', radius: 1, beta: 5, k: 2, records: [[2]] })
+    const q = saveQuery(db, id, 'odd', {
+      kind: 'anomaly-identification',
+      columns: ['x'],
+      binWidths: [1],
+      metric: 'l1',
+      radius: 1,
+      beta: 5,
+      k: 2,
+      records: [[2]]
+    })
     const r = runRelease(db, { queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 1 } })
     const stored = (db.prepare('SELECT sealed FROM release_ex_post WHERE release_id = ?').get(r.releaseId) as { sealed: string }).sealed
     expect(JSON.parse(stored)).toEqual({ v: 1, recipients: [], discarded: 'no privacy officer was registered to seal to' })
     // A new budget needs an officer.
     expect(() => setBudget(db, { datasetId: id, epsilon: '60', reason: 'raise it' })).toThrow(/No privacy officer is registered in this workspace/)
     setBudget(db, { datasetId: id, epsilon: '60', reason: 'raise it', ...officerAct(db, 'olga') })
-    expect(() => unlockExPost(db, { releaseId: r.releaseId, reason: 'review', ...officerAct(db, 'olga') })).toThrow(/costs were not kept: no privacy officer was registered to seal to when it ran/)
+    expect(() => unlockExPost(db, { releaseId: r.releaseId, reason: 'review', ...officerAct(db, 'olga') })).toThrow(
+      /costs were not kept: no privacy officer was registered to seal to when it ran/
+    )
     v = verifyLedger(db)
     expect(v.ok, v.message).toBe(true)
     expect(v.notCheckpointed).toEqual({ entries: 0, auditEvents: 0 })
     // The old unsigned budget is accepted only because it predates officer keys: an unsigned budget written now is not.
     db.transaction(() =>
-      appendEntry(db, { kind: 'budget', datasetId: id, datasetName: 'visits', notion: null, amountNano: 900e9, cells: [], releaseId: null, actor: 'olga', description: 'sneaked in', detail: {} })
+      appendEntry(db, {
+        kind: 'budget',
+        datasetId: id,
+        datasetName: 'visits',
+        notion: null,
+        amountNano: 900e9,
+        cells: [],
+        releaseId: null,
+        actor: 'olga',
+        description: 'sneaked in',
+        detail: {}
+      })
     )()
     v = verifyLedger(db)
     expect(v.ok).toBe(false)

@@ -49,21 +49,37 @@ function writeVisits(name = 'visits.csv'): string {
 
 function charge(datasetId: number, notion: PrivacyNotion, cells: CellKey[], nano: number) {
   return store.db.transaction(() =>
-    appendEntry(store.db, { kind: 'charge', datasetId, datasetName: 'd', notion, amountNano: nano, cells, releaseId: null, actor: 't', description: 'test charge', detail: {} })
+    appendEntry(store.db, {
+      kind: 'charge',
+      datasetId,
+      datasetName: 'd',
+      notion,
+      amountNano: nano,
+      cells,
+      releaseId: null,
+      actor: 't',
+      description: 'test charge',
+      detail: {}
+    })
   )()
 }
 
 describe('privacy unit at import', () => {
   it('service: a person column is recorded; columns declared one value per person are checked (an empty value counts), others count as several', async () => {
     // Declaring a column some person has two values in fails the import, nothing stored (the importer holds the file).
-    await expect(runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['age', 'room'] }))).rejects.toThrow(
+    await expect(
+      runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['age', 'room'] }))
+    ).rejects.toThrow(
       'The column "room" was declared to hold one value per person, but the file has a person with several values in it; import without declaring it'
     )
-    await expect(runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['building'] }))).rejects.toThrow(
-      /^The column "building" was declared to hold one value per person/
-    )
+    await expect(
+      runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['building'] }))
+    ).rejects.toThrow(/^The column "building" was declared to hold one value per person/)
     expect(listDatasets(store.db)).toHaveLength(0)
-    const r = await runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['age'] }))
+    const r = await runImport(
+      store.db,
+      planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person', perPersonColumns: ['age'] })
+    )
     const id = r.dataset.id
     expect(r.dataset.unit).toEqual({ kind: 'person', column: 'person' })
     expect(datasetUnit(store.db, id)).toEqual({ kind: 'person', column: 'person' })
@@ -98,7 +114,9 @@ describe('privacy unit at import', () => {
     )
     expect(() => planImport(store.db, { path, name: 'x', personColumn: ' ' })).toThrow(/The person column must be the name of a column/)
     expect(listDatasets(store.db)).toHaveLength(0)
-    const tables = (store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'ds_%' OR name LIKE 'import_staging%')`).all() as unknown[]).length
+    const tables = (
+      store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'ds_%' OR name LIKE 'import_staging%')`).all() as unknown[]
+    ).length
     expect(tables).toBe(0)
     expect((store.db.prepare('SELECT count(*) AS n FROM dataset_units').get() as { n: number }).n).toBe(0)
   })
@@ -142,20 +160,37 @@ describe('privacy unit at import', () => {
     expect(pj).toMatchObject({ name: 'by-person', unit: 'person', unitKind: 'person' })
     expect(pj.columns.find((c: { name: string }) => c.name === 'room').perPerson).toBe(false)
     expect(p.out).not.toMatch(/"perPerson":true[^}]*"name":"room"/)
-    const text = await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'by-person-2', '--person-column', 'person', '--per-person-columns', 'age')
+    const text = await cli(
+      'import',
+      '--db',
+      ws.db,
+      '--file',
+      'visits.csv',
+      '--name',
+      'by-person-2',
+      '--person-column',
+      'person',
+      '--per-person-columns',
+      'age'
+    )
     expect(text.out).toMatch(/Privacy unit: person-level \(person column "person"\)/)
     expect(text.out).toMatch(/Declared one value per person \(checked; cells over them are accounted in parallel\): age/)
     const rl = await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'by-row', '--row-level', '--json')
     expect(rl.code, rl.err).toBe(0)
     expect(JSON.parse(rl.out)).toMatchObject({ unit: 'row', unitKind: 'row' })
     const dflt = await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'default')
-    expect(dflt.out).toMatch(/Privacy unit: row-level \(each row is a different person\) \(the default; --person-column NAME declares a person column\)/)
+    expect(dflt.out).toMatch(
+      /Privacy unit: row-level \(each row is a different person\) \(the default; --person-column NAME declares a person column\)/
+    )
     const shown = await cli('datasets', 'show', '--db', ws.db, '--dataset', 'by-person')
     expect(shown.out).toMatch(/Privacy unit: person-level \(person column "person"\)/)
     const before = listDatasets(store.db).length
     const cases: Array<[string[], RegExp]> = [
       [['--person-column', 'person', '--row-level'], /^quiet-alarm: Give either --person-column NAME \(person-level\) or --row-level, not both\n$/],
-      [['--person-column', 'nobody'], /^quiet-alarm: The person column "nobody" is not in the header row; name a column of the file, or import row-level\n$/],
+      [
+        ['--person-column', 'nobody'],
+        /^quiet-alarm: The person column "nobody" is not in the header row; name a column of the file, or import row-level\n$/
+      ],
       [['--person-column', ''], /^quiet-alarm: --person-column/]
     ]
     for (const [extra, message] of cases) {
@@ -181,7 +216,9 @@ describe('one figure per person: spend summed over notions, one budget per unit'
     expect(a2.spentBeforeNano).toBe(6e9)
     expect(a2.spentAfterNano).toBe(11e9)
     expect(a2.overNano).toBe(1e9)
-    expect(a2.denial).toMatch(/only 4 of the 10 budget per row \(summed over notions\) of dataset "d" remains; the difference is 1\. Nothing was spent/)
+    expect(a2.denial).toMatch(
+      /only 4 of the 10 budget per row \(summed over notions\) of dataset "d" remains; the difference is 1\. Nothing was spent/
+    )
     expect(admission(store.db, id, 'd', 'anomaly-restricted-dp', [WHOLE_DATASET], 4e9).allowed).toBe(true)
     charge(id, 'anomaly-restricted-dp', [WHOLE_DATASET], 4e9)
     const d = datasetLedger(store.db, id)
@@ -197,7 +234,13 @@ describe('one figure per person: spend summed over notions, one budget per unit'
   it('a notion budget is an extra cap beneath the budget per unit; cells still compose in parallel within a notion', () => {
     const id = craftDataset(store.db, 'd', [{ name: 'x', type: 'integer' }], [[1]])
     setBudget(store.db, { datasetId: id, epsilon: '10', reason: 'budget per person', ...officerAct(store.db, 'olga') })
-    setBudget(store.db, { datasetId: id, epsilon: '3', notion: 'predicate-wise-dp', reason: 'threshold queries at most 3', ...officerAct(store.db, 'olga') })
+    setBudget(store.db, {
+      datasetId: id,
+      epsilon: '3',
+      notion: 'predicate-wise-dp',
+      reason: 'threshold queries at most 3',
+      ...officerAct(store.db, 'olga')
+    })
     charge(id, 'predicate-wise-dp', [cellKey({ x: 1 })], 3e9)
     // A disjoint cell: the notion's account stays at 3 (parallel composition), so it fits the cap.
     expect(admission(store.db, id, 'd', 'predicate-wise-dp', [cellKey({ x: 2 })], 3e9).allowed).toBe(true)
@@ -227,10 +270,41 @@ describe('one figure per person: spend summed over notions, one budget per unit'
     expect((await cli('import', '--db', ws.db, '--file', 'visits.csv', '--name', 'rows', '--row-level')).code).toBe(0)
     officerAct(store.db, 'olga')
     writeFileSync(join(ws.dir, 'olga.pass'), testPassphrase('olga'))
-    const set = await cli('budget', '--db', ws.db, '--dataset', 'visits', '--epsilon', '4.5', '--reason', 'per person', '--officer', 'olga', '--passphrase-file', 'olga.pass')
+    const set = await cli(
+      'budget',
+      '--db',
+      ws.db,
+      '--dataset',
+      'visits',
+      '--epsilon',
+      '4.5',
+      '--reason',
+      'per person',
+      '--officer',
+      'olga',
+      '--passphrase-file',
+      'olga.pass'
+    )
     expect(set.code, set.err).toBe(0)
     expect(set.out).toMatch(/Budget of "visits" for each person, summed over notions, set to 4\.5/)
-    const capped = await cli('budget', '--db', ws.db, '--dataset', 'visits', '--epsilon', '1', '--notion', 'eps-dp', '--reason', 'cap', '--officer', 'olga', '--passphrase-file', 'olga.pass', '--json')
+    const capped = await cli(
+      'budget',
+      '--db',
+      ws.db,
+      '--dataset',
+      'visits',
+      '--epsilon',
+      '1',
+      '--notion',
+      'eps-dp',
+      '--reason',
+      'cap',
+      '--officer',
+      'olga',
+      '--passphrase-file',
+      'olga.pass',
+      '--json'
+    )
     expect(capped.code, capped.err).toBe(0)
     expect(JSON.parse(capped.out).account).toMatchObject({ unit: 'person', budgetPerUnit: 4.5 })
     const id = getDataset(store.db, 1).info.id
@@ -268,7 +342,7 @@ function lcg(seed: number) {
 describe('brute force on real ledgers: spentPerUnit >= the true worst-case loss of any person', () => {
   it('random sequences of 2 to 4 charges over 80 small person-level datasets', () => {
     const rnd = lcg(14)
-    const pick = <T,>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]
     // Two notions, so that many sequences put several releases in one notion's cell accounting.
     const notions: PrivacyNotion[] = ['predicate-wise-dp', 'eps-dp']
     let tight = 0
@@ -283,17 +357,25 @@ describe('brute force on real ledgers: spentPerUnit >= the true worst-case loss 
         const k = 1 + Math.floor(rnd() * 3)
         for (let i = 0; i < k; i++) rows.push([p, team, pick(['R1', 'R2', 'R3']), pick([8, 9])])
       }
-      const id = craftDataset(store.db, `bf${n}`, [
-        { name: 'person', type: 'text' },
-        { name: 'team', type: 'text' },
-        { name: 'room', type: 'text' },
-        { name: 'hour', type: 'integer' }
-      ], rows)
+      const id = craftDataset(
+        store.db,
+        `bf${n}`,
+        [
+          { name: 'person', type: 'text' },
+          { name: 'team', type: 'text' },
+          { name: 'room', type: 'text' },
+          { name: 'hour', type: 'integer' }
+        ],
+        rows
+      )
       // The importer declares the columns that do hold one value per person (team always; room or hour when the
       // generated rows happen to give each person one); declaring one that does not is refused.
       const onePerPerson = (col: number) => ['p1', 'p2', 'p3'].every((p) => new Set(rows.filter((r) => r[0] === p).map((r) => r[col])).size <= 1)
       const declared = ['team', ...(onePerPerson(2) ? ['room'] : []), ...(onePerPerson(3) ? ['hour'] : [])]
-      if (!onePerPerson(2)) expect(() => store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['room']))()).toThrow(/declared to hold one value per person/)
+      if (!onePerPerson(2))
+        expect(() => store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['room']))()).toThrow(
+          /declared to hold one value per person/
+        )
       store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', declared))()
       const perPerson = (c: string) => isPerPersonColumn(store.db, id, c)
       expect(perPerson('team')).toBe(true)

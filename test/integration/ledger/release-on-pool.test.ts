@@ -37,10 +37,15 @@ async function queries() {
   const rows: Array<[string, number]> = []
   for (let i = 0; i < 3000; i++) rows.push(['R1', i % 7])
   for (let i = 0; i < 20; i++) rows.push(['R2', 100 + i])
-  const ds = craftDataset(store.db, 'badges', [
-    { name: 'room', type: 'text' },
-    { name: 'code', type: 'integer' }
-  ], rows)
+  const ds = craftDataset(
+    store.db,
+    'badges',
+    [
+      { name: 'room', type: 'text' },
+      { name: 'code', type: 'integer' }
+    ],
+    rows
+  )
   const threshold = saveQuery(store.db, ds, 'busy rooms', {
     kind: 'threshold',
     groupBy: ['room'],
@@ -61,10 +66,15 @@ async function queries() {
   const people: Array<[string, number]> = []
   for (let i = 0; i < 32; i++) people.push([`p${i}`, i % 5])
   people.push(['the-one', 9000])
-  const sds = craftDataset(store.db, 'scores', [
-    { name: 'who', type: 'text' },
-    { name: 'score', type: 'integer' }
-  ], people)
+  const sds = craftDataset(
+    store.db,
+    'scores',
+    [
+      { name: 'who', type: 'text' },
+      { name: 'score', type: 'integer' }
+    ],
+    people
+  )
   const search = saveQuery(store.db, sds, 'find the one', {
     kind: 'anomaly-search',
     scoreColumn: 'score',
@@ -154,7 +164,12 @@ describe('release computation on the worker pool', () => {
     expect(() => RELEASE_COMPUTE['release:anomaly-search'](base, seededRng('x'))).toThrow(/secure generator/)
     expect(() =>
       RELEASE_COMPUTE['release:threshold'](
-        { mechanism: 'tslm', counts: Float64Array.of(5), thresholds: Float64Array.of(1), params: { alpha: 1, beta: 0.05, epsMax: 10, eps1: 0.1, steps: 4, fineSteps: 2 } },
+        {
+          mechanism: 'tslm',
+          counts: Float64Array.of(5),
+          thresholds: Float64Array.of(1),
+          params: { alpha: 1, beta: 0.05, epsMax: 10, eps1: 0.1, steps: 4, fineSteps: 2 }
+        },
         seededRng(3)
       )
     ).toThrow(/secure generator/)

@@ -27,10 +27,15 @@ function crafted() {
   const rows: Array<[string, number]> = []
   for (let i = 0; i < DISTINCTIVE[0]; i++) rows.push(['X', DISTINCTIVE[0]])
   rows.push(['Y', 3])
-  const aiqDs = craftDataset(store.db, 'visits', [
-    { name: 'site', type: 'text' },
-    { name: 'code', type: 'integer' }
-  ], rows)
+  const aiqDs = craftDataset(
+    store.db,
+    'visits',
+    [
+      { name: 'site', type: 'text' },
+      { name: 'code', type: 'integer' }
+    ],
+    rows
+  )
   const aiq = saveQuery(store.db, aiqDs, 'is X odd?', {
     kind: 'anomaly-identification',
     columns: ['site', 'code'],
@@ -39,15 +44,23 @@ function crafted() {
     radius: 0,
     beta: 5,
     k: 1,
-    records: [['X', DISTINCTIVE[0]], ['Y', 3]]
+    records: [
+      ['X', DISTINCTIVE[0]],
+      ['Y', 3]
+    ]
   })
   const people: Array<[string, number]> = []
   for (let i = 0; i < 64; i++) people.push([`person-${i}`, DISTINCTIVE[1] + 2 * i])
   people.push(['the-one', DISTINCTIVE[5]])
-  const searchDs = craftDataset(store.db, 'scores', [
-    { name: 'who', type: 'text' },
-    { name: 'score', type: 'integer' }
-  ], people)
+  const searchDs = craftDataset(
+    store.db,
+    'scores',
+    [
+      { name: 'who', type: 'text' },
+      { name: 'score', type: 'integer' }
+    ],
+    people
+  )
   const search = saveQuery(store.db, searchDs, 'find the one', {
     kind: 'anomaly-search',
     scoreColumn: 'score',
@@ -114,10 +127,18 @@ describe('the release path', () => {
     outputs.push(JSON.stringify(await h['ledger/entries']({})), JSON.stringify(await h['ledger/summary']({})))
     outputs.push(...(store.db.prepare('SELECT answer FROM releases').all() as Array<{ answer: string }>).map((r) => r.answer))
     store.close()
-    for (const args of [['ledger', '--db', ws.db], ['ledger', '--db', ws.db, '--json'], ['release', '--db', ws.db, '--query', String(c.search)]]) {
+    for (const args of [
+      ['ledger', '--db', ws.db],
+      ['ledger', '--db', ws.db, '--json'],
+      ['release', '--db', ws.db, '--query', String(c.search)]
+    ]) {
       let out = ''
       let err = ''
-      const code = await main(args, { stdout: { write: (x: string) => ((out += x), true) }, stderr: { write: (x: string) => ((err += x), true) }, cwd: ws.dir } as never)
+      const code = await main(args, {
+        stdout: { write: (x: string) => ((out += x), true) },
+        stderr: { write: (x: string) => ((err += x), true) },
+        cwd: ws.dir
+      } as never)
       expect(code, err).toBe(0)
       outputs.push(out + err)
     }
@@ -139,15 +160,26 @@ describe('the release path', () => {
     const c = crafted()
     await budgets([c.searchDs])
     const s = await h['releases/run']({ queryId: c.search, params: { kind: 'anomaly-search' } })
-    const publicViews = JSON.stringify([await h['releases/get']({ releaseId: s.releaseId }), await h['releases/list']({}), await h['ledger/summary']({}), await h['ledger/entries']({})])
+    const publicViews = JSON.stringify([
+      await h['releases/get']({ releaseId: s.releaseId }),
+      await h['releases/list']({}),
+      await h['ledger/summary']({}),
+      await h['ledger/entries']({})
+    ])
     expect(publicViews).not.toMatch(/spentMax|queries"|exPost/)
     expect(store.db.prepare(`SELECT count(*) n FROM audit_events WHERE kind = 'officer/unlock-ex-post'`).get()).toEqual({ n: 0 })
-    await expect(h['officer/unlock-ex-post']({ releaseId: s.releaseId, ...officerAct(store.db, 'olga'), reason: '' })).rejects.toThrow(/needs a reason/)
+    await expect(h['officer/unlock-ex-post']({ releaseId: s.releaseId, ...officerAct(store.db, 'olga'), reason: '' })).rejects.toThrow(
+      /needs a reason/
+    )
     const ex = await h['officer/unlock-ex-post']({ releaseId: s.releaseId, ...officerAct(store.db, 'olga'), reason: 'quarterly audit' })
     expect(ex.queries).toBeGreaterThan(0)
     expect(ex.queries).toBeLessThanOrEqual(30)
     expect(ex.spentMax).toBeLessThanOrEqual(s.epsilon)
-    const ev = store.db.prepare(`SELECT actor, subject, detail FROM audit_events WHERE kind = 'officer/unlock-ex-post'`).all() as Array<{ actor: string; subject: string; detail: string }>
+    const ev = store.db.prepare(`SELECT actor, subject, detail FROM audit_events WHERE kind = 'officer/unlock-ex-post'`).all() as Array<{
+      actor: string
+      subject: string
+      detail: string
+    }>
     expect(ev).toHaveLength(1)
     expect(ev[0]).toMatchObject({ actor: 'olga', subject: `release:${s.releaseId}` })
     expect(JSON.parse(ev[0].detail)).toMatchObject({ reason: 'quarterly audit' })
@@ -163,11 +195,17 @@ describe('the release path', () => {
     // An answer never exists without its charge: the charge is committed before the mechanism runs.
     await h['budgets/set']({ datasetId: c.searchDs, epsilon: '40', reason: 'raised for the test', ...officerAct(store.db, 'olga') })
     let seen: unknown
-    runRelease(store.db, { queryId: c.search, params: { kind: 'anomaly-search' } }, {
-      afterCharge: (id) => {
-        seen = store.db.prepare('SELECT r.status, e.amount_nano FROM releases r JOIN ledger_entries e ON e.release_id = r.id WHERE r.id = ?').get(id)
+    runRelease(
+      store.db,
+      { queryId: c.search, params: { kind: 'anomaly-search' } },
+      {
+        afterCharge: (id) => {
+          seen = store.db
+            .prepare('SELECT r.status, e.amount_nano FROM releases r JOIN ledger_entries e ON e.release_id = r.id WHERE r.id = ?')
+            .get(id)
+        }
       }
-    })
+    )
     expect(seen).toEqual({ status: 'charged', amount_nano: 30_000_000_000 })
   })
 })
@@ -184,10 +222,15 @@ describe('anomaly identification records in converted forms', () => {
   it('releases a query saved with ISO timestamps and numbers as text, matching them as stored', async () => {
     const rows: Array<[number, number]> = Array.from({ length: 200 }, () => [COMMON, 3])
     rows.push([RARE, 3])
-    const ds = craftDataset(store.db, 'badge swipes', [
-      { name: 'at', type: 'timestamp' },
-      { name: 'floor', type: 'integer' }
-    ], rows)
+    const ds = craftDataset(
+      store.db,
+      'badge swipes',
+      [
+        { name: 'at', type: 'timestamp' },
+        { name: 'floor', type: 'integer' }
+      ],
+      rows
+    )
     // Saved through the datasets area's validation, which accepts these forms and keeps them as given.
     const records = [
       ['2015-01-31T10:00:00Z', 3],

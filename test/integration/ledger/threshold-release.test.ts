@@ -26,12 +26,23 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 function setup() {
   const rows: Array<[string, string]> = []
   for (const [room, n] of Object.entries(COUNTS)) for (let i = 0; i < n; i++) rows.push([room, `p${i % 500}`])
-  const ds = craftDataset(store.db, 'badges', [
-    { name: 'room', type: 'text' },
-    { name: 'person', type: 'text' }
-  ], rows)
+  const ds = craftDataset(
+    store.db,
+    'badges',
+    [
+      { name: 'room', type: 'text' },
+      { name: 'person', type: 'text' }
+    ],
+    rows
+  )
   const q = (name: string, groups: string[][]) =>
-    saveQuery(store.db, ds, name, { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 7000 }, groups })
+    saveQuery(store.db, ds, name, {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 7000 },
+      groups
+    })
   return { ds, a: q('R1 R2', [['R1'], ['R2']]), b: q('R3 R4', [['R3'], ['R4']]), c: q('R2 R3', [['R2'], ['R3']]) }
 }
 
@@ -56,7 +67,9 @@ describe('threshold releases', () => {
     await h['releases/run']({ queryId: c, params: tslm })
     await h['releases/run']({ queryId: c, params: tslm })
     const before = (await h['ledger/entries']({})).total
-    await expect(h['releases/run']({ queryId: c, params: tslm })).rejects.toThrow(/Denied: this release requests epsilon 0\.230259 .*only 0\.0789659 of the 1 budget.*remains for the cells it touches; the difference is 0\.151293/)
+    await expect(h['releases/run']({ queryId: c, params: tslm })).rejects.toThrow(
+      /Denied: this release requests epsilon 0\.230259 .*only 0\.0789659 of the 1 budget.*remains for the cells it touches; the difference is 0\.151293/
+    )
     expect((await h['ledger/entries']({})).total).toBe(before)
     expect(verifyLedger(store.db).ok).toBe(true)
   })
@@ -65,12 +78,28 @@ describe('threshold releases', () => {
     // Query A groups by floor (an integer column); query B groups by room with the filter floor = 3 (typed as a number).
     // The floor-3 records are in both, so their spend is the sum of the two charges.
     const rows: Array<[number, string]> = []
-    for (const [floor, room, n] of [[2, 'A', 40], [3, 'B', 50], [3, 'C', 60]] as Array<[number, string, number]>) for (let i = 0; i < n; i++) rows.push([floor, room])
-    const ds = craftDataset(store.db, 'rooms', [
-      { name: 'floor', type: 'integer' },
-      { name: 'room', type: 'text' }
-    ], rows)
-    const byFloor = saveQuery(store.db, ds, 'per floor', { kind: 'threshold', groupBy: ['floor'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 45 }, groups: [[2], [3]] })
+    for (const [floor, room, n] of [
+      [2, 'A', 40],
+      [3, 'B', 50],
+      [3, 'C', 60]
+    ] as Array<[number, string, number]>)
+      for (let i = 0; i < n; i++) rows.push([floor, room])
+    const ds = craftDataset(
+      store.db,
+      'rooms',
+      [
+        { name: 'floor', type: 'integer' },
+        { name: 'room', type: 'text' }
+      ],
+      rows
+    )
+    const byFloor = saveQuery(store.db, ds, 'per floor', {
+      kind: 'threshold',
+      groupBy: ['floor'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 45 },
+      groups: [[2], [3]]
+    })
     const floor3Rooms = saveQuery(store.db, ds, 'floor 3 rooms', {
       kind: 'threshold',
       groupBy: ['room'],
@@ -86,7 +115,7 @@ describe('threshold releases', () => {
     expect(acc.spent).toBeCloseTo(2 * r1.epsilon, 9)
   })
 
-  it('shows each predicate\'s decision against its public threshold, never the true counts, and refuses a seeded generator', async () => {
+  it("shows each predicate's decision against its public threshold, never the true counts, and refuses a seeded generator", async () => {
     const { ds, a, b } = setup()
     await h['budgets/set']({ datasetId: ds, epsilon: '10', reason: 'test', ...officerAct(store.db, 'olga') })
     const p = prepareRelease(store.db, a, tslm)
@@ -107,7 +136,12 @@ describe('threshold releases', () => {
       thresholdText: 'the constant 7000',
       countText: 'row count'
     })
-    expect(rb.answer).toMatchObject({ decisions: [{ key: ['R3'], flagged: false }, { key: ['R4'], flagged: false }] })
+    expect(rb.answer).toMatchObject({
+      decisions: [
+        { key: ['R3'], flagged: false },
+        { key: ['R4'], flagged: false }
+      ]
+    })
     for (const r of [ra, rb]) {
       if (r.answer?.kind !== 'threshold') throw new Error('not a threshold answer')
       expect(r.answer.decisions!.filter((d) => d.flagged).map((d) => d.key)).toEqual(r.answer.flagged)
@@ -129,15 +163,30 @@ describe('threshold releases', () => {
     const rows: Array<[string, number]> = []
     for (const [room, n] of Object.entries(released)) for (let i = 0; i < n; i++) rows.push([room, day2 + i * 1000])
     for (const [room, n] of Object.entries(reference)) for (let i = 0; i < n; i++) rows.push([room, day1 + i * 1000])
-    const ds = craftDataset(store.db, 'visits', [
-      { name: 'room', type: 'text' },
-      { name: 'at', type: 'timestamp' }
-    ], rows)
+    const ds = craftDataset(
+      store.db,
+      'visits',
+      [
+        { name: 'room', type: 'text' },
+        { name: 'at', type: 'timestamp' }
+      ],
+      rows
+    )
     // R4 has a capacity but no visits: a predicate with count 0 (the predicate set is the threshold table's rows).
-    const caps = craftDataset(store.db, 'capacities', [
-      { name: 'room_id', type: 'text' },
-      { name: 'capacity', type: 'integer' }
-    ], [['R1', 1200], ['R2', 800], ['R3', 100], ['R4', 50]])
+    const caps = craftDataset(
+      store.db,
+      'capacities',
+      [
+        { name: 'room_id', type: 'text' },
+        { name: 'capacity', type: 'integer' }
+      ],
+      [
+        ['R1', 1200],
+        ['R2', 800],
+        ['R3', 100],
+        ['R4', 50]
+      ]
+    )
     declarePublic(store.db, { datasetId: caps, reason: 'capacities are posted at the doors', ...officerAct(store.db, 'olga') })
     const period = { column: 'at', from: '2024-03-12', to: '2024-03-13' }
     const byColumn = saveQuery(store.db, ds, 'over capacity', {
@@ -194,10 +243,17 @@ describe('threshold releases', () => {
       ...(store.db.prepare('SELECT answer FROM releases').all() as Array<{ answer: string }>).map((r) => r.answer)
     ]
     store.close()
-    for (const args of [['ledger', '--db', ws.db, '--json'], ['release', '--db', ws.db, '--query', String(byColumn), '--beta', '0.05', '--alpha', '1', '--json']]) {
+    for (const args of [
+      ['ledger', '--db', ws.db, '--json'],
+      ['release', '--db', ws.db, '--query', String(byColumn), '--beta', '0.05', '--alpha', '1', '--json']
+    ]) {
       let out = ''
       let err = ''
-      const code = await main(args, { stdout: { write: (x: string) => ((out += x), true) }, stderr: { write: (x: string) => ((err += x), true) }, cwd: ws.dir } as never)
+      const code = await main(args, {
+        stdout: { write: (x: string) => ((out += x), true) },
+        stderr: { write: (x: string) => ((err += x), true) },
+        cwd: ws.dir
+      } as never)
       expect(code, err).toBe(0)
       outputs.push(out + err)
     }

@@ -27,8 +27,9 @@ async function cli(args: string[], cwd: string, env: Record<string, string> = {}
     const code = await main(args, io as never)
     return { code, out, err }
   } finally {
-    for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k]
-    else process.env[k] = saved[k]
+    for (const k of Object.keys(env))
+      if (saved[k] === undefined) delete process.env[k]
+      else process.env[k] = saved[k]
   }
 }
 
@@ -71,7 +72,17 @@ const count = (db: Database.Database, sql: string) => (db.prepare(sql).get() as 
 
 /** The attacker's tool: drop the append-only triggers and rewrite the chain consistently (every hash recomputed, head fixed). */
 function rewriteChain(db: Database.Database, mutate: (rows: EntryRow[]) => EntryRow[]): void {
-  for (const t of ['ledger_entries_no_update', 'ledger_entries_no_delete', 'ledger_head_forward_only', 'ledger_cell_charges_no_update', 'ledger_cell_charges_no_delete', 'releases_charge_fixed', 'releases_no_delete', 'releases_answer_once', 'release_ex_post_no_delete']) {
+  for (const t of [
+    'ledger_entries_no_update',
+    'ledger_entries_no_delete',
+    'ledger_head_forward_only',
+    'ledger_cell_charges_no_update',
+    'ledger_cell_charges_no_delete',
+    'releases_charge_fixed',
+    'releases_no_delete',
+    'releases_answer_once',
+    'release_ex_post_no_delete'
+  ]) {
     db.exec(`DROP TRIGGER IF EXISTS ${t}`)
   }
   const rows = mutate(db.prepare('SELECT * FROM ledger_entries ORDER BY seq').all() as EntryRow[])
@@ -97,17 +108,31 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
   it('an analyst raising a budget without the passphrase (or with a made-up officer, or a wrong passphrase) is refused: exit 2, nothing written', async () => {
     const ws = copyOfDemo()
     const before = readFileSync(ws.db)
-    const noPass = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '1000', '--reason', 'more please', '--officer', 'Jane Doe (Privacy Officer)'], ws.dir)
+    const noPass = await cli(
+      ['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '1000', '--reason', 'more please', '--officer', 'Jane Doe (Privacy Officer)'],
+      ws.dir
+    )
     expect(noPass.code).toBe(2)
-    expect(noPass.err).toMatch(/officer act: give the privacy officer's passphrase with --passphrase-file F or the environment variable QUIET_ALARM_PASSPHRASE/)
-    const madeUp = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '1000', '--reason', 'more please', '--officer', 'Jane Doe (Privacy Officer)'], ws.dir, {
-      QUIET_ALARM_PASSPHRASE: 'anything at all'
-    })
+    expect(noPass.err).toMatch(
+      /officer act: give the privacy officer's passphrase with --passphrase-file F or the environment variable QUIET_ALARM_PASSPHRASE/
+    )
+    const madeUp = await cli(
+      ['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '1000', '--reason', 'more please', '--officer', 'Jane Doe (Privacy Officer)'],
+      ws.dir,
+      {
+        QUIET_ALARM_PASSPHRASE: 'anything at all'
+      }
+    )
     expect(madeUp.code).toBe(2)
-    expect(madeUp.err).toBe('quiet-alarm: "Jane Doe (Privacy Officer)" is not a registered privacy officer of this workspace (registered: "Privacy Officer (demo)"); nothing was written\n')
+    expect(madeUp.err).toBe(
+      'quiet-alarm: "Jane Doe (Privacy Officer)" is not a registered privacy officer of this workspace (registered: "Privacy Officer (demo)"); nothing was written\n'
+    )
     const pf = join(ws.dir, 'guess.txt')
     writeFileSync(pf, 'quiet alarm demo officers\n')
-    const wrong = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '1000', '--reason', 'more please', '--passphrase-file', pf], ws.dir)
+    const wrong = await cli(
+      ['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '1000', '--reason', 'more please', '--passphrase-file', pf],
+      ws.dir
+    )
     expect(wrong.code).toBe(2)
     expect(wrong.err).toBe(`quiet-alarm: The passphrase of officer "${OFFICER}" is wrong; nothing was written\n`)
     expect(wrong.err).not.toContain('quiet alarm demo officers')
@@ -116,13 +141,20 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
     // The service door refuses the same, whatever the typed name.
     store = openStore(ws.db)
     const { setBudget } = await import('../../../src-main/services/ledger/budgets')
-    expect(() => setBudget(store!.db, { datasetId: 1, epsilon: '1000', reason: 'more please', officer: OFFICER })).toThrow(/needs the passphrase of officer/)
-    expect(() => setBudget(store!.db, { datasetId: 1, epsilon: '1000', reason: 'more please', officer: OFFICER, passphrase: 'guess' })).toThrow(/is wrong/)
+    expect(() => setBudget(store!.db, { datasetId: 1, epsilon: '1000', reason: 'more please', officer: OFFICER })).toThrow(
+      /needs the passphrase of officer/
+    )
+    expect(() => setBudget(store!.db, { datasetId: 1, epsilon: '1000', reason: 'more please', officer: OFFICER, passphrase: 'guess' })).toThrow(
+      /is wrong/
+    )
     // The officer can.
     writeFileSync(pf, `${DEMO_PASSPHRASE}\n`)
     store.close()
     store = undefined
-    const ok = await cli(['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '12', '--reason', 'second review', '--passphrase-file', pf], ws.dir)
+    const ok = await cli(
+      ['budget', '--db', ws.db, '--dataset', 'occupancy', '--epsilon', '12', '--reason', 'second review', '--passphrase-file', pf],
+      ws.dir
+    )
     expect(ok.code, ok.err).toBe(0)
     expect(ok.out).toMatch(/signed by officer Privacy Officer \(demo\)/)
   })
@@ -130,20 +162,30 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
   it('ledger unlock with a made-up name, or without the passphrase, is refused and shows nothing', async () => {
     const ws = copyOfDemo()
     const before = readFileSync(ws.db)
-    const madeUp = await cli(['ledger', 'unlock', '--db', ws.db, '--release', '1', '--reason', 'curious', '--officer', 'Jane Doe (Privacy Officer)'], ws.dir, {
-      QUIET_ALARM_PASSPHRASE: DEMO_PASSPHRASE
-    })
+    const madeUp = await cli(
+      ['ledger', 'unlock', '--db', ws.db, '--release', '1', '--reason', 'curious', '--officer', 'Jane Doe (Privacy Officer)'],
+      ws.dir,
+      {
+        QUIET_ALARM_PASSPHRASE: DEMO_PASSPHRASE
+      }
+    )
     expect(madeUp.code).toBe(2)
     expect(madeUp.out).toBe('')
     const none = await cli(['ledger', 'unlock', '--db', ws.db, '--release', '1', '--reason', 'curious'], ws.dir)
     expect(none.code).toBe(2)
     expect(none.out).toBe('')
     expect(readFileSync(ws.db).equals(before)).toBe(true)
-    const ok = await cli(['ledger', 'unlock', '--db', ws.db, '--release', '1', '--reason', 'quarterly review', '--json'], ws.dir, { QUIET_ALARM_PASSPHRASE: DEMO_PASSPHRASE })
+    const ok = await cli(['ledger', 'unlock', '--db', ws.db, '--release', '1', '--reason', 'quarterly review', '--json'], ws.dir, {
+      QUIET_ALARM_PASSPHRASE: DEMO_PASSPHRASE
+    })
     expect(ok.code, ok.err).toBe(0)
     expect(JSON.parse(ok.out).exPost.spentMax).toBeGreaterThan(0)
     store = openStore(ws.db)
-    const ev = store.db.prepare(`SELECT actor, signer, signature FROM audit_events WHERE kind = 'officer/unlock-ex-post'`).all() as Array<{ actor: string; signer: string; signature: string }>
+    const ev = store.db.prepare(`SELECT actor, signer, signature FROM audit_events WHERE kind = 'officer/unlock-ex-post'`).all() as Array<{
+      actor: string
+      signer: string
+      signature: string
+    }>
     expect(ev).toHaveLength(1)
     expect(ev[0].actor).toBe(OFFICER)
     expect(ev[0].signer).toBe(listOfficers(store.db)[0].keyId)
@@ -155,22 +197,41 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
     store = openStore(ws.db)
     const db = store.db
     expect(() => registerOfficer(db, { name: 'Bob Second', passphrase: 'bob second passphrase' })).toThrow(/needs the passphrase of officer/)
-    expect(() => registerOfficer(db, { name: 'Bob Second', passphrase: 'bob second passphrase', by: { passphrase: 'wrong guess' } })).toThrow(/is wrong/)
+    expect(() => registerOfficer(db, { name: 'Bob Second', passphrase: 'bob second passphrase', by: { passphrase: 'wrong guess' } })).toThrow(
+      /is wrong/
+    )
     expect(listOfficers(db)).toHaveLength(1)
-    const bob = registerOfficer(db, { name: 'Bob Second', passphrase: 'bob second passphrase', by: { officer: OFFICER, passphrase: DEMO_PASSPHRASE } })
+    const bob = registerOfficer(db, {
+      name: 'Bob Second',
+      passphrase: 'bob second passphrase',
+      by: { officer: OFFICER, passphrase: DEMO_PASSPHRASE }
+    })
     expect(bob.addedByName).toBe(OFFICER)
     expect(verifyLedger(db).ok).toBe(true)
     // A release made now is sealed to both officers; Bob opens it with his own passphrase.
     const r = runRelease(db, { queryId: 2, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } })
-    expect(unlockExPost(db, { releaseId: r.releaseId, reason: 'second officer', officer: 'Bob Second', passphrase: 'bob second passphrase' }).spentMax).toBeGreaterThan(0)
+    expect(
+      unlockExPost(db, { releaseId: r.releaseId, reason: 'second officer', officer: 'Bob Second', passphrase: 'bob second passphrase' }).spentMax
+    ).toBeGreaterThan(0)
     // The analyst inserts a self-made officer (self-signed, as the first one is): detected.
     const kp = createKeyPair('mallory mallory mallory')
     const { signText } = await import('../../../src-main/services/officer/officer-crypto')
     const { registrationText } = await import('../../../src-main/services/officer/officers')
-    const row = { key_id: keyIdOf(kp.signPublic, kp.sealPublic), name: 'Mallory', created_at: new Date().toISOString(), sign_public: kp.signPublic, seal_public: kp.sealPublic, added_by: '', wrapped: JSON.stringify(kp.wrapped), signature: '' }
+    const row = {
+      key_id: keyIdOf(kp.signPublic, kp.sealPublic),
+      name: 'Mallory',
+      created_at: new Date().toISOString(),
+      sign_public: kp.signPublic,
+      seal_public: kp.sealPublic,
+      added_by: '',
+      wrapped: JSON.stringify(kp.wrapped),
+      signature: ''
+    }
     row.added_by = row.key_id
     row.signature = signText(kp.signKey, registrationText(row))
-    db.prepare('INSERT INTO officers (key_id, name, created_at, sign_public, seal_public, wrapped, added_by, signature) VALUES (@key_id, @name, @created_at, @sign_public, @seal_public, @wrapped, @added_by, @signature)').run(row)
+    db.prepare(
+      'INSERT INTO officers (key_id, name, created_at, sign_public, seal_public, wrapped, added_by, signature) VALUES (@key_id, @name, @created_at, @sign_public, @seal_public, @wrapped, @added_by, @signature)'
+    ).run(row)
     const v = verifyLedger(db)
     expect(v.ok).toBe(false)
     expect(v.message).toMatch(/more than one officer registered itself|officer "Mallory" is not recorded in the audit log/)
@@ -178,7 +239,7 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
 })
 
 describe('issue 15: officer init on the command line', () => {
-  it('a second officer needs a registered officer\'s passphrase; officer list names both; a short passphrase is refused', async () => {
+  it("a second officer needs a registered officer's passphrase; officer list names both; a short passphrase is refused", async () => {
     const ws = copyOfDemo()
     const bobFile = join(ws.dir, 'bob.pass')
     writeFileSync(bobFile, 'bob the second officer\n')
@@ -187,13 +248,20 @@ describe('issue 15: officer init on the command line', () => {
     expect(alone.err).toBe(
       'quiet-alarm: This is an officer act: give the passphrase of the registered officer who adds the new one with --by-passphrase-file F or the environment variable QUIET_ALARM_BY_PASSPHRASE (or run it in a terminal to be asked); nothing was written\n'
     )
-    const short = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob'], ws.dir, { QUIET_ALARM_PASSPHRASE: 'too short', QUIET_ALARM_BY_PASSPHRASE: DEMO_PASSPHRASE })
+    const short = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob'], ws.dir, {
+      QUIET_ALARM_PASSPHRASE: 'too short',
+      QUIET_ALARM_BY_PASSPHRASE: DEMO_PASSPHRASE
+    })
     expect(short.code).toBe(2)
     expect(short.err).toBe("quiet-alarm: The new officer's passphrase must have at least 12 characters; nothing was written\n")
-    const ok = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob', '--passphrase-file', bobFile], ws.dir, { QUIET_ALARM_BY_PASSPHRASE: DEMO_PASSPHRASE })
+    const ok = await cli(['officer', 'init', '--db', ws.db, '--name', 'Bob', '--passphrase-file', bobFile], ws.dir, {
+      QUIET_ALARM_BY_PASSPHRASE: DEMO_PASSPHRASE
+    })
     expect(ok.code, ok.err).toBe(0)
     expect(ok.out).toMatch(/^Officer "Bob" registered by Privacy Officer \(demo\)\./)
-    const list = JSON.parse((await cli(['officer', 'list', '--db', ws.db, '--json'], ws.dir)).out) as { officers: Array<{ name: string; addedByName: string }> }
+    const list = JSON.parse((await cli(['officer', 'list', '--db', ws.db, '--json'], ws.dir)).out) as {
+      officers: Array<{ name: string; addedByName: string }>
+    }
     expect(list.officers.map((o) => [o.name, o.addedByName])).toEqual([
       [OFFICER, OFFICER],
       ['Bob', OFFICER]
@@ -216,7 +284,12 @@ describe('issue 15: the doors carry the passphrase and keep none of it', () => {
     const svc = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 1 })
     try {
       expect(await svc.dispatch('officer/list', {})).toMatchObject({ ok: true, value: [{ name: OFFICER }] })
-      const refused = await svc.dispatch('budgets/set', { datasetId: 1, epsilon: '1000', reason: 'more please', officer: 'Jane Doe (Privacy Officer)' })
+      const refused = await svc.dispatch('budgets/set', {
+        datasetId: 1,
+        epsilon: '1000',
+        reason: 'more please',
+        officer: 'Jane Doe (Privacy Officer)'
+      })
       expect(refused).toMatchObject({ ok: false, error: { code: 'forbidden' } })
       expect(await svc.dispatch('officer/unlock-ex-post', { releaseId: 1, reason: 'curious', passphrase: 'guess' })).toMatchObject({
         ok: false,
@@ -226,7 +299,10 @@ describe('issue 15: the doors carry the passphrase and keep none of it', () => {
       const set = await svc.dispatch('budgets/set', { datasetId: 1, epsilon: '11', reason: 'reviewed', passphrase: DEMO_PASSPHRASE })
       expect(set).toMatchObject({ ok: true, value: { entry: { actor: OFFICER, epsilonExact: '11' } } })
       expect(await svc.dispatch('ledger/checkpoint', { passphrase: DEMO_PASSPHRASE })).toMatchObject({ ok: true, value: { officer: OFFICER } })
-      expect(await svc.dispatch('ledger/verify', {})).toMatchObject({ ok: true, value: { ok: true, notCheckpointed: { entries: 0, auditEvents: 0 } } })
+      expect(await svc.dispatch('ledger/verify', {})).toMatchObject({
+        ok: true,
+        value: { ok: true, notCheckpointed: { entries: 0, auditEvents: 0 } }
+      })
     } finally {
       await svc.close()
     }
@@ -244,7 +320,10 @@ describe('issue 15 attacks: sealed means encrypted', () => {
     const ws = copyOfDemo()
     store = openStore(ws.db)
     const db = store.db
-    const rows = db.prepare('SELECT release_id, sealed FROM release_ex_post ORDER BY release_id').all() as Array<{ release_id: number; sealed: string }>
+    const rows = db.prepare('SELECT release_id, sealed FROM release_ex_post ORDER BY release_id').all() as Array<{
+      release_id: number
+      sealed: string
+    }>
     expect(rows.length).toBeGreaterThanOrEqual(2)
     const keyId = listOfficers(db)[0].keyId
     let checked = 0
@@ -304,10 +383,12 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
 
   it('raising a budget by removing its signature (posing as an entry older than officer keys)', async () => {
     const db = await checkpointed()
-    rewriteChain(db, (rows) => rows.map((r) => (r.kind === 'budget' && r.seq === 1 ? { ...r, amount_nano: 1000e9, signer: null, signature: null } : r)))
+    rewriteChain(db, (rows) =>
+      rows.map((r) => (r.kind === 'budget' && r.seq === 1 ? { ...r, amount_nano: 1000e9, signer: null, signature: null } : r))
+    )
     const v = verifyLedger(db)
     expect(v.ok).toBe(false)
-    expect(v.firstBroken?.reason).toBe('entry 1 is an officer act (budget) without an officer\'s signature')
+    expect(v.firstBroken?.reason).toBe("entry 1 is an officer act (budget) without an officer's signature")
   })
 
   it('an unsigned budget appended after the last checkpoint, with the trust epoch raised to admit it', async () => {
@@ -316,7 +397,18 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     db.exec('DROP TRIGGER ledger_trust_epoch_fixed')
     db.exec('UPDATE ledger_trust_epoch SET unsigned_through_seq = 1000000')
     db.transaction(() =>
-      appendEntry(db, { kind: 'budget', datasetId: 1, datasetName: 'occupancy', notion: null, amountNano: 1000e9, cells: [], releaseId: null, actor: OFFICER, description: 'more', detail: {} })
+      appendEntry(db, {
+        kind: 'budget',
+        datasetId: 1,
+        datasetName: 'occupancy',
+        notion: null,
+        amountNano: 1000e9,
+        cells: [],
+        releaseId: null,
+        actor: OFFICER,
+        description: 'more',
+        detail: {}
+      })
     )()
     const v = verifyLedger(db)
     expect(v.ok).toBe(false)
@@ -333,7 +425,11 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     db.prepare('DELETE FROM releases WHERE id = ?').run(lastRelease)
     const v = verifyLedger(db)
     expect(v.ok).toBe(false)
-    expect(v.message).toMatch(new RegExp(`entry ${n}, covered by checkpoint \\d+ \\(signed by officer "Privacy Officer \\(demo\\)" at .*\\), is missing: the ledger was cut short`))
+    expect(v.message).toMatch(
+      new RegExp(
+        `entry ${n}, covered by checkpoint \\d+ \\(signed by officer "Privacy Officer \\(demo\\)" at .*\\), is missing: the ledger was cut short`
+      )
+    )
   })
 
   it('deleting the checkpoints, all of them or one before the last, before rewriting', async () => {
@@ -344,7 +440,9 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     db.prepare('DELETE FROM ledger_checkpoints WHERE id = ?').run(ids[1])
     let v = verifyLedger(db)
     expect(v.ok).toBe(false)
-    expect(v.message).toMatch(new RegExp(`checkpoint ${ids[2]} does not carry a valid officer signature \\(it was changed, or a checkpoint before it was deleted\\)`))
+    expect(v.message).toMatch(
+      new RegExp(`checkpoint ${ids[2]} does not carry a valid officer signature \\(it was changed, or a checkpoint before it was deleted\\)`)
+    )
     db.exec('DELETE FROM ledger_checkpoints')
     rewriteChain(db, (rows) => rows.map((r) => (r.kind === 'charge' ? { ...r, amount_nano: Math.floor(r.amount_nano / 2) } : r)))
     v = verifyLedger(db)
@@ -355,7 +453,8 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
   it('deleting audit events (denials, an unlock)', async () => {
     const db = await checkpointed()
     // Denials and an unlock, then a checkpoint covering them.
-    for (let i = 0; i < 3; i++) expect(() => runRelease(db, { queryId: 2, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 1000 } })).toThrow(/Denied/)
+    for (let i = 0; i < 3; i++)
+      expect(() => runRelease(db, { queryId: 2, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 1000 } })).toThrow(/Denied/)
     unlockExPost(db, { releaseId: 1, reason: 'review', passphrase: DEMO_PASSPHRASE })
     expect(verifyLedger(db).ok).toBe(true)
     const before = count(db, `SELECT count(*) AS n FROM audit_events WHERE kind = 'release/denied'`)
@@ -370,14 +469,18 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     db.exec('DROP TRIGGER audit_events_no_update')
     const { auditHash } = await import('../../../src-main/services/ledger/audit-chain')
     let prev = '0'.repeat(64)
-    for (const a of db.prepare('SELECT * FROM audit_events ORDER BY id').all() as Array<Parameters<typeof auditHash>[1] & { id: number; hash: string }>) {
+    for (const a of db.prepare('SELECT * FROM audit_events ORDER BY id').all() as Array<
+      Parameters<typeof auditHash>[1] & { id: number; hash: string }
+    >) {
       const h = auditHash(prev, a)
       db.prepare('UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?').run(prev, h, a.id)
       prev = h
     }
     v = verifyLedger(db)
     expect(v.ok).toBe(false)
-    expect(v.message).toMatch(/audit event \d+, covered by checkpoint \d+ .*is missing: audit events were deleted|the audit log up to event \d+ was rewritten after checkpoint/)
+    expect(v.message).toMatch(
+      /audit event \d+, covered by checkpoint \d+ .*is missing: audit events were deleted|the audit log up to event \d+ was rewritten after checkpoint/
+    )
   })
 
   it('after the last checkpoint: reported as not yet checkpointed; a rewrite there needs the head kept elsewhere (any 16-hex prefix)', async () => {

@@ -32,21 +32,48 @@ function oldWorkspace(): { path: string; datasetId: number; hashes: string[] } {
   ws = tempWorkspace('qa-unit-migration-')
   const old: Store = openStore(ws.db, { migrations: migrations.filter((m) => m.version <= 4) })
   expect(old.schemaVersion()).toBe(4)
-  const id = craftDataset(old.db, 'visits', [
-    { name: 'person', type: 'text' },
-    { name: 'room', type: 'text' }
-  ], [
-    ['p1', 'R1'],
-    ['p1', 'R2'],
-    ['p2', 'R1']
-  ])
+  const id = craftDataset(
+    old.db,
+    'visits',
+    [
+      { name: 'person', type: 'text' },
+      { name: 'room', type: 'text' }
+    ],
+    [
+      ['p1', 'R1'],
+      ['p1', 'R2'],
+      ['p2', 'R1']
+    ]
+  )
   // A budget as it was written before officer keys (migration 007): unsigned, straight into the old schema.
   old.db.transaction(() =>
-    appendEntry(old.db, { kind: 'budget', datasetId: id, datasetName: 'visits', notion: null, amountNano: 5e9, cells: [], releaseId: null, actor: 'olga', description: 'every notion, old style', detail: { scope: 'per unit, summed over notions' } })
+    appendEntry(old.db, {
+      kind: 'budget',
+      datasetId: id,
+      datasetName: 'visits',
+      notion: null,
+      amountNano: 5e9,
+      cells: [],
+      releaseId: null,
+      actor: 'olga',
+      description: 'every notion, old style',
+      detail: { scope: 'per unit, summed over notions' }
+    })
   )()
   const charge = (notion: 'predicate-wise-dp' | 'eps-dp', cells: string[], nano: number) =>
     old.db.transaction(() =>
-      appendEntry(old.db, { kind: 'charge', datasetId: id, datasetName: 'visits', notion, amountNano: nano, cells, releaseId: null, actor: 'a', description: 'old charge', detail: {} })
+      appendEntry(old.db, {
+        kind: 'charge',
+        datasetId: id,
+        datasetName: 'visits',
+        notion,
+        amountNano: nano,
+        cells,
+        releaseId: null,
+        actor: 'a',
+        description: 'old charge',
+        detail: {}
+      })
     )()
   charge('predicate-wise-dp', [cellKey({ room: 'R1' })], 1e9)
   charge('predicate-wise-dp', [cellKey({ room: 'R2' })], 2e9)
@@ -78,7 +105,18 @@ describe('migration 006: privacy units on an old workspace', () => {
       // The old "every notion" budget is now the budget per row.
       expect(d).toMatchObject({ budgetPerUnit: 5, budgetPerUnitSource: 'per-unit', remainingPerUnitExact: '2.5' })
       s.db.transaction(() =>
-        appendEntry(s.db, { kind: 'charge', datasetId, datasetName: 'visits', notion: 'eps-dp', amountNano: 1e9, cells: ['{}'], releaseId: null, actor: 'a', description: 'new charge', detail: {} })
+        appendEntry(s.db, {
+          kind: 'charge',
+          datasetId,
+          datasetName: 'visits',
+          notion: 'eps-dp',
+          amountNano: 1e9,
+          cells: ['{}'],
+          releaseId: null,
+          actor: 'a',
+          description: 'new charge',
+          detail: {}
+        })
       )()
       const after = listEntries(s.db, {})
       expect(after.entries[0]).toMatchObject({ seq: 5, rowLevelAccounting: false })

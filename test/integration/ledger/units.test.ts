@@ -98,15 +98,17 @@ describe('partition cells: the maximum over records, checked by brute force', ()
         charges.push({ cell: cellKey(conj), nano: 1 + Math.floor(rng.next() * 10) })
       }
       let brute = 0
-      for (const a of values) for (const b of values) for (const c of values) {
-        const rec: Record<string, number> = { a, b, c }
-        let s = 0
-        for (const ch of charges) {
-          const conj = JSON.parse(ch.cell) as Record<string, number>
-          if (Object.entries(conj).every(([k, v]) => rec[k] === v)) s += ch.nano
-        }
-        brute = Math.max(brute, s)
-      }
+      for (const a of values)
+        for (const b of values)
+          for (const c of values) {
+            const rec: Record<string, number> = { a, b, c }
+            let s = 0
+            for (const ch of charges) {
+              const conj = JSON.parse(ch.cell) as Record<string, number>
+              if (Object.entries(conj).every(([k, v]) => rec[k] === v)) s += ch.nano
+            }
+            brute = Math.max(brute, s)
+          }
       expect(cellSpend(charges).maxNano).toBe(brute)
     }
   })

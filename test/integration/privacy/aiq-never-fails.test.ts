@@ -37,10 +37,15 @@ describe('anomaly identification never fails on private values', () => {
         rng.next() < 0.2 ? null : rng.next() < 0.5 ? pick(extremes) : (rng.next() - 0.5) * 10 ** Math.floor(rng.next() * 12),
         rng.next() < 0.1 ? null : `c${Math.floor(rng.next() * (rng.next() < 0.5 ? 3 : 10_000))}`
       ])
-      const id = craftDataset(store.db, `fuzz-${t}`, [
-        { name: 'x', type: 'real' },
-        { name: 'cat', type: 'text' }
-      ], rows)
+      const id = craftDataset(
+        store.db,
+        `fuzz-${t}`,
+        [
+          { name: 'x', type: 'real' },
+          { name: 'cat', type: 'text' }
+        ],
+        rows
+      )
       const q = saveQuery(store.db, id, 'q', {
         kind: 'anomaly-identification',
         columns: ['x', 'cat'],

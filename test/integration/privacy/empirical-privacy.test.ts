@@ -40,7 +40,13 @@ afterAll(() => {
 
 let n = 0
 /** Two neighbouring datasets with the same columns and the same saved query, prepared as a release would be. */
-function neighbours(columns: CraftedColumn[], rowsA: Array<Array<string | number | null>>, rowsB: Array<Array<string | number | null>>, def: QueryDefinition, params: ReleaseParams) {
+function neighbours(
+  columns: CraftedColumn[],
+  rowsA: Array<Array<string | number | null>>,
+  rowsB: Array<Array<string | number | null>>,
+  def: QueryDefinition,
+  params: ReleaseParams
+) {
   n++
   const a = craftDataset(store.db, `A${n}`, columns, rowsA)
   const b = craftDataset(store.db, `B${n}`, columns, rowsB)
@@ -55,7 +61,15 @@ type Executed = ReturnType<PreparedRelease['execute']>
 /** The lower bound on epsilon over the given output events (they share ALPHA). */
 function measure(pa: PreparedRelease, pb: PreparedRelease, seed: string, ...events: Array<(r: Executed) => boolean>): number {
   const rng: Rng = seededRng(seed)
-  return epsilonLowerBoundOf(countEvents(RUNS, () => pa.execute(rng), () => pb.execute(rng), events), ALPHA)
+  return epsilonLowerBoundOf(
+    countEvents(
+      RUNS,
+      () => pa.execute(rng),
+      () => pb.execute(rng),
+      events
+    ),
+    ALPHA
+  )
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -70,7 +84,13 @@ describe('empirical privacy of threshold releases (row counts, one row more in o
   const alpha = Math.log(10)
   const g = 10
   it('TSLM', () => {
-    const def: QueryDefinition = { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: g + 1 + alpha }, groups: [['g1']] }
+    const def: QueryDefinition = {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: g + 1 + alpha },
+      groups: [['g1']]
+    }
     const { pa, pb, charge } = neighbours(ROOM, rowsOf(g), rowsOf(g + 1), def, { kind: 'threshold', mechanism: 'tslm', alpha, beta: 0.05 })
     const eps = measure(pa, pb, 'tslm', (r) => r.answer.kind === 'threshold' && r.answer.flagged.length === 1)
     expect(charge).toBeCloseTo(1, 6)
@@ -83,12 +103,25 @@ describe('empirical privacy of threshold releases (row counts, one row more in o
     it(mechanism.toUpperCase(), () => {
       // eps_m = ln(m / (2 beta)) / alpha = 1 with m = 4, beta = 0.05, alpha = ln 40.
       const a = Math.log(40)
-      const def: QueryDefinition = { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: g + 1 }, groups: [['g1']] }
-      const { pa, pb, charge } = neighbours(ROOM, rowsOf(g), rowsOf(g + 1), def, { kind: 'threshold', mechanism, alpha: a, beta: 0.05, steps: 4, eps1: 0.01 })
+      const def: QueryDefinition = {
+        kind: 'threshold',
+        groupBy: ['room'],
+        count: { kind: 'rows' },
+        threshold: { kind: 'constant', value: g + 1 },
+        groups: [['g1']]
+      }
+      const { pa, pb, charge } = neighbours(ROOM, rowsOf(g), rowsOf(g + 1), def, {
+        kind: 'threshold',
+        mechanism,
+        alpha: a,
+        beta: 0.05,
+        steps: 4,
+        eps1: 0.01
+      })
       const eps = measure(pa, pb, mechanism, (r) => r.answer.kind === 'threshold' && r.answer.flagged.length === 1)
       expect(charge).toBeCloseTo(1, 6)
       printBound(expect.getState().currentTestName, eps, charge)
-    expect(eps).toBeLessThan(charge)
+      expect(eps).toBeLessThan(charge)
       expect(eps).toBeGreaterThan(0.1)
     })
   }
@@ -103,12 +136,21 @@ describe('empirical privacy of anomaly identification releases', () => {
   const rows = (copies: number) => [...Array.from({ length: copies }, () => [5]), ...Array.from({ length: 6 }, () => [100])]
   for (const mechanism of ['dp', 'sp'] as const) {
     it(mechanism === 'dp' ? 'optimal eps-DP (Construction 1 with mdd)' : '(eps,k)-sensitive privacy, k = 1 (the added record is 1-sensitive)', () => {
-      const def: QueryDefinition = { kind: 'anomaly-identification', columns: ['x'], binWidths: [1], metric: 'l1', radius: 0, beta: 2, k: 1, records: [[5]] }
+      const def: QueryDefinition = {
+        kind: 'anomaly-identification',
+        columns: ['x'],
+        binWidths: [1],
+        metric: 'l1',
+        radius: 0,
+        beta: 2,
+        k: 1,
+        records: [[5]]
+      }
       const { pa, pb, charge } = neighbours(X, rows(2), rows(3), def, { kind: 'anomaly-identification', mechanism, epsilon: 0.5 })
       const eps = measure(pa, pb, `aiq-${mechanism}`, (r) => r.answer.kind === 'anomaly-identification' && r.answer.records[0].anomaly)
       expect(charge).toBe(0.5)
       printBound(expect.getState().currentTestName, eps, charge)
-    expect(eps).toBeLessThan(charge)
+      expect(eps).toBeLessThan(charge)
       expect(eps).toBeGreaterThan(0.8 * charge)
     })
   }
@@ -137,7 +179,19 @@ describe('empirical privacy of anomaly search releases', () => {
     top: 1
   }
   it('clipped scores: one question at eps 0.5 stays below its charge', () => {
-    const { pa, pb, charge } = neighbours(COLS, [['a', -1000], ['b', 10]], [['a', 10], ['b', 10]], def, { kind: 'anomaly-search' })
+    const { pa, pb, charge } = neighbours(
+      COLS,
+      [
+        ['a', -1000],
+        ['b', 10]
+      ],
+      [
+        ['a', 10],
+        ['b', 10]
+      ],
+      def,
+      { kind: 'anomaly-search' }
+    )
     const eps = measure(
       pa,
       pb,

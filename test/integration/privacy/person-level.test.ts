@@ -50,11 +50,16 @@ function personLevel(name: string, withP: boolean): number {
   const rows: Array<[string, string, string]> = []
   for (const room of ROOMS) for (let i = 0; i < 10; i++) rows.push([`other-${room}-${i}`, room, 'staff'])
   if (withP) for (const room of ROOMS) rows.push(['P', room, 'staff'])
-  const id = craftDataset(store.db, name, [
-    { name: 'person', type: 'text' },
-    { name: 'room', type: 'text' },
-    { name: 'role', type: 'text' }
-  ], rows)
+  const id = craftDataset(
+    store.db,
+    name,
+    [
+      { name: 'person', type: 'text' },
+      { name: 'room', type: 'text' },
+      { name: 'role', type: 'text' }
+    ],
+    rows
+  )
   store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person', ['role']))()
   return id
 }
@@ -64,20 +69,33 @@ function pair(count: ThresholdCount) {
   n++
   // Flagged iff count + Lap(1/eps) > c - alpha; with c - alpha = 11 (P present: 11 per room) each room sits where one
   // person more or less changes the flag probability by the full factor e^eps.
-  const def: QueryDefinition = { kind: 'threshold', groupBy: ['room'], count, threshold: { kind: 'constant', value: 11 + 4 }, groups: ROOMS.map((r) => [r]) }
+  const def: QueryDefinition = {
+    kind: 'threshold',
+    groupBy: ['room'],
+    count,
+    threshold: { kind: 'constant', value: 11 + 4 },
+    groups: ROOMS.map((r) => [r])
+  }
   const params: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
   const a = prepareRelease(store.db, saveQuery(store.db, personLevel(`with-P-${n}`, true), 'rooms', def).id, params)
   const b = prepareRelease(store.db, saveQuery(store.db, personLevel(`without-P-${n}`, false), 'rooms', def).id, params)
   return { a, b }
 }
 
-const flaggedAtLeast = (m: number) => (r: ReturnType<ReturnType<typeof pair>['a']['execute']>) => r.answer.kind === 'threshold' && r.answer.flagged.length >= m
+const flaggedAtLeast = (m: number) => (r: ReturnType<ReturnType<typeof pair>['a']['execute']>) =>
+  r.answer.kind === 'threshold' && r.answer.flagged.length >= m
 
 describe('a person present in 6 rooms (person-level dataset)', () => {
   it('refuses a row count on a person-level dataset (its sensitivity is unbounded)', () => {
     const id = personLevel('rows-refused', true)
     expect(() =>
-      saveQuery(store.db, id, 'rows', { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 3 }, groups: [['R1']] })
+      saveQuery(store.db, id, 'rows', {
+        kind: 'threshold',
+        groupBy: ['room'],
+        count: { kind: 'rows' },
+        threshold: { kind: 'constant', value: 3 },
+        groups: [['R1']]
+      })
     ).toThrow('Dataset "rows-refused" protects persons (person column "person"): count persons by "person" with a contribution cap')
   })
 
@@ -90,7 +108,15 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
     expect(a.cells).toEqual(['{}'])
     expect(a.guarantee).toContain('for each person (person column "person") in this release (it adds to at most 6 of the 6 groups)')
     const rng = seededRng('six-rooms')
-    const eps = epsilonLowerBoundOf(countEvents(RUNS, () => a.execute(rng), () => b.execute(rng), [4, 5, 6].map(flaggedAtLeast)), ALPHA)
+    const eps = epsilonLowerBoundOf(
+      countEvents(
+        RUNS,
+        () => a.execute(rng),
+        () => b.execute(rng),
+        [4, 5, 6].map(flaggedAtLeast)
+      ),
+      ALPHA
+    )
     expect(eps).toBeGreaterThan(2 * PER_PREDICATE)
     printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
@@ -101,7 +127,15 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
     const charge = nanoToNumber(a.chargeNano)
     expect(charge).toBeCloseTo(2 * PER_PREDICATE, 6)
     const rng = seededRng('two-rooms')
-    const eps = epsilonLowerBoundOf(countEvents(RUNS, () => a.execute(rng), () => b.execute(rng), [3, 4, 5, 6].map(flaggedAtLeast)), ALPHA)
+    const eps = epsilonLowerBoundOf(
+      countEvents(
+        RUNS,
+        () => a.execute(rng),
+        () => b.execute(rng),
+        [3, 4, 5, 6].map(flaggedAtLeast)
+      ),
+      ALPHA
+    )
     printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
   })
@@ -123,10 +157,24 @@ describe('a person present in 6 rooms (person-level dataset)', () => {
 
 describe('(eps,k)-sensitive privacy: one neighbourhood graph per dataset', () => {
   it('the first SP release fixes the graph; an SP release on another graph is refused before any charge; eps-DP stays possible', () => {
-    const id = craftDataset(store.db, 'hours', [{ name: 'h', type: 'integer' }], Array.from({ length: 40 }, (_, i) => [i % 24]))
+    const id = craftDataset(
+      store.db,
+      'hours',
+      [{ name: 'h', type: 'integer' }],
+      Array.from({ length: 40 }, (_, i) => [i % 24])
+    )
     setBudget(store.db, { datasetId: id, epsilon: '100', reason: 'graph test', ...officerAct(store.db, 'olga') })
     const aiq = (k: number) =>
-      saveQuery(store.db, id, `k${k}`, { kind: 'anomaly-identification', columns: ['h'], binWidths: [1], metric: 'l1', radius: 1, beta: 3, k, records: [[3]] }).id
+      saveQuery(store.db, id, `k${k}`, {
+        kind: 'anomaly-identification',
+        columns: ['h'],
+        binWidths: [1],
+        metric: 'l1',
+        radius: 1,
+        beta: 3,
+        k,
+        records: [[3]]
+      }).id
     const sp = { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } as const
     const k2 = aiq(2)
     const first = runRelease(store.db, { queryId: k2, params: sp })
@@ -149,17 +197,34 @@ describe("the issue's sequence: one rooms release and one hours release against 
       for (const room of ROOMS) for (const hour of [8, 9, 10]) for (let i = 0; i < 3; i++) rows.push([`o-${room}-${hour}-${i}`, room, hour])
       // P: 6 rooms, at 3 hours: in every predicate of both releases.
       ROOMS.forEach((room, i) => rows.push(['P', room, 8 + (i % 3)]))
-      const id = craftDataset(store.db, `rooms-hours-${budget}`, [
-        { name: 'person', type: 'text' },
-        { name: 'room', type: 'text' },
-        { name: 'hour', type: 'integer' }
-      ], rows)
+      const id = craftDataset(
+        store.db,
+        `rooms-hours-${budget}`,
+        [
+          { name: 'person', type: 'text' },
+          { name: 'room', type: 'text' },
+          { name: 'hour', type: 'integer' }
+        ],
+        rows
+      )
       store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
       setBudget(store.db, { datasetId: id, epsilon: budget, reason: 'the issue sequence', ...officerAct(store.db, 'olga') })
       const count = { kind: 'persons', personColumn: 'person', cap: 1 } as const
       const params: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
-      const rooms = saveQuery(store.db, id, 'rooms', { kind: 'threshold', groupBy: ['room'], count, threshold: { kind: 'constant', value: 5 }, groups: ROOMS.map((r) => [r]) })
-      const hours = saveQuery(store.db, id, 'hours', { kind: 'threshold', groupBy: ['hour'], count, threshold: { kind: 'constant', value: 5 }, groups: [[8], [9], [10]] })
+      const rooms = saveQuery(store.db, id, 'rooms', {
+        kind: 'threshold',
+        groupBy: ['room'],
+        count,
+        threshold: { kind: 'constant', value: 5 },
+        groups: ROOMS.map((r) => [r])
+      })
+      const hours = saveQuery(store.db, id, 'hours', {
+        kind: 'threshold',
+        groupBy: ['hour'],
+        count,
+        threshold: { kind: 'constant', value: 5 },
+        groups: [[8], [9], [10]]
+      })
       runRelease(store.db, { queryId: rooms.id, params })
       const spent = () => ledgerSummary(store.db, { datasetId: id }).datasets[0].spentPerUnit
       // P's true loss after the rooms release: 6 predicates at 0.576 each (basic composition, tight for Laplace).
@@ -178,15 +243,37 @@ describe("the issue's sequence: one rooms release and one hours release against 
 
 describe('(eps,k)-SP graph of entries written before graphs were recorded', () => {
   it('is read from their saved query: a k = 1 release after a legacy k = 2 charge is refused', () => {
-    const id = craftDataset(store.db, 'legacy-hours', [{ name: 'h', type: 'integer' }], Array.from({ length: 40 }, (_, i) => [i % 24]))
+    const id = craftDataset(
+      store.db,
+      'legacy-hours',
+      [{ name: 'h', type: 'integer' }],
+      Array.from({ length: 40 }, (_, i) => [i % 24])
+    )
     setBudget(store.db, { datasetId: id, epsilon: '100', reason: 'graph test', ...officerAct(store.db, 'olga') })
-    const def = (k: number) => ({ kind: 'anomaly-identification', columns: ['h'], binWidths: [1], metric: 'l1', radius: 1, beta: 3, k, records: [[3]] }) as const
+    const def = (k: number) =>
+      ({ kind: 'anomaly-identification', columns: ['h'], binWidths: [1], metric: 'l1', radius: 1, beta: 3, k, records: [[3]] }) as const
     const old = saveQuery(store.db, id, 'old k2', def(2))
     // An older version's charge: its detail names the query, not the graph.
     store.db.transaction(() =>
-      appendEntry(store.db, { kind: 'charge', datasetId: id, datasetName: 'legacy-hours', notion: 'eps-k-sensitive', amountNano: 5e8, cells: ['{}'], releaseId: null, actor: 'analyst', description: 'old SP release', detail: { queryId: old.id, kind: 'anomaly-identification', mechanism: 'sp', params: { k: 2 } } })
+      appendEntry(store.db, {
+        kind: 'charge',
+        datasetId: id,
+        datasetName: 'legacy-hours',
+        notion: 'eps-k-sensitive',
+        amountNano: 5e8,
+        cells: ['{}'],
+        releaseId: null,
+        actor: 'analyst',
+        description: 'old SP release',
+        detail: { queryId: old.id, kind: 'anomaly-identification', mechanism: 'sp', params: { k: 2 } }
+      })
     )()
-    expect(() => runRelease(store.db, { queryId: saveQuery(store.db, id, 'k1', def(1)).id, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 } })).toThrow(
+    expect(() =>
+      runRelease(store.db, {
+        queryId: saveQuery(store.db, id, 'k1', def(1)).id,
+        params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 }
+      })
+    ).toThrow(
       /^This dataset's \(eps,k\)-sensitive privacy account is on the graph fixed by ledger entry \d+ \(columns h, metric l1, radius 1, beta 3, k 2/
     )
   })

@@ -36,7 +36,8 @@ interface Workspace {
 async function sampleWorkspace(prefix: string, edit?: (db: Store['db'], ids: { occ: number; ph: number }) => void): Promise<Workspace> {
   const ws = tempWorkspace(prefix)
   const store = openStore(ws.db)
-  const imp = async (file: string, name: string) => (await runImport(store.db, planImport(store.db, { path: resolve(SAMPLE, file), name, onBadRow: 'abort' }))).dataset.id
+  const imp = async (file: string, name: string) =>
+    (await runImport(store.db, planImport(store.db, { path: resolve(SAMPLE, file), name, onBadRow: 'abort' }))).dataset.id
   const occ = await imp('occupancy.csv', 'occupancy')
   const cap = await imp('capacities.csv', 'capacities')
   const ph = await imp('person-hours.csv', 'person-hours')
@@ -82,12 +83,23 @@ describe('finding 1: column thresholds copied another dataset into the release',
   })
 
   it('the counted dataset can never be its own threshold table, even when public', async () => {
-    const own = await sampleWorkspace('qa-leaks-own-', (db, ids) => declarePublic(db, { datasetId: ids.occ, reason: 'test: even a public dataset', ...officerAct(db, OFFICER) }))
+    const own = await sampleWorkspace('qa-leaks-own-', (db, ids) =>
+      declarePublic(db, { datasetId: ids.occ, reason: 'test: even a public dataset', ...officerAct(db, OFFICER) })
+    )
     try {
-      const def: QueryDefinition = { kind: 'threshold', groupBy: ['person_id', 'room', 'timestamp'], count: { kind: 'rows' }, threshold: { kind: 'column', datasetId: own.occ, column: 'minutes' } }
-      expect(() => saveQuery(own.store.db, own.occ, 'minutes of every row', def)).toThrow('The threshold table cannot be the counted dataset "occupancy" itself')
+      const def: QueryDefinition = {
+        kind: 'threshold',
+        groupBy: ['person_id', 'room', 'timestamp'],
+        count: { kind: 'rows' },
+        threshold: { kind: 'column', datasetId: own.occ, column: 'minutes' }
+      }
+      expect(() => saveQuery(own.store.db, own.occ, 'minutes of every row', def)).toThrow(
+        'The threshold table cannot be the counted dataset "occupancy" itself'
+      )
       const old = insertQueryUnchecked(own.store.db, own.occ, 'old: minutes of every row', def)
-      expect(() => runRelease(own.store.db, { queryId: old, params: TSLM })).toThrow('The threshold table cannot be the counted dataset "occupancy" itself')
+      expect(() => runRelease(own.store.db, { queryId: old, params: TSLM })).toThrow(
+        'The threshold table cannot be the counted dataset "occupancy" itself'
+      )
       expect((own.store.db.prepare("SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'").get() as { n: number }).n).toBe(0)
     } finally {
       own.store.close()
@@ -157,18 +169,51 @@ describe('finding 3: the free preview and error messages read the data', () => {
           kind: 'threshold',
           groupBy: ['building', 'room'],
           count: { kind: 'persons', personColumn: 'person_id', cap: 2 },
-          threshold: { kind: 'reference', factor: 1.5, aggregate: 'max', bucket: 'hour', column: 'timestamp', from: '2024-03-04T00:00:00Z', to: '2024-03-11T00:00:00Z' },
+          threshold: {
+            kind: 'reference',
+            factor: 1.5,
+            aggregate: 'max',
+            bucket: 'hour',
+            column: 'timestamp',
+            from: '2024-03-04T00:00:00Z',
+            to: '2024-03-11T00:00:00Z'
+          },
           groupsFrom: { datasetId: w.cap }
         },
-        { kind: 'threshold', groupBy: ['building', 'room'], count: { kind: 'rows' }, threshold: { kind: 'column', datasetId: w.cap, column: 'capacity' } },
-        { kind: 'anomaly-identification', columns: ['building', 'hour_of_day'], binWidths: [null, 1], metric: 'l1', radius: 1, beta: 5, k: 2, records: [['C', 3]] }
+        {
+          kind: 'threshold',
+          groupBy: ['building', 'room'],
+          count: { kind: 'rows' },
+          threshold: { kind: 'column', datasetId: w.cap, column: 'capacity' }
+        },
+        {
+          kind: 'anomaly-identification',
+          columns: ['building', 'hour_of_day'],
+          binWidths: [null, 1],
+          metric: 'l1',
+          radius: 1,
+          beta: 5,
+          k: 2,
+          records: [['C', 3]]
+        }
       ]
       const params: ReleaseParams[] = [TSLM, { ...TSLM, mechanism: 'dppwlm' }, { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 }]
       defs.forEach((def, i) => {
         const qa = saveQuery(w.store.db, w.occ, `same ${i}`, def).id
         const qb = saveQuery(other.store.db, other.occ, `same ${i}`, def).id
-        const strip = (p: ReturnType<typeof previewRelease>) => ({ ...p, queryId: 0, spentBefore: 0, spentBeforeExact: '', spentAfter: 0, spentAfterExact: '', remaining: 0, remainingExact: '' })
-        expect(strip(previewRelease(other.store.db, { queryId: qb, params: params[i] }))).toEqual(strip(previewRelease(w.store.db, { queryId: qa, params: params[i] })))
+        const strip = (p: ReturnType<typeof previewRelease>) => ({
+          ...p,
+          queryId: 0,
+          spentBefore: 0,
+          spentBeforeExact: '',
+          spentAfter: 0,
+          spentAfterExact: '',
+          remaining: 0,
+          remainingExact: ''
+        })
+        expect(strip(previewRelease(other.store.db, { queryId: qb, params: params[i] }))).toEqual(
+          strip(previewRelease(w.store.db, { queryId: qa, params: params[i] }))
+        )
       })
       const search: QueryDefinition = {
         kind: 'anomaly-search',
@@ -185,7 +230,16 @@ describe('finding 3: the free preview and error messages read the data', () => {
       const sb = saveQuery(other.store.db, other.ph, 'search', search).id
       const pa = previewRelease(w.store.db, { queryId: sa, params: { kind: 'anomaly-search' } })
       const pb = previewRelease(other.store.db, { queryId: sb, params: { kind: 'anomaly-search' } })
-      expect({ ...pb, queryId: 0, spentBefore: 0, spentBeforeExact: '', spentAfter: 0, spentAfterExact: '', remaining: 0, remainingExact: '' }).toEqual({
+      expect({
+        ...pb,
+        queryId: 0,
+        spentBefore: 0,
+        spentBeforeExact: '',
+        spentAfter: 0,
+        spentAfterExact: '',
+        remaining: 0,
+        remainingExact: ''
+      }).toEqual({
         ...pa,
         queryId: 0,
         spentBefore: 0,
@@ -201,7 +255,7 @@ describe('finding 3: the free preview and error messages read the data', () => {
     }
   })
 
-  it('whether a release fails never depends on the private values (the review\'s bin-overflow probe of max(minutes))', () => {
+  it("whether a release fails never depends on the private values (the review's bin-overflow probe of max(minutes))", () => {
     // The probe: bin width X / 2^31 made the release fail exactly when some value reached X, so a binary search over X
     // read max(minutes) (60 in the sample) for 2e-8 epsilon. Now every value is clamped into the public frame of the
     // records asked about before binning: both sides of the true maximum are answered.
@@ -224,12 +278,36 @@ describe('finding 3: the free preview and error messages read the data', () => {
     // A column that is empty on every row: answered (as a histogram of zeros), not failed.
     const t = `ds_${w.ph}`
     w.store.db.exec(`ALTER TABLE "${t}" ADD COLUMN c99 INTEGER`)
-    w.store.db.prepare(`INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, 99, 'badge_floor', 'c99', 'integer', 'inferred')`).run(w.ph)
-    const empty = saveQuery(w.store.db, w.ph, 'empty column', { kind: 'anomaly-identification', columns: ['badge_floor'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
-    expect(runRelease(w.store.db, { queryId: empty.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } }).status).toBe('answered')
+    w.store.db
+      .prepare(
+        `INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, 99, 'badge_floor', 'c99', 'integer', 'inferred')`
+      )
+      .run(w.ph)
+    const empty = saveQuery(w.store.db, w.ph, 'empty column', {
+      kind: 'anomaly-identification',
+      columns: ['badge_floor'],
+      binWidths: [1],
+      metric: 'l1',
+      radius: 0,
+      beta: 1,
+      k: 1,
+      records: [[3]]
+    })
+    expect(runRelease(w.store.db, { queryId: empty.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } }).status).toBe(
+      'answered'
+    )
     // A record asked about that no bin can hold is a public problem: refused before anything is charged.
     const before = ledgerRows(w.store.db)
-    const huge = saveQuery(w.store.db, w.occ, 'huge record', { kind: 'anomaly-identification', columns: ['minutes'], binWidths: [1e-300], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[1e10]] })
+    const huge = saveQuery(w.store.db, w.occ, 'huge record', {
+      kind: 'anomaly-identification',
+      columns: ['minutes'],
+      binWidths: [1e-300],
+      metric: 'l1',
+      radius: 0,
+      beta: 1,
+      k: 1,
+      records: [[1e10]]
+    })
     expect(() => runRelease(w.store.db, { queryId: huge.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } })).toThrow(
       'A record\'s value for "minutes" falls outside the bins this bin width allows'
     )
@@ -237,14 +315,27 @@ describe('finding 3: the free preview and error messages read the data', () => {
   })
 
   it('anything that still fails after the charge says one neutral sentence; the charge stays', async () => {
-    const q = saveQuery(w.store.db, w.ph, 'lost table', { kind: 'anomaly-identification', columns: ['hours_on_site'], binWidths: [1], metric: 'l1', radius: 0, beta: 1, k: 1, records: [[3]] })
+    const q = saveQuery(w.store.db, w.ph, 'lost table', {
+      kind: 'anomaly-identification',
+      columns: ['hours_on_site'],
+      binWidths: [1],
+      metric: 'l1',
+      radius: 0,
+      beta: 1,
+      k: 1,
+      records: [[3]]
+    })
     const before = ledgerRows(w.store.db)
     let message = ''
     try {
       // The data table disappears between the charge and the run (a crash of the disk, a hand edit).
-      runRelease(w.store.db, { queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } }, {
-        afterCharge: () => w.store.db.exec(`ALTER TABLE "ds_${w.ph}" RENAME TO "ds_${w.ph}_gone"`)
-      })
+      runRelease(
+        w.store.db,
+        { queryId: q.id, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 0.1 } },
+        {
+          afterCharge: () => w.store.db.exec(`ALTER TABLE "ds_${w.ph}" RENAME TO "ds_${w.ph}_gone"`)
+        }
+      )
     } catch (e) {
       message = (e as Error).message
     } finally {
@@ -317,7 +408,8 @@ describe('finding 5: timing', () => {
     let done = false
     const poll = (async () => {
       while (!done) {
-        for (const r of listReleases(w.store.db).filter((x) => x.queryId === q.id)) seen.push({ at: Date.now(), status: r.status, answer: r.answer !== null })
+        for (const r of listReleases(w.store.db).filter((x) => x.queryId === q.id))
+          seen.push({ at: Date.now(), status: r.status, answer: r.answer !== null })
         await new Promise((resolve) => setTimeout(resolve, 1))
       }
     })()
@@ -341,14 +433,26 @@ describe('finding 5: timing', () => {
     // One individual far above the rest: the posterior passes tau after a few questions. All alike: it never does.
     const rng: Rng = seededRng('padding')
     const params = { epsilon: 1, tLow: 10, tHigh: 100, oracle: 'direct' as const, top: 4, halting: { tau: 0.5, budget: 40 }, padToQueries: 40 }
-    const clear = privateBinarySearch(Float64Array.from({ length: 200 }, (_, i) => (i === 7 ? 1000 : 5)), params, rng)
-    const flat = privateBinarySearch(Float64Array.from({ length: 200 }, () => 5), params, rng)
+    const clear = privateBinarySearch(
+      Float64Array.from({ length: 200 }, (_, i) => (i === 7 ? 1000 : 5)),
+      params,
+      rng
+    )
+    const flat = privateBinarySearch(
+      Float64Array.from({ length: 200 }, () => 5),
+      params,
+      rng
+    )
     expect(clear.queries).toBeLessThan(40)
     expect(flat.queries).toBe(40)
     expect(clear.rounds).toBe(40)
     expect(flat.rounds).toBe(40)
     // The answer is the one at the stop: the padding rounds change nothing that is released.
-    const unpadded = privateBinarySearch(Float64Array.from({ length: 200 }, (_, i) => (i === 7 ? 1000 : 5)), { ...params, padToQueries: 0 }, seededRng('padding'))
+    const unpadded = privateBinarySearch(
+      Float64Array.from({ length: 200 }, (_, i) => (i === 7 ? 1000 : 5)),
+      { ...params, padToQueries: 0 },
+      seededRng('padding')
+    )
     expect(unpadded.rounds).toBe(unpadded.queries)
     expect(clear.top).toEqual(unpadded.top)
     expect(clear.queries).toBe(unpadded.queries)

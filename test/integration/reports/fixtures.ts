@@ -13,7 +13,12 @@ import { ExperimentRepository } from '../../../src-main/services/experiments/rep
 import type { Store } from '../../../src-main/services/store/store'
 import { officerAct } from '../officer-fixture'
 
-export function craftDataset(db: Database.Database, name: string, columns: Array<{ name: string; type: 'integer' | 'text' }>, rows: Array<Array<string | number>>): number {
+export function craftDataset(
+  db: Database.Database,
+  name: string,
+  columns: Array<{ name: string; type: 'integer' | 'text' }>,
+  rows: Array<Array<string | number>>
+): number {
   return db.transaction(() => {
     const id = Number(
       db
@@ -23,7 +28,9 @@ export function craftDataset(db: Database.Database, name: string, columns: Array
     const table = `ds_${id}`
     db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(table, id)
     db.exec(`CREATE TABLE ${table} (${columns.map((c, i) => `c${i + 1} ${c.type === 'text' ? 'TEXT' : 'INTEGER'}`).join(', ')})`)
-    const insCol = db.prepare(`INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, ?, ?, ?, ?, 'inferred')`)
+    const insCol = db.prepare(
+      `INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, ?, ?, ?, ?, 'inferred')`
+    )
     columns.forEach((c, i) => insCol.run(id, i + 1, c.name, `c${i + 1}`, c.type))
     const ins = db.prepare(`INSERT INTO ${table} VALUES (${columns.map(() => '?').join(', ')})`)
     for (const r of rows) ins.run(...r)
@@ -33,8 +40,9 @@ export function craftDataset(db: Database.Database, name: string, columns: Array
 
 export function saveQuery(db: Database.Database, datasetId: number, name: string, definition: QueryDefinition): number {
   return Number(
-    db.prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)').run(datasetId, name, definition.kind, JSON.stringify(definition))
-      .lastInsertRowid
+    db
+      .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
+      .run(datasetId, name, definition.kind, JSON.stringify(definition)).lastInsertRowid
   )
 }
 
@@ -115,8 +123,19 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
   setBudget(db, { datasetId, epsilon: String(20 + releases * 2), reason: 'Fire-safety review budget', ...officerAct(db, 'Olga Officer') })
   // The budget per person covers every search (epsilon 10 each, one in three releases) and leaves 4 (issue 14: one
   // budget per person, summed over notions; the search's notion budget below is an extra cap).
-  setBudget(db, { datasetId: otherDatasetId, epsilon: String(4 + 10 * Math.floor(releases / 3)), reason: 'Person-hours review', ...officerAct(db, 'Olga Officer') })
-  setBudget(db, { datasetId: otherDatasetId, epsilon: String(20 + releases * 10), notion: 'anomaly-restricted-dp', reason: 'Search budget', ...officerAct(db, 'Olga Officer') })
+  setBudget(db, {
+    datasetId: otherDatasetId,
+    epsilon: String(4 + 10 * Math.floor(releases / 3)),
+    reason: 'Person-hours review',
+    ...officerAct(db, 'Olga Officer')
+  })
+  setBudget(db, {
+    datasetId: otherDatasetId,
+    epsilon: String(20 + releases * 10),
+    notion: 'anomaly-restricted-dp',
+    reason: 'Search budget',
+    ...officerAct(db, 'Olga Officer')
+  })
   const threshold = saveQuery(db, datasetId, 'Rooms over the limit', {
     kind: 'threshold',
     groupBy: ['building', 'room'],
@@ -178,7 +197,14 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
   return { datasetId, otherDatasetId, releases: out, failedReleases, denials: d === 'denied' ? 1 : 0 }
 }
 
-const metric = (mean: number, n: number): MetricSummary => ({ mean, sd: 0.01, n, ciLow: Math.max(0, mean - 0.02), ciHigh: mean + 0.02, interval: 'normal' })
+const metric = (mean: number, n: number): MetricSummary => ({
+  mean,
+  sd: 0.01,
+  n,
+  ciLow: Math.max(0, mean - 0.02),
+  ciHigh: mean + 0.02,
+  interval: 'normal'
+})
 
 /** A finished simulation experiment (threshold engine, alpha sweep, two mechanisms) through the repository. */
 export function storeExperiment(store: Store): string {

@@ -35,7 +35,9 @@ afterAll(async () => {
   ws?.cleanup()
 })
 
-async function exportAndWait(req: Parameters<Services['call']>[1] & object): Promise<{ result: ReportExportResult & { jobId: string }; progress: JobProgress[] }> {
+async function exportAndWait(
+  req: Parameters<Services['call']>[1] & object
+): Promise<{ result: ReportExportResult & { jobId: string }; progress: JobProgress[] }> {
   const progress: JobProgress[] = []
   const off = services.events.on((name, payload) => {
     if (name === 'job/progress') progress.push(payload as JobProgress)
@@ -95,7 +97,13 @@ describe('reports through the services', () => {
   it('removes its exported files (officer editions hold sealed costs) when the services stop', async () => {
     const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('quiet-alarm-reports-')))
     const svc = createServices({ mode: 'headless', dbPath: ws.db, poolSize: 1 })
-    const { jobId } = await svc.call('reports/export', { format: 'json', edition: 'officer', officer: 'Olga Officer', passphrase: testPassphrase('Olga Officer'), reason: 'audit' })
+    const { jobId } = await svc.call('reports/export', {
+      format: 'json',
+      edition: 'officer',
+      officer: 'Olga Officer',
+      passphrase: testPassphrase('Olga Officer'),
+      reason: 'audit'
+    })
     expect((await svc.context.jobs.settled(jobId))?.state).toBe('done')
     const mine = readdirSync(tmpdir()).filter((n) => n.startsWith('quiet-alarm-reports-') && !before.has(n))
     expect(mine).toHaveLength(1)
@@ -160,7 +168,10 @@ describe('a report over 1,000 releases', () => {
       expect(result.releases).toBe(n)
       expect(csvInfo?.state).toBe('done')
       expect(pdfText(pdf)).toContain(`Releases in period ${n}`)
-      const rows = readFileSync(await downloadTo(svc, csv.jobId, big.dir), 'utf8').trim().split('\r\n').length - 1
+      const rows =
+        readFileSync(await downloadTo(svc, csv.jobId, big.dir), 'utf8')
+          .trim()
+          .split('\r\n').length - 1
       expect(rows).toBe(n)
       renderPages(pdf, 'test-results/report-pages', 'large', 3)
       process.stdout.write(

@@ -50,7 +50,9 @@ function unlockCount(officer?: string): number {
   return withStore(
     (s) =>
       (
-        s.db.prepare(`SELECT count(*) AS n FROM audit_events WHERE kind = 'officer/unlock-ex-post' ${officer ? 'AND actor = ?' : ''}`).get(...(officer ? [officer] : [])) as {
+        s.db
+          .prepare(`SELECT count(*) AS n FROM audit_events WHERE kind = 'officer/unlock-ex-post' ${officer ? 'AND actor = ?' : ''}`)
+          .get(...(officer ? [officer] : [])) as {
           n: number
         }
       ).n
@@ -84,7 +86,25 @@ beforeAll(async () => {
   const t0 = performance.now()
   await ok(['report', '--db', ws.db, '--format', 'pdf', '--out', analystPdf, '--to', to])
   const t1 = performance.now()
-  await ok(['report', '--db', ws.db, '--format', 'pdf', '--out', officerPdf, '--to', to, '--edition', 'officer', '--officer', 'Olga Officer', '--passphrase-file', officerPassFile(), '--page-size', 'letter'])
+  await ok([
+    'report',
+    '--db',
+    ws.db,
+    '--format',
+    'pdf',
+    '--out',
+    officerPdf,
+    '--to',
+    to,
+    '--edition',
+    'officer',
+    '--officer',
+    'Olga Officer',
+    '--passphrase-file',
+    officerPassFile(),
+    '--page-size',
+    'letter'
+  ])
   process.stdout.write(`report PDFs: analyst ${(t1 - t0).toFixed(0)} ms, officer ${(performance.now() - t1).toFixed(0)} ms\n`)
   analystText = pdfText(analystPdf)
   officerText = pdfText(officerPdf)
@@ -128,12 +148,17 @@ describe('PDF report', () => {
       expect(datasets.length).toBe(2)
       datasets.forEach((d, i) => {
         const next = datasets[i + 1]
-        const part = section(section(text, '1. Summary', '2. Releases'), `Dataset "${d.datasetName}" (id ${d.datasetId})`, next ? `Dataset "${next.datasetName}"` : null)
+        const part = section(
+          section(text, '1. Summary', '2. Releases'),
+          `Dataset "${d.datasetName}" (id ${d.datasetId})`,
+          next ? `Dataset "${next.datasetName}"` : null
+        )
         // The headline per unit (issue 14): the sum over notions, against the one budget per unit.
         const per = d.unitKind === 'person' ? 'person' : 'row'
         // Epsilons by the one rounding rule (issue 17): spends and budgets rounded up, what remains rounded down.
         expect(part).toContain(`Privacy unit: ${d.unitText}. Spent per ${per}, summed over notions: ${up(d.spentPerUnitExact)}`)
-        if (d.budgetPerUnitSource !== 'none') expect(part).toContain(`budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`)
+        if (d.budgetPerUnitSource !== 'none')
+          expect(part).toContain(`budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`)
         for (const a of d.accounts) {
           // Whole history in the period: spent in period = spent in total = the ledger's spend.
           const row = `${a.label} ${a.budgetExact === null ? 'none set' : up(a.budgetExact)} ${up(a.spentExact)} ${up(a.spentExact)} ${a.remainingExact === null ? '—' : down(a.remainingExact)} ${a.releases}`
@@ -148,7 +173,15 @@ describe('PDF report', () => {
     const releases = withStore((s) => listReleases(s.db))
     const entries = withStore((s) => listEntries(s.db, { limit: 1000 }).entries)
     // The fixture has epsilons with more than 6 significant digits (ln 10 = 2.302585093 ...), so the rule is exercised.
-    expect(entries.some((x) => x.epsilonExact.replace(/^[0.]+/, '').replace('.', '').replace(/0+$/, '').length > 6)).toBe(true)
+    expect(
+      entries.some(
+        (x) =>
+          x.epsilonExact
+            .replace(/^[0.]+/, '')
+            .replace('.', '')
+            .replace(/0+$/, '').length > 6
+      )
+    ).toBe(true)
     for (const text of [analystText, officerText]) {
       // Every decimal number outside the hashes and times: no more than 6 significant digits (9-decimal ledger amounts were printed before).
       const body = section(text, '1. Summary', '7. Verification').replace(/\d{4}-\d\d-\d\dT?\s*\d\d:\d\d:\d\d\.\d+Z?/g, ' ')
@@ -184,14 +217,42 @@ describe('PDF report', () => {
       expect(printed, 'hash in the verification section').toMatch(/^[0-9a-f]{64}$/)
       expect(text).toContain(`Report data SHA-256 ${printed}`)
       const json = join(ws.dir, `${edition}.json`)
-      await ok(['report', '--db', ws.db, '--format', 'json', '--out', json, '--to', to, '--edition', edition, ...(edition === 'officer' ? ['--officer', 'Olga Officer', '--passphrase-file', officerPassFile()] : [])])
+      await ok([
+        'report',
+        '--db',
+        ws.db,
+        '--format',
+        'json',
+        '--out',
+        json,
+        '--to',
+        to,
+        '--edition',
+        edition,
+        ...(edition === 'officer' ? ['--officer', 'Olga Officer', '--passphrase-file', officerPassFile()] : [])
+      ])
       const bytes = readFileSync(json)
       expect(sha256(bytes)).toBe(printed)
       expect(sha256(canonical(JSON.parse(bytes.toString('utf8'))))).toBe(printed)
       // Each CSV table's SHA-256 printed in the report equals the SHA-256 of that table exported alone.
       for (const table of ['ledger', 'releases', 'denials', 'experiments']) {
         const csv = join(ws.dir, `${edition}-${table}.csv`)
-        await ok(['report', '--db', ws.db, '--format', 'csv', '--table', table, '--out', csv, '--to', to, '--edition', edition, ...(edition === 'officer' ? ['--officer', 'Olga Officer', '--passphrase-file', officerPassFile()] : [])])
+        await ok([
+          'report',
+          '--db',
+          ws.db,
+          '--format',
+          'csv',
+          '--table',
+          table,
+          '--out',
+          csv,
+          '--to',
+          to,
+          '--edition',
+          edition,
+          ...(edition === 'officer' ? ['--officer', 'Olga Officer', '--passphrase-file', officerPassFile()] : [])
+        ])
         expect(text).toContain(`${table} ${table}.csv ${sha256(readFileSync(csv))}`)
       }
     }
@@ -217,7 +278,9 @@ describe('editions', () => {
   it('the analyst edition never contains ex-post costs; the officer edition does, and its unlocks are recorded', async () => {
     const officerJson = JSON.parse(readFileSync(join(ws.dir, 'officer.json'), 'utf8'))
     const analystJson = JSON.parse(readFileSync(join(ws.dir, 'analyst.json'), 'utf8'))
-    const sealed = (officerJson.releases as Array<{ releaseId: number; status: string; exPost: { spentMax: number | null; sealed: boolean } }>).filter((r) => r.exPost.sealed)
+    const sealed = (
+      officerJson.releases as Array<{ releaseId: number; status: string; exPost: { spentMax: number | null; sealed: boolean } }>
+    ).filter((r) => r.exPost.sealed)
     const answered = withStore((s) => listReleases(s.db)).filter((r) => r.status === 'answered')
     expect(sealed.map((r) => r.releaseId)).toEqual(answered.map((r) => r.releaseId))
     expect(sealed.length).toBeGreaterThan(0)
@@ -243,14 +306,15 @@ describe('editions', () => {
       expect(analystCsvText).not.toContain(`,${v},`)
       expect(officerReleases).toContain(exPostText(r.exPost.spentMax))
       // Printed at 6 digits, an ex-post cost within rounding of its charge reads as the (public) charge.
-      if (!charges.has(exPostText(r.exPost.spentMax))) expect(section(analystText, '2. Releases', '3. Denials')).not.toContain(exPostText(r.exPost.spentMax))
+      if (!charges.has(exPostText(r.exPost.spentMax)))
+        expect(section(analystText, '2. Releases', '3. Denials')).not.toContain(exPostText(r.exPost.spentMax))
     }
     process.stdout.write(`ex-post values checked absent from the analyst edition: ${distinctive}\n`)
     // Each officer export unlocked every answered release, recorded with the officer's name (PDF, JSON, 4 CSVs so far).
     expect(unlockCount('Olga Officer')).toBe(answered.length * 6)
   })
 
-  it('the officer edition needs the officer\'s passphrase, and the analyst edition records no unlock', async () => {
+  it("the officer edition needs the officer's passphrase, and the analyst edition records no unlock", async () => {
     const before = unlockCount()
     const out = join(ws.dir, 'x.pdf')
     const r = await cli(['report', '--db', ws.db, '--format', 'pdf', '--out', out, '--edition', 'officer'])
@@ -266,7 +330,21 @@ describe('editions', () => {
 describe('CSV exports', () => {
   it('round-trip: the ledger table parses back to the ledger entries', async () => {
     const { header, rows } = parseCsv(readFileSync(join(ws.dir, 'analyst-ledger.csv'), 'utf8'))
-    expect(header).toEqual(['seq', 'at', 'kind', 'dataset_id', 'dataset', 'notion', 'epsilon', 'cell_count', 'release_id', 'actor', 'description', 'prev_hash', 'hash'])
+    expect(header).toEqual([
+      'seq',
+      'at',
+      'kind',
+      'dataset_id',
+      'dataset',
+      'notion',
+      'epsilon',
+      'cell_count',
+      'release_id',
+      'actor',
+      'description',
+      'prev_hash',
+      'hash'
+    ])
     const entries = withStore((s) => listEntries(s.db, { limit: 1000 }).entries).reverse()
     expect(rows.length).toBe(entries.length)
     rows.forEach((r, i) => {
@@ -315,7 +393,9 @@ describe('CSV exports', () => {
 
   it('round-trip: denials and experiment results', () => {
     const den = parseCsv(readFileSync(join(ws.dir, 'analyst-denials.csv'), 'utf8'))
-    const audits = withStore((s) => s.db.prepare(`SELECT id, at, actor, detail FROM audit_events WHERE kind = 'release/denied' ORDER BY id`).all()) as Array<{
+    const audits = withStore((s) =>
+      s.db.prepare(`SELECT id, at, actor, detail FROM audit_events WHERE kind = 'release/denied' ORDER BY id`).all()
+    ) as Array<{
       id: number
       at: string
       actor: string
@@ -370,7 +450,9 @@ describe('scope and period', () => {
     await ok(['report', '--db', ws.db, '--format', 'json', '--out', out, '--dataset', 'person-hours', '--to', to])
     const data = JSON.parse(readFileSync(out, 'utf8'))
     expect(data.scope).toEqual({ datasetId: fixture.otherDatasetId, datasetName: 'person-hours' })
-    expect(data.releases.map((r: { releaseId: number }) => r.releaseId)).toEqual(releases.filter((r) => r.datasetId === fixture.otherDatasetId).map((r) => r.releaseId))
+    expect(data.releases.map((r: { releaseId: number }) => r.releaseId)).toEqual(
+      releases.filter((r) => r.datasetId === fixture.otherDatasetId).map((r) => r.releaseId)
+    )
     expect(data.denials).toHaveLength(1)
     expect(data.experiments).toHaveLength(0)
     const mid = releases[4].createdAt
@@ -383,10 +465,16 @@ describe('scope and period', () => {
     const l = JSON.parse(readFileSync(late, 'utf8'))
     expect(l.releases.length + e.releases.length).toBe(releases.length)
     // Spent in total counts everything before the end; spent in the period only the period's charges.
-    const acc = (d: typeof l, notion: string) => d.datasets.find((x: { datasetId: number }) => x.datasetId === fixture.otherDatasetId).accounts.find((a: { notion: string }) => a.notion === notion)
+    const acc = (d: typeof l, notion: string) =>
+      d.datasets
+        .find((x: { datasetId: number }) => x.datasetId === fixture.otherDatasetId)
+        .accounts.find((a: { notion: string }) => a.notion === notion)
     const full = acc(JSON.parse(readFileSync(join(ws.dir, 'analyst.json'), 'utf8')), 'anomaly-restricted-dp')
     expect(Number(acc(l, 'anomaly-restricted-dp').spentTotalExact)).toBe(Number(full.spentTotalExact))
-    expect(Number(acc(e, 'anomaly-restricted-dp').spentTotalExact) + Number(acc(l, 'anomaly-restricted-dp').spentInPeriodExact)).toBeCloseTo(Number(full.spentTotalExact), 9)
+    expect(Number(acc(e, 'anomaly-restricted-dp').spentTotalExact) + Number(acc(l, 'anomaly-restricted-dp').spentInPeriodExact)).toBeCloseTo(
+      Number(full.spentTotalExact),
+      9
+    )
   })
 })
 

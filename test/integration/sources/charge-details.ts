@@ -11,7 +11,9 @@ import { officerAct } from '../officer-fixture'
 
 export function openedChargeDetails<S>(db: Database.Database, datasetId: number, officer: string): Array<{ params: { source?: S } }> {
   const key = unlockOfficer(db, officerAct(db, officer))
-  return (db.prepare(`SELECT detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? ORDER BY seq`).all(datasetId) as Array<{ detail: string }>).map((r) => {
+  return (
+    db.prepare(`SELECT detail FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? ORDER BY seq`).all(datasetId) as Array<{ detail: string }>
+  ).map((r) => {
     const d = JSON.parse(r.detail)
     const raw = d.params?.source
     if (raw !== undefined) {

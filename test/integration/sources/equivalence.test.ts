@@ -85,12 +85,27 @@ beforeAll(async () => {
   await cluster.createRole('qa_reader', password)
   await cluster.admin('CREATE TABLE events (person bigint, room text, floor integer, kind text, "at" timestamp, value double precision)')
   const col = (j: number) => rows.map((r) => r[j])
-  await cluster.admin('INSERT INTO events SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::timestamp[], $6::float8[])', [0, 1, 2, 3, 4, 5].map(col))
+  await cluster.admin(
+    'INSERT INTO events SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::timestamp[], $6::float8[])',
+    [0, 1, 2, 3, 4, 5].map(col)
+  )
   await cluster.admin('ANALYZE events')
   await cluster.admin('GRANT SELECT ON events TO qa_reader')
   process.env.PGPASSWORD = password
-  postgres = linkPostgres(db, { name: 'events pg', url: cluster.url('qa_reader'), table: 'public.events', personColumn: 'person', ...officerAct(db) }).id
-  rowLevelPostgres = linkPostgres(db, { name: 'events pg rows', url: cluster.url('qa_reader'), table: 'events', personColumn: null, ...officerAct(db) }).id
+  postgres = linkPostgres(db, {
+    name: 'events pg',
+    url: cluster.url('qa_reader'),
+    table: 'public.events',
+    personColumn: 'person',
+    ...officerAct(db)
+  }).id
+  rowLevelPostgres = linkPostgres(db, {
+    name: 'events pg rows',
+    url: cluster.url('qa_reader'),
+    table: 'events',
+    personColumn: null,
+    ...officerAct(db)
+  }).id
 }, 120_000)
 afterAll(async () => {
   await closePg()
@@ -106,7 +121,11 @@ function randomDefinition(seed: string): { def: ThresholdQueryDefinition; column
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]
   const cols = ['room', 'floor', 'kind'].filter(() => r() < 0.6)
   const groupBy = cols.length ? cols : [pick(['room', 'floor', 'kind'])]
-  const domain: Record<string, Array<string | number | null>> = { room: [...ROOMS, 'r9'], floor: [1, 2, 3, -1, 7], kind: [...KINDS.filter((k) => k !== null), 'none'] }
+  const domain: Record<string, Array<string | number | null>> = {
+    room: [...ROOMS, 'r9'],
+    floor: [1, 2, 3, -1, 7],
+    kind: [...KINDS.filter((k) => k !== null), 'none']
+  }
   const seen = new Set<string>()
   const groups: Array<Array<string | number | null>> = []
   const want = 1 + Math.floor(r() * 14)
@@ -136,14 +155,32 @@ function randomDefinition(seed: string): { def: ThresholdQueryDefinition; column
   const t0 = START + Math.floor(r() * SPAN_MIN) * 60_000 - (r() < 0.2 ? 45 * 86_400_000 : 0)
   const period = r() < 0.6 ? { column: 'at', from: iso(t0), to: iso(t0 + Math.floor(r() * 10 * 86_400_000) + 3_600_000) } : undefined
   const count: ThresholdQueryDefinition['count'] =
-    r() < 0.3 ? { kind: 'rows' } : { kind: 'persons', personColumn: 'person', cap: 1 + Math.floor(r() * 4), ...(r() < 0.6 ? { maxGroups: 1 + Math.floor(r() * 3) } : {}) }
+    r() < 0.3
+      ? { kind: 'rows' }
+      : { kind: 'persons', personColumn: 'person', cap: 1 + Math.floor(r() * 4), ...(r() < 0.6 ? { maxGroups: 1 + Math.floor(r() * 3) } : {}) }
   const tk = pick(['constant', 'reference', 'column'] as const)
   const r0 = START + Math.floor(r() * SPAN_MIN) * 60_000 - 30 * 60_000
   const threshold: ThresholdQueryDefinition['threshold'] =
     tk === 'reference'
-      ? { kind: 'reference', factor: pick([0.5, 1, 2.5]), aggregate: pick(['max', 'mean'] as const), bucket: pick(['hour', 'day'] as const), column: 'at', from: iso(r0), to: iso(r0 + Math.floor(r() * 5 * 86_400_000) + 1) }
+      ? {
+          kind: 'reference',
+          factor: pick([0.5, 1, 2.5]),
+          aggregate: pick(['max', 'mean'] as const),
+          bucket: pick(['hour', 'day'] as const),
+          column: 'at',
+          from: iso(r0),
+          to: iso(r0 + Math.floor(r() * 5 * 86_400_000) + 1)
+        }
       : { kind: 'constant', value: 3 }
-  const def: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold, groups, ...(filter.length ? { filter } : {}), ...(period ? { period } : {}) }
+  const def: ThresholdQueryDefinition = {
+    kind: 'threshold',
+    groupBy,
+    count,
+    threshold,
+    groups,
+    ...(filter.length ? { filter } : {}),
+    ...(period ? { period } : {})
+  }
   return { def, columnThresholds: tk === 'column' }
 }
 
@@ -234,7 +271,15 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
           threshold:
             r() < 0.5
               ? { kind: 'constant', value: 2 }
-              : { kind: 'reference', factor: 1, aggregate: r() < 0.5 ? 'max' : 'mean', bucket: 'day', column: 'at', from: iso(t0 - 5 * 86_400_000), to: iso(t0) },
+              : {
+                  kind: 'reference',
+                  factor: 1,
+                  aggregate: r() < 0.5 ? 'max' : 'mean',
+                  bucket: 'day',
+                  column: 'at',
+                  from: iso(t0 - 5 * 86_400_000),
+                  to: iso(t0)
+                },
           groups,
           ...(r() < 0.5 ? { period: { column: 'at', from: iso(t0), to: iso(t0 + 4 * 86_400_000) } } : {})
         }
@@ -256,13 +301,32 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
   it('anomaly identification columns (with persons) and search scores are identical', () => {
     const db = h.store.db
     for (const [cols, widths] of [
-      [['floor', 'value'], [1, 10]],
-      [['room', 'kind', 'at'], [null, null, 3_600_000]]
+      [
+        ['floor', 'value'],
+        [1, 10]
+      ],
+      [
+        ['room', 'kind', 'at'],
+        [null, null, 3_600_000]
+      ]
     ] as const) {
       const out = [imported, parquet, csv, postgres].map((id) => {
-        const q = saveQuery(db, id, `aiq ${cols.join('+')}`, { kind: 'anomaly-identification', columns: cols, binWidths: widths, metric: 'l1', radius: 1, beta: 2, k: 1 })
+        const q = saveQuery(db, id, `aiq ${cols.join('+')}`, {
+          kind: 'anomaly-identification',
+          columns: cols,
+          binWidths: widths,
+          metric: 'l1',
+          radius: 1,
+          beta: 2,
+          k: 1
+        })
         const d = loadAnomalyIdentificationData({ db }, q.id)
-        return { columns: d.columns.map((c) => ({ ...c, values: [...c.values] })), rowCount: d.rowCount, skippedRows: d.skippedRows, persons: d.persons }
+        return {
+          columns: d.columns.map((c) => ({ ...c, values: [...c.values] })),
+          rowCount: d.rowCount,
+          skippedRows: d.skippedRows,
+          persons: d.persons
+        }
       })
       expect(out[0].rowCount).toBeGreaterThan(1000)
       expect(out[1]).toEqual(out[0])
@@ -277,7 +341,18 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       // A person-level dataset's search is over its persons; the room search runs on the row-level copies.
       const ids = idColumn === 'person' ? [imported, parquet, csv, postgres] : [rowLevelImported, rowLevelParquet, rowLevelParquet, rowLevelPostgres]
       const out = ids.map((id) => {
-        const q = saveQuery(db, id, `search ${idColumn}`, { kind: 'anomaly-search', scoreColumn: score, idColumn, individuals, scoreFloor: 0, tLow: 100, tHigh: 150, epsilonPerQuery: 0.5, budget: 2, oracle: 'rr' })
+        const q = saveQuery(db, id, `search ${idColumn}`, {
+          kind: 'anomaly-search',
+          scoreColumn: score,
+          idColumn,
+          individuals,
+          scoreFloor: 0,
+          tLow: 100,
+          tHigh: 150,
+          epsilonPerQuery: 0.5,
+          budget: 2,
+          oracle: 'rr'
+        })
         const d = loadAnomalySearchData({ db }, q.id)
         return { ids: d.ids, scores: [...d.scores] }
       })
@@ -295,7 +370,12 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       const src = sourceFor(db, ds)
       const d = src.dialect
       const sql = `SELECT ${cols.map((c) => d.column(ds, c)).join(', ')} FROM ${d.relation(ds)} ${d.fileOrder(ds)}`
-      return src.all({ sql, params: [] }).map((r) => groupKey(cols.map((c) => c.type), r))
+      return src.all({ sql, params: [] }).map((r) =>
+        groupKey(
+          cols.map((c) => c.type),
+          r
+        )
+      )
     }
     const a = keys(imported)
     expect(keys(parquet)).toEqual(a)

@@ -40,7 +40,11 @@ function writeParquet(path: string, extra = ''): void {
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(args, { stdout: { write: (x: string) => ((out += x), true) }, stderr: { write: (x: string) => ((err += x), true) }, cwd: ws.dir } as never)
+  const code = await main(args, {
+    stdout: { write: (x: string) => ((out += x), true) },
+    stderr: { write: (x: string) => ((err += x), true) },
+    cwd: ws.dir
+  } as never)
   return { code, out, err }
 }
 
@@ -60,7 +64,13 @@ describe('linked files', () => {
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
     expect(j).toMatchObject({ name: 'badges', source: 'linked-file', rows: 2000, unit: 'person', unitKind: 'person' })
-    expect(j.columns.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual(['person:text', 'room:text', 'floor:integer', 'at:timestamp', 'score:real'])
+    expect(j.columns.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
+      'person:text',
+      'room:text',
+      'floor:integer',
+      'at:timestamp',
+      'score:real'
+    ])
     store = openStore(ws.db)
     const info = listDatasets(store.db)[0]
     expect(info.source).toBe('linked-file')
@@ -79,16 +89,44 @@ describe('linked files', () => {
     expect((await cli(['link', '--db', ws.db, '--name', 'x', '--file', 'notes.txt'])).err).toMatch(/must be a Parquet file/)
     writeFileSync(join(ws.dir, 'fake.parquet'), 'not parquet at all')
     expect((await cli(['link', '--db', ws.db, '--name', 'x', '--file', 'fake.parquet'])).err).toMatch(/is not a Parquet file/)
-    const dup = await cli(['link', '--db', ws.db, '--name', 'x', '--file', 'badges.parquet', '--person-column', 'person', '--per-person-columns', 'room'])
+    const dup = await cli([
+      'link',
+      '--db',
+      ws.db,
+      '--name',
+      'x',
+      '--file',
+      'badges.parquet',
+      '--person-column',
+      'person',
+      '--per-person-columns',
+      'room'
+    ])
     // Refused whatever the rows hold (checking them would tell the caller whether some person has two values).
     expect(dup.err).toMatch(/Columns cannot be declared one value per person on a linked source \("room"\)/)
-    const other = await cli(['link', '--db', ws.db, '--name', 'x', '--file', 'badges.parquet', '--person-column', 'person', '--per-person-columns', 'person_id_never_checked'])
+    const other = await cli([
+      'link',
+      '--db',
+      ws.db,
+      '--name',
+      'x',
+      '--file',
+      'badges.parquet',
+      '--person-column',
+      'person',
+      '--per-person-columns',
+      'person_id_never_checked'
+    ])
     expect(other.err).toBe(dup.err.replace('"room"', '"person_id_never_checked"'))
     store = openStore(ws.db)
     expect(listDatasets(store.db).map((d) => d.name)).toEqual(['badges'])
     store.close()
-    expect((await cli(['datasets', 'list', '--db', ws.db])).out).toMatch(/1  badges  2,000 rows \(linked file badges.parquet, queried in place\)  unit: person/)
-    expect((await cli(['datasets', 'show', '--db', ws.db, '--dataset', 'badges'])).out).toMatch(/2000 rows in the linked file badges.parquet \(queried in place; rows when linked\)/)
+    expect((await cli(['datasets', 'list', '--db', ws.db])).out).toMatch(
+      /1  badges  2,000 rows \(linked file badges.parquet, queried in place\)  unit: person/
+    )
+    expect((await cli(['datasets', 'show', '--db', ws.db, '--dataset', 'badges'])).out).toMatch(
+      /2000 rows in the linked file badges.parquet \(queried in place; rows when linked\)/
+    )
     store = openStore(ws.db)
   })
 
@@ -96,7 +134,13 @@ describe('linked files', () => {
     const pq = join(ws.dir, 'badges.parquet')
     writeParquet(pq)
     const ds = linkFile(store.db, { name: 'badges', file: pq, personColumn: null }).id
-    const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 400 }, groups: [['R1'], ['R2'], ['R9']] })
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 400 },
+      groups: [['R1'], ['R2'], ['R9']]
+    })
     await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', ...officerAct(store.db, 'olga') })
     const r1 = await h['releases/run']({ queryId: q, params: tslm })
     expect(r1.epsilon).toBeGreaterThan(0)
@@ -126,7 +170,17 @@ describe('linked files', () => {
       threshold: { kind: 'constant', value: 40 },
       groups: [['R1'], ['R2']]
     })
-    const search = saveQuery(store.db, ds, 'search', { kind: 'anomaly-search', scoreColumn: 'score', idColumn: 'person', individuals: ['p1', 'p2', 'p3'], tLow: 50, tHigh: 90, epsilonPerQuery: 0.5, budget: 1, oracle: 'rr' })
+    const search = saveQuery(store.db, ds, 'search', {
+      kind: 'anomaly-search',
+      scoreColumn: 'score',
+      idColumn: 'person',
+      individuals: ['p1', 'p2', 'p3'],
+      tLow: 50,
+      tHigh: 90,
+      epsilonPerQuery: 0.5,
+      budget: 1,
+      oracle: 'rr'
+    })
     await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', ...officerAct(store.db, 'olga') })
     const entries = async () => (await h['ledger/entries']({})).total
     const before = await entries()
@@ -137,9 +191,13 @@ describe('linked files', () => {
     await expect(h['releases/run']({ queryId: search, params: { kind: 'anomaly-search' } })).rejects.toThrow(/is missing/)
     writeParquet(pq, ', 1 AS extra')
     await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(/has changed its schema: its columns are not the ones it had/)
-    duckAll(`COPY (SELECT person, room, CAST(floor AS VARCHAR) AS floor, "at", score FROM range(1), read_parquet(${duckString(pq)})) TO ${duckString(pq + '.tmp')} (FORMAT parquet)`)
+    duckAll(
+      `COPY (SELECT person, room, CAST(floor AS VARCHAR) AS floor, "at", score FROM range(1), read_parquet(${duckString(pq)})) TO ${duckString(pq + '.tmp')} (FORMAT parquet)`
+    )
     renameSync(pq + '.tmp', pq)
-    await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(/column "floor" changed type from BIGINT to VARCHAR; link it again as a new dataset. Nothing was charged./)
+    await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(
+      /column "floor" changed type from BIGINT to VARCHAR; link it again as a new dataset. Nothing was charged./
+    )
     expect(await entries()).toBe(before)
     // Back as linked: the release runs (the truncation to one room per person runs on DuckDB's tuples).
     writeParquet(pq)
@@ -170,7 +228,9 @@ describe('linked files', () => {
     await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(/has changed its schema: column "room" is gone/)
     writeFileSync(csv, 'person,room,floor\np1,R1,1\np2,R2,upstairs\n')
     // After the charge the release service gives its neutral failure (the reason may depend on the rows).
-    await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(/^Release \d+ was charged but not answered \(.*\); the charge stays in the ledger$/)
+    await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(
+      /^Release \d+ was charged but not answered \(.*\); the charge stays in the ledger$/
+    )
     expect(chargeDetails(ds)).toHaveLength(2)
   })
 })

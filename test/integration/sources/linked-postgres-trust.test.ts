@@ -46,7 +46,9 @@ beforeAll(async () => {
     ['big_ids', '1152921504606846976']
   ]) {
     await cluster.admin(`CREATE TABLE hr.${table} (person text, room text, badge bigint)`)
-    await cluster.admin(`INSERT INTO hr.${table} SELECT 'p' || (i % 30), 'R' || (1 + i % 3), CASE WHEN i = 0 THEN ${big} ELSE i END FROM generate_series(0, 299) AS t(i)`)
+    await cluster.admin(
+      `INSERT INTO hr.${table} SELECT 'p' || (i % 30), 'R' || (1 + i % 3), CASE WHEN i = 0 THEN ${big} ELSE i END FROM generate_series(0, 299) AS t(i)`
+    )
   }
   // A third with 40 times the rows: its planner estimate differs.
   await cluster.admin(`CREATE TABLE hr.many (person text, room text, badge bigint)`)
@@ -163,7 +165,9 @@ describe('finding 5: linking reveals nothing about the private rows', () => {
     expect(shown(many)).toBe(shown(small))
     expect(big.columns.map((c) => `${c.name}:${c.type}`)).toEqual(['person:text', 'room:text', 'badge:integer'])
     // Not in the workspace file either (the analyst can read it with sqlite3).
-    const stored = JSON.stringify(store.db.prepare('SELECT * FROM dataset_postgres_sources').all()) + JSON.stringify(store.db.prepare('SELECT * FROM datasets').all())
+    const stored =
+      JSON.stringify(store.db.prepare('SELECT * FROM dataset_postgres_sources').all()) +
+      JSON.stringify(store.db.prepare('SELECT * FROM datasets').all())
     expect(stored).not.toMatch(/rowEstimate|12000|12,000/)
     expect(workspaceBytes()).not.toContain('"rowEstimate"')
   })
@@ -172,10 +176,27 @@ describe('finding 5: linking reveals nothing about the private rows', () => {
     const ds = link('big', 'hr.big_ids')
     await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', ...officerAct(store.db) })
     // Counts per room: the bigint is never brought into JS; answered.
-    const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 5 }, groups: [['R1'], ['R2']] })
-    expect((await h['releases/run']({ queryId: q, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 10 } })).answer!.kind).toBe('threshold')
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'persons', personColumn: 'person', cap: 2 },
+      threshold: { kind: 'constant', value: 5 },
+      groups: [['R1'], ['R2']]
+    })
+    expect((await h['releases/run']({ queryId: q, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 10 } })).answer!.kind).toBe(
+      'threshold'
+    )
     // Anomaly identification reads the badge values: the one beyond 2^53 does not fit; charged, not answered.
-    const aiq = saveQuery(store.db, ds, 'odd badges', { kind: 'anomaly-identification', columns: ['badge'], binWidths: [1000], metric: 'l1', radius: 0, beta: 2, k: 1, records: [[7]] })
+    const aiq = saveQuery(store.db, ds, 'odd badges', {
+      kind: 'anomaly-identification',
+      columns: ['badge'],
+      binWidths: [1000],
+      metric: 'l1',
+      radius: 0,
+      beta: 2,
+      k: 1,
+      records: [[7]]
+    })
     const before = (await h['ledger/entries']({})).total
     const m = await failure(h['releases/run']({ queryId: aiq, params: { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 1 } }))
     expect(m).toMatch(/^Release \d+ was charged but not answered \(the answer could not be computed from the data\); the charge stays in the ledger$/)
@@ -187,11 +208,19 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
   it('a stored URL rewritten to a listener on this machine: refused before any connection, nothing charged', async () => {
     const ds = link('small', 'hr.small_ids')
     await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', ...officerAct(store.db) })
-    const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 5 }, groups: [['R1'], ['R2']] })
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'persons', personColumn: 'person', cap: 2 },
+      threshold: { kind: 'constant', value: 5 },
+      groups: [['R1'], ['R2']]
+    })
     const catcher = await passwordCatcher()
     try {
       // The attacker edits the workspace file (sqlite3): the link now points at their listener.
-      store.db.prepare('UPDATE dataset_postgres_sources SET url = ? WHERE dataset_id = ?').run(`postgresql://qa_reader@127.0.0.1:${catcher.port}/qa`, ds)
+      store.db
+        .prepare('UPDATE dataset_postgres_sources SET url = ? WHERE dataset_id = ?')
+        .run(`postgresql://qa_reader@127.0.0.1:${catcher.port}/qa`, ds)
       const before = (await h['ledger/entries']({})).total
       const m = await failure(h['releases/run']({ queryId: q, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 10 } }))
       // Without the signature check the listener was sent the server's password in clear.
@@ -210,15 +239,30 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
   it('other rewrites (password variable, relation, unit, signature removed) are refused too; the untouched link works', async () => {
     const ds = link('small', 'hr.small_ids')
     await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', ...officerAct(store.db) })
-    const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 5 }, groups: [['R1'], ['R2']] })
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 5 },
+      groups: [['R1'], ['R2']]
+    })
     const run = () => h['releases/run']({ queryId: q, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 10 } })
     expect((await run()).answer!.kind).toBe('threshold')
     // The attacker has sqlite3: the trigger that fixes a unit goes first.
     store.db.exec('DROP TRIGGER dataset_units_fixed')
     const edits: Array<[string, string]> = [
-      [`UPDATE dataset_postgres_sources SET password_env = 'OTHER_PGPASSWORD' WHERE dataset_id = ${ds}`, `UPDATE dataset_postgres_sources SET password_env = NULL WHERE dataset_id = ${ds}`],
-      [`UPDATE dataset_postgres_sources SET relation_name = 'many' WHERE dataset_id = ${ds}`, `UPDATE dataset_postgres_sources SET relation_name = 'small_ids' WHERE dataset_id = ${ds}`],
-      [`UPDATE dataset_units SET person_column = NULL WHERE dataset_id = ${ds}`, `UPDATE dataset_units SET person_column = 'person' WHERE dataset_id = ${ds}`]
+      [
+        `UPDATE dataset_postgres_sources SET password_env = 'OTHER_PGPASSWORD' WHERE dataset_id = ${ds}`,
+        `UPDATE dataset_postgres_sources SET password_env = NULL WHERE dataset_id = ${ds}`
+      ],
+      [
+        `UPDATE dataset_postgres_sources SET relation_name = 'many' WHERE dataset_id = ${ds}`,
+        `UPDATE dataset_postgres_sources SET relation_name = 'small_ids' WHERE dataset_id = ${ds}`
+      ],
+      [
+        `UPDATE dataset_units SET person_column = NULL WHERE dataset_id = ${ds}`,
+        `UPDATE dataset_units SET person_column = 'person' WHERE dataset_id = ${ds}`
+      ]
     ]
     for (const [edit, undo] of edits) {
       store.db.exec(edit)
@@ -233,8 +277,10 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
     expect(verifyLedger(store.db).ok).toBe(true)
   })
 
-  it('linking needs the officer; from a door, testing a connection does too (the password is the server\'s)', async () => {
-    expect(() => linkPostgres(store.db, { name: 'x', url: cluster.url('qa_reader'), table: 'hr.small_ids', personColumn: 'person' })).toThrow(/No privacy officer is registered|officer act/)
+  it("linking needs the officer; from a door, testing a connection does too (the password is the server's)", async () => {
+    expect(() => linkPostgres(store.db, { name: 'x', url: cluster.url('qa_reader'), table: 'hr.small_ids', personColumn: 'person' })).toThrow(
+      /No privacy officer is registered|officer act/
+    )
     officerAct(store.db)
     expect(() => linkPostgres(store.db, { name: 'x', url: cluster.url('qa_reader'), table: 'hr.small_ids', personColumn: 'person' })).toThrow(
       /^This is an officer act: it needs the passphrase of officer "Test Officer"; nothing was written$/
@@ -251,10 +297,19 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
     }
     const { relations } = await d['datasets/postgres-relations']({ url: cluster.url('qa_reader'), ...officerAct(store.db) })
     expect(relations.length).toBe(3)
-    const info = await d['datasets/link-postgres']({ name: 'small', url: cluster.url('qa_reader'), table: 'hr.small_ids', personColumn: 'person', ...officerAct(store.db) })
+    const info = await d['datasets/link-postgres']({
+      name: 'small',
+      url: cluster.url('qa_reader'),
+      table: 'hr.small_ids',
+      personColumn: 'person',
+      ...officerAct(store.db)
+    })
     expect(info.source).toBe('linked-postgres')
     // Recorded as a signed officer act; verify accepts it.
-    const ev = store.db.prepare(`SELECT actor, signer FROM audit_events WHERE kind = 'officer/link-postgres'`).all() as Array<{ actor: string; signer: string | null }>
+    const ev = store.db.prepare(`SELECT actor, signer FROM audit_events WHERE kind = 'officer/link-postgres'`).all() as Array<{
+      actor: string
+      signer: string | null
+    }>
     expect(ev).toHaveLength(1)
     expect(ev[0].actor).toBe('Test Officer')
     expect(ev[0].signer).not.toBeNull()
@@ -282,8 +337,17 @@ describe('migration 010: links made before it', () => {
       perPerson: [true, false],
       writeSource: (id) =>
         old.db
-          .prepare('INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, NULL, ?, ?, ?, ?)')
-          .run(id, 'postgresql://qa_reader@127.0.0.1:1/qa', 'hr', 'small_ids', JSON.stringify(columns), JSON.stringify({ relation: 'hr.small_ids', oid: 1, kind: 'table', rowEstimate: 12345 }))
+          .prepare(
+            'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, NULL, ?, ?, ?, ?)'
+          )
+          .run(
+            id,
+            'postgresql://qa_reader@127.0.0.1:1/qa',
+            'hr',
+            'small_ids',
+            JSON.stringify(columns),
+            JSON.stringify({ relation: 'hr.small_ids', oid: 1, kind: 'table', rowEstimate: 12345 })
+          )
     })
     old.close()
     store = openStore(file)

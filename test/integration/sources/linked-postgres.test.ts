@@ -73,7 +73,11 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(args, { stdout: { write: (x: string) => ((out += x), true) }, stderr: { write: (x: string) => ((err += x), true) }, cwd: ws.dir } as never)
+  const code = await main(args, {
+    stdout: { write: (x: string) => ((out += x), true) },
+    stderr: { write: (x: string) => ((err += x), true) },
+    cwd: ws.dir
+  } as never)
   sentences.push(err)
   return { code, out, err }
 }
@@ -116,25 +120,60 @@ describe('linked PostgreSQL tables', () => {
     expect(noOfficer.code).toBe(2)
     expect(noOfficer.err).toMatch(/This is an officer act: give the privacy officer's passphrase/)
     process.env.QUIET_ALARM_PASSPHRASE = testPassphrase('olga')
-    const r = await cli(['link', '--db', ws.db, '--name', 'badges', '--postgres', cluster.url('qa_reader'), '--table', 'hr.badges', '--person-column', 'person', '--json'])
+    const r = await cli([
+      'link',
+      '--db',
+      ws.db,
+      '--name',
+      'badges',
+      '--postgres',
+      cluster.url('qa_reader'),
+      '--table',
+      'hr.badges',
+      '--person-column',
+      'person',
+      '--json'
+    ])
     expect(r.err).toBe('')
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
     expect(j).toMatchObject({ name: 'badges', source: 'linked-postgres', relation: 'hr.badges', unit: 'person', unitKind: 'person' })
     expect(j.rowEstimate).toBeUndefined()
-    expect(j.columns.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual(['person:text', 'room:text', 'floor:integer', 'at:timestamp', 'score:real'])
+    expect(j.columns.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
+      'person:text',
+      'room:text',
+      'floor:integer',
+      'at:timestamp',
+      'score:real'
+    ])
     // A password in the URL: refused with a sentence that does not repeat it; nothing stored.
     const withPassword = cluster.url('qa_reader').replace('qa_reader@', `qa_reader:${encodeURIComponent(PASSWORD)}@`)
     const bad = await cli(['link', '--db', ws.db, '--name', 'x', '--postgres', withPassword, '--table', 'hr.badges'])
     expect(bad.code).toBe(2)
-    expect(bad.err).toMatch(/The PostgreSQL URL contains a password; give the URL without it and put the password in the PGPASSWORD environment variable/)
+    expect(bad.err).toMatch(
+      /The PostgreSQL URL contains a password; give the URL without it and put the password in the PGPASSWORD environment variable/
+    )
     expect(bad.err).not.toContain(encodeURIComponent(PASSWORD))
     expect(() => checkPostgresUrl(`${cluster.url('qa_reader')}?password=x`)).toThrow(/contains a password/)
     const missing = await cli(['link', '--db', ws.db, '--name', 'x', '--postgres', cluster.url('qa_reader'), '--table', 'hr.nothing'])
     expect(missing.err).toMatch(/There is no table or view "hr.nothing" in that database/)
     const secret = await cli(['link', '--db', ws.db, '--name', 'x', '--postgres', cluster.url('qa_reader'), '--table', 'hr.salaries'])
     expect(secret.err).toMatch(/The connection's role may not read "hr"."salaries"; ask the database's owner to grant SELECT on it/)
-    const dup = await cli(['link', '--db', ws.db, '--name', 'x', '--postgres', cluster.url('qa_reader'), '--table', 'hr.badges', '--person-column', 'person', '--per-person-columns', 'room'])
+    const dup = await cli([
+      'link',
+      '--db',
+      ws.db,
+      '--name',
+      'x',
+      '--postgres',
+      cluster.url('qa_reader'),
+      '--table',
+      'hr.badges',
+      '--person-column',
+      'person',
+      '--per-person-columns',
+      'room'
+    ])
     expect(dup.err).toMatch(/Columns cannot be declared one value per person on a linked source \("room"\)/)
     process.env.PGPASSWORD = 'wrong'
     const wrong = await cli(['link', '--db', ws.db, '--name', 'x', '--postgres', cluster.url('qa_reader'), '--table', 'hr.badges'])
@@ -146,7 +185,9 @@ describe('linked PostgreSQL tables', () => {
     expect(() => storedRows(store.db, info[0].id)).toThrow(/linked PostgreSQL table; its rows are not paged/)
     expect(info[0].rowCount).toBe(0)
     store.close()
-    expect((await cli(['datasets', 'list', '--db', ws.db])).out).toMatch(/1  badges  rows not counted \(linked PostgreSQL hr.badges, queried in place\)/)
+    expect((await cli(['datasets', 'list', '--db', ws.db])).out).toMatch(
+      /1  badges  rows not counted \(linked PostgreSQL hr.badges, queried in place\)/
+    )
     expect((await cli(['datasets', 'show', '--db', ws.db, '--dataset', 'badges'])).out).toMatch(
       /^1  badges  rows not counted, in the linked PostgreSQL relation hr.badges \(queried in place\)\nPrivacy unit/
     )
@@ -166,11 +207,41 @@ describe('linked PostgreSQL tables', () => {
       filter: [{ column: 'floor', op: '>=', value: 1 }],
       period: { column: 'at', from: '2015-01-01 00:00:00', to: '2015-01-02 00:00:00' },
       count: { kind: 'persons', personColumn: 'person', cap: 2, maxGroups: 1 },
-      threshold: { kind: 'reference', factor: 1, aggregate: 'max', bucket: 'hour', column: 'at', from: '2015-01-02 00:00:00', to: '2015-01-03 00:00:00' },
+      threshold: {
+        kind: 'reference',
+        factor: 1,
+        aggregate: 'max',
+        bucket: 'hour',
+        column: 'at',
+        from: '2015-01-02 00:00:00',
+        to: '2015-01-03 00:00:00'
+      },
       groups: [['R1'], ['R2'], ['R9']]
     })
-    const aiq = saveQuery(store.db, ds, 'odd rooms', { kind: 'anomaly-identification', columns: ['room', 'floor'], binWidths: [null, 1], metric: 'l1', radius: 0, beta: 2, k: 1, records: [['R1', 0], ['R9', 2]] })
-    const search = saveQuery(store.db, ds, 'search', { kind: 'anomaly-search', scoreColumn: 'score', idColumn: 'person', individuals: ['p1', 'p2', 'p3'], tLow: 50, tHigh: 90, epsilonPerQuery: 0.5, budget: 1, oracle: 'rr' })
+    const aiq = saveQuery(store.db, ds, 'odd rooms', {
+      kind: 'anomaly-identification',
+      columns: ['room', 'floor'],
+      binWidths: [null, 1],
+      metric: 'l1',
+      radius: 0,
+      beta: 2,
+      k: 1,
+      records: [
+        ['R1', 0],
+        ['R9', 2]
+      ]
+    })
+    const search = saveQuery(store.db, ds, 'search', {
+      kind: 'anomaly-search',
+      scoreColumn: 'score',
+      idColumn: 'person',
+      individuals: ['p1', 'p2', 'p3'],
+      tLow: 50,
+      tHigh: 90,
+      epsilonPerQuery: 0.5,
+      budget: 1,
+      oracle: 'rr'
+    })
     await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', ...officerAct(store.db, 'olga') })
     const t = await h['releases/run']({ queryId: q, params: tslm })
     expect(t.answer!.kind).toBe('threshold')
@@ -185,7 +256,13 @@ describe('linked PostgreSQL tables', () => {
     const analyst = await gatherReportData(store, { datasetId: ds, period: resolvePeriod(undefined, undefined), edition: 'analyst' })
     expect(analyst.releases.map((r) => r.params.source)).toEqual(Array(3).fill('linked source (fingerprint sealed to the privacy officers)'))
     const officerKey = unlockOfficer(store.db, officerAct(store.db, 'olga'))
-    const report = await gatherReportData(store, { datasetId: ds, period: resolvePeriod(undefined, undefined), edition: 'officer', officerKey, reason: 'fingerprint check' })
+    const report = await gatherReportData(store, {
+      datasetId: ds,
+      period: resolvePeriod(undefined, undefined),
+      edition: 'officer',
+      officerKey,
+      reason: 'fingerprint check'
+    })
     expect(report.releases.map((r) => JSON.parse(String(r.params.source)))).toEqual([fp, fp, fp])
     // The relation changed (rows and estimate): released on as it now is, with the new estimate recorded.
     await cluster.admin(`INSERT INTO hr.badges SELECT * FROM hr.badges WHERE room = 'R2'`)
@@ -195,7 +272,8 @@ describe('linked PostgreSQL tables', () => {
     await cluster.admin(`DELETE FROM hr.badges WHERE ctid IN (SELECT ctid FROM hr.badges OFFSET 2000)`)
     await cluster.admin('VACUUM ANALYZE hr.badges')
     // The password: not in the workspace file, not in the ledger, not in any sentence.
-    const ledgerText = JSON.stringify(store.db.prepare('SELECT * FROM ledger_entries').all()) + JSON.stringify(store.db.prepare('SELECT * FROM releases').all())
+    const ledgerText =
+      JSON.stringify(store.db.prepare('SELECT * FROM ledger_entries').all()) + JSON.stringify(store.db.prepare('SELECT * FROM releases').all())
     expect(ledgerText).not.toContain(PASSWORD)
     expect(workspaceBytes()).not.toContain(PASSWORD)
     expect(JSON.stringify(store.db.prepare('SELECT * FROM dataset_postgres_sources').all())).not.toContain(PASSWORD)
@@ -225,10 +303,23 @@ describe('linked PostgreSQL tables', () => {
     await cluster.admin(`CREATE TABLE hr.people AS SELECT 'p' || i AS person, 'team ' || (i % 3) AS team FROM generate_series(0, 99) AS t(i)`)
     await cluster.admin('GRANT SELECT ON hr.people TO qa_reader')
     // True of the rows today (one team per person), refused all the same: the refusal does not depend on the rows.
-    expect(() => linkPostgres(store.db, { name: 'people', url: cluster.url('qa_reader'), table: 'hr.people', personColumn: 'person', perPersonColumns: ['team'], ...officerAct(store.db, 'olga') })).toThrow(
-      /Columns cannot be declared one value per person on a linked source \("team"\)/
-    )
-    const ds = linkPostgres(store.db, { name: 'people', url: cluster.url('qa_reader'), table: 'hr.people', personColumn: 'person', ...officerAct(store.db, 'olga') }).id
+    expect(() =>
+      linkPostgres(store.db, {
+        name: 'people',
+        url: cluster.url('qa_reader'),
+        table: 'hr.people',
+        personColumn: 'person',
+        perPersonColumns: ['team'],
+        ...officerAct(store.db, 'olga')
+      })
+    ).toThrow(/Columns cannot be declared one value per person on a linked source \("team"\)/)
+    const ds = linkPostgres(store.db, {
+      name: 'people',
+      url: cluster.url('qa_reader'),
+      table: 'hr.people',
+      personColumn: 'person',
+      ...officerAct(store.db, 'olga')
+    }).id
     expect(getDataset(store.db, ds).info.unit).toEqual({ kind: 'person', column: 'person' })
     expect(isPerPersonColumn(store.db, ds, 'team')).toBe(false)
   })
@@ -245,7 +336,13 @@ describe('linked PostgreSQL tables', () => {
 
   it('bad sources: server down, wrong password, table gone, no permission, a column that changed type: one sentence each, nothing charged', async () => {
     const ds = link()
-    const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'persons', personColumn: 'person', cap: 2 }, threshold: { kind: 'constant', value: 40 }, groups: [['R1'], ['R2']] })
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'persons', personColumn: 'person', cap: 2 },
+      threshold: { kind: 'constant', value: 40 },
+      groups: [['R1'], ['R2']]
+    })
     await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', ...officerAct(store.db, 'olga') })
     const entries = async () => (await h['ledger/entries']({})).total
     const before = await entries()
@@ -253,7 +350,9 @@ describe('linked PostgreSQL tables', () => {
 
     cluster.stop()
     try {
-      expect(await failure(run())).toBe('The PostgreSQL server of dataset "badges" cannot be reached (it is down, or the connection was lost). Nothing was charged.')
+      expect(await failure(run())).toBe(
+        'The PostgreSQL server of dataset "badges" cannot be reached (it is down, or the connection was lost). Nothing was charged.'
+      )
     } finally {
       cluster.start()
     }
@@ -263,10 +362,14 @@ describe('linked PostgreSQL tables', () => {
     )
     process.env.PGPASSWORD = PASSWORD
     await cluster.admin('REVOKE SELECT ON hr.badges FROM qa_reader')
-    expect(await failure(run())).toBe('The PostgreSQL role of dataset "badges" may not read "hr"."badges"; ask the database\'s owner to grant SELECT on it. Nothing was charged.')
+    expect(await failure(run())).toBe(
+      'The PostgreSQL role of dataset "badges" may not read "hr"."badges"; ask the database\'s owner to grant SELECT on it. Nothing was charged.'
+    )
     await cluster.admin('GRANT SELECT ON hr.badges TO qa_reader')
     await cluster.admin('ALTER TABLE hr.badges RENAME TO badges_old')
-    expect(await failure(run())).toBe('The PostgreSQL relation "hr"."badges" linked as dataset "badges" is gone; link the dataset again. Nothing was charged.')
+    expect(await failure(run())).toBe(
+      'The PostgreSQL relation "hr"."badges" linked as dataset "badges" is gone; link the dataset again. Nothing was charged.'
+    )
     await cluster.admin('ALTER TABLE hr.badges_old RENAME TO badges')
     await cluster.admin('ALTER TABLE hr.badges ALTER COLUMN floor TYPE text')
     expect(await failure(run())).toBe(
@@ -281,12 +384,20 @@ describe('linked PostgreSQL tables', () => {
 
   it('a failure after the charge (statement timeout on a slow view) is the neutral failure; the charge stays', async () => {
     // A row-by-row sleep (a volatile function per row): the checks before the charge read no rows, the aggregate does.
-    await cluster.admin(`CREATE FUNCTION hr.slowly(x integer) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$BEGIN PERFORM pg_sleep(0.002); RETURN true; END$$`)
+    await cluster.admin(
+      `CREATE FUNCTION hr.slowly(x integer) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$BEGIN PERFORM pg_sleep(0.002); RETURN true; END$$`
+    )
     await cluster.admin('CREATE VIEW hr.slow AS SELECT b.* FROM hr.badges AS b WHERE hr.slowly(b.floor)')
     await cluster.admin('GRANT SELECT ON hr.slow TO qa_reader')
     const ds = link('slow', 'hr.slow', null)
     expect(getDataset(store.db, ds).info.source).toBe('linked-postgres')
-    const q = saveQuery(store.db, ds, 'rooms', { kind: 'threshold', groupBy: ['room'], count: { kind: 'rows' }, threshold: { kind: 'constant', value: 40 }, groups: [['R1'], ['R2']] })
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 40 },
+      groups: [['R1'], ['R2']]
+    })
     await h['budgets/set']({ datasetId: ds, epsilon: '5', reason: 'test', ...officerAct(store.db, 'olga') })
     process.env.QA_PG_STATEMENT_TIMEOUT_MS = '300'
     const m = await failure(h['releases/run']({ queryId: q, params: tslm }))
@@ -297,25 +408,42 @@ describe('linked PostgreSQL tables', () => {
 
   it('test a connection and list the tables and views the role may read', () => {
     const list = listPostgresRelations({ url: cluster.url('qa_reader') })
-    expect(list).toEqual(expect.arrayContaining([{ schema: 'hr', table: 'badges', kind: 'table' }, { schema: 'hr', table: 'badges_r1', kind: 'view' }]))
+    expect(list).toEqual(
+      expect.arrayContaining([
+        { schema: 'hr', table: 'badges', kind: 'table' },
+        { schema: 'hr', table: 'badges_r1', kind: 'view' }
+      ])
+    )
     expect(list.some((r) => r.table === 'salaries')).toBe(false)
     process.env.PGPASSWORD = 'nope'
     expect(() => listPostgresRelations({ url: cluster.url('qa_reader') })).toThrow(/PostgreSQL refused the login for this connection/)
     process.env.QA_HR_PGPASSWORD = PASSWORD
     expect(listPostgresRelations({ url: cluster.url('qa_reader'), passwordEnv: 'QA_HR_PGPASSWORD' }).length).toBe(list.length)
     delete process.env.QA_HR_PGPASSWORD
-    expect(() => listPostgresRelations({ url: cluster.url('qa_reader'), passwordEnv: 'QUIET_ALARM_PASSPHRASE' })).toThrow(/must be the name of an environment variable ending in PGPASSWORD/)
+    expect(() => listPostgresRelations({ url: cluster.url('qa_reader'), passwordEnv: 'QUIET_ALARM_PASSPHRASE' })).toThrow(
+      /must be the name of an environment variable ending in PGPASSWORD/
+    )
   })
 
   it('contract methods: list the relations and link from a door; only to this machine or the hosts in QA_PG_HOSTS', async () => {
     const d = datasetsHandlers({ store } as unknown as ServiceContext)
     const { relations } = await d['datasets/postgres-relations']({ url: cluster.url('qa_reader'), ...officerAct(store.db, 'olga') })
     expect(relations).toContainEqual({ schema: 'hr', table: 'badges', kind: 'table' })
-    const info = await d['datasets/link-postgres']({ name: 'badges', url: cluster.url('qa_reader'), table: 'hr.badges', personColumn: 'person', ...officerAct(store.db, 'olga') })
+    const info = await d['datasets/link-postgres']({
+      name: 'badges',
+      url: cluster.url('qa_reader'),
+      table: 'hr.badges',
+      personColumn: 'person',
+      ...officerAct(store.db, 'olga')
+    })
     expect(info).toMatchObject({ name: 'badges', source: 'linked-postgres', sourceFile: 'hr.badges', unit: { kind: 'person', column: 'person' } })
     const far = 'postgresql://qa_reader@db.example.org:5432/qa'
-    expect(await failure(d['datasets/postgres-relations']({ url: far, ...officerAct(store.db, 'olga') }))).toMatch(/^From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS/)
-    expect(await failure(d['datasets/link-postgres']({ name: 'far', url: far, table: 'hr.badges', ...officerAct(store.db, 'olga') }))).toMatch(/QA_PG_HOSTS/)
+    expect(await failure(d['datasets/postgres-relations']({ url: far, ...officerAct(store.db, 'olga') }))).toMatch(
+      /^From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS/
+    )
+    expect(await failure(d['datasets/link-postgres']({ name: 'far', url: far, table: 'hr.badges', ...officerAct(store.db, 'olga') }))).toMatch(
+      /QA_PG_HOSTS/
+    )
     expect(listDatasets(store.db).map((x) => x.name)).toEqual(['badges'])
   })
 })

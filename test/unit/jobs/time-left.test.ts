@@ -44,7 +44,11 @@ function fig2Batches(): SimBatch[] {
         for (let first = 0; first < TRIALS; first += PER_BATCH) {
           // Batches of one cell differ (the runs' lengths vary): a fixed spread of +-30 %.
           const spread = 0.7 + 0.6 * ((k++ * 0.618034) % 1)
-          out.push({ seconds: (PER_BATCH * (rounds[j] + 1) * p.scores.length * NS_PER_INDIVIDUAL_ROUND * spread) / 1e9, trials: PER_BATCH, cost: PER_BATCH * model })
+          out.push({
+            seconds: (PER_BATCH * (rounds[j] + 1) * p.scores.length * NS_PER_INDIVIDUAL_ROUND * spread) / 1e9,
+            trials: PER_BATCH,
+            cost: PER_BATCH * model
+          })
         }
       })
     }

@@ -8,13 +8,30 @@ describe('search experiment metrics with a round cap', () => {
   const scores = synthetic(200, 17, 'cap')
   const batch = (maxQueries: number) =>
     searchTrialBatch(
-      { cellSeed: 'cap-cell', firstTrial: 0, count: 40, scores, anomaly: 17, tLow: 1, tHigh: 2, oracle: 'direct', epsilon: 1, top: 4, tau: 0.5, maxQueries },
+      {
+        cellSeed: 'cap-cell',
+        firstTrial: 0,
+        count: 40,
+        scores,
+        anomaly: 17,
+        tLow: 1,
+        tHigh: 2,
+        oracle: 'direct',
+        epsilon: 1,
+        top: 4,
+        tau: 0.5,
+        maxQueries
+      },
       { progress: () => {} }
     )
 
   it('a run stopped by the cap is a failure even when the anomaly is in S; a halted run fails only when it misses', () => {
     const r = batch(12)
-    const ev = { scores, anomalies: [17], params: { epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct' as const, top: 4, halting: { tau: 0.5, maxQueries: 12 } } }
+    const ev = {
+      scores,
+      anomalies: [17],
+      params: { epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct' as const, top: 4, halting: { tau: 0.5, maxQueries: 12 } }
+    }
     const runs = runSearchTrials(ev, 'cap-cell', 0, 40)
     let cappedButFound = 0
     runs.forEach((m, i) => {

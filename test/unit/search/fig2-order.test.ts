@@ -24,19 +24,28 @@ describe('oracle order on real data (Fig. 2)', () => {
     // extract per query differs: the exact Laplace likelihood (direct) uses more of each answer than its binarised lower
     // bound, which uses more than a randomized-response bit.
     const halting = { budget: 30 }
-    const rr = run('rr', 1, halting, 'fig2-budget'), bin = run('binary', 1, halting, 'fig2-budget'), dir = run('direct', 1, halting, 'fig2-budget')
+    const rr = run('rr', 1, halting, 'fig2-budget'),
+      bin = run('binary', 1, halting, 'fig2-budget'),
+      dir = run('direct', 1, halting, 'fig2-budget')
     for (const m of [rr, bin, dir]) expect(m.every((t) => t.privacyRisk === 30)).toBe(true)
     expect(twoProportionZ(errors(bin), runs, errors(dir), runs)).toBeGreaterThan(z)
     expect(twoProportionZ(errors(rr), runs, errors(bin), runs)).toBeGreaterThan(z)
   })
 
-  it('with the paper\'s halting (tau = 0.5, eps = 2) randomized response errs significantly more often than both noisy-max oracles; direct spends less than binarised', () => {
+  it("with the paper's halting (tau = 0.5, eps = 2) randomized response errs significantly more often than both noisy-max oracles; direct spends less than binarised", () => {
     const halting = { tau: 0.5 }
-    const rr = run('rr', 2, halting, 'fig2'), bin = run('binary', 2, halting, 'fig2'), dir = run('direct', 2, halting, 'fig2')
+    const rr = run('rr', 2, halting, 'fig2'),
+      bin = run('binary', 2, halting, 'fig2'),
+      dir = run('direct', 2, halting, 'fig2')
     expect(twoProportionZ(errors(rr), runs, errors(bin), runs)).toBeGreaterThan(z)
     expect(twoProportionZ(errors(rr), runs, errors(dir), runs)).toBeGreaterThan(z)
     // Paper: the binarised update is a lower bound on the likelihood, so it needs more rounds (more risk) than direct.
-    expect(welchZ(bin.map((t) => t.privacyRisk), dir.map((t) => t.privacyRisk))).toBeGreaterThan(z)
+    expect(
+      welchZ(
+        bin.map((t) => t.privacyRisk),
+        dir.map((t) => t.privacyRisk)
+      )
+    ).toBeGreaterThan(z)
     // direct <= binarised in error is not a significant difference under tau halting (both are near 5%: the two stop at
     // different risk; see README "Anomaly search" and the equal-risk test above). Checked here: direct is not
     // significantly worse than binarised.

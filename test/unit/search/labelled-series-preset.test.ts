@@ -18,7 +18,14 @@ describe('labelled-series preset', () => {
   it('keeps the largest labelled point, drops the other windows and the conflicting rows', () => {
     // median 10; window A rows 2..4 (peak 40 at row 3), window B rows 7..8 (peak 25); an unlabelled spike of 45 at row 10.
     const values = [10, 10, 11, 40, 12, 9, 10, 25, 24, 10, 55, 10, 8]
-    const p = labelledSeriesPreset({ values, windows: [[2, 4], [7, 8]], labelRows: [3, 7] })
+    const p = labelledSeriesPreset({
+      values,
+      windows: [
+        [2, 4],
+        [7, 8]
+      ],
+      labelRows: [3, 7]
+    })
     expect(p.anomalyRow).toBe(3)
     expect(p.droppedWindowRows).toBe(2)
     expect(p.droppedConflicts).toBe(1)
@@ -31,6 +38,17 @@ describe('labelled-series preset', () => {
     for (const s of p.scores) if (s > p.tHigh) above++
     expect(above).toBe(1)
     // without dropping conflicts the spike outscores the anomaly and no thresholds exist
-    expect(() => labelledSeriesPreset({ values, windows: [[2, 4], [7, 8]] }, { dropConflicts: false })).toThrow(RangeError)
+    expect(() =>
+      labelledSeriesPreset(
+        {
+          values,
+          windows: [
+            [2, 4],
+            [7, 8]
+          ]
+        },
+        { dropConflicts: false }
+      )
+    ).toThrow(RangeError)
   })
 })

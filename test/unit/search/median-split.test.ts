@@ -123,7 +123,8 @@ function splitsFollowTheirKeys(w: number[], seed: string, reps: number): string 
     }
     if (batches.length !== level) return `drew ${batches.length} batches, the keys use ${level}`
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => {
-      const ka = keys[a], kb = keys[b]
+      const ka = keys[a],
+        kb = keys[b]
       for (let j = 0; j < Math.min(ka.length, kb.length); j++) if (ka[j] !== kb[j]) return ka[j] - kb[j]
       return a - b
     })
@@ -198,7 +199,8 @@ describe('median split (random prefix drawn lazily)', () => {
       const w: number[] = []
       for (let i = 0; i < n; i++) {
         const u = gen.next()
-        if (kind === 0) w.push(Math.floor(u * 4)) // zeros and small whole numbers
+        if (kind === 0)
+          w.push(Math.floor(u * 4)) // zeros and small whole numbers
         else if (kind === 1) w.push(u < 0.9 ? 0 : 1 + Math.floor(gen.next() * 3))
         else if (kind === 2) w.push(1)
         else if (kind === 3) w.push(u < 0.5 ? 0 : 2 ** Math.floor(gen.next() * 6))
@@ -269,8 +271,10 @@ describe('posterior updates', () => {
     // labelParts. Both prefixes draw the same words in the same order, so parts and splits must agree exactly, and part
     // masses up to the order of summation.
     const n = 1003
-    const a = new LogPosterior(n), b = new LogPosterior(n)
-    const pa = new RandomPrefix(n, seededRng('relabel')), pb = new RandomPrefix(n, seededRng('relabel'))
+    const a = new LogPosterior(n),
+      b = new LogPosterior(n)
+    const pa = new RandomPrefix(n, seededRng('relabel')),
+      pb = new RandomPrefix(n, seededRng('relabel'))
     const rng = seededRng('relabel-deltas')
     pa.labelParts(a.weight)
     pb.labelParts(b.weight)

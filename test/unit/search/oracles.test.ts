@@ -22,11 +22,18 @@ describe('search oracles', () => {
     expect(Number.isFinite(binaryLogProbabilities(5000, 1, 2).logP)).toBe(true)
   })
 
-  it('Eq. 24 equals the Laplace-difference tail P(Lap - Lap\' > t_h - t_l) (numerical integration)', () => {
-    for (const [eps, tl, th] of [[0.5, 1, 1.7], [1, 2, 3], [2, 1, 1.05]]) {
-      const lambda = tl / eps, w = th - tl
+  it("Eq. 24 equals the Laplace-difference tail P(Lap - Lap' > t_h - t_l) (numerical integration)", () => {
+    for (const [eps, tl, th] of [
+      [0.5, 1, 1.7],
+      [1, 2, 3],
+      [2, 1, 1.05]
+    ]) {
+      const lambda = tl / eps,
+        w = th - tl
       // P(Z1 - Z2 > w) = int f(z2) P(Z1 > w + z2) dz2, midpoint rule on [-60 lambda, 60 lambda].
-      const m = 200_000, a = -60 * lambda, h = (120 * lambda) / m
+      const m = 200_000,
+        a = -60 * lambda,
+        h = (120 * lambda) / m
       let s = 0
       for (let i = 0; i < m; i++) {
         const z = a + (i + 0.5) * h
@@ -43,20 +50,29 @@ describe('search oracles', () => {
     const z = normalUpperQuantile(1e-4 / 12)
     const m = 40_000
     const rng = seededRng('eq24')
-    for (const [eps, tl, th] of [[0.5, 1, 2], [1, 1, 1.7], [1, 10, 10.2], [2, 1, 1.5], [0.2, 3, 6], [4, 1, 1.3]]) {
+    for (const [eps, tl, th] of [
+      [0.5, 1, 2],
+      [1, 1, 1.7],
+      [1, 10, 10.2],
+      [2, 1, 1.5],
+      [0.2, 3, 6],
+      [4, 1, 1.3]
+    ]) {
       const o = prepareOracle({ kind: 'binary', eps, tLow: tl, tHigh: th })
       const p = binaryErrorBound(eps, tl, th)
       const sd = Math.sqrt(m * p * (1 - p))
       // (a) Worst case allowed by the data model: H(Q) = t_h, H(Qbar) = t_l; the error rate is exactly p.
       // (b) Real-looking data: the anomaly above t_h, the other side's max anywhere in [0, t_l]; the rate must not exceed p.
-      let errWorst = 0, errReal = 0
+      let errWorst = 0,
+        errReal = 0
       for (let i = 0; i < m; i++) {
         const anomalyInQ = rng.next() < 0.5
         const u = askOracle(o, anomalyInQ ? th : tl, anomalyInQ ? tl : th, rng)
-        if ((u.inQ > u.outQ) !== anomalyInQ) errWorst++
-        const xStar = th + rng.next() * (th - tl), normal = rng.next() * tl
+        if (u.inQ > u.outQ !== anomalyInQ) errWorst++
+        const xStar = th + rng.next() * (th - tl),
+          normal = rng.next() * tl
         const v = askOracle(o, anomalyInQ ? xStar : normal, anomalyInQ ? normal : xStar, rng)
-        if ((v.inQ > v.outQ) !== anomalyInQ) errReal++
+        if (v.inQ > v.outQ !== anomalyInQ) errReal++
       }
       expect(errWorst).toBeLessThanOrEqual(m * p + z * sd)
       expect(errWorst).toBeGreaterThanOrEqual(m * p - z * sd) // the bound is tight at the boundary of the model

@@ -18,7 +18,13 @@ import { normalUpperQuantile } from './stats'
 import { synthetic } from './synthetic'
 
 const base = (over: Partial<SearchParams> = {}): SearchParams => ({
-  epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct', top: 4, halting: { tau: 0.5 }, ...over
+  epsilon: 1,
+  tLow: 1,
+  tHigh: 2,
+  oracle: 'direct',
+  top: 4,
+  halting: { tau: 0.5 },
+  ...over
 })
 
 describe('private binary search', () => {
@@ -42,7 +48,14 @@ describe('private binary search', () => {
 
   it('with budget halting the total risk never exceeds b, and the budget is used up when nothing else stops', () => {
     const x = synthetic(500, 17, 'budget')
-    for (const [eps, b] of [[0.1, 0.3], [0.3, 1], [0.7, 5], [1, 1], [0.25, 0.2], [2, 9.99]]) {
+    for (const [eps, b] of [
+      [0.1, 0.3],
+      [0.3, 1],
+      [0.7, 5],
+      [1, 1],
+      [0.25, 0.2],
+      [2, 9.99]
+    ]) {
       for (const oracle of ['rr', 'binary', 'direct'] as const) {
         const r = privateBinarySearch(x, base({ epsilon: eps, oracle, halting: { budget: b } }), seededRng(`b/${eps}/${b}/${oracle}`))
         expect(r.privacyRisk).toBeLessThanOrEqual(b * (1 + 1e-9))
@@ -82,11 +95,15 @@ describe('private binary search', () => {
       expect(r.top[0]).toBe(42)
     }
     // LogPosterior against exact arithmetic: 10,000 updates of +-3 nats; ratios must equal exp(difference of the sums).
-    const n = 6, post = new LogPosterior(n), rng = seededRng('lp'), sums = new Float64Array(n)
+    const n = 6,
+      post = new LogPosterior(n),
+      rng = seededRng('lp'),
+      sums = new Float64Array(n)
     const mask = new Uint8Array(n)
     for (let t = 0; t < 10_000; t++) {
       for (let i = 0; i < n; i++) mask[i] = rng.next() < 0.5 ? 1 : 0
-      const a = (rng.next() - 0.5) * 6, b = (rng.next() - 0.5) * 6
+      const a = (rng.next() - 0.5) * 6,
+        b = (rng.next() - 0.5) * 6
       post.update(mask, a, b)
       for (let i = 0; i < n; i++) sums[i] += mask[i] ? a : b
     }
@@ -115,7 +132,11 @@ describe('private binary search', () => {
   it('randomized response with the log-odds rule stays under the Prop. 3 bound (base-2 form)', () => {
     // Mean of 200 trials against the bound: one-sided z test at alpha = 1e-4 / 3 (three settings, Bonferroni).
     const z = normalUpperQuantile(1e-4 / 3)
-    for (const [eps, delta] of [[0.5, 0.05], [1, 0.01], [2, 0.001]]) {
+    for (const [eps, delta] of [
+      [0.5, 0.05],
+      [1, 0.01],
+      [2, 0.001]
+    ]) {
       const x = synthetic(500, 10, 'p3')
       const params = base({ epsilon: eps, oracle: 'rr', halting: { delta } })
       const m = runSearchTrials({ scores: x, anomalies: [10], params }, `p3/${eps}`, 0, 200)
@@ -123,18 +144,19 @@ describe('private binary search', () => {
       const mean = q.reduce((s, v) => s + v, 0) / q.length
       const sd = Math.sqrt(q.reduce((s, v) => s + (v - mean) ** 2, 0) / (q.length - 1))
       const bound = expectedQueriesBound(500, rrFlipProbability(eps), delta)
-      expect(mean - z * sd / Math.sqrt(q.length)).toBeLessThanOrEqual(bound)
+      expect(mean - (z * sd) / Math.sqrt(q.length)).toBeLessThanOrEqual(bound)
       // The form in ALGORITHMS.md (natural logs over 1 - h_b in nats) is exceeded by the measured mean when p is near
       // 1/2 (eps = 0.5: p = 0.38), so it is not a bound; it only looks like one at large eps.
       if (eps === 0.5) {
         const asWritten = expectedQueriesBoundAsWritten(500, rrFlipProbability(eps), delta, eps)
-        expect(mean - z * sd / Math.sqrt(q.length)).toBeGreaterThan(asWritten)
+        expect(mean - (z * sd) / Math.sqrt(q.length)).toBeGreaterThan(asWritten)
       }
     }
   })
 
   it('partitioned search finds each of several anomalies with a large eps, and reports its cost', () => {
-    const n = 3000, anomalies = [11, 1500, 2999]
+    const n = 3000,
+      anomalies = [11, 1500, 2999]
     const x = synthetic(n, 0, 'multi')
     x[0] = 0.3
     for (const a of anomalies) x[a] = 2

@@ -8,7 +8,13 @@ import { medianSplit, referenceBinarySearch } from '../../../src-worker/engine/s
 import { synthetic } from './synthetic'
 
 const params = (over: Partial<SearchParams> = {}): SearchParams => ({
-  epsilon: 1, tLow: 1, tHigh: 2, oracle: 'direct', top: 3, halting: { tau: 0.9, maxQueries: 60 }, ...over
+  epsilon: 1,
+  tLow: 1,
+  tHigh: 2,
+  oracle: 'direct',
+  top: 3,
+  halting: { tau: 0.9, maxQueries: 60 },
+  ...over
 })
 
 /** Q in the fast path's packed layout: part 0 for members, part 1 for the others, so Q = {i : part < 1}. */

@@ -76,7 +76,9 @@ describe('ball counts: fast path equals the naive count', () => {
           const q = 50
           const queries = new Int32Array(q * u.dims)
           for (let i = 0; i < q; i++) {
-            const raw = c.kinds.map((k, j) => (k === 'numeric' ? (cols[j][i] as number) + (rng.next() - 0.5) * 6 * c.spread : rng.next() < 0.2 ? 'unseen' : (cols[j][i] as string)))
+            const raw = c.kinds.map((k, j) =>
+              k === 'numeric' ? (cols[j][i] as number) + (rng.next() - 0.5) * 6 * c.spread : rng.next() < 0.2 ? 'unseen' : (cols[j][i] as string)
+            )
             queries.set(encodeRecord(u, raw), i * u.dims)
           }
           expect(Array.from(countBalls(u.points, u.counts, u.kinds, metric, r, queries))).toEqual(
@@ -92,7 +94,10 @@ describe('ball counts: fast path equals the naive count', () => {
     const n = 300
     const kinds: ColumnKind[] = ['numeric', 'numeric', 'numeric']
     const cols = kinds.map(() => Array.from({ length: n }, () => Math.floor(rng.next() * 12)))
-    const u = buildUniverse(cols, kinds.map((kind) => ({ kind })))
+    const u = buildUniverse(
+      cols,
+      kinds.map((kind) => ({ kind }))
+    )
     // Every point, with its middle coordinate moved 1..40 bins past either end of the data.
     const shifted: number[] = []
     for (let p = 0; p < u.size; p++) {
@@ -115,7 +120,10 @@ describe('ball counts: fast path equals the naive count', () => {
     const n = 400
     const kinds: ColumnKind[] = ['numeric', 'numeric', 'numeric', 'numeric']
     const cols = kinds.map(() => Array.from({ length: n }, () => Math.floor(rng.next() * 400)))
-    const u = buildUniverse(cols, kinds.map((kind) => ({ kind })))
+    const u = buildUniverse(
+      cols,
+      kinds.map((kind) => ({ kind }))
+    )
     for (const metric of METRICS) {
       for (const r of [3, 60, 700, 1e9]) {
         expect(Array.from(ballCountsOfPoints(u.points, u.counts, u.kinds, metric, r))).toEqual(

@@ -69,13 +69,18 @@ for (const st of settings) {
               if (m !== dist[s]) bad.push(`i = ${i}, x = ${box.decode(s)}: mdd ${m}, BFS ${dist[s]}`)
             }
             expect(starts).toBe((st.cap + 1) ** n)
-            forEachEdge(box, () => true, (s, t) => {
-              const ms = mdd(xiOf(s, i), balls[s * n + i], beta)
-              const mt = mdd(xiOf(t, i), balls[t * n + i], beta)
-              for (const eps of epsilons) {
-                if (!withinRatio(pOne(label[s], ms, eps), pOne(label[t], mt, eps), eps)) bad.push(`DP eps = ${eps}, i = ${i}, edge ${box.decode(s)} - ${box.decode(t)}`)
+            forEachEdge(
+              box,
+              () => true,
+              (s, t) => {
+                const ms = mdd(xiOf(s, i), balls[s * n + i], beta)
+                const mt = mdd(xiOf(t, i), balls[t * n + i], beta)
+                for (const eps of epsilons) {
+                  if (!withinRatio(pOne(label[s], ms, eps), pOne(label[t], mt, eps), eps))
+                    bad.push(`DP eps = ${eps}, i = ${i}, edge ${box.decode(s)} - ${box.decode(t)}`)
+                }
               }
-            })
+            )
           }
           expect(bad.slice(0, 5)).toEqual([])
         })

@@ -48,7 +48,8 @@ describe('error of the SP mechanism', () => {
               if (sp > dp) bad.push(`SP > DP at beta ${beta}, k ${k}, eps ${epsilon}, B ${B}, x_i ${xi}`)
               if (!isSensitive(B, beta, k)) {
                 checked++
-                if (sp > nonSensitiveErrorBound(B, p) * (1 + 1e-12)) bad.push(`bound fails at beta ${beta}, k ${k}, eps ${epsilon}, B ${B}, x_i ${xi}`)
+                if (sp > nonSensitiveErrorBound(B, p) * (1 + 1e-12))
+                  bad.push(`bound fails at beta ${beta}, k ${k}, eps ${epsilon}, B ${B}, x_i ${xi}`)
               }
             }
           }

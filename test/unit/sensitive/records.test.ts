@@ -3,7 +3,10 @@ import { buildUniverse, countOf, encodeRecord, findPoint } from '../../../src-wo
 import { seededRng } from '../../../src-worker/engine/random'
 
 function check(cols: Array<number[] | string[]>, widths: number[], kinds: Array<'numeric' | 'categorical'>) {
-  const u = buildUniverse(cols, kinds.map((kind, k) => ({ kind, binWidth: widths[k] })))
+  const u = buildUniverse(
+    cols,
+    kinds.map((kind, k) => ({ kind, binWidth: widths[k] }))
+  )
   const n = cols[0].length
   const d = kinds.length
   expect(u.total).toBe(n)

@@ -48,7 +48,12 @@ const orNone = (def: ParamDef): ParamDef => ({
 })
 
 function parseTime(s: string): number {
-  const t = Date.parse(s.trim().replace(' ', 'T').replace(/(\.\d{3})\d*$/, '$1') + 'Z')
+  const t = Date.parse(
+    s
+      .trim()
+      .replace(' ', 'T')
+      .replace(/(\.\d{3})\d*$/, '$1') + 'Z'
+  )
   return t
 }
 
@@ -82,16 +87,23 @@ export const searchAdapter: EngineAdapter<SearchWorkload> = {
   metrics: [
     {
       name: 'errorRate',
-      description: 'share of runs where the anomaly is not among the top |S| when the run stops (a run stopped by the round cap is checked as it stands)',
+      description:
+        'share of runs where the anomaly is not among the top |S| when the run stops (a run stopped by the round cap is checked as it stands)',
       kind: 'rate',
       binary: true
     },
     { name: 'privacyRisk', description: 'total privacy risk T eps', kind: 'value', binary: false },
     { name: 'queries', description: 'number of queries T', kind: 'value', binary: false },
-    { name: 'capped', description: 'share of runs stopped by the round cap max_queries before any halting rule fired (not halted)', kind: 'rate', binary: true },
+    {
+      name: 'capped',
+      description: 'share of runs stopped by the round cap max_queries before any halting rule fired (not halted)',
+      kind: 'rate',
+      binary: true
+    },
     {
       name: 'failureRate',
-      description: "share of runs that failed in the paper's sense (section 6.2): stopped by the round cap, or halted without the anomaly among the top |S|",
+      description:
+        "share of runs that failed in the paper's sense (section 6.2): stopped by the round cap, or halted without the anomaly among the top |S|",
       kind: 'rate',
       binary: true
     }
@@ -115,7 +127,9 @@ export const searchAdapter: EngineAdapter<SearchWorkload> = {
     const abs = resolve(ctx.cwd, ref.path)
     const windowsPath = ref.windows ? resolve(ctx.cwd, ref.windows) : join(dirname(abs), 'combined_windows.json')
     if (!existsSync(windowsPath)) {
-      throw new UserError(`The series ${ref.path} needs its labelled windows (${windowsPath} not found); give "windows" with the path of combined_windows.json.`)
+      throw new UserError(
+        `The series ${ref.path} needs its labelled windows (${windowsPath} not found); give "windows" with the path of combined_windows.json.`
+      )
     }
     const key = ref.key ?? `realKnownCause/${basename(ref.path)}`
     const allWindows = readJson(windowsPath, 'windows file')
@@ -170,7 +184,13 @@ export const searchAdapter: EngineAdapter<SearchWorkload> = {
           droppedConflicts: preset.droppedConflicts
         }
       },
-      data: { scores: preset.scores, anomaly: preset.anomaly, tLow: preset.tLow, tHigh: preset.tHigh, nearest: highestOther(preset.scores, preset.anomaly) }
+      data: {
+        scores: preset.scores,
+        anomaly: preset.anomaly,
+        tLow: preset.tLow,
+        tHigh: preset.tHigh,
+        nearest: highestOther(preset.scores, preset.anomaly)
+      }
     }
   },
   trialCost: (cell, w) => searchTrialCost(cell.mechanism, cell.params, w.data),

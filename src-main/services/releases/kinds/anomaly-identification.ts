@@ -51,7 +51,11 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
   // Public: the columns and the records asked about decide the frame (clamp ranges, categories) before the charge.
   const resolved = anomalyIdentificationQuery(db, query.id)
   const frame = aiqFrame(
-    resolved.columns.map((c, j) => ({ name: c.name, kind: c.type === 'text' ? 'categorical' : 'numeric', binWidth: c.type === 'text' ? NaN : (def.binWidths[j] as number) })),
+    resolved.columns.map((c, j) => ({
+      name: c.name,
+      kind: c.type === 'text' ? 'categorical' : 'numeric',
+      binWidth: c.type === 'text' ? NaN : (def.binWidths[j] as number)
+    })),
     resolved.records,
     def.radius
   )
@@ -77,7 +81,18 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     // Again inside the charge's transaction: another process may have fixed the graph since.
     recheck: graphCheck,
     guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion, unit, rowsPerUnit }),
-    publicParams: { mechanism, epsilon, records, k: def.k, beta: def.beta, radius: def.radius, metric: def.metric, unit: unitName(unit), rowsPerUnit, graph },
+    publicParams: {
+      mechanism,
+      epsilon,
+      records,
+      k: def.k,
+      beta: def.beta,
+      radius: def.radius,
+      metric: def.metric,
+      unit: unitName(unit),
+      rowsPerUnit,
+      graph
+    },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     ...releaseRun<'release:anomaly-identification'>({
       task: 'release:anomaly-identification',
@@ -91,7 +106,11 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
         epsilon: engineEps
       }),
       finish: (out) => ({
-        answer: { kind: 'anomaly-identification', columns: def.columns, records: def.records!.map((record, i) => ({ record, anomaly: out.bits[i] === 1 })) },
+        answer: {
+          kind: 'anomaly-identification',
+          columns: def.columns,
+          records: def.records!.map((record, i) => ({ record, anomaly: out.bits[i] === 1 }))
+        },
         exPost: { spentMax: engineEps * records }
       })
     })
@@ -196,6 +215,5 @@ function aiqGuarantee(o: {
     `(${num(o.epsilon)} per record asked${o.unit.kind === 'person' ? `, times at most ${o.rowsPerUnit} row${o.rowsPerUnit === 1 ? '' : 's'} per person` : ''}).`
   )
 }
-
 
 export const anomalyIdentificationKind: ReleaseKindModule<AnomalyIdentificationReleaseParams> = { kind: 'anomaly-identification', prepare }

@@ -32,7 +32,8 @@ function searchPrice(def: AnomalySearchDefinition) {
   const perQueryNano = decimalToNano(eps, 'up')
   if (perQueryNano === 0) throw new UserError('epsilon per query is below the ledger resolution of 1e-9')
   const maxQueries = queriesAllowedByBudget(budget, eps)
-  if (maxQueries < 1) throw new UserError(`The search budget ${num(budget)} does not allow a single query at epsilon ${num(eps)}; raise the budget in the saved query`)
+  if (maxQueries < 1)
+    throw new UserError(`The search budget ${num(budget)} does not allow a single query at epsilon ${num(eps)}; raise the budget in the saved query`)
   const chargeNano = checkedProduct(perQueryNano, maxQueries)
   const engineEps = epsilonAtMost(perQueryNano)
   // The engine stops when (T+1) eps > b: with b = maxQueries x engineEps it asks at most maxQueries questions.
@@ -60,7 +61,17 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     chargeNano,
     chargeExplained,
     cells: [WHOLE_DATASET],
-    guarantee: searchGuarantee({ top, scoreColumn: def.scoreColumn, tLow: def.tLow, tHigh: def.tHigh, floor, individuals: individuals.length, maxQueries, chargeNano, unit: datasetUnit(db, query.datasetId) }),
+    guarantee: searchGuarantee({
+      top,
+      scoreColumn: def.scoreColumn,
+      tLow: def.tLow,
+      tHigh: def.tHigh,
+      floor,
+      individuals: individuals.length,
+      maxQueries,
+      chargeNano,
+      unit: datasetUnit(db, query.datasetId)
+    }),
     publicParams: {
       oracle: def.oracle,
       epsilonPerQuery: eps,

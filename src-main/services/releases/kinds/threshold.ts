@@ -20,7 +20,15 @@ import { cellsForUnit, datasetUnit, isPerPersonColumn, unitName } from '../../da
 import { num, pct, protectedUnit } from '../guarantee'
 import { type SavedQueryRow, thresholdDefinition } from '../inputs'
 import { type PublicThreshold, publicThreshold } from '../threshold-adapter'
-import { type ExecutionResult, type PreparedRelease, type ReleaseKindModule, type ReleaseRun, checked, checkedProduct, releaseRun } from './release-kind'
+import {
+  type ExecutionResult,
+  type PreparedRelease,
+  type ReleaseKindModule,
+  type ReleaseRun,
+  checked,
+  checkedProduct,
+  releaseRun
+} from './release-kind'
 
 const P = RELEASE_PARAMS.threshold
 
@@ -60,7 +68,13 @@ interface ThresholdPrice {
  * The privacy map: what one unit can lose in this release, from the definition, the public predicates and the
  * request only (the preview shows it). Refuses, with nothing spent, a charge above the eps-max asked for.
  */
-function thresholdPrice(db: Database.Database, query: SavedQueryRow, def: ThresholdQueryDefinition, pub: PublicThreshold, req: ThresholdRequest): ThresholdPrice {
+function thresholdPrice(
+  db: Database.Database,
+  query: SavedQueryRow,
+  def: ThresholdQueryDefinition,
+  pub: PublicThreshold,
+  req: ThresholdRequest
+): ThresholdPrice {
   const { mechanism, alpha, beta, epsMax, eps1, steps, fineSteps } = req
   const countSensitivity = pub.sensitivity
   if (!(Number.isInteger(countSensitivity) && countSensitivity >= 1)) throw new Error('sensitivity must be a whole number >= 1')
@@ -205,7 +219,17 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     chargeNano,
     chargeExplained: price.chargeExplained,
     cells: thresholdCells(db, query, def, pub),
-    guarantee: thresholdGuarantee({ groupBy: pub.groupBy, countText: pub.countText, beta, alpha, chargeNano, predicates: k, unit, unitGroups, oneGroup: price.onePerPerson }),
+    guarantee: thresholdGuarantee({
+      groupBy: pub.groupBy,
+      countText: pub.countText,
+      beta,
+      alpha,
+      chargeNano,
+      predicates: k,
+      unit,
+      unitGroups,
+      oneGroup: price.onePerPerson
+    }),
     publicParams: { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups },
     description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${k} predicates`,
     ...releaseRun(thresholdRun(pub, req, price))
@@ -246,6 +270,5 @@ function thresholdGuarantee(o: {
     `Privacy: ${NOTION_LABEL['predicate-wise-dp']}, epsilon ${nanoToDisplay(o.chargeNano)} for ${protectedUnit(o.unit)} in this release (${spread}).`
   )
 }
-
 
 export const thresholdKind: ReleaseKindModule<ThresholdReleaseParams> = { kind: 'threshold', prepare }
