@@ -48,6 +48,21 @@ export function predictUndecided(
   return s
 }
 
+const SCORE_MEMO_LIMIT = 1 << 16
+
+/** A candidate's score; remembered by its exact level sequence (order, values, counts) when a memo is given. */
+function scoreLevels(levels: readonly EpsLevel[], memo: Map<string, number> | undefined): number {
+  if (memo === undefined) return minEntropyLevels(levels, { maxNodes: SCORE_NODE_BUDGET }).gamma
+  let key = ''
+  for (const l of levels) key += `${l.epsilon}:${l.count};`
+  let v = memo.get(key)
+  if (v === undefined) {
+    v = minEntropyLevels(levels, { maxNodes: SCORE_NODE_BUDGET }).gamma
+    if (memo.size < SCORE_MEMO_LIMIT) memo.set(key, v)
+  }
+  return v
+}
+
 export interface NextStepChoice {
   epsilon: number
   /** planned levels consumed by this step */
@@ -70,7 +85,8 @@ export function chooseNextStep(
   thresholds: ArrayLike<number>,
   decidedLevels: ReadonlyMap<number, number>,
   beta: number,
-  fineSteps: number
+  fineSteps: number,
+  scoreMemo?: Map<string, number>
 ): NextStepChoice {
   const m = plan.length
   const epsM = plan[m - 1]
@@ -90,7 +106,7 @@ export function chooseNextStep(
         { epsilon: eps, count: nU - stay },
         { epsilon: epsM, count: stay }
       ])
-      const score = minEntropyLevels(levels, { maxNodes: SCORE_NODE_BUDGET }).gamma
+      const score = scoreLevels(levels, scoreMemo)
       if (best === null || score >= best.score) best = { epsilon: eps, levelsUsed: r, beta: betaC, alpha, score }
     }
   }
@@ -144,7 +160,7 @@ export function runDppwlm(
   let consumed = 1
   while (nU > 0 && consumed < m) {
     const undecided = ws.undecided
-    const choice = chooseNextStep(plan, consumed, cur, undecided.subarray(0, nU), noisy, thresholds, decidedLevels, params.beta, params.fineSteps)
+    const choice = chooseNextStep(plan, consumed, cur, undecided.subarray(0, nU), noisy, thresholds, decidedLevels, params.beta, params.fineSteps, ws.scoreMemo)
     const eps = choice.epsilon
     betaStep = choice.beta
     alpha = choice.alpha

@@ -26,6 +26,8 @@ export class ThresholdWorkspace {
     eps: number
     shift: number
   }
+  /** DPPWLM: candidate scores by their exact level sequence (the scoring is deterministic: same input, same bits) */
+  readonly scoreMemo = new Map<string, number>()
 
   constructor(k: number) {
     this.k = k
