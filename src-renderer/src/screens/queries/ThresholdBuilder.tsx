@@ -1,10 +1,10 @@
-import { useState } from 'react'
+import { useReducer } from 'react'
 import { useHandUp } from './useHandUp'
 import type { DatasetInfo, FilterOperator, ThresholdQueryDefinition } from '../../../../src-main/contract'
 import { NumberField, SelectField, TextField } from '../../components/Fields'
 import { href } from '../../sections'
-import { type ThresholdForm, buildThresholdDefinition, defaultMapping, noPublicSourceReason, publicSources } from './thresholdDefinition'
-import { preferredPersonColumn, preferredThresholdTable } from './columnDefaultsDefinition'
+import { type ThresholdForm, noPublicSourceReason, publicSources, resolveThresholdForm } from './thresholdDefinition'
+import { initialThresholdForm, thresholdFormReducer } from './thresholdBuilderState'
 import { useGroupCount } from './useGroupCount'
 
 const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null']
@@ -12,7 +12,8 @@ const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 
 /**
  * Threshold query: group by, the groups (public: from a public dataset or listed), filter, period, count (with "count
  * each person at most N times"), thresholds. Returns the definition (or a sentence saying what is missing) to its parent
- * on every change; `buildThresholdDefinition` (pure) does the work.
+ * on every change. The state is one `ThresholdForm` changed by `thresholdFormReducer` (thresholdBuilderState.ts);
+ * `resolveThresholdForm` and `buildThresholdDefinition` (thresholdDefinition.ts, pure) do the rest.
  */
 export function ThresholdBuilder(props: {
   dataset: DatasetInfo
@@ -23,67 +24,21 @@ export function ThresholdBuilder(props: {
   const timeCols = cols.filter((c) => c.type === 'timestamp')
   const sources = publicSources(props.dataset, props.datasets)
   const privateOthers = props.datasets.filter((d) => !d.public && d.id !== props.dataset.id)
-  const [form, setForm] = useState<ThresholdForm>(() => ({
-    groupBy: [],
-    filters: [],
-    period: { on: false, column: timeCols[0]?.name ?? '', from: '', to: '' },
-    count: { kind: 'rows', personColumn: props.dataset.unit.kind === 'person' ? props.dataset.unit.column : '', cap: '1' },
-    threshold: {
-      kind: 'constant',
-      constant: '',
-      // '' = the preferred table for the group-by columns (defaults.ts), until the user chooses one.
-      datasetId: '',
-      column: '',
-      on: {},
-      reference: { factor: '1', aggregate: 'max', bucket: 'day', column: timeCols[0]?.name ?? '', from: '', to: '' }
-    },
-    groups: { source: sources.length > 0 ? 'dataset' : 'listed', datasetId: sources[0] ? String(sources[0].id) : '', on: {}, listed: '' }
-  }))
-  const { groupBy, filters, period } = form
-  const setFilters = (f: ThresholdForm['filters']) => setForm({ ...form, filters: f })
-  const setPeriod = (p: Partial<ThresholdForm['period']>) => setForm({ ...form, period: { ...period, ...p } })
-  const setCount = (c: Partial<ThresholdForm['count']>) => setForm({ ...form, count: { ...form.count, ...c } })
+  const [form, dispatch] = useReducer(thresholdFormReducer, { dataset: props.dataset, datasets: props.datasets }, initialThresholdForm)
+  const { groupBy, filters, period, groups } = form
   const thr = form.threshold
-  const setThr = (t: Partial<ThresholdForm['threshold']>) => setForm({ ...form, threshold: { ...thr, ...t } })
   const ref = thr.reference
-  const setRef = (r: Partial<ThresholdForm['threshold']['reference']>) => setThr({ reference: { ...ref, ...r } })
-  const groups = form.groups
-  const setGroups = (g: Partial<ThresholdForm['groups']>) => setForm({ ...form, groups: { ...groups, ...g } })
+  const setPeriod = (patch: Partial<ThresholdForm['period']>) => dispatch({ type: 'period', patch })
+  const setCount = (patch: Partial<ThresholdForm['count']>) => dispatch({ type: 'count', patch })
+  const setThr = (patch: Partial<ThresholdForm['threshold']>) => dispatch({ type: 'threshold', patch })
+  const setRef = (patch: Partial<ThresholdForm['threshold']['reference']>) => dispatch({ type: 'reference', patch })
+  const setGroups = (patch: Partial<ThresholdForm['groups']>) => dispatch({ type: 'groups', patch })
 
-  const thrDs = sources.find((d) => String(d.id) === thr.datasetId) ?? (thr.datasetId === '' ? (preferredThresholdTable(sources, groupBy) ?? undefined) : undefined)
-  const numericThrCols = thrDs?.columns.filter((c) => c.type === 'integer' || c.type === 'real') ?? []
-  const groupDs = sources.find((d) => String(d.id) === groups.datasetId)
-  // The mappings follow the group-by columns and the chosen table: same name by default, the user's choice kept.
-  const thrOn = defaultMapping(groupBy, thrDs, thr.on)
-  const groupsOn = defaultMapping(groupBy, groupDs, groups.on)
-
-  const personOptions = cols.filter((c) => !groupBy.includes(c.name)).map((c) => ({ value: c.name, label: c.name }))
-  // The person column shown: the chosen one while it is offered, else the one whose name and type say it names a person.
-  const personColumn = personOptions.some((o) => o.value === form.count.personColumn)
-    ? form.count.personColumn
-    : (preferredPersonColumn(cols.filter((c) => !groupBy.includes(c.name))) ?? personOptions[0]?.value ?? '')
-
-  const built = buildThresholdDefinition(
-    { ...form, count: { ...form.count, personColumn }, threshold: { ...thr, datasetId: thrDs ? String(thrDs.id) : thr.datasetId, on: thrOn }, groups: { ...groups, on: groupsOn } },
-    props.dataset,
-    props.datasets
-  )
-  useHandUp(built, props.onChange)
-  // The groups asked about, counted from public inputs only, while the rest of the question may still be incomplete: the
-  // same form with a placeholder count and threshold value (neither changes which groups are asked about).
-  const groupsOnly = buildThresholdDefinition(
-    {
-      ...form,
-      filters: [],
-      period: { ...period, on: false },
-      count: { kind: 'rows', personColumn: '', cap: '1' },
-      threshold: { ...thr, constant: '0', column: thr.column || (numericThrCols[0]?.name ?? ''), datasetId: thrDs ? String(thrDs.id) : thr.datasetId, on: thrOn, reference: { ...ref, factor: '1', from: 'x', to: 'x' } },
-      groups: { ...groups, on: groupsOn }
-    },
-    props.dataset,
-    props.datasets
-  )
-  const groupCount = useGroupCount(groupsOnly, props.datasets)
+  const resolved = resolveThresholdForm(form, props.dataset, props.datasets)
+  const { thresholdTable: thrDs, numericThresholdColumns: numericThrCols, groupsTable: groupDs, thresholdOn: thrOn, groupsOn, personColumn } = resolved
+  const personOptions = resolved.personOptions.map((c) => ({ value: c, label: c }))
+  useHandUp(resolved.definition, props.onChange)
+  const groupCount = useGroupCount(resolved.groupsOnly, props.datasets)
 
   return (
     <div className="stack-tight" data-testid="threshold-builder">
@@ -96,7 +51,7 @@ export function ThresholdBuilder(props: {
                 type="checkbox"
                 checked={groupBy.includes(c.name)}
                 // Kept in the dataset's column order, whatever order they were ticked in ("building × room").
-                onChange={(e) => setForm({ ...form, groupBy: cols.map((x) => x.name).filter((n) => (n === c.name ? e.target.checked : groupBy.includes(n))) })}
+                onChange={(e) => dispatch({ type: 'groupBy', column: c.name, on: e.target.checked, order: cols.map((x) => x.name) })}
                 data-testid={`groupby-${c.name}`}
               />
               {c.name}
@@ -192,30 +147,30 @@ export function ThresholdBuilder(props: {
             <SelectField
               label="Column"
               value={f.column}
-              onChange={(column) => setFilters(filters.map((x, j) => (j === i ? { ...x, column } : x)))}
+              onChange={(column) => dispatch({ type: 'updateFilter', index: i, patch: { column } })}
               options={cols.map((c) => ({ value: c.name, label: c.name }))}
             />
             <SelectField
               label="Condition"
               value={f.op}
-              onChange={(op) => setFilters(filters.map((x, j) => (j === i ? { ...x, op } : x)))}
+              onChange={(op) => dispatch({ type: 'updateFilter', index: i, patch: { op } })}
               options={OPS.map((o) => ({ value: o, label: o }))}
             />
             {f.op !== 'is null' && f.op !== 'is not null' && (
               <TextField
                 label={f.op === 'in' || f.op === 'not in' ? 'Values (comma separated)' : 'Value'}
                 value={f.value}
-                onChange={(value) => setFilters(filters.map((x, j) => (j === i ? { ...x, value } : x)))}
+                onChange={(value) => dispatch({ type: 'updateFilter', index: i, patch: { value } })}
               />
             )}
             <div className="field actions">
-              <button type="button" className="secondary" onClick={() => setFilters(filters.filter((_, j) => j !== i))}>
+              <button type="button" className="secondary" onClick={() => dispatch({ type: 'removeFilter', index: i })}>
                 Remove condition
               </button>
             </div>
           </div>
         ))}
-        <button type="button" className="secondary small" onClick={() => setFilters([...filters, { column: cols[0]?.name ?? '', op: '=', value: '' }])}>
+        <button type="button" className="secondary small" onClick={() => dispatch({ type: 'addFilter', column: cols[0]?.name ?? '' })}>
           Add a condition
         </button>
       </fieldset>

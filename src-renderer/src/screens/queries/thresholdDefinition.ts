@@ -5,6 +5,7 @@
  * "not yet" is one sentence saying what to do; the save button shows it.
  */
 import type { DatasetInfo, FilterCondition, FilterOperator, ThresholdQueryDefinition, ThresholdSpec } from '../../../../src-main/contract'
+import { preferredPersonColumn, preferredThresholdTable } from './columnDefaultsDefinition'
 
 export interface FilterRow {
   column: string
@@ -225,4 +226,66 @@ export function buildThresholdDefinition(form: ThresholdForm, dataset: DatasetIn
     }
   }
   return d
+}
+
+/** What the form shows and stands for once its defaults are filled in from the datasets (see `resolveThresholdForm`). */
+export interface ResolvedThresholdForm {
+  /** The threshold table: the chosen one, else ('' chosen) the preferred public table for the group-by columns. */
+  thresholdTable: DatasetInfo | undefined
+  numericThresholdColumns: DatasetInfo['columns']
+  groupsTable: DatasetInfo | undefined
+  /** The columns matching each group-by column: the user's choice while valid, else the same name. */
+  thresholdOn: Record<string, string>
+  groupsOn: Record<string, string>
+  /** Columns offered as the person column (not a group-by column), and the one shown. */
+  personOptions: string[]
+  personColumn: string
+  /** The definition, or the sentence saying what is missing. */
+  definition: ThresholdQueryDefinition | string
+  /**
+   * The groups asked about only, while the rest may be incomplete: the same form with no filter or period and a
+   * placeholder count and threshold value (neither changes which groups are asked about). Counted from public inputs only.
+   */
+  groupsOnly: ThresholdQueryDefinition | string
+}
+
+/** The form with its defaults filled in (person column, threshold table, column mappings) and the definitions it stands for. */
+export function resolveThresholdForm(form: ThresholdForm, dataset: DatasetInfo, datasets: readonly DatasetInfo[]): ResolvedThresholdForm {
+  const { groupBy } = form
+  const thr = form.threshold
+  const sources = publicSources(dataset, datasets)
+  const thresholdTable = sources.find((d) => String(d.id) === thr.datasetId) ?? (thr.datasetId === '' ? (preferredThresholdTable(sources, groupBy) ?? undefined) : undefined)
+  const numericThresholdColumns = thresholdTable?.columns.filter((c) => c.type === 'integer' || c.type === 'real') ?? []
+  const groupsTable = sources.find((d) => String(d.id) === form.groups.datasetId)
+  const thresholdOn = defaultMapping(groupBy, thresholdTable, thr.on)
+  const groupsOn = defaultMapping(groupBy, groupsTable, form.groups.on)
+  const personCols = dataset.columns.filter((c) => !groupBy.includes(c.name))
+  const personOptions = personCols.map((c) => c.name)
+  const personColumn = personOptions.includes(form.count.personColumn) ? form.count.personColumn : (preferredPersonColumn(personCols) ?? personOptions[0] ?? '')
+  const datasetId = thresholdTable ? String(thresholdTable.id) : thr.datasetId
+  const definition = buildThresholdDefinition(
+    { ...form, count: { ...form.count, personColumn }, threshold: { ...thr, datasetId, on: thresholdOn }, groups: { ...form.groups, on: groupsOn } },
+    dataset,
+    datasets
+  )
+  const groupsOnly = buildThresholdDefinition(
+    {
+      ...form,
+      filters: [],
+      period: { ...form.period, on: false },
+      count: { kind: 'rows', personColumn: '', cap: '1' },
+      threshold: {
+        ...thr,
+        constant: '0',
+        column: thr.column || (numericThresholdColumns[0]?.name ?? ''),
+        datasetId,
+        on: thresholdOn,
+        reference: { ...thr.reference, factor: '1', from: 'x', to: 'x' }
+      },
+      groups: { ...form.groups, on: groupsOn }
+    },
+    dataset,
+    datasets
+  )
+  return { thresholdTable, numericThresholdColumns, groupsTable, thresholdOn, groupsOn, personOptions, personColumn, definition, groupsOnly }
 }
