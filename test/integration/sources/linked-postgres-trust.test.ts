@@ -242,7 +242,7 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
     const q = saveQuery(store.db, ds, 'rooms', {
       kind: 'threshold',
       groupBy: ['room'],
-      count: { kind: 'rows' },
+      count: { kind: 'persons', personColumn: 'person', cap: 1 },
       threshold: { kind: 'constant', value: 5 },
       groups: [['R1'], ['R2']]
     })
