@@ -11,7 +11,9 @@ if (!client) {
   root.render(
     <main className="locked">
       <h1>Quiet Alarm</h1>
-      <p>This page needs its session token. Open the full address printed by <code>npm run serve</code> (it ends with <code>#token=…</code>).</p>
+      <p>
+        This page needs its session token. Open the full address printed by <code>npm run serve</code> (it ends with <code>#token=…</code>).
+      </p>
     </main>
   )
 } else {

@@ -4,7 +4,11 @@ export const sections = [
   { id: 'queries', title: 'Queries', blurb: 'Ask threshold and anomaly questions with the accuracy stated first, then release.' },
   { id: 'releases', title: 'Releases', blurb: 'Released answers: decisions only, each charged to the ledger before it was computed.' },
   { id: 'experiments', title: 'Experiments', blurb: 'Simulate before you spend: sweeps and Monte Carlo runs on the ground truth.' },
-  { id: 'ledger', title: 'Ledger', blurb: 'Every privacy charge, hash-chained: what one person (or row) has spent, summed over notions, per notion and per partition cell.' },
+  {
+    id: 'ledger',
+    title: 'Ledger',
+    blurb: 'Every privacy charge, hash-chained: what one person (or row) has spent, summed over notions, per notion and per partition cell.'
+  },
   { id: 'reports', title: 'Reports', blurb: 'Audit reports of the ledger, releases and experiments as PDF or CSV.' },
   { id: 'settings', title: 'Settings', blurb: 'Workspace location, worker pool and a self-check of the samplers.' }
 ] as const

@@ -3,7 +3,17 @@
  * - desktop: Electron IPC through the preload's `window.quietAlarm`;
  * - headless: HTTP POST /api/call/<method> with the session token, and an EventSource on /api/events.
  */
-import type { CallOutcome, ErrorCode, EventName, Events, FileHandle, MethodName, QuietAlarmBridge, RequestOf, ResponseOf } from '../../../src-main/contract'
+import type {
+  CallOutcome,
+  ErrorCode,
+  EventName,
+  Events,
+  FileHandle,
+  MethodName,
+  QuietAlarmBridge,
+  RequestOf,
+  ResponseOf
+} from '../../../src-main/contract'
 
 export interface Transport {
   readonly kind: 'ipc' | 'http'

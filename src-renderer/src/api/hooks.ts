@@ -130,7 +130,7 @@ export function useAction(): {
 } {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
-  const run = useCallback(async <T,>(fn: () => Promise<T>) => {
+  const run = useCallback(async <T>(fn: () => Promise<T>) => {
     setBusy(true)
     setError(null)
     try {

@@ -58,7 +58,19 @@ const ciWhiskers: Plugin<'line' | 'bar'> = {
   }
 }
 
-Chart.register(LineController, BarController, LineElement, PointElement, BarElement, CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip, ciWhiskers)
+Chart.register(
+  LineController,
+  BarController,
+  LineElement,
+  PointElement,
+  BarElement,
+  CategoryScale,
+  LinearScale,
+  LogarithmicScale,
+  Legend,
+  Tooltip,
+  ciWhiskers
+)
 Chart.defaults.font.family = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
 Chart.defaults.color = '#3b4556'
 Chart.defaults.animation = false

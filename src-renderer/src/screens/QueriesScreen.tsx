@@ -65,11 +65,7 @@ export function QueriesScreen(props: ScreenProps) {
 
   // Why the save button is disabled, in one sentence (the builders hand up a sentence while the definition is incomplete).
   const whyNot =
-    typeof definition === 'string'
-      ? definition || 'Define the question above.'
-      : name.trim() === ''
-        ? 'Give the question a name to save it.'
-        : null
+    typeof definition === 'string' ? definition || 'Define the question above.' : name.trim() === '' ? 'Give the question a name to save it.' : null
 
   const doSave = () => {
     if (!dataset || typeof definition === 'string') return
@@ -99,7 +95,14 @@ export function QueriesScreen(props: ScreenProps) {
           <div className="segmented" role="radiogroup" aria-label="Question type">
             {KINDS.map((k) => (
               <label key={k.value} className={`segment ${kind === k.value ? 'on' : ''}`}>
-                <input type="radio" name="query-kind" value={k.value} checked={kind === k.value} onChange={() => setKind(k.value)} data-testid={`kind-${k.value}`} />
+                <input
+                  type="radio"
+                  name="query-kind"
+                  value={k.value}
+                  checked={kind === k.value}
+                  onChange={() => setKind(k.value)}
+                  data-testid={`kind-${k.value}`}
+                />
                 <span className="segment-title">{k.label}</span>
                 <span className="segment-blurb">{k.blurb}</span>
               </label>
@@ -116,7 +119,14 @@ export function QueriesScreen(props: ScreenProps) {
             {kind === 'anomaly-identification' && <AnomalyIdBuilder key={`a${dataset.id}`} dataset={dataset} onChange={setDefinition} />}
             {kind === 'anomaly-search' && <SearchBuilder key={`s${dataset.id}`} dataset={dataset} datasets={list} onChange={setDefinition} />}
             <div className="row">
-              <TextField label="Name of the question" value={name} onChange={setName} testId="query-name" width="wide" placeholder="e.g. rooms over capacity, 12 March 14:00" />
+              <TextField
+                label="Name of the question"
+                value={name}
+                onChange={setName}
+                testId="query-name"
+                width="wide"
+                placeholder="e.g. rooms over capacity, 12 March 14:00"
+              />
               <div className="field actions">
                 <button
                   type="submit"
@@ -134,7 +144,9 @@ export function QueriesScreen(props: ScreenProps) {
                 {whyNot}
               </p>
             )}
-            <p className="hint">Saving spends nothing. Saved questions cannot be changed, so every release can be traced to exactly what was asked.</p>
+            <p className="hint">
+              Saving spends nothing. Saved questions cannot be changed, so every release can be traced to exactly what was asked.
+            </p>
             <ErrorText error={save.error} testId="query-save-error" />
           </form>
         </section>
@@ -144,7 +156,9 @@ export function QueriesScreen(props: ScreenProps) {
         <section className="panel" aria-labelledby="saved-title" data-testid="saved-queries">
           <h2 id="saved-title">Saved questions on {dataset.name}</h2>
           <ErrorText error={queries.error} />
-          {queries.data && saved.length === 0 && <p className="empty-state">None yet. Define one above and save it; then choose its accuracy and release it.</p>}
+          {queries.data && saved.length === 0 && (
+            <p className="empty-state">None yet. Define one above and save it; then choose its accuracy and release it.</p>
+          )}
           {saved.length > 0 && (
             <ul className="query-list">
               {saved.map((q) => (
@@ -159,7 +173,10 @@ export function QueriesScreen(props: ScreenProps) {
                     }}
                     data-testid={`saved-query-${q.name}`}
                   >
-                    <strong>{q.name}</strong> <span className="hint">{KIND_LABEL[q.kind]} · {formatDate(q.createdAt)}</span>
+                    <strong>{q.name}</strong>{' '}
+                    <span className="hint">
+                      {KIND_LABEL[q.kind]} · {formatDate(q.createdAt)}
+                    </span>
                   </button>
                 </li>
               ))}

@@ -74,7 +74,12 @@ export function ReportsScreen(_props: ScreenProps) {
     void act.run(async () => {
       setSaved(null)
       const req = samePreview && preview ? { ...request(), to: preview.data.period.to } : request()
-      const r = await client.call('reports/export', { ...req, format, table: format === 'csv' ? table : undefined, pageSize: format === 'pdf' ? pageSize : undefined })
+      const r = await client.call('reports/export', {
+        ...req,
+        format,
+        table: format === 'csv' ? table : undefined,
+        pageSize: format === 'pdf' ? pageSize : undefined
+      })
       setJobId(r.jobId)
     })
   const doDownload = () =>
@@ -108,7 +113,10 @@ export function ReportsScreen(_props: ScreenProps) {
               label="Scope"
               value={scope}
               onChange={setScope}
-              options={[{ value: 'all', label: 'The whole workspace' }, ...(datasets.data ?? []).map((d) => ({ value: String(d.id), label: d.name }))]}
+              options={[
+                { value: 'all', label: 'The whole workspace' },
+                ...(datasets.data ?? []).map((d) => ({ value: String(d.id), label: d.name }))
+              ]}
               testId="report-scope"
             />
             <TextField label="From (optional)" value={from} onChange={setFrom} placeholder="2025-01-01" width="narrow" hint="Empty: the beginning." />
@@ -143,9 +151,10 @@ export function ReportsScreen(_props: ScreenProps) {
         <section className="panel" aria-labelledby="report-preview-title" data-testid="report-preview-panel">
           <h2 id="report-preview-title">Preview</h2>
           <p>
-            {preview.data.scope.datasetName ?? 'Whole workspace'} · {preview.data.period.from ? formatDate(preview.data.period.from) : 'from the beginning'} to{' '}
-            {formatDate(preview.data.period.to)} · {preview.data.edition} edition · {preview.data.totals.ledgerEntries} ledger entries,{' '}
-            {preview.data.totals.releases} releases, {preview.data.totals.denials} denials, {preview.data.totals.experiments} experiments (simulations).
+            {preview.data.scope.datasetName ?? 'Whole workspace'} ·{' '}
+            {preview.data.period.from ? formatDate(preview.data.period.from) : 'from the beginning'} to {formatDate(preview.data.period.to)} ·{' '}
+            {preview.data.edition} edition · {preview.data.totals.ledgerEntries} ledger entries, {preview.data.totals.releases} releases,{' '}
+            {preview.data.totals.denials} denials, {preview.data.totals.experiments} experiments (simulations).
           </p>
           <p className={preview.verification.ledgerVerify.ok ? 'ok' : 'error'}>{preview.verification.ledgerVerify.message}</p>
           <p className="hint">
@@ -156,7 +165,15 @@ export function ReportsScreen(_props: ScreenProps) {
             <SelectField label="Export as" value={format} onChange={setFormat} options={FORMATS} testId="report-format" />
             {format === 'csv' && <SelectField label="Table" value={table} onChange={setTable} options={TABLES} />}
             {format === 'pdf' && (
-              <SelectField label="Page size" value={pageSize} onChange={setPageSize} options={[{ value: 'A4', label: 'A4' }, { value: 'Letter', label: 'Letter' }]} />
+              <SelectField
+                label="Page size"
+                value={pageSize}
+                onChange={setPageSize}
+                options={[
+                  { value: 'A4', label: 'A4' },
+                  { value: 'Letter', label: 'Letter' }
+                ]}
+              />
             )}
             <div className="field actions">
               <button type="button" onClick={doExport} disabled={act.busy || officerMissing} data-testid="report-export">

@@ -40,8 +40,8 @@ function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => voi
       <h2>Worker pool</h2>
       <p>
         Simulations and sweeps run on <strong data-testid="settings-workers">{props.size ?? '…'}</strong>{' '}
-        {props.size === 1 ? 'worker thread' : 'worker threads'} (default: processor cores minus one). A change applies at once when no job is running, and is remembered in this workspace; <code>--workers N</code> at start
-        overrides it for that session.
+        {props.size === 1 ? 'worker thread' : 'worker threads'} (default: processor cores minus one). A change applies at once when no job is running,
+        and is remembered in this workspace; <code>--workers N</code> at start overrides it for that session.
       </p>
       <form className="inline-form" onSubmit={apply}>
         <label>
@@ -57,7 +57,13 @@ function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => voi
             data-testid="settings-workers-input"
           />
         </label>
-        <button type="submit" disabled={busy || why !== null} data-testid="settings-workers-apply" aria-describedby={why ? 'settings-workers-why' : undefined} title={why ?? undefined}>
+        <button
+          type="submit"
+          disabled={busy || why !== null}
+          data-testid="settings-workers-apply"
+          aria-describedby={why ? 'settings-workers-why' : undefined}
+          title={why ?? undefined}
+        >
           Apply
         </button>
       </form>
@@ -112,19 +118,13 @@ export function SettingsScreen(_props: ScreenProps) {
       <section className="panel">
         <h2>Sampler self-check</h2>
         <p>
-          Draws 400,000 seeded Laplace samples on the worker pool and tests them against the Laplace distribution (Kolmogorov-Smirnov, α = 0.001).
-          A simulation: nothing is released or charged.
+          Draws 400,000 seeded Laplace samples on the worker pool and tests them against the Laplace distribution (Kolmogorov-Smirnov, α = 0.001). A
+          simulation: nothing is released or charged.
         </p>
         <button type="button" onClick={start} disabled={running} data-testid="self-check-start">
           Run self-check
         </button>
-        {running && (
-          <ProgressBar
-            label="Self-check"
-            progress={job.progress}
-            onCancel={() => jobId && void client.call('jobs/cancel', { jobId })}
-          />
-        )}
+        {running && <ProgressBar label="Self-check" progress={job.progress} onCancel={() => jobId && void client.call('jobs/cancel', { jobId })} />}
         {job.info?.state === 'cancelled' && <p className="hint">Self-check cancelled.</p>}
         {job.info?.state === 'failed' && <p className="error">{job.info.error}</p>}
         {error && <p className="error">{error}</p>}

@@ -160,7 +160,18 @@ export function runDppwlm(
   let consumed = 1
   while (nU > 0 && consumed < m) {
     const undecided = ws.undecided
-    const choice = chooseNextStep(plan, consumed, cur, undecided.subarray(0, nU), noisy, thresholds, decidedLevels, params.beta, params.fineSteps, ws.scoreMemo)
+    const choice = chooseNextStep(
+      plan,
+      consumed,
+      cur,
+      undecided.subarray(0, nU),
+      noisy,
+      thresholds,
+      decidedLevels,
+      params.beta,
+      params.fineSteps,
+      ws.scoreMemo
+    )
     const eps = choice.epsilon
     betaStep = choice.beta
     alpha = choice.alpha

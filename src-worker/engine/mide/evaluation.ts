@@ -78,7 +78,20 @@ export function runThresholdTrials(
   for (let t = firstTrial; t < firstTrial + count; t++) {
     if (ws === null) {
       // Denied: no noise is drawn (nor a generator made), nothing is released.
-      out.push({ trial: t, denied: true, positives, negatives, falseNegatives: 0, falsePositives: 0, fnr: null, fpr: null, epsStar: null, minEntropyNats: null, minEntropy: null, steps: 0 })
+      out.push({
+        trial: t,
+        denied: true,
+        positives,
+        negatives,
+        falseNegatives: 0,
+        falsePositives: 0,
+        fnr: null,
+        fpr: null,
+        epsStar: null,
+        minEntropyNats: null,
+        minEntropy: null,
+        steps: 0
+      })
       continue
     }
     const core = runMechanismCore(mechanism, counts, thresholds, params, epsilon, seededRng(deriveSeed(seed, t)), ws)

@@ -31,9 +31,7 @@ export function thresholdEpsilon(mechanism: ThresholdMechanism, params: Threshol
 
 export function describeGuarantee(mechanism: ThresholdMechanism, params: ThresholdParams, k?: number): ThresholdGuarantee {
   const { epsilon, denied } = thresholdCharge(mechanism, params)
-  const plan = isMultiStep(mechanism)
-    ? geometricPlan(params)
-    : [{ epsilon, beta: params.beta, alpha: mechanism === 'tslm' ? params.alpha : 0 }]
+  const plan = isMultiStep(mechanism) ? geometricPlan(params) : [{ epsilon, beta: params.beta, alpha: mechanism === 'tslm' ? params.alpha : 0 }]
   const minEntropyAtCharge = k !== undefined && k >= 1 ? minEntropyLevels([{ epsilon, count: k }]).normalized : null
   const guaranteed = mechanism !== 'nlm'
   const e = Number(epsilon.toPrecision(4))

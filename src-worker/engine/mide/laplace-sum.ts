@@ -13,7 +13,8 @@
 export function laplaceSumTail(s: number, a: number, b: number): number {
   if (s <= 0) return 0.5
   if (s === Infinity) return 0
-  let lo = a, hi = b
+  let lo = a,
+    hi = b
   if (lo > hi) {
     lo = b
     hi = a

@@ -61,8 +61,7 @@ export function checkThresholdParams(mechanism: ThresholdMechanism, p: Threshold
     if (mechanism === 'dppwlm' && !(Number.isInteger(p.fineSteps) && p.fineSteps >= 1))
       return `fine-steps must be a whole number >= 1 (got ${p.fineSteps})`
     const epsM = finalStepEpsilon(p.alpha, p.beta, p.steps)
-    if (!(p.eps1 < epsM))
-      return `eps1 must be smaller than the final step's epsilon ln(m/(2 beta))/alpha = ${epsM.toPrecision(4)} (got ${p.eps1})`
+    if (!(p.eps1 < epsM)) return `eps1 must be smaller than the final step's epsilon ln(m/(2 beta))/alpha = ${epsM.toPrecision(4)} (got ${p.eps1})`
   }
   return null
 }

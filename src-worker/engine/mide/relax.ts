@@ -56,14 +56,7 @@ export function checkRelaxation(e1: number, e2: number): void {
  * `expNegative`); ln U and -ln(1 - U) come from `exponentialFromBits` (1 - U(w2, w3) = U(~w2, ~w3)), so each value
  * equals `relaxNoise` fed these two uniforms up to the table logarithm's error (tested).
  */
-export function relaxInPlace(
-  noise: Float64Array,
-  indices: ArrayLike<number>,
-  count: number,
-  e1: number,
-  e2: number,
-  words: Int32Array
-): void {
+export function relaxInPlace(noise: Float64Array, indices: ArrayLike<number>, count: number, e1: number, e2: number, words: Int32Array): void {
   checkRelaxation(e1, e2)
   if (e2 === e1) return
   const rate = e2 - e1

@@ -100,8 +100,7 @@ export function parseWorkload(text: string): Workload {
   const thresholds = new Float64Array(body.length)
   const seen = new Map<string, number>()
   body.forEach((row, r) => {
-    if (row.fields.length !== header.length)
-      throw new WorkloadError(`line ${row.line}: expected ${header.length} fields, found ${row.fields.length}`)
+    if (row.fields.length !== header.length) throw new WorkloadError(`line ${row.line}: expected ${header.length} fields, found ${row.fields.length}`)
     const name = row.fields[col.predicate].trim()
     if (name === '') throw new WorkloadError(`line ${row.line}: the predicate name is empty`)
     const first = seen.get(name)
@@ -111,8 +110,7 @@ export function parseWorkload(text: string): Workload {
     if (!Number.isFinite(c)) throw new WorkloadError(`line ${row.line}: count is not a number ("${row.fields[col.count].slice(0, 40)}")`)
     if (c < 0) throw new WorkloadError(`line ${row.line}: count must not be negative`)
     const th = parseNumberCell(row.fields[col.threshold])
-    if (!Number.isFinite(th))
-      throw new WorkloadError(`line ${row.line}: threshold is not a number ("${row.fields[col.threshold].slice(0, 40)}")`)
+    if (!Number.isFinite(th)) throw new WorkloadError(`line ${row.line}: threshold is not a number ("${row.fields[col.threshold].slice(0, 40)}")`)
     predicates.push(name)
     counts[r] = c
     thresholds[r] = th

@@ -8,10 +8,14 @@ function numericCdf(x: number, a: number, b: number): number {
   const lim = 40 / a
   // integrate on [-lim, 0] and [0, lim] separately (kink at 0) and split at x (kink of F_b)
   const near = 30 / b // F_b changes on the scale 1/b around x: integrate that part on its own fine grid
-  const pts = [-lim, 0, x, x - near, x + near].filter((p) => p >= -lim && p <= lim).concat([lim]).sort((p, q) => p - q)
+  const pts = [-lim, 0, x, x - near, x + near]
+    .filter((p) => p >= -lim && p <= lim)
+    .concat([lim])
+    .sort((p, q) => p - q)
   let s = 0
   for (let j = 0; j + 1 < pts.length; j++) {
-    const lo = pts[j], hi = pts[j + 1]
+    const lo = pts[j],
+      hi = pts[j + 1]
     if (hi <= lo) continue
     const n = 4000
     const hstep = (hi - lo) / n
@@ -28,7 +32,13 @@ function numericCdf(x: number, a: number, b: number): number {
 
 describe('sum of two Laplace variables (closed form for Eq. 12)', () => {
   it('matches numeric integration of the convolution', () => {
-    for (const [a, b] of [[0.5, 1.5], [1, 1], [1, 1 + 1e-9], [0.01, 3], [2, 0.3]] as const) {
+    for (const [a, b] of [
+      [0.5, 1.5],
+      [1, 1],
+      [1, 1 + 1e-9],
+      [0.01, 3],
+      [2, 0.3]
+    ] as const) {
       for (const x of [-5, -1, -0.1, 0, 0.3, 2, 7]) {
         expect(Math.abs(laplaceSumCdf(x / Math.min(a, b), a, b) - numericCdf(x / Math.min(a, b), a, b))).toBeLessThan(1e-7)
       }

@@ -19,8 +19,10 @@ function nearThresholdWorkload(): { counts: Float64Array; thresholds: Float64Arr
   for (let i = 0; i < 240; i++) {
     const g = 100 + Math.floor(rng.next() * 900)
     let c: number
-    if (i < 120) c = g - (i < 60 ? 0.001 : 0.5 * rng.next()) // positive, close
-    else if (i < 200) c = g + 2 * rng.next() // negative, within the uncertainty region
+    if (i < 120)
+      c = g - (i < 60 ? 0.001 : 0.5 * rng.next()) // positive, close
+    else if (i < 200)
+      c = g + 2 * rng.next() // negative, within the uncertainty region
     else c = i % 2 ? g - 300 : g + 300 // far
     counts.push(g)
     thresholds.push(c)
@@ -37,7 +39,11 @@ const POSITIVES = 140 // 120 close + 20 far positives (the far ones never miss)
 // Per-predicate checks: 3 mechanisms x 2 settings x 140 positives = 840; family level 1e-3 -> ~1e-6 per check (Bonferroni).
 const PER_CHECK = 1e-3 / (3 * 2 * POSITIVES)
 
-function missCounts(mech: ThresholdMechanism, params: ThresholdParams, seed: string): { miss: number[]; runs: ReturnType<typeof runThresholdMechanism>[] } {
+function missCounts(
+  mech: ThresholdMechanism,
+  params: ThresholdParams,
+  seed: string
+): { miss: number[]; runs: ReturnType<typeof runThresholdMechanism>[] } {
   const w = nearThresholdWorkload()
   const miss = new Array(w.counts.length).fill(0)
   const runs = []
@@ -122,7 +128,8 @@ describe('privacy accounting', () => {
       }
       const epsM = thresholdEpsilon('dppwlm', params)
       const run = runThresholdMechanism('dppwlm', counts, thresholds, params, seededRng(deriveSeed('dp', it)))
-      let prev = 0, betaUsed = 0
+      let prev = 0,
+        betaUsed = 0
       for (const s of run.steps) {
         expect(s.epsilon).toBeGreaterThan(prev)
         expect(s.epsilon).toBeLessThanOrEqual(epsM * (1 + 1e-12))

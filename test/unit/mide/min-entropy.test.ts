@@ -7,14 +7,20 @@ const h = (p: number) => (p > 0 ? -p * Math.log(p) : 0)
 /** Brute force over all vertices (every p_i at a bound except one free), bounds straight from Lemma 7 (no log-space). */
 function bruteForce(eps: number[]): number {
   const k = eps.length
-  let A = 0, B = 0
-  for (const e of eps) { A += Math.exp(e); B += Math.exp(-e) }
+  let A = 0,
+    B = 0
+  for (const e of eps) {
+    A += Math.exp(e)
+    B += Math.exp(-e)
+  }
   const lo = eps.map((e) => Math.exp(-e) / A)
   const up = eps.map((e) => Math.min(1, Math.exp(e) / B))
   let best = Infinity
   for (let f = 0; f < k; f++) {
     for (let mask = 0; mask < 1 << (k - 1); mask++) {
-      let s = 0, v = 0, bit = 0
+      let s = 0,
+        v = 0,
+        bit = 0
       for (let i = 0; i < k; i++) {
         if (i === f) continue
         const p = (mask >> bit++) & 1 ? up[i] : lo[i]
@@ -47,8 +53,12 @@ describe('MinEnt (exact, by levels)', () => {
       expect(res.exact).toBe(true)
       expect(Math.abs(res.gamma - bruteForce(eps))).toBeLessThan(1e-9)
       // the returned p is feasible and has that entropy
-      let s = 0, v = 0
-      for (const p of res.p) { s += p; v += h(p) }
+      let s = 0,
+        v = 0
+      for (const p of res.p) {
+        s += p
+        v += h(p)
+      }
       expect(Math.abs(s - 1)).toBeLessThan(1e-9)
       expect(Math.abs(v - res.gamma)).toBeLessThan(1e-9)
     }
@@ -58,7 +68,12 @@ describe('MinEnt (exact, by levels)', () => {
   it('levels and per-predicate inputs agree; levels may be split', () => {
     const eps = [0.2, 0.2, 0.2, 1.5, 1.5, 3, 0.2]
     const a = minEntropy(eps)
-    const b = minEntropyLevels([{ epsilon: 0.2, count: 2 }, { epsilon: 1.5, count: 2 }, { epsilon: 3, count: 1 }, { epsilon: 0.2, count: 2 }])
+    const b = minEntropyLevels([
+      { epsilon: 0.2, count: 2 },
+      { epsilon: 1.5, count: 2 },
+      { epsilon: 3, count: 1 },
+      { epsilon: 0.2, count: 2 }
+    ])
     expect(b.gamma).toBeCloseTo(a.gamma, 12)
     expect(a.k).toBe(7)
     expect(a.normalized).toBeCloseTo(a.gamma / Math.log(7), 12)
@@ -83,7 +98,10 @@ describe('MinEnt (exact, by levels)', () => {
   })
 
   it('handles large k and large eps without overflow', () => {
-    const r = minEntropyLevels([{ epsilon: 800, count: 3 }, { epsilon: 1e-5, count: 10000 }])
+    const r = minEntropyLevels([
+      { epsilon: 800, count: 3 },
+      { epsilon: 1e-5, count: 10000 }
+    ])
     expect(Number.isFinite(r.gamma)).toBe(true)
     expect(r.gamma).toBeGreaterThanOrEqual(0)
   })

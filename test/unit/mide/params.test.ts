@@ -14,7 +14,11 @@ const lapTail = (eps: number, x: number) => 0.5 * Math.exp(-eps * x) // P(Lap(1/
 
 describe('epsilon formulas and plans', () => {
   it('TSLM/NLM eps makes the shifted threshold miss a just-positive predicate with probability beta', () => {
-    for (const [alpha, beta] of [[1, 0.05], [10, 0.01], [200, 0.1]]) {
+    for (const [alpha, beta] of [
+      [1, 0.05],
+      [10, 0.01],
+      [200, 0.1]
+    ]) {
       const p = { ...PAPER_DEFAULTS, alpha, beta, epsMax: 1e9 }
       const e = thresholdEpsilon('tslm', p)
       expect(lapTail(e, alpha)).toBeCloseTo(beta, 12)
@@ -44,9 +48,18 @@ describe('epsilon formulas and plans', () => {
     const base = seededRng(3)
     const counting: Rng = {
       kind: 'seeded',
-      next: () => { draws++; return base.next() },
-      fillWords: (out, count) => { draws++; base.fillWords(out, count) },
-      fillSampleWords: (out, count) => { draws++; base.fillSampleWords(out, count) }
+      next: () => {
+        draws++
+        return base.next()
+      },
+      fillWords: (out, count) => {
+        draws++
+        base.fillWords(out, count)
+      },
+      fillSampleWords: (out, count) => {
+        draws++
+        base.fillSampleWords(out, count)
+      }
     }
     for (const mech of ['nlm', 'tslm', 'ppwlm', 'dppwlm'] as const) {
       const p = { ...PAPER_DEFAULTS, alpha: 0.5 } // TSLM needs 4.6, PPWLM 7.4 > 4

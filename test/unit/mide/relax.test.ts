@@ -32,12 +32,21 @@ describe('noise relaxation (exact conditional law)', () => {
       expect(binomialUpperTail(n, p, same)).toBeGreaterThan(PER_CHECK / 2)
       expect(binomialLowerTail(n, p, same)).toBeGreaterThan(PER_CHECK / 2)
       // correlation: Fisher z, standard error 1/sqrt(n-3) (Laplace tails are light enough for n = 40000)
-      let m1 = 0, m2 = 0
-      for (let i = 0; i < n; i++) { m1 += v1[i]; m2 += v2[i] }
-      m1 /= n; m2 /= n
-      let s11 = 0, s22 = 0, s12 = 0
+      let m1 = 0,
+        m2 = 0
       for (let i = 0; i < n; i++) {
-        s11 += (v1[i] - m1) ** 2; s22 += (v2[i] - m2) ** 2; s12 += (v1[i] - m1) * (v2[i] - m2)
+        m1 += v1[i]
+        m2 += v2[i]
+      }
+      m1 /= n
+      m2 /= n
+      let s11 = 0,
+        s22 = 0,
+        s12 = 0
+      for (let i = 0; i < n; i++) {
+        s11 += (v1[i] - m1) ** 2
+        s22 += (v2[i] - m2) ** 2
+        s12 += (v1[i] - m1) * (v2[i] - m2)
       }
       const r = s12 / Math.sqrt(s11 * s22)
       const z = Math.abs(Math.atanh(r) - Math.atanh(e1 / e2)) * Math.sqrt(n - 3)

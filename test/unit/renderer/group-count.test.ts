@@ -31,7 +31,15 @@ const base = { kind: 'threshold' as const, groupBy: ['building', 'room'], count:
 
 describe('count of groups before saving (issue 17)', () => {
   it('listed groups: their number', () => {
-    const def: ThresholdQueryDefinition = { ...base, threshold: { kind: 'constant', value: 5 }, groups: [['A', '1'], ['A', '2'], ['B', '1']] }
+    const def: ThresholdQueryDefinition = {
+      ...base,
+      threshold: { kind: 'constant', value: 5 },
+      groups: [
+        ['A', '1'],
+        ['A', '2'],
+        ['B', '1']
+      ]
+    }
     const c = groupCountOf(def, all)
     expect(c).toMatchObject({ kind: 'known', groups: 3 })
     expect(groupCountSentence(c)).toBe('This question asks about 3 groups (predicates), listed in the definition. Each is one yes/no answer.')
@@ -46,7 +54,11 @@ describe('count of groups before saving (issue 17)', () => {
   })
 
   it('a public group list: its distinct key tuples, read from that list through the mapped columns', () => {
-    const def: ThresholdQueryDefinition = { ...base, threshold: { kind: 'constant', value: 5 }, groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } } }
+    const def: ThresholdQueryDefinition = {
+      ...base,
+      threshold: { kind: 'constant', value: 5 },
+      groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } }
+    }
     const c = groupCountOf(def, all)
     expect(c.kind).toBe('distinct')
     if (c.kind !== 'distinct') return

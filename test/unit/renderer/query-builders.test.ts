@@ -30,10 +30,46 @@ function ds(id: number, name: string, cols: Array<[string, DatasetInfo['columns'
   }
 }
 
-const occupancy = ds(1, 'occupancy', [['timestamp', 'timestamp'], ['person_id', 'text'], ['building', 'text'], ['room', 'text'], ['minutes', 'integer']], false)
-const capacities = ds(2, 'capacities', [['building', 'text'], ['room', 'text'], ['capacity', 'integer']], true)
-const rooms = ds(3, 'room-list', [['bldg', 'text'], ['room_name', 'text']], true)
-const personHours = ds(4, 'person-hours', [['person_id', 'text'], ['hours_on_site', 'real']], false)
+const occupancy = ds(
+  1,
+  'occupancy',
+  [
+    ['timestamp', 'timestamp'],
+    ['person_id', 'text'],
+    ['building', 'text'],
+    ['room', 'text'],
+    ['minutes', 'integer']
+  ],
+  false
+)
+const capacities = ds(
+  2,
+  'capacities',
+  [
+    ['building', 'text'],
+    ['room', 'text'],
+    ['capacity', 'integer']
+  ],
+  true
+)
+const rooms = ds(
+  3,
+  'room-list',
+  [
+    ['bldg', 'text'],
+    ['room_name', 'text']
+  ],
+  true
+)
+const personHours = ds(
+  4,
+  'person-hours',
+  [
+    ['person_id', 'text'],
+    ['hours_on_site', 'real']
+  ],
+  false
+)
 const all = [occupancy, capacities, rooms, personHours]
 
 function form(p: Partial<ThresholdForm> = {}): ThresholdForm {
@@ -75,14 +111,18 @@ describe('threshold definition', () => {
       ['B', 'B-102']
     ])
     expect(parseGroupLines('A,', ['building', 'room'])).toEqual([['A', null]])
-    expect(parseGroupLines('A, A-101\nB', ['building', 'room'])).toBe('Line 2 of the groups has 1 value; each group needs 2 (building, room), separated by commas.')
+    expect(parseGroupLines('A, A-101\nB', ['building', 'room'])).toBe(
+      'Line 2 of the groups has 1 value; each group needs 2 (building, room), separated by commas.'
+    )
     expect(parseGroupLines('A, A-101\nB,B-1\nA,A-101', ['building', 'room'])).toBe('Line 3 of the groups repeats line 1: list each group once.')
     expect(parseGroupLines('  \n', ['building', 'room'])).toMatch(/^List the groups to ask about/)
   })
 
   it('a constant threshold needs public groups: listed, or from a public dataset with its column mapping', () => {
     expect(buildThresholdDefinition(form(), occupancy, all)).toMatch(/^List the groups/)
-    expect(buildThresholdDefinition(form({ groups: { source: 'listed', datasetId: '', on: {}, listed: 'A, A-101\nB, B-102' } }), occupancy, all)).toEqual({
+    expect(
+      buildThresholdDefinition(form({ groups: { source: 'listed', datasetId: '', on: {}, listed: 'A, A-101\nB, B-102' } }), occupancy, all)
+    ).toEqual({
       kind: 'threshold',
       groupBy: ['building', 'room'],
       count: { kind: 'rows' },
@@ -93,27 +133,46 @@ describe('threshold definition', () => {
       ]
     })
     // From a public dataset: same names need no mapping; other names are mapped.
-    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '2', on: { building: 'building', room: 'room' }, listed: '' } }), occupancy, all)).toMatchObject({
+    expect(
+      buildThresholdDefinition(
+        form({ groups: { source: 'dataset', datasetId: '2', on: { building: 'building', room: 'room' }, listed: '' } }),
+        occupancy,
+        all
+      )
+    ).toMatchObject({
       groupsFrom: { datasetId: 2 }
     })
-    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: '' }, listed: '' } }), occupancy, all)).toBe(
-      'Choose the column of “room-list” that matches “room”.'
+    expect(
+      buildThresholdDefinition(
+        form({ groups: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: '' }, listed: '' } }),
+        occupancy,
+        all
+      )
+    ).toBe('Choose the column of “room-list” that matches “room”.')
+    const mapped = buildThresholdDefinition(
+      form({ groups: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: 'room_name' }, listed: '' } }),
+      occupancy,
+      all
     )
-    const mapped = buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: 'room_name' }, listed: '' } }), occupancy, all)
     expect(mapped).toMatchObject({ groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } } })
     expect(mapped).not.toHaveProperty('groups')
     // A private dataset is never a source, even when its id is chosen.
     expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '4', on: {}, listed: '' } }), occupancy, all)).toBe(
       'Choose the public dataset whose rows are the groups.'
     )
-    expect(buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '', on: {}, listed: '' } }), occupancy, [occupancy, personHours])).toBe(
+    expect(
+      buildThresholdDefinition(form({ groups: { source: 'dataset', datasetId: '', on: {}, listed: '' } }), occupancy, [occupancy, personHours])
+    ).toBe(
       'Groups from a dataset must come from a public dataset other than “occupancy”, and there is none yet (1 private dataset is not offered): the privacy officer declares a dataset public on the Datasets screen. Or list the groups here.'
     )
   })
 
   it('a column threshold comes from a public table, which defines the groups', () => {
     const col = (datasetId: string, column: string, on: Record<string, string> = {}) =>
-      form({ threshold: { ...form().threshold, kind: 'column', datasetId, column, on }, groups: { source: 'listed', datasetId: '', on: {}, listed: 'ignored' } })
+      form({
+        threshold: { ...form().threshold, kind: 'column', datasetId, column, on },
+        groups: { source: 'listed', datasetId: '', on: {}, listed: 'ignored' }
+      })
     expect(buildThresholdDefinition(col('2', 'capacity', { building: 'building', room: 'room' }), occupancy, all)).toEqual({
       kind: 'threshold',
       groupBy: ['building', 'room'],
@@ -122,29 +181,48 @@ describe('threshold definition', () => {
     })
     expect(buildThresholdDefinition(col('4', 'hours_on_site'), occupancy, all)).toBe('Choose the public table that holds the thresholds.')
     expect(buildThresholdDefinition(col('2', ''), occupancy, all)).toBe('Choose the column of “capacities” that holds the thresholds.')
-    expect(buildThresholdDefinition(col('', ''), occupancy, [occupancy, personHours])).toMatch(/^Thresholds from a table must come from a public dataset other than “occupancy”/)
+    expect(buildThresholdDefinition(col('', ''), occupancy, [occupancy, personHours])).toMatch(
+      /^Thresholds from a table must come from a public dataset other than “occupancy”/
+    )
   })
 
   it('persons: the person column is required and not a group-by column', () => {
-    const f = form({ count: { kind: 'persons', personColumn: 'room', cap: '2' }, groups: { source: 'listed', datasetId: '', on: {}, listed: 'A,A-101' } })
+    const f = form({
+      count: { kind: 'persons', personColumn: 'room', cap: '2' },
+      groups: { source: 'listed', datasetId: '', on: {}, listed: 'A,A-101' }
+    })
     expect(buildThresholdDefinition(f, occupancy, all)).toBe('The person column “room” cannot also be a group-by column.')
     expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2' } }, occupancy, all)).toMatchObject({
       count: { kind: 'persons', personColumn: 'person_id', cap: 2 }
     })
     // The bound on groups per person: empty is no bound, else a whole number >= 1.
-    expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: '3' } }, occupancy, all)).toMatchObject({
+    expect(
+      buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: '3' } }, occupancy, all)
+    ).toMatchObject({
       count: { kind: 'persons', personColumn: 'person_id', cap: 2, maxGroups: 3 }
     })
     expect(buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: '0' } }, occupancy, all)).toBe(
       'The groups per person must be a whole number, 1 or more (or empty: no bound).'
     )
-    const noBound = buildThresholdDefinition({ ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: ' ' } }, occupancy, all)
+    const noBound = buildThresholdDefinition(
+      { ...f, count: { kind: 'persons', personColumn: 'person_id', cap: '2', maxGroups: ' ' } },
+      occupancy,
+      all
+    )
     expect(typeof noBound === 'object' && noBound.count.kind === 'persons' && noBound.count.maxGroups).toBe(undefined)
   })
 })
 
 describe('search definition', () => {
-  const taxi = ds(5, 'taxi', [['timestamp', 'timestamp'], ['value', 'integer']], false)
+  const taxi = ds(
+    5,
+    'taxi',
+    [
+      ['timestamp', 'timestamp'],
+      ['value', 'integer']
+    ],
+    false
+  )
   const halfHours = ds(6, 'half-hours', [['timestamp', 'timestamp']], true)
   const sform = (p: Partial<SearchForm> = {}): SearchForm => ({
     score: 'value',
@@ -185,14 +263,17 @@ describe('search definition', () => {
       tau: 0.5
     })
     const from = sform({ individuals: { source: 'dataset', listed: '', datasetId: '6', column: 'timestamp' }, scoreFloor: '-5' })
-    expect(buildSearchDefinition(from, taxi, [taxi, halfHours])).toMatchObject({ individualsFrom: { datasetId: 6, column: 'timestamp' }, scoreFloor: -5 })
+    expect(buildSearchDefinition(from, taxi, [taxi, halfHours])).toMatchObject({
+      individualsFrom: { datasetId: 6, column: 'timestamp' },
+      scoreFloor: -5
+    })
     expect(buildSearchDefinition({ ...from, scoreFloor: '30000' }, taxi, [taxi, halfHours])).toBe(
       'Give t-low, above the score floor L = 30000: every individual scoring at or below it is protected.'
     )
     // The searched dataset itself is never the list, even when public.
     const pubTaxi = { ...taxi, public: true }
-    expect(buildSearchDefinition(sform({ individuals: { source: 'dataset', listed: '', datasetId: '5', column: 'timestamp' } }), pubTaxi, [pubTaxi])).toMatch(
-      /^A list of individuals from a dataset must come from a public dataset other than “taxi”/
-    )
+    expect(
+      buildSearchDefinition(sform({ individuals: { source: 'dataset', listed: '', datasetId: '5', column: 'timestamp' } }), pubTaxi, [pubTaxi])
+    ).toMatch(/^A list of individuals from a dataset must come from a public dataset other than “taxi”/)
   })
 })

@@ -7,7 +7,13 @@ import type { DatasetInfo } from '../../../src-main/contract'
 import { buildThresholdDefinition, resolveThresholdForm, type ThresholdForm } from '../../../src-renderer/src/screens/queries/thresholdDefinition'
 import { initialThresholdForm, thresholdFormReducer, type ThresholdFormAction } from '../../../src-renderer/src/screens/queries/thresholdBuilderState'
 
-function ds(id: number, name: string, cols: Array<[string, DatasetInfo['columns'][number]['type']]>, isPublic: boolean, unit: DatasetInfo['unit'] = { kind: 'row' }): DatasetInfo {
+function ds(
+  id: number,
+  name: string,
+  cols: Array<[string, DatasetInfo['columns'][number]['type']]>,
+  isPublic: boolean,
+  unit: DatasetInfo['unit'] = { kind: 'row' }
+): DatasetInfo {
   return {
     id,
     name,
@@ -23,10 +29,48 @@ function ds(id: number, name: string, cols: Array<[string, DatasetInfo['columns'
   }
 }
 
-const occupancy = ds(1, 'occupancy', [['timestamp', 'timestamp'], ['person_id', 'text'], ['building', 'text'], ['room', 'text'], ['minutes', 'integer']], false, { kind: 'person', column: 'person_id' })
-const capacities = ds(2, 'capacities', [['building', 'text'], ['room', 'text'], ['capacity', 'integer']], true)
-const rooms = ds(3, 'room-list', [['bldg', 'text'], ['room_name', 'text']], true)
-const badges = ds(5, 'badges', [['seen_at', 'timestamp'], ['badge', 'text'], ['room', 'text']], false)
+const occupancy = ds(
+  1,
+  'occupancy',
+  [
+    ['timestamp', 'timestamp'],
+    ['person_id', 'text'],
+    ['building', 'text'],
+    ['room', 'text'],
+    ['minutes', 'integer']
+  ],
+  false,
+  { kind: 'person', column: 'person_id' }
+)
+const capacities = ds(
+  2,
+  'capacities',
+  [
+    ['building', 'text'],
+    ['room', 'text'],
+    ['capacity', 'integer']
+  ],
+  true
+)
+const rooms = ds(
+  3,
+  'room-list',
+  [
+    ['bldg', 'text'],
+    ['room_name', 'text']
+  ],
+  true
+)
+const badges = ds(
+  5,
+  'badges',
+  [
+    ['seen_at', 'timestamp'],
+    ['badge', 'text'],
+    ['room', 'text']
+  ],
+  false
+)
 const all = [occupancy, capacities, rooms, badges]
 const order = occupancy.columns.map((c) => c.name)
 
@@ -129,7 +173,9 @@ describe('buildThresholdDefinition', () => {
     expect(d).not.toHaveProperty('groups')
     expect(d).not.toHaveProperty('groupsFrom.on')
     const other = run(ready(), { type: 'groups', patch: { source: 'dataset', datasetId: '3', on: { building: 'bldg', room: 'room_name' } } })
-    expect(buildThresholdDefinition(other, occupancy, all)).toMatchObject({ groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } } })
+    expect(buildThresholdDefinition(other, occupancy, all)).toMatchObject({
+      groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } }
+    })
   })
 
   it('counts persons with a cap and an optional bound on groups per person', () => {
@@ -144,11 +190,17 @@ describe('buildThresholdDefinition', () => {
     expect(buildThresholdDefinition(run(f, { type: 'count', patch: { cap: '0' } }), occupancy, all)).toBe(
       'Say how many times each person may count at most (a whole number, 1 or more).'
     )
-    expect(buildThresholdDefinition(run(f, { type: 'count', patch: { personColumn: '' } }), occupancy, all)).toBe('Choose the column that identifies a person.')
+    expect(buildThresholdDefinition(run(f, { type: 'count', patch: { personColumn: '' } }), occupancy, all)).toBe(
+      'Choose the column that identifies a person.'
+    )
   })
 
   it('reference thresholds: factor, aggregate, bucket and period; the groups still come from public inputs', () => {
-    const f = run(ready(), { type: 'threshold', patch: { kind: 'reference' } }, { type: 'reference', patch: { factor: '1.5', aggregate: 'mean', bucket: 'hour', from: '2024-03-04', to: '2024-03-09' } })
+    const f = run(
+      ready(),
+      { type: 'threshold', patch: { kind: 'reference' } },
+      { type: 'reference', patch: { factor: '1.5', aggregate: 'mean', bucket: 'hour', from: '2024-03-04', to: '2024-03-09' } }
+    )
     expect(buildThresholdDefinition(f, occupancy, all)).toMatchObject({
       threshold: { kind: 'reference', factor: 1.5, aggregate: 'mean', bucket: 'hour', column: 'timestamp', from: '2024-03-04', to: '2024-03-09' },
       groups: [
@@ -156,8 +208,12 @@ describe('buildThresholdDefinition', () => {
         ['B', 'B, east']
       ]
     })
-    expect(buildThresholdDefinition(run(f, { type: 'reference', patch: { factor: '0' } }), occupancy, all)).toBe('Give the factor (> 0) that multiplies the reference period.')
-    expect(buildThresholdDefinition(run(f, { type: 'reference', patch: { to: '' } }), occupancy, all)).toBe('Give the reference period (from and to).')
+    expect(buildThresholdDefinition(run(f, { type: 'reference', patch: { factor: '0' } }), occupancy, all)).toBe(
+      'Give the factor (> 0) that multiplies the reference period.'
+    )
+    expect(buildThresholdDefinition(run(f, { type: 'reference', patch: { to: '' } }), occupancy, all)).toBe(
+      'Give the reference period (from and to).'
+    )
   })
 
   it('filters take numbers on numeric columns and lists for in; the period needs all three parts', () => {
@@ -180,7 +236,9 @@ describe('buildThresholdDefinition', () => {
   })
 
   it('says what is missing, one sentence at a time', () => {
-    expect(buildThresholdDefinition(initialThresholdForm({ dataset: occupancy, datasets: all }), occupancy, all)).toMatch(/^Choose at least one group-by column/)
+    expect(buildThresholdDefinition(initialThresholdForm({ dataset: occupancy, datasets: all }), occupancy, all)).toMatch(
+      /^Choose at least one group-by column/
+    )
     expect(buildThresholdDefinition(run(ready(), { type: 'threshold', patch: { constant: 'twelve' } }), occupancy, all)).toBe(
       'Give the threshold: the count above which a group is flagged.'
     )
@@ -201,7 +259,12 @@ describe('resolveThresholdForm', () => {
     expect(r.thresholdOn).toEqual({ building: 'building', room: 'room' })
     // No column chosen yet: the definition says so, the group count already knows the groups (the table's rows).
     expect(r.definition).toBe('Choose the column of “capacities” that holds the thresholds.')
-    expect(r.groupsOnly).toEqual({ kind: 'threshold', groupBy: ['building', 'room'], count: { kind: 'rows' }, threshold: { kind: 'column', datasetId: 2, column: 'capacity' } })
+    expect(r.groupsOnly).toEqual({
+      kind: 'threshold',
+      groupBy: ['building', 'room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'column', datasetId: 2, column: 'capacity' }
+    })
     expect(resolveThresholdForm(run(f, { type: 'threshold', patch: { column: 'capacity' } }), occupancy, all).definition).toEqual(r.groupsOnly)
   })
 
@@ -215,9 +278,19 @@ describe('resolveThresholdForm', () => {
   })
 
   it('the groups-only definition ignores an unfinished count, filter and threshold', () => {
-    const f = run(ready(), { type: 'threshold', patch: { constant: '' } }, { type: 'count', patch: { kind: 'persons', cap: '' } }, { type: 'addFilter', column: 'minutes' })
+    const f = run(
+      ready(),
+      { type: 'threshold', patch: { constant: '' } },
+      { type: 'count', patch: { kind: 'persons', cap: '' } },
+      { type: 'addFilter', column: 'minutes' }
+    )
     const r = resolveThresholdForm(f, occupancy, all)
     expect(typeof r.definition).toBe('string')
-    expect(r.groupsOnly).toMatchObject({ groups: [['A', 'A-101'], ['B', 'B, east']] })
+    expect(r.groupsOnly).toMatchObject({
+      groups: [
+        ['A', 'A-101'],
+        ['B', 'B, east']
+      ]
+    })
   })
 })

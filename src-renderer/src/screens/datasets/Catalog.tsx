@@ -24,12 +24,17 @@ export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: 
     <ul className="spend-list">
       <li data-testid={`spend-per-unit-${d.datasetId}`}>
         <strong className={d.budgetPerUnitSource !== 'none' && d.spentPerUnit > d.budgetPerUnit ? 'over-budget' : undefined}>
-          ε {formatExact(d.spentPerUnitExact)} spent per {unit} of {d.budgetPerUnitSource === 'none' ? 'no budget' : formatExact(d.budgetPerUnitExact)}
+          ε {formatExact(d.spentPerUnitExact)} spent per {unit} of{' '}
+          {d.budgetPerUnitSource === 'none' ? 'no budget' : formatExact(d.budgetPerUnitExact)}
         </strong>
       </li>
       {shown.map((a) => (
         <li key={a.notion} data-testid={`spend-notion-${a.notion}`}>
-          ε {formatExact(a.spentExact)} <span className="hint">under {notionName(a.notion)}{a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`}</span>
+          ε {formatExact(a.spentExact)}{' '}
+          <span className="hint">
+            under {notionName(a.notion)}
+            {a.budgetExact === null ? '' : `, own budget ${formatExact(a.budgetExact)}`}
+          </span>
         </li>
       ))}
     </ul>
@@ -122,7 +127,11 @@ export function Catalog(props: {
                   {d.skippedRows > 0 && <div className="hint">{formatCount(d.skippedRows)} skipped</div>}
                 </td>
                 <td className="cols-cell" title={d.columns.map((c) => `${c.name} (${c.type})`).join(', ')}>
-                  {d.columns.length}: {d.columns.slice(0, 4).map((c) => c.name).join(', ')}
+                  {d.columns.length}:{' '}
+                  {d.columns
+                    .slice(0, 4)
+                    .map((c) => c.name)
+                    .join(', ')}
                   {d.columns.length > 4 ? ', …' : ''}
                 </td>
                 <td>
@@ -137,13 +146,15 @@ export function Catalog(props: {
                         type="button"
                         className="danger"
                         onClick={() =>
-                          void act.run(() => client.call('datasets/delete', { datasetId: d.id })).then((r) => {
-                            setDeleting(null)
-                            if (r) {
-                              if (props.selected === d.id) props.onSelect(null)
-                              props.onChanged()
-                            }
-                          })
+                          void act
+                            .run(() => client.call('datasets/delete', { datasetId: d.id }))
+                            .then((r) => {
+                              setDeleting(null)
+                              if (r) {
+                                if (props.selected === d.id) props.onSelect(null)
+                                props.onChanged()
+                              }
+                            })
                         }
                       >
                         Delete
@@ -157,7 +168,12 @@ export function Catalog(props: {
                       <button type="button" className="secondary" onClick={() => props.onSelect(d.id)} aria-label={`Open ${d.name}`}>
                         Open
                       </button>
-                      <button type="button" className="secondary" onClick={() => setRenaming({ id: d.id, name: d.name })} aria-label={`Rename ${d.name}`}>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => setRenaming({ id: d.id, name: d.name })}
+                        aria-label={`Rename ${d.name}`}
+                      >
                         Rename
                       </button>
                       <button type="button" className="secondary danger-text" onClick={() => setDeleting(d.id)} aria-label={`Delete ${d.name}`}>

@@ -52,8 +52,8 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
         Privacy unit:{' '}
         {d.unit.kind === 'person' ? (
           <>
-            person-level: a person is identified by <code>{d.unit.column}</code> and may have many rows; guarantees and the ledger
-            cover all of a person’s rows together. Cells are accounted in parallel only over columns with one value per person.
+            person-level: a person is identified by <code>{d.unit.column}</code> and may have many rows; guarantees and the ledger cover all of a
+            person’s rows together. Cells are accounted in parallel only over columns with one value per person.
           </>
         ) : (
           <>row-level: each row is a different person; guarantees and the ledger cover one row.</>
@@ -62,50 +62,50 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
       {d.public ? (
         <>
           <p className="hint" data-testid="dataset-public-note">
-            Public: the privacy officer declared it public, so its rows can be browsed and its values may supply group lists, thresholds and
-            lists of individuals for releases on other datasets.
+            Public: the privacy officer declared it public, so its rows can be browsed and its values may supply group lists, thresholds and lists of
+            individuals for releases on other datasets.
           </p>
-        <ErrorText error={rows.error} />
-        <div className="table-scroll">
-          <table>
-            <caption className="sr-only">Rows of {d.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="num">
-                  #
-                </th>
-                {d.columns.map((c) => (
-                  <th key={c.position} scope="col">
-                    {c.name}
+          <ErrorText error={rows.error} />
+          <div className="table-scroll">
+            <table>
+              <caption className="sr-only">Rows of {d.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col" className="num">
+                    #
                   </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.data?.rows.map((r, i) => (
-                <tr key={offset + i}>
-                  <td className="num hint">{formatCount(offset + i + 1)}</td>
-                  {r.map((v, j) => (
-                    <td key={j} className={typeof v === 'number' ? 'num' : undefined}>
-                      {v === null ? <span className="hint">empty</span> : String(v)}
-                    </td>
+                  {d.columns.map((c) => (
+                    <th key={c.position} scope="col">
+                      {c.name}
+                    </th>
                   ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <div className="pager">
-          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-            Previous
-          </button>
-          <span>
-            Rows {formatCount(Math.min(total, offset + 1))}–{formatCount(Math.min(total, offset + PAGE))} of {formatCount(total)}
-          </span>
-          <button type="button" className="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
-            Next
-          </button>
-        </div>
+              </thead>
+              <tbody>
+                {rows.data?.rows.map((r, i) => (
+                  <tr key={offset + i}>
+                    <td className="num hint">{formatCount(offset + i + 1)}</td>
+                    {r.map((v, j) => (
+                      <td key={j} className={typeof v === 'number' ? 'num' : undefined}>
+                        {v === null ? <span className="hint">empty</span> : String(v)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="pager">
+            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+              Previous
+            </button>
+            <span>
+              Rows {formatCount(Math.min(total, offset + 1))}–{formatCount(Math.min(total, offset + PAGE))} of {formatCount(total)}
+            </span>
+            <button type="button" className="secondary" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
+              Next
+            </button>
+          </div>
         </>
       ) : (
         <>
@@ -196,12 +196,19 @@ function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) 
     >
       <h3 id="declare-public-title">Declare “{props.dataset.name}” public</h3>
       <p className="hint" data-testid="declare-public-explained">
-        Its values may then reach releases without noise (as group lists, thresholds and lists of individuals) and its rows can be browsed by
-        every analyst. The declaration is recorded in the ledger with your reason, signed with your key, and cannot be undone.
+        Its values may then reach releases without noise (as group lists, thresholds and lists of individuals) and its rows can be browsed by every
+        analyst. The declaration is recorded in the ledger with your reason, signed with your key, and cannot be undone.
       </p>
       <ErrorText error={officers.error} />
       <div className="row">
-        <TextField label="Reason (recorded)" value={reason} onChange={setReason} width="wide" testId="declare-public-reason" placeholder="e.g. room capacities from the published fire-safety plan" />
+        <TextField
+          label="Reason (recorded)"
+          value={reason}
+          onChange={setReason}
+          width="wide"
+          testId="declare-public-reason"
+          placeholder="e.g. room capacities from the published fire-safety plan"
+        />
         {registered.length > 1 ? (
           <SelectField
             label="Officer"
@@ -226,7 +233,13 @@ function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) 
         </div>
         <div className="field actions">
           <span className="button-row">
-            <button type="submit" disabled={why !== null || act.busy} title={why ?? undefined} aria-describedby={why ? 'declare-public-why' : undefined} data-testid="declare-public-submit">
+            <button
+              type="submit"
+              disabled={why !== null || act.busy}
+              title={why ?? undefined}
+              aria-describedby={why ? 'declare-public-why' : undefined}
+              data-testid="declare-public-submit"
+            >
               Declare public
             </button>
             <button type="button" className="secondary" onClick={() => setOpen(false)}>

@@ -67,14 +67,16 @@ export function ImportPanel(props: { onImported: () => void }) {
   const onFile = (file: File | undefined) => {
     if (!file) return
     reset()
-    void pick.run(async () => {
-      if (!client.transport.upload) throw new Error('This window cannot upload files; use Choose file instead.')
-      const startedMs = Date.now()
-      setUpload({ sent: 0, total: file.size, startedMs })
-      const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total, startedMs }))
-      setUpload(null)
-      await previewFile(up)
-    }).finally(() => setUpload(null))
+    void pick
+      .run(async () => {
+        if (!client.transport.upload) throw new Error('This window cannot upload files; use Choose file instead.')
+        const startedMs = Date.now()
+        setUpload({ sent: 0, total: file.size, startedMs })
+        const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total, startedMs }))
+        setUpload(null)
+        await previewFile(up)
+      })
+      .finally(() => setUpload(null))
   }
 
   const chooseNative = () => {
@@ -141,7 +143,11 @@ export function ImportPanel(props: { onImported: () => void }) {
             />
             {/* The field is cleared after each pick (so that the same file can be picked again): say what was chosen. */}
             <span className="field-hint" id={`${fileFieldId}-chosen`} data-testid="import-chosen">
-              {upload ? 'Uploading…' : picked ? `Chosen: ${picked.fileName.split(/[\\/]/).pop()}` : 'Pick a file: its first rows and their types are shown before anything is imported.'}
+              {upload
+                ? 'Uploading…'
+                : picked
+                  ? `Chosen: ${picked.fileName.split(/[\\/]/).pop()}`
+                  : 'Pick a file: its first rows and their types are shown before anything is imported.'}
             </span>
           </div>
         ) : (
@@ -201,8 +207,8 @@ export function ImportPanel(props: { onImported: () => void }) {
           </div>
           {preview.badRows.length > 0 && (
             <div className="notice warn" data-testid="preview-bad-rows">
-              <strong>The preview already has {preview.badRows.length === 1 ? 'a bad row' : `${preview.badRows.length} bad rows`}.</strong>{' '}
-              Fix the file, or import with “Skip bad rows” to leave them out.
+              <strong>The preview already has {preview.badRows.length === 1 ? 'a bad row' : `${preview.badRows.length} bad rows`}.</strong> Fix the
+              file, or import with “Skip bad rows” to leave them out.
               <BadRowReport rows={preview.badRows} total={preview.badRows.length} />
             </div>
           )}
@@ -247,17 +253,15 @@ export function ImportPanel(props: { onImported: () => void }) {
           )}
           {personColumn === '' && likelyPerson && (
             <p className="hint" data-testid="import-unit-hint">
-              “{likelyPerson}” looks like it names a person: if one person can have many rows, choose it as the privacy unit so that each person
-              (not each row) is protected.
+              “{likelyPerson}” looks like it names a person: if one person can have many rows, choose it as the privacy unit so that each person (not
+              each row) is protected.
             </p>
           )}
           <ErrorText error={start.error} testId="import-error" />
         </div>
       )}
 
-      {jobId && (
-        <JobPanel jobId={jobId} info={job.info} progress={job.progress} label={`Importing ${name || 'file'}`} doneText="Imported" />
-      )}
+      {jobId && <JobPanel jobId={jobId} info={job.info} progress={job.progress} label={`Importing ${name || 'file'}`} doneText="Imported" />}
       {result && (
         <div className="notice ok-box" data-testid="import-result">
           <p>
@@ -278,7 +282,15 @@ export function ImportPanel(props: { onImported: () => void }) {
 function uploadProgress(u: { sent: number; total: number; startedMs: number }): JobProgress {
   const seconds = Math.max(1e-3, (Date.now() - u.startedMs) / 1000)
   const rate = u.sent / seconds
-  return { jobId: '', kind: 'upload', done: u.sent, total: u.total, unit: 'bytes', rate, etaSeconds: rate > 0 ? Math.max(0, u.total - u.sent) / rate : null }
+  return {
+    jobId: '',
+    kind: 'upload',
+    done: u.sent,
+    total: u.total,
+    unit: 'bytes',
+    rate,
+    etaSeconds: rate > 0 ? Math.max(0, u.total - u.sent) / rate : null
+  }
 }
 
 function delimiterName(d: string): string {

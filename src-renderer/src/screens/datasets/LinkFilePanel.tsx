@@ -108,7 +108,13 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
           onSubmit={(e) => {
             e.preventDefault()
             void link
-              .run(() => client.call('datasets/link-file', { fileId: picked.fileId, name: name.trim(), personColumn: personColumn.trim() === '' ? null : personColumn.trim() }))
+              .run(() =>
+                client.call('datasets/link-file', {
+                  fileId: picked.fileId,
+                  name: name.trim(),
+                  personColumn: personColumn.trim() === '' ? null : personColumn.trim()
+                })
+              )
               .then((d) => {
                 if (!d) return
                 setLinked(d)

@@ -42,8 +42,8 @@ export function PostgresPanel(props: { onLinked: () => void }) {
       <section className="panel" aria-labelledby="pg-title" data-testid="postgres-panel">
         <h2 id="pg-title">Connect to PostgreSQL</h2>
         <p className="hint">
-          Link a table or view of your PostgreSQL: it stays there, and releases read only aggregates of it (read-only, with a time limit). For the privacy
-          officer: the server&apos;s password is used, so the link is signed with the officer&apos;s key.
+          Link a table or view of your PostgreSQL: it stays there, and releases read only aggregates of it (read-only, with a time limit). For the
+          privacy officer: the server&apos;s password is used, so the link is signed with the officer&apos;s key.
         </p>
         <button type="button" className="secondary" onClick={() => setOpen(true)} data-testid="postgres-open">
           Connect to PostgreSQL
@@ -60,13 +60,15 @@ export function PostgresPanel(props: { onLinked: () => void }) {
           e.preventDefault()
           setRelations(null)
           setLinked(null)
-          void test.run(() => client.call('datasets/postgres-relations', connection())).then((r) => {
-            if (!r) return
-            setRelations(r.relations)
-            const first = r.relations[0]
-            setTable(first ? relationKey(first) : '')
-            if (first && name === '') setName(first.table)
-          })
+          void test
+            .run(() => client.call('datasets/postgres-relations', connection()))
+            .then((r) => {
+              if (!r) return
+              setRelations(r.relations)
+              const first = r.relations[0]
+              setTable(first ? relationKey(first) : '')
+              if (first && name === '') setName(first.table)
+            })
         }}
       >
         <TextField
@@ -120,7 +122,12 @@ export function PostgresPanel(props: { onLinked: () => void }) {
             e.preventDefault()
             void link
               .run(() =>
-                client.call('datasets/link-postgres', { ...connection(), name: name.trim(), table, personColumn: personColumn.trim() === '' ? null : personColumn.trim() })
+                client.call('datasets/link-postgres', {
+                  ...connection(),
+                  name: name.trim(),
+                  table,
+                  personColumn: personColumn.trim() === '' ? null : personColumn.trim()
+                })
               )
               .then((d) => {
                 if (!d) return

@@ -11,25 +11,25 @@ const DASHES = [[], [6, 4], [2, 3], [10, 3, 2, 3]]
 function toChartData(mc: MetricChart, numericX: boolean, betaLine: number | null): ChartData<ChartKind> {
   const mechanisms = [...new Set(mc.series.map((s) => s.mechanism))]
   const lines = mc.series.map((s, i) => {
-      const mi = mechanisms.indexOf(s.mechanism)
-      const sameMech = mc.series.filter((o) => o.mechanism === s.mechanism)
-      const variant = sameMech.indexOf(s)
-      const color = mechanisms.length > 1 ? PALETTE[mi % PALETTE.length] : PALETTE[i % PALETTE.length]
-      const pts = seriesPoints(mc, s, numericX)
-      return {
-        label: s.label,
-        data: pts.data,
-        borderColor: color,
-        backgroundColor: color,
-        // Overlapping lines (NLM and TSLM often coincide) stay apart: a dash and a marker per series.
-        borderDash: mechanisms.length > 1 ? DASHES[(variant + mi) % DASHES.length] : DASHES[i % DASHES.length],
-        pointStyle: POINT_STYLES[i % POINT_STYLES.length],
-        pointRadius: 4,
-        borderWidth: 2,
-        spanGaps: true,
-        ci: pts.ci
-      }
-    })
+    const mi = mechanisms.indexOf(s.mechanism)
+    const sameMech = mc.series.filter((o) => o.mechanism === s.mechanism)
+    const variant = sameMech.indexOf(s)
+    const color = mechanisms.length > 1 ? PALETTE[mi % PALETTE.length] : PALETTE[i % PALETTE.length]
+    const pts = seriesPoints(mc, s, numericX)
+    return {
+      label: s.label,
+      data: pts.data,
+      borderColor: color,
+      backgroundColor: color,
+      // Overlapping lines (NLM and TSLM often coincide) stay apart: a dash and a marker per series.
+      borderDash: mechanisms.length > 1 ? DASHES[(variant + mi) % DASHES.length] : DASHES[i % DASHES.length],
+      pointStyle: POINT_STYLES[i % POINT_STYLES.length],
+      pointRadius: 4,
+      borderWidth: 2,
+      spanGaps: true,
+      ci: pts.ci
+    }
+  })
   const beta =
     betaLine === null || !numericX
       ? []
@@ -104,12 +104,19 @@ export function ExperimentCharts(props: { detail: ExperimentDetail }) {
         )}
       </div>
       <p className="hint">
-        {done} of {view.cells.length} cells of this sweep computed. Points are means over the trials; whiskers are 95% confidence
-        intervals (Wilson for 0/1 metrics, normal otherwise).
+        {done} of {view.cells.length} cells of this sweep computed. Points are means over the trials; whiskers are 95% confidence intervals (Wilson
+        for 0/1 metrics, normal otherwise).
       </p>
       <div className="chart-grid">
         {props.detail.metrics.map((m) => (
-          <MetricPanel key={`${view.sweep}/${m.name}/${x}/${workload}`} detail={props.detail} viewIndex={views.indexOf(view)} metric={m} x={x} workload={workload} />
+          <MetricPanel
+            key={`${view.sweep}/${m.name}/${x}/${workload}`}
+            detail={props.detail}
+            viewIndex={views.indexOf(view)}
+            metric={m}
+            x={x}
+            workload={workload}
+          />
         ))}
       </div>
     </section>

@@ -122,7 +122,13 @@ export function ExperimentView(props: { experimentId: string; onDeleted: () => v
               Resume
             </button>
           )}
-          <button type="button" className="secondary" onClick={exportCsv} disabled={act.busy || detail.cellsDone === 0} data-testid="experiment-export">
+          <button
+            type="button"
+            className="secondary"
+            onClick={exportCsv}
+            disabled={act.busy || detail.cellsDone === 0}
+            data-testid="experiment-export"
+          >
             Export CSV
           </button>
           {!running && (

@@ -64,7 +64,15 @@ export function ResultsTable(props: { detail: ExperimentDetail }) {
                     {c.params[k] === undefined ? '' : String(c.params[k])}
                   </td>
                 ))}
-                <td>{c.status === 'failed' ? <span className="error" title={c.error ?? ''}>failed</span> : c.status}</td>
+                <td>
+                  {c.status === 'failed' ? (
+                    <span className="error" title={c.error ?? ''}>
+                      failed
+                    </span>
+                  ) : (
+                    c.status
+                  )}
+                </td>
                 {props.detail.metrics.map((m) => (
                   <td key={m.name} className="num">
                     {c.status === 'done' ? cell(c.metrics?.[m.name]) : ''}

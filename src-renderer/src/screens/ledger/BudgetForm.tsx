@@ -30,26 +30,28 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
   const valid = why === null
 
   const submit = () =>
-    void act.run(async () => {
-      setDone(null)
-      const r = await client.call('budgets/set', {
-        datasetId: Number(ds),
-        epsilon: freeze ? spentExact : epsilon.trim(),
-        notion: notion === 'all' ? undefined : notion,
-        reason: reason.trim(),
-        ...(freeze ? { freeze: true } : {}),
-        officer: officers.name(cred.officer),
-        passphrase: cred.passphrase
+    void act
+      .run(async () => {
+        setDone(null)
+        const r = await client.call('budgets/set', {
+          datasetId: Number(ds),
+          epsilon: freeze ? spentExact : epsilon.trim(),
+          notion: notion === 'all' ? undefined : notion,
+          reason: reason.trim(),
+          ...(freeze ? { freeze: true } : {}),
+          officer: officers.name(cred.officer),
+          passphrase: cred.passphrase
+        })
+        setDone(
+          `Budget of “${r.entry.datasetName}” set to ε ${formatExact(r.entry.epsilonExact)} ${
+            r.entry.notion ? `as an extra cap on ${r.entry.notion}` : 'per person (or row), summed over notions'
+          } (ledger entry ${r.entry.seq}).`
+        )
+        setReason('')
+        setFreeze(false)
+        props.onSet()
       })
-      setDone(
-        `Budget of “${r.entry.datasetName}” set to ε ${formatExact(r.entry.epsilonExact)} ${
-          r.entry.notion ? `as an extra cap on ${r.entry.notion}` : 'per person (or row), summed over notions'
-        } (ledger entry ${r.entry.seq}).`
-      )
-      setReason('')
-      setFreeze(false)
-      props.onSet()
-    }).finally(() => setCred((c) => ({ ...c, passphrase: '' })))
+      .finally(() => setCred((c) => ({ ...c, passphrase: '' })))
 
   if (props.datasets.length === 0) {
     return (
@@ -65,9 +67,9 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
     <section className="panel" aria-labelledby="budget-title" data-testid="budget-form">
       <h2 id="budget-title">Set a budget</h2>
       <p className="hint">
-        For the privacy officer. The budget per person (or row, on a row-level dataset) bounds what one person may lose, summed over every
-        notion; a notion may also get its own, smaller cap. Without a budget every release on the dataset is denied. Each change is a ledger
-        entry with its reason, signed with the officer’s key (the passphrase is not kept).
+        For the privacy officer. The budget per person (or row, on a row-level dataset) bounds what one person may lose, summed over every notion; a
+        notion may also get its own, smaller cap. Without a budget every release on the dataset is denied. Each change is a ledger entry with its
+        reason, signed with the officer’s key (the passphrase is not kept).
       </p>
       <form
         className="row"
@@ -87,7 +89,10 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
           label="Privacy notion"
           value={notion}
           onChange={setNotion}
-          options={[{ value: 'all', label: 'Per person (or row), all notions summed' }, ...NOTION_OPTIONS.map((o) => ({ ...o, label: `Extra cap on ${o.label}` }))]}
+          options={[
+            { value: 'all', label: 'Per person (or row), all notions summed' },
+            ...NOTION_OPTIONS.map((o) => ({ ...o, label: `Extra cap on ${o.label}` }))
+          ]}
           testId="budget-notion"
           width="wide"
         />
@@ -99,7 +104,14 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
           invalid={!freeze && epsilon !== '' && (eps === null || eps < 0 || eps < spent)}
           hint={spent > 0 ? <>Already spent: ε {formatExact(spentExact)}</> : undefined}
         />
-        <TextField label="Reason (recorded)" value={reason} onChange={setReason} testId="budget-reason" width="wide" placeholder="e.g. quarterly allowance approved by the board" />
+        <TextField
+          label="Reason (recorded)"
+          value={reason}
+          onChange={setReason}
+          testId="budget-reason"
+          width="wide"
+          placeholder="e.g. quarterly allowance approved by the board"
+        />
         {spent > 0 && (
           <div className="field full" data-testid="budget-freeze">
             <label className="check">
@@ -132,7 +144,15 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
 }
 
 /** Why the budget cannot be set yet (null: it can), in one sentence; the officer's part is checked after this. */
-export function budgetWhy(f: { ds: string; epsilon: string; eps: number | null; freeze: boolean; spent: number; spentExact: string; reason: string }): string | null {
+export function budgetWhy(f: {
+  ds: string
+  epsilon: string
+  eps: number | null
+  freeze: boolean
+  spent: number
+  spentExact: string
+  reason: string
+}): string | null {
   if (f.ds === '') return 'Choose a dataset.'
   if (!f.freeze) {
     if (f.epsilon.trim() === '') return 'Give the budget ε (a number, 0 or more).'
@@ -140,6 +160,7 @@ export function budgetWhy(f: { ds: string; epsilon: string; eps: number | null; 
     if (f.eps < f.spent)
       return `ε ${f.epsilon.trim()} is below what is already spent (ε ${formatExact(f.spentExact)}), and a spend cannot be undone: set at least that much, or freeze (no further releases).`
   }
-  if (f.reason.trim() === '') return f.freeze ? 'Give the reason for the freeze: it is recorded in the ledger.' : 'Give a reason: it is recorded in the ledger.'
+  if (f.reason.trim() === '')
+    return f.freeze ? 'Give the reason for the freeze: it is recorded in the ledger.' : 'Give a reason: it is recorded in the ledger.'
   return null
 }

@@ -11,11 +11,7 @@ const PAGE = 25
 /** The timeline of ledger entries, newest first. `highlight` marks one entry (a link from a release). */
 export function EntriesTable(props: { datasetId: number | null; highlight: number | null; version: number }) {
   const [offset, setOffset] = useState(0)
-  const q = useQuery(
-    'ledger/entries',
-    { datasetId: props.datasetId ?? undefined, limit: PAGE, offset },
-    [props.datasetId, offset, props.version]
-  )
+  const q = useQuery('ledger/entries', { datasetId: props.datasetId ?? undefined, limit: PAGE, offset }, [props.datasetId, offset, props.version])
   const total = q.data?.total ?? 0
   // A link to one entry opens the page that holds it (newest first: entry n is the (total - n)th) and scrolls to it.
   const shown = props.highlight !== null && (q.data?.entries.some((e) => e.seq === props.highlight) ?? false)
@@ -30,7 +26,9 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
       <h2 id="entries-title">Entries</h2>
       <ErrorText error={q.error} />
       {q.data && q.data.entries.length === 0 && (
-        <p className="empty-state">The ledger is empty. Every release is charged here before it is answered; budgets set by the officer appear here too.</p>
+        <p className="empty-state">
+          The ledger is empty. Every release is charged here before it is answered; budgets set by the officer appear here too.
+        </p>
       )}
       {q.data && q.data.entries.length > 0 && (
         <div className="table-scroll">
@@ -56,7 +54,10 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                 <tr
                   key={e.seq}
                   ref={e.seq === props.highlight ? reveal : undefined}
-                  id={`entry-${e.seq}`} className={e.seq === props.highlight ? 'selected' : undefined} data-testid={`ledger-entry-${e.seq}`}>
+                  id={`entry-${e.seq}`}
+                  className={e.seq === props.highlight ? 'selected' : undefined}
+                  data-testid={`ledger-entry-${e.seq}`}
+                >
                   <td className="num">{e.seq}</td>
                   <td>
                     {/* Date and time on two lines, each kept whole: the column stays narrow and the description gets the room. */}
@@ -72,7 +73,9 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   <td>{e.datasetName}</td>
                   <td>{e.notion ? notionName(e.notion) : e.kind === 'budget' ? 'budget per unit' : '–'}</td>
                   <td className="num">{e.kind === 'public' ? '–' : formatExact(e.epsilonExact)}</td>
-                  <td title={e.cells.join('\n')}>{e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}</td>
+                  <td title={e.cells.join('\n')}>
+                    {e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}
+                  </td>
                   <td className="wrap entries-what">
                     {e.description}
                     {e.rowLevelAccounting && <span className="hint"> (row-level accounting (before person-level units))</span>}

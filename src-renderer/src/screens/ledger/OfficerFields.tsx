@@ -20,13 +20,19 @@ export function useOfficers(): { names: string[]; loaded: boolean; error: string
 
 /** Why an officer act cannot be submitted yet (null: it can). */
 export function officerWhy(o: ReturnType<typeof useOfficers>, v: OfficerInput): string | null {
-  if (o.loaded && o.names.length === 0) return 'No privacy officer is registered in this workspace: register one first with “quiet-alarm officer init --name NAME”.'
+  if (o.loaded && o.names.length === 0)
+    return 'No privacy officer is registered in this workspace: register one first with “quiet-alarm officer init --name NAME”.'
   if (o.name(v.officer) === '') return 'Choose the officer.'
   if (v.passphrase === '') return 'Give the officer’s passphrase: the act is signed with the officer’s key.'
   return null
 }
 
-export function OfficerFields(props: { officers: ReturnType<typeof useOfficers>; value: OfficerInput; onChange: (v: OfficerInput) => void; testIdPrefix: string }) {
+export function OfficerFields(props: {
+  officers: ReturnType<typeof useOfficers>
+  value: OfficerInput
+  onChange: (v: OfficerInput) => void
+  testIdPrefix: string
+}) {
   const id = useId()
   const { officers, value, onChange, testIdPrefix } = props
   return (
@@ -40,7 +46,12 @@ export function OfficerFields(props: { officers: ReturnType<typeof useOfficers>;
           testId={`${testIdPrefix}-officer`}
         />
       ) : (
-        <TextField label="Officer" value={officers.name(value.officer)} onChange={(officer) => onChange({ ...value, officer })} testId={`${testIdPrefix}-officer`} />
+        <TextField
+          label="Officer"
+          value={officers.name(value.officer)}
+          onChange={(officer) => onChange({ ...value, officer })}
+          testId={`${testIdPrefix}-officer`}
+        />
       )}
       <div className="field narrow">
         <label htmlFor={`${id}-passphrase`}>Passphrase</label>

@@ -26,9 +26,9 @@ export function OfficerView(props: { datasetId: number | null; version: number }
         </button>
       </div>
       <p className="hint">
-        Releases are charged their worst case. What each actually spent depends on the data, so it is sealed (encrypted to the officers’
-        keys): seeing it needs an explicit unlock with your passphrase and a reason, and the unlock is signed and recorded in the audit log
-        before anything is shown.
+        Releases are charged their worst case. What each actually spent depends on the data, so it is sealed (encrypted to the officers’ keys): seeing
+        it needs an explicit unlock with your passphrase and a reason, and the unlock is signed and recorded in the audit log before anything is
+        shown.
       </p>
       {open && (
         <>
@@ -61,7 +61,9 @@ function CheckpointForm() {
       .run(async () => {
         setDone(null)
         const c = await client.call('ledger/checkpoint', { officer: officers.name(cred.officer), passphrase: cred.passphrase })
-        setDone(`Checkpoint signed by ${c.officer}: ledger entry ${c.ledgerSeq} and audit event ${c.auditId}. Verify now detects any rewrite up to here.`)
+        setDone(
+          `Checkpoint signed by ${c.officer}: ledger entry ${c.ledgerSeq} and audit event ${c.auditId}. Verify now detects any rewrite up to here.`
+        )
       })
       .finally(() => setCred((c) => ({ ...c, passphrase: '' })))
   return (
@@ -99,17 +101,26 @@ function SealedRelease(props: { release: ReleaseRecord }) {
   const [costs, setCosts] = useState<ExPostCosts | null>(null)
   const act = useAction()
   const unlock = () =>
-    void act.run(async () => {
-      setCosts(await client.call('officer/unlock-ex-post', { releaseId: r.releaseId, officer: officers.name(cred.officer), passphrase: cred.passphrase, reason: reason.trim() }))
-      setAsking(false)
-    }).finally(() => setCred((c) => ({ ...c, passphrase: '' })))
+    void act
+      .run(async () => {
+        setCosts(
+          await client.call('officer/unlock-ex-post', {
+            releaseId: r.releaseId,
+            officer: officers.name(cred.officer),
+            passphrase: cred.passphrase,
+            reason: reason.trim()
+          })
+        )
+        setAsking(false)
+      })
+      .finally(() => setCred((c) => ({ ...c, passphrase: '' })))
   const why = officerWhy(officers, cred)
   return (
     <li data-testid={`sealed-${r.releaseId}`}>
       <div className="release-line">
         <span>
-          <a href={href('releases', r.releaseId)}>Release {r.releaseId}</a>: {r.queryName} on {r.datasetName} · {mechanismName(r.mechanism)} · charged ε{' '}
-          {formatExact(r.epsilonExact)} ({notionName(r.notion)}) · {formatDate(r.createdAt)} · {r.statusText}
+          <a href={href('releases', r.releaseId)}>Release {r.releaseId}</a>: {r.queryName} on {r.datasetName} · {mechanismName(r.mechanism)} · charged
+          ε {formatExact(r.epsilonExact)} ({notionName(r.notion)}) · {formatDate(r.createdAt)} · {r.statusText}
         </span>
         {!costs && !asking && (
           <button type="button" className="secondary" onClick={() => setAsking(true)} data-testid="unlock-open">
@@ -128,7 +139,12 @@ function SealedRelease(props: { release: ReleaseRecord }) {
           <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="unlock" />
           <TextField label="Reason (recorded)" value={reason} onChange={setReason} width="wide" testId="unlock-reason" />
           <div className="field actions button-row">
-            <button type="submit" disabled={act.busy || why !== null || reason.trim().length < 3} title={why ?? undefined} data-testid="unlock-confirm">
+            <button
+              type="submit"
+              disabled={act.busy || why !== null || reason.trim().length < 3}
+              title={why ?? undefined}
+              data-testid="unlock-confirm"
+            >
               Record and unlock
             </button>
             <button type="button" className="secondary" onClick={() => setAsking(false)}>

@@ -44,8 +44,10 @@ export function PerUnitHeadline(props: { ledger: DatasetLedger }) {
       )}
       <p className="hint">
         What one normal {unit} has lost at most: the sum over the notions below (every notion protects a normal {unit}, so their ε add up).
-        {d.budgetPerUnitSource === 'notion-budgets' && ' No budget per ' + unit + ' is set: the sum of the notions’ own budgets holds it, and only those notions may spend.'}
-        {d.unitKind === 'person' && ' A person’s rows may lie in many cells: cells are accounted in parallel only over columns with one value per person.'}
+        {d.budgetPerUnitSource === 'notion-budgets' &&
+          ' No budget per ' + unit + ' is set: the sum of the notions’ own budgets holds it, and only those notions may spend.'}
+        {d.unitKind === 'person' &&
+          ' A person’s rows may lie in many cells: cells are accounted in parallel only over columns with one value per person.'}
       </p>
       {d.rowLevelEntries > 0 && (
         <p className="hint" data-testid="ledger-row-level-note">
@@ -71,7 +73,13 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
         labels: accounts.map((a) => notionName(a.notion)),
         datasets: [
           { label: 'spent ε', data: accounts.map((a) => a.spent), backgroundColor: SPENT },
-          { label: 'own budget ε (extra cap)', data: accounts.map((a) => a.budget ?? 0), backgroundColor: '#f3c7c3', borderColor: BUDGET, borderWidth: 1 }
+          {
+            label: 'own budget ε (extra cap)',
+            data: accounts.map((a) => a.budget ?? 0),
+            backgroundColor: '#f3c7c3',
+            borderColor: BUDGET,
+            borderWidth: 1
+          }
         ]
       }) as ChartData<ChartKind>,
     [accounts]
@@ -86,7 +94,9 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
     const bins = [...new Set(cells.map((c) => c.totalExact))].sort((a, b) => Number(a) - Number(b))
     return {
       labels: bins.map((b) => `ε ${formatExact(b)}`),
-      datasets: [{ label: 'cells spending this much (count)', data: bins.map((b) => cells.filter((c) => c.totalExact === b).length), backgroundColor: SPENT }]
+      datasets: [
+        { label: 'cells spending this much (count)', data: bins.map((b) => cells.filter((c) => c.totalExact === b).length), backgroundColor: SPENT }
+      ]
     } as ChartData<ChartKind>
   }, [cells])
   const cellData = useMemo(
@@ -95,9 +105,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
         labels: cells.map((c) => (c.key === '{}' ? 'whole dataset' : c.label)),
         datasets: [
           { type: 'bar', label: 'spent by a record of this cell (ε)', data: cells.map((c) => c.total), backgroundColor: SPENT },
-          ...(limit != null
-            ? [budgetLineDataset(cells.length, limit, BUDGET)]
-            : [])
+          ...(limit != null ? [budgetLineDataset(cells.length, limit, BUDGET)] : [])
         ]
       }) as ChartData<ChartKind>,
     [cells, limit]
@@ -129,7 +137,9 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
                   · <span className="error">no budget (releases denied)</span>
                 </>
               ) : (
-                <>, <span className={Number(a.remainingExact) < 0 ? 'over-budget' : undefined}>{formatExact(a.remainingExact, 'down')} left</span></>
+                <>
+                  , <span className={Number(a.remainingExact) < 0 ? 'over-budget' : undefined}>{formatExact(a.remainingExact, 'down')} left</span>
+                </>
               )}{' '}
               · {a.releases} release{a.releases === 1 ? '' : 's'}
               <div className="hint">Protects {a.meaning}.</div>
@@ -145,7 +155,12 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
             are kept only where a person lies in one of them (row-level data, or columns with one value per person).
           </span>
         </figcaption>
-        <SelectField label="Notion" value={notion} onChange={setNotion} options={accounts.map((a) => ({ value: a.notion, label: notionName(a.notion) }))} />
+        <SelectField
+          label="Notion"
+          value={notion}
+          onChange={setNotion}
+          options={accounts.map((a) => ({ value: a.notion, label: notionName(a.notion) }))}
+        />
         {cells.length === 0 ? (
           <p className="empty-state">Nothing charged under this notion yet.</p>
         ) : (
@@ -157,18 +172,29 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
                   data={histData}
                   options={{
                     plugins: { legend: { position: 'bottom' } },
-                    scales: { y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'cells' } }, x: { title: { display: true, text: 'what a record of the cell has spent' } } }
+                    scales: {
+                      y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'cells' } },
+                      x: { title: { display: true, text: 'what a record of the cell has spent' } }
+                    }
                   }}
                   label={`Cells by spend under ${notionName(account?.notion)}: ${distinct.length} distinct amounts over ${cells.length} cells`}
                   height={240}
                 />
                 <p className="hint">
-                  {distinct.length === 1 ? `All ${cells.length} cells spent the same, ε ${formatExact(distinct[0])}` : `${cells.length} cells spent one of ${distinct.length} amounts`}
+                  {distinct.length === 1
+                    ? `All ${cells.length} cells spent the same, ε ${formatExact(distinct[0])}`
+                    : `${cells.length} cells spent one of ${distinct.length} amounts`}
                   {limit != null ? <>, against a budget of ε {formatExact(String(limit))}</> : null}: bars count the cells at each amount.
                 </p>
               </div>
             ) : (
-              <ChartView type="bar" data={cellData} options={cellOptions} label={`Spend per partition cell under ${notionName(account?.notion)}`} height={240} />
+              <ChartView
+                type="bar"
+                data={cellData}
+                options={cellOptions}
+                label={`Spend per partition cell under ${notionName(account?.notion)}`}
+                height={240}
+              />
             )}
             {account && account.cellCount > cells.length && (
               <p className="hint">

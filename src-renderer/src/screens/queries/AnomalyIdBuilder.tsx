@@ -65,7 +65,12 @@ export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: An
               {c.name} <span className="hint">({c.type === 'text' ? 'categories' : 'numbers'})</span>
             </label>
             {chosen.includes(c.name) && c.type !== 'text' && (
-              <NumberField label={`Bin width of ${c.name}`} value={bins[c.name] ?? ''} onChange={(v) => setBins({ ...bins, [c.name]: v })} testId={`aiq-bin-${c.name}`} />
+              <NumberField
+                label={`Bin width of ${c.name}`}
+                value={bins[c.name] ?? ''}
+                onChange={(v) => setBins({ ...bins, [c.name]: v })}
+                testId={`aiq-bin-${c.name}`}
+              />
             )}
           </div>
         ))}

@@ -67,11 +67,10 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
     return { kind: 'anomaly-search' }
   })()
   const debounced = useDebounced(params, 300)
-  const preview = useQuery(
-    'releases/preview',
-    typeof debounced === 'string' ? null : { queryId: q.id, params: debounced },
-    [q.id, JSON.stringify(debounced)]
-  )
+  const preview = useQuery('releases/preview', typeof debounced === 'string' ? null : { queryId: q.id, params: debounced }, [
+    q.id,
+    JSON.stringify(debounced)
+  ])
   const pv = typeof params === 'string' ? null : preview.data
   const stale = JSON.stringify(params) !== JSON.stringify(debounced)
 
@@ -113,25 +112,38 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
                 width="normal"
                 hint="groups within 2 × alpha under it may be flagged"
               />
-              <NumberField label="Deny above ε (optional)" value={epsMax} onChange={setEpsMax} hint="per unit of sensitivity; default 4" width="normal" />
+              <NumberField
+                label="Deny above ε (optional)"
+                value={epsMax}
+                onChange={setEpsMax}
+                hint="per unit of sensitivity; default 4"
+                width="normal"
+              />
             </div>
             <fieldset>
               <legend>Mechanism</legend>
               <div className="radios">
                 {MECHANISMS.map((m) => (
                   <label key={m.value} className="check">
-                    <input type="radio" name="mechanism" value={m.value} checked={mechanism === m.value} onChange={() => setMechanism(m.value)} data-testid={`mechanism-${m.value}`} />
+                    <input
+                      type="radio"
+                      name="mechanism"
+                      value={m.value}
+                      checked={mechanism === m.value}
+                      onChange={() => setMechanism(m.value)}
+                      data-testid={`mechanism-${m.value}`}
+                    />
                     {m.label}
                   </label>
                 ))}
               </div>
               {mechanism !== 'tslm' && (
                 <p className="hint" data-testid="mechanism-why-price">
-                  Why it may cost more here: the ledger charges every release its worst case before it runs. {mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'}{' '}
-                  asks in up to 4 steps of rising ε and stops for a group as soon as its answer is clear; a group that stays unclear to the last
-                  step needs ln(m/(2β))/α with m steps, more than TSLM’s one-shot ln(1/(2β))/α, and that worst case is what is charged. In practice
-                  most groups are clear far from their threshold and stop early, so what is actually spent (sealed; the privacy officer can read
-                  it) is usually less than TSLM’s charge — but the budget must cover the worst case.
+                  Why it may cost more here: the ledger charges every release its worst case before it runs.{' '}
+                  {mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'} asks in up to 4 steps of rising ε and stops for a group as soon as its answer is clear;
+                  a group that stays unclear to the last step needs ln(m/(2β))/α with m steps, more than TSLM’s one-shot ln(1/(2β))/α, and that worst
+                  case is what is charged. In practice most groups are clear far from their threshold and stop early, so what is actually spent
+                  (sealed; the privacy officer can read it) is usually less than TSLM’s charge — but the budget must cover the worst case.
                 </p>
               )}
             </fieldset>
@@ -175,7 +187,9 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
             )}
           </div>
         )}
-        {q.kind === 'anomaly-search' && <p className="hint">The search's ε per question, budget and stopping rule were fixed when the query was saved.</p>}
+        {q.kind === 'anomaly-search' && (
+          <p className="hint">The search's ε per question, budget and stopping rule were fixed when the query was saved.</p>
+        )}
 
         {typeof params === 'string' && <p className="hint todo">{params}</p>}
         <PreviewBox
@@ -222,7 +236,10 @@ function PreviewBox(props: {
     <div className={`price ${p.allowed ? '' : 'denied'}`} data-testid="release-preview" aria-live="polite" aria-busy={props.loading}>
       <p className="price-line">
         <strong data-testid="preview-epsilon">Costs ε {formatExact(p.epsilonExact)}</strong>{' '}
-        <span className="hint">({notionName(p.notion)}{p.cellCount > 0 ? `, charged to ${p.cellCount} partition cells` : ', charged to the whole dataset'})</span>
+        <span className="hint">
+          ({notionName(p.notion)}
+          {p.cellCount > 0 ? `, charged to ${p.cellCount} partition cells` : ', charged to the whole dataset'})
+        </span>
       </p>
       <p className="hint" data-testid="preview-explained">
         {p.chargeExplained}
@@ -233,7 +250,9 @@ function PreviewBox(props: {
       </p>
       <p data-testid="preview-budget">
         {p.budgetExact === null ? (
-          <>No budget is set on “{p.datasetName}” (neither a budget per person nor one for {notionName(p.notion)}).</>
+          <>
+            No budget is set on “{p.datasetName}” (neither a budget per person nor one for {notionName(p.notion)}).
+          </>
         ) : (
           <>
             Budget ε {formatExact(p.budgetExact)}: spent {formatExact(p.spentBeforeExact)}, {formatExact(p.remainingExact, 'down')} left; after this
@@ -263,7 +282,13 @@ function PreviewBox(props: {
           <p>{p.fit.sentence}</p>
           <div className="button-row">
             {p.fit.fits.map((f) => (
-              <button key={f.param} type="button" className="secondary small" onClick={() => props.onUse(f.param, f.value)} data-testid={`use-fit-${f.param}`}>
+              <button
+                key={f.param}
+                type="button"
+                className="secondary small"
+                onClick={() => props.onUse(f.param, f.value)}
+                data-testid={`use-fit-${f.param}`}
+              >
                 Use {f.param === 'epsilon' ? 'ε per record' : f.param} {f.value}
               </button>
             ))}

@@ -37,7 +37,11 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
   const setInd = (p: Partial<SearchForm['individuals']>) => set({ individuals: { ...ind, ...p } })
   const src = sources.find((d) => String(d.id) === ind.datasetId)
   // The list's column: the chosen one, else the one named like the id column, else none.
-  const srcColumn = src?.columns.some((c) => c.name === ind.column) ? ind.column : src?.columns.some((c) => c.name === form.idColumn) ? form.idColumn : ''
+  const srcColumn = src?.columns.some((c) => c.name === ind.column)
+    ? ind.column
+    : src?.columns.some((c) => c.name === form.idColumn)
+      ? form.idColumn
+      : ''
   const built = buildSearchDefinition({ ...form, individuals: { ...ind, column: srcColumn } }, props.dataset, props.datasets)
   useHandUp(built, props.onChange)
   const listed = ind.source === 'listed' ? parseIndividuals(ind.listed) : null
@@ -46,30 +50,55 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
   return (
     <div className="stack-tight" data-testid="search-builder">
       <div className="row">
-        <SelectField label="Score column" value={form.score} onChange={(score) => set({ score })} options={numeric.map((c) => ({ value: c.name, label: c.name }))} testId="search-score" />
+        <SelectField
+          label="Score column"
+          value={form.score}
+          onChange={(score) => set({ score })}
+          options={numeric.map((c) => ({ value: c.name, label: c.name }))}
+          testId="search-score"
+        />
         <SelectField
           label="Individuals are named by"
           value={form.idColumn}
           onChange={(idColumn) => set({ idColumn })}
-          options={[...(form.idColumn ? [] : [{ value: '', label: 'Choose the id column…' }]), ...cols.map((c) => ({ value: c.name, label: c.name }))]}
+          options={[
+            ...(form.idColumn ? [] : [{ value: '', label: 'Choose the id column…' }]),
+            ...cols.map((c) => ({ value: c.name, label: c.name }))
+          ]}
           testId="search-id-column"
-          hint={form.idColumn ? 'The column holding each individual’s id.' : 'No column is named like an id: choose the one holding each individual’s id (rows are not individuals).'}
+          hint={
+            form.idColumn
+              ? 'The column holding each individual’s id.'
+              : 'No column is named like an id: choose the one holding each individual’s id (rows are not individuals).'
+          }
         />
       </div>
 
       <fieldset data-testid="individuals-section">
         <legend>Individuals searched</legend>
         <p className="hint">
-          The search looks for the anomaly among a public list of individuals (at least two), which is part of the question: it cannot be read
-          from “{props.dataset.name}” itself, as that would reveal who is in it. An id with no row scores L; an id with several rows, its largest score.
+          The search looks for the anomaly among a public list of individuals (at least two), which is part of the question: it cannot be read from “
+          {props.dataset.name}” itself, as that would reveal who is in it. An id with no row scores L; an id with several rows, its largest score.
         </p>
         <div className="radios" role="radiogroup" aria-label="Individuals come from">
           <label className="check">
-            <input type="radio" name="individuals-source" checked={ind.source === 'dataset'} onChange={() => setInd({ source: 'dataset' })} data-testid="individuals-source-dataset" />
+            <input
+              type="radio"
+              name="individuals-source"
+              checked={ind.source === 'dataset'}
+              onChange={() => setInd({ source: 'dataset' })}
+              data-testid="individuals-source-dataset"
+            />
             From a public dataset’s column
           </label>
           <label className="check">
-            <input type="radio" name="individuals-source" checked={ind.source === 'listed'} onChange={() => setInd({ source: 'listed' })} data-testid="individuals-source-listed" />
+            <input
+              type="radio"
+              name="individuals-source"
+              checked={ind.source === 'listed'}
+              onChange={() => setInd({ source: 'listed' })}
+              data-testid="individuals-source-listed"
+            />
             Listed here
           </label>
         </div>
@@ -127,7 +156,13 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
           width="normal"
           hint={`Scores below L are raised to L; the noise scale is (t-low − L)/ε. Empty: L = 0.`}
         />
-        <NumberField label="t-low (protected at or below)" value={form.tLow} onChange={(tLow) => set({ tLow })} testId="search-tlow" hint={`Must be above L = ${floorShown}.`} />
+        <NumberField
+          label="t-low (protected at or below)"
+          value={form.tLow}
+          onChange={(tLow) => set({ tLow })}
+          testId="search-tlow"
+          hint={`Must be above L = ${floorShown}.`}
+        />
         <NumberField label="t-high (the anomaly is above)" value={form.tHigh} onChange={(tHigh) => set({ tHigh })} testId="search-thigh" />
       </div>
       <div className="row">
@@ -155,7 +190,11 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
             { value: 'delta', label: 'the log-odds exceed log(1/delta)' }
           ]}
         />
-        {form.stop === 'tau' ? <NumberField label="tau" value={form.tau} onChange={(tau) => set({ tau })} /> : <NumberField label="delta" value={form.delta} onChange={(delta) => set({ delta })} />}
+        {form.stop === 'tau' ? (
+          <NumberField label="tau" value={form.tau} onChange={(tau) => set({ tau })} />
+        ) : (
+          <NumberField label="delta" value={form.delta} onChange={(delta) => set({ delta })} />
+        )}
       </div>
     </div>
   )

@@ -15,11 +15,7 @@ const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 
  * on every change. The state is one `ThresholdForm` changed by `thresholdFormReducer` (thresholdBuilderState.ts);
  * `resolveThresholdForm` and `buildThresholdDefinition` (thresholdDefinition.ts, pure) do the rest.
  */
-export function ThresholdBuilder(props: {
-  dataset: DatasetInfo
-  datasets: DatasetInfo[]
-  onChange: (d: ThresholdQueryDefinition | string) => void
-}) {
+export function ThresholdBuilder(props: { dataset: DatasetInfo; datasets: DatasetInfo[]; onChange: (d: ThresholdQueryDefinition | string) => void }) {
   const cols = props.dataset.columns
   const timeCols = cols.filter((c) => c.type === 'timestamp')
   const sources = publicSources(props.dataset, props.datasets)
@@ -35,7 +31,14 @@ export function ThresholdBuilder(props: {
   const setGroups = (patch: Partial<ThresholdForm['groups']>) => dispatch({ type: 'groups', patch })
 
   const resolved = resolveThresholdForm(form, props.dataset, props.datasets)
-  const { thresholdTable: thrDs, numericThresholdColumns: numericThrCols, groupsTable: groupDs, thresholdOn: thrOn, groupsOn, personColumn } = resolved
+  const {
+    thresholdTable: thrDs,
+    numericThresholdColumns: numericThrCols,
+    groupsTable: groupDs,
+    thresholdOn: thrOn,
+    groupsOn,
+    personColumn
+  } = resolved
   const personOptions = resolved.personOptions.map((c) => ({ value: c, label: c }))
   useHandUp(resolved.definition, props.onChange)
   const groupCount = useGroupCount(resolved.groupsOnly, props.datasets)
@@ -64,21 +67,34 @@ export function ThresholdBuilder(props: {
         <legend>Groups (which ones are asked about)</legend>
         {thr.kind === 'column' ? (
           <p className="hint" data-testid="groups-from-threshold-table">
-            With thresholds from a table, the groups are that table’s rows{thrDs ? <> (“{thrDs.name}”)</> : null}: one predicate per row, see Thresholds below.
+            With thresholds from a table, the groups are that table’s rows{thrDs ? <> (“{thrDs.name}”)</> : null}: one predicate per row, see
+            Thresholds below.
           </p>
         ) : (
           <>
             <p className="hint">
-              The list of groups is released with the answer, so it must be public: it cannot be read from “{props.dataset.name}” (that would
-              reveal which {groupBy.length > 0 ? `${groupBy.join(' × ')} values` : 'keys'} occur in it). Groups with no row are asked about too and count 0.
+              The list of groups is released with the answer, so it must be public: it cannot be read from “{props.dataset.name}” (that would reveal
+              which {groupBy.length > 0 ? `${groupBy.join(' × ')} values` : 'keys'} occur in it). Groups with no row are asked about too and count 0.
             </p>
             <div className="radios" role="radiogroup" aria-label="Groups come from">
               <label className="check">
-                <input type="radio" name="groups-source" checked={groups.source === 'dataset'} onChange={() => setGroups({ source: 'dataset' })} data-testid="groups-source-dataset" />
+                <input
+                  type="radio"
+                  name="groups-source"
+                  checked={groups.source === 'dataset'}
+                  onChange={() => setGroups({ source: 'dataset' })}
+                  data-testid="groups-source-dataset"
+                />
                 From a public dataset
               </label>
               <label className="check">
-                <input type="radio" name="groups-source" checked={groups.source === 'listed'} onChange={() => setGroups({ source: 'listed' })} data-testid="groups-source-listed" />
+                <input
+                  type="radio"
+                  name="groups-source"
+                  checked={groups.source === 'listed'}
+                  onChange={() => setGroups({ source: 'listed' })}
+                  data-testid="groups-source-listed"
+                />
                 Listed here
               </label>
             </div>
@@ -95,7 +111,11 @@ export function ThresholdBuilder(props: {
                     onChange={(datasetId) => setGroups({ datasetId })}
                     options={[...(groupDs ? [] : [{ value: '', label: 'Choose…' }]), ...sources.map((d) => ({ value: String(d.id), label: d.name }))]}
                     testId="groups-dataset"
-                    hint={<>Each distinct row of its matching columns is one group.{privateOthers.length > 0 ? ' Private datasets are not offered.' : ''}</>}
+                    hint={
+                      <>
+                        Each distinct row of its matching columns is one group.{privateOthers.length > 0 ? ' Private datasets are not offered.' : ''}
+                      </>
+                    }
                   />
                   {groupDs &&
                     groupBy.map((g) => (
@@ -104,7 +124,10 @@ export function ThresholdBuilder(props: {
                         label={`Column matching ${g}`}
                         value={groupsOn[g] ?? ''}
                         onChange={(c) => setGroups({ on: { ...groupsOn, [g]: c } })}
-                        options={[...(groupsOn[g] ? [] : [{ value: '', label: 'Choose…' }]), ...groupDs.columns.map((c) => ({ value: c.name, label: c.name }))]}
+                        options={[
+                          ...(groupsOn[g] ? [] : [{ value: '', label: 'Choose…' }]),
+                          ...groupDs.columns.map((c) => ({ value: c.name, label: c.name }))
+                        ]}
                         testId={`groups-on-${g}`}
                       />
                     ))}
@@ -190,8 +213,20 @@ export function ThresholdBuilder(props: {
                 onChange={(column) => setPeriod({ column })}
                 options={timeCols.map((c) => ({ value: c.name, label: c.name }))}
               />
-              <TextField label="From (inclusive)" value={period.from} onChange={(from) => setPeriod({ from })} placeholder="2024-03-12 14:00:00" testId="period-from" />
-              <TextField label="To (exclusive)" value={period.to} onChange={(to) => setPeriod({ to })} placeholder="2024-03-12 15:00:00" testId="period-to" />
+              <TextField
+                label="From (inclusive)"
+                value={period.from}
+                onChange={(from) => setPeriod({ from })}
+                placeholder="2024-03-12 14:00:00"
+                testId="period-from"
+              />
+              <TextField
+                label="To (exclusive)"
+                value={period.to}
+                onChange={(to) => setPeriod({ to })}
+                placeholder="2024-03-12 15:00:00"
+                testId="period-to"
+              />
             </div>
           )}
         </fieldset>
@@ -254,7 +289,9 @@ export function ThresholdBuilder(props: {
             ]}
             testId="threshold-kind"
           />
-          {thr.kind === 'constant' && <NumberField label="Threshold" value={thr.constant} onChange={(constant) => setThr({ constant })} testId="threshold-constant" />}
+          {thr.kind === 'constant' && (
+            <NumberField label="Threshold" value={thr.constant} onChange={(constant) => setThr({ constant })} testId="threshold-constant" />
+          )}
           {thr.kind === 'column' &&
             (sources.length === 0 ? (
               <p className="hint" data-testid="threshold-no-public">
@@ -289,7 +326,10 @@ export function ThresholdBuilder(props: {
                       label={`Table column matching ${g}`}
                       value={thrOn[g] ?? ''}
                       onChange={(c) => setThr({ on: { ...thrOn, [g]: c } })}
-                      options={[...(thrOn[g] ? [] : [{ value: '', label: 'Choose…' }]), ...thrDs.columns.map((c) => ({ value: c.name, label: c.name }))]}
+                      options={[
+                        ...(thrOn[g] ? [] : [{ value: '', label: 'Choose…' }]),
+                        ...thrDs.columns.map((c) => ({ value: c.name, label: c.name }))
+                      ]}
                       testId={`threshold-on-${g}`}
                     />
                   ))}
@@ -298,8 +338,24 @@ export function ThresholdBuilder(props: {
           {thr.kind === 'reference' && (
             <>
               <NumberField label="Factor" value={ref.factor} onChange={(factor) => setRef({ factor })} />
-              <SelectField label="Of the" value={ref.aggregate} onChange={(aggregate) => setRef({ aggregate })} options={[{ value: 'max', label: 'maximum' }, { value: 'mean', label: 'mean' }]} />
-              <SelectField label="Per" value={ref.bucket} onChange={(bucket) => setRef({ bucket })} options={[{ value: 'hour', label: 'hour' }, { value: 'day', label: 'day' }]} />
+              <SelectField
+                label="Of the"
+                value={ref.aggregate}
+                onChange={(aggregate) => setRef({ aggregate })}
+                options={[
+                  { value: 'max', label: 'maximum' },
+                  { value: 'mean', label: 'mean' }
+                ]}
+              />
+              <SelectField
+                label="Per"
+                value={ref.bucket}
+                onChange={(bucket) => setRef({ bucket })}
+                options={[
+                  { value: 'hour', label: 'hour' },
+                  { value: 'day', label: 'day' }
+                ]}
+              />
               <TextField label="Reference from" value={ref.from} onChange={(from) => setRef({ from })} placeholder="2024-03-04" />
               <TextField label="Reference to" value={ref.to} onChange={(to) => setRef({ to })} placeholder="2024-03-09" />
             </>

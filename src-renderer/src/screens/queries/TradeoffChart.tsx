@@ -61,7 +61,11 @@ export function TradeoffChart(props: { preview: ReleasePreview }) {
   const options: ChartOptions<ChartKind> = {
     plugins: { legend: { position: 'bottom', labels: { usePointStyle: true, font: { size: 11 } } }, tooltip: { mode: 'nearest', intersect: false } },
     scales: {
-      x: { type: 'logarithmic', title: { display: true, text: 'alpha (tolerance below the threshold) — log scale' }, ticks: { maxRotation: 0, callback: oneTwoFive } },
+      x: {
+        type: 'logarithmic',
+        title: { display: true, text: 'alpha (tolerance below the threshold) — log scale' },
+        ticks: { maxRotation: 0, callback: oneTwoFive }
+      },
       y: { type: 'logarithmic', title: { display: true, text: 'charge ε' }, ticks: { callback: oneTwoFive } }
     }
   }
@@ -70,7 +74,9 @@ export function TradeoffChart(props: { preview: ReleasePreview }) {
     <figure className="chart-figure narrow-chart" data-testid="tradeoff-chart" data-points={t.points.length}>
       <figcaption>
         <strong>Accuracy against price</strong>{' '}
-        <span className="hint">— at beta as set; a larger alpha tolerates more near misses and costs less. The dashed line is what the budget leaves.</span>
+        <span className="hint">
+          — at beta as set; a larger alpha tolerates more near misses and costs less. The dashed line is what the budget leaves.
+        </span>
       </figcaption>
       <ChartView
         type="line"

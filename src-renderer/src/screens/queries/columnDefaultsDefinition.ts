@@ -9,7 +9,8 @@ interface Col {
   type: ColumnType
 }
 
-const PERSON_NAME = /(^|[_\s-])(person|people|user|patient|employee|staff|member|customer|client|student|badge|visitor|driver|subject|owner|resident)s?([_\s-]?(id|no|number|key|code))?$/i
+const PERSON_NAME =
+  /(^|[_\s-])(person|people|user|patient|employee|staff|member|customer|client|student|badge|visitor|driver|subject|owner|resident)s?([_\s-]?(id|no|number|key|code))?$/i
 const ID_NAME = /(^|[_\s-])(id|key|code|no|number)$/i
 
 /**
@@ -29,7 +30,13 @@ export function preferredThresholdTable<D extends { id: number; columns: Col[] }
   const hasGroups = (d: D) => groupBy.every((g) => d.columns.some((c) => c.name === g))
   const numeric = (d: D) => d.columns.filter((c) => (c.type === 'integer' || c.type === 'real') && !groupBy.includes(c.name))
   const limitLike = (d: D) => numeric(d).some((c) => /capacity|limit|threshold|max|quota/i.test(c.name))
-  return sources.find((d) => hasGroups(d) && limitLike(d)) ?? sources.find((d) => hasGroups(d) && numeric(d).length > 0) ?? sources.find(hasGroups) ?? sources[0] ?? null
+  return (
+    sources.find((d) => hasGroups(d) && limitLike(d)) ??
+    sources.find((d) => hasGroups(d) && numeric(d).length > 0) ??
+    sources.find(hasGroups) ??
+    sources[0] ??
+    null
+  )
 }
 
 /** At import: a column whose name says it identifies a person ("person_id", "user", "patient_no"), to suggest as the privacy unit; else null. */
@@ -47,5 +54,8 @@ const ENTITY_NAME = /(^|[_\s-])(id|key|code|name|host|hostname|machine|device|se
 export function preferredIdColumn(cols: Col[], personColumn: string | null): string | null {
   if (personColumn && cols.some((c) => c.name === personColumn)) return personColumn
   const usable = cols.filter((c) => c.type === 'text' || c.type === 'integer')
-  return (usable.find((c) => PERSON_NAME.test(c.name)) ?? usable.find((c) => ID_NAME.test(c.name)) ?? usable.find((c) => ENTITY_NAME.test(c.name)))?.name ?? null
+  return (
+    (usable.find((c) => PERSON_NAME.test(c.name)) ?? usable.find((c) => ID_NAME.test(c.name)) ?? usable.find((c) => ENTITY_NAME.test(c.name)))
+      ?.name ?? null
+  )
 }

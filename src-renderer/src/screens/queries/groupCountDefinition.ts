@@ -28,14 +28,25 @@ export function groupCountOf(def: ThresholdQueryDefinition, datasets: readonly D
     const t = publicDs(th.datasetId)
     if (!t) return { kind: 'not-shown', why: 'The threshold table is not a public dataset, so its rows cannot be counted here.' }
     // A linked PostgreSQL table's row count is the planner's estimate: count its keys instead.
-    if (t.source === 'linked-postgres') return { kind: 'distinct', dataset: t, columns: def.groupBy.map((g) => th.on?.[g] ?? g), from: `one per row of the public threshold table “${t.name}”` }
+    if (t.source === 'linked-postgres')
+      return {
+        kind: 'distinct',
+        dataset: t,
+        columns: def.groupBy.map((g) => th.on?.[g] ?? g),
+        from: `one per row of the public threshold table “${t.name}”`
+      }
     return { kind: 'known', groups: t.rowCount, from: `one per row of the public threshold table “${t.name}”` }
   }
   if (def.groups) return { kind: 'known', groups: def.groups.length, from: 'listed in the definition' }
   if (def.groupsFrom) {
     const src = publicDs(def.groupsFrom.datasetId)
     if (!src) return { kind: 'not-shown', why: 'The group list dataset is not public, so its groups cannot be counted here.' }
-    return { kind: 'distinct', dataset: src, columns: def.groupBy.map((g) => def.groupsFrom?.on?.[g] ?? g), from: `the distinct ${def.groupBy.join(' × ')} values of the public dataset “${src.name}”` }
+    return {
+      kind: 'distinct',
+      dataset: src,
+      columns: def.groupBy.map((g) => def.groupsFrom?.on?.[g] ?? g),
+      from: `the distinct ${def.groupBy.join(' × ')} values of the public dataset “${src.name}”`
+    }
   }
   return {
     kind: 'not-shown',

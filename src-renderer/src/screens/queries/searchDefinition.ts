@@ -46,7 +46,8 @@ export function parseIndividuals(text: string): string[] | string {
     ids.push(id)
   }
   if (ids.length < 2) return `List at least two individuals to search among, one id per line (${ids.length} so far).`
-  if (ids.length > MAX_INDIVIDUALS) return `At most ${MAX_INDIVIDUALS.toLocaleString('en-US')} individuals can be listed; take more from a public dataset.`
+  if (ids.length > MAX_INDIVIDUALS)
+    return `At most ${MAX_INDIVIDUALS.toLocaleString('en-US')} individuals can be listed; take more from a public dataset.`
   return ids
 }
 
@@ -111,7 +112,11 @@ export function buildSearchDefinition(form: SearchForm, dataset: DatasetInfo, da
  * was saved, so the fit is a new search: the largest budget of whole questions at the same ε that what is left allows,
  * else a smaller ε per question. From the saved definition and the ledger's remaining budget only (both public).
  */
-export function searchFitSentence(def: Pick<AnomalySearchDefinition, 'epsilonPerQuery' | 'budget'>, remaining: number, remainingText: string): string {
+export function searchFitSentence(
+  def: Pick<AnomalySearchDefinition, 'epsilonPerQuery' | 'budget'>,
+  remaining: number,
+  remainingText: string
+): string {
   const e = def.epsilonPerQuery
   const n = Math.floor(remaining / e + 1e-9)
   // (The panel says above that the ε per question and the budget were fixed when the search was saved.)

@@ -68,7 +68,10 @@ function rebase(form: ThresholdForm, dataset: DatasetInfo, datasets: readonly Da
       datasetId: thrKept ? form.threshold.datasetId : '',
       column: thrKept ? form.threshold.column : '',
       on: thrKept ? keepMapping(form.threshold.on, groupBy) : {},
-      reference: { ...form.threshold.reference, column: timeNames.has(form.threshold.reference.column) ? form.threshold.reference.column : fresh.threshold.reference.column }
+      reference: {
+        ...form.threshold.reference,
+        column: timeNames.has(form.threshold.reference.column) ? form.threshold.reference.column : fresh.threshold.reference.column
+      }
     },
     groups: groupsKept
       ? { ...form.groups, on: keepMapping(form.groups.on, groupBy) }

@@ -41,7 +41,11 @@ export function publicSources(dataset: DatasetInfo, datasets: readonly DatasetIn
  * The column of `source` matching each group-by column: kept from `previous` when still a column of `source`, else the
  * column of the same name, else none ('').
  */
-export function defaultMapping(groupBy: readonly string[], source: DatasetInfo | undefined, previous: Record<string, string> = {}): Record<string, string> {
+export function defaultMapping(
+  groupBy: readonly string[],
+  source: DatasetInfo | undefined,
+  previous: Record<string, string> = {}
+): Record<string, string> {
   const names = new Set(source?.columns.map((c) => c.name) ?? [])
   const out: Record<string, string> = {}
   for (const g of groupBy) out[g] = previous[g] && names.has(previous[g]) ? previous[g] : names.has(g) ? g : ''
@@ -147,7 +151,11 @@ export function noPublicSourceReason(dataset: DatasetInfo, datasets: readonly Da
 }
 
 /** The definition, or one sentence saying what is missing (the save button stays disabled with it). */
-export function buildThresholdDefinition(form: ThresholdForm, dataset: DatasetInfo, datasets: readonly DatasetInfo[]): ThresholdQueryDefinition | string {
+export function buildThresholdDefinition(
+  form: ThresholdForm,
+  dataset: DatasetInfo,
+  datasets: readonly DatasetInfo[]
+): ThresholdQueryDefinition | string {
   const cols = dataset.columns
   const { groupBy } = form
   if (groupBy.length === 0) return 'Choose at least one group-by column: each group is one predicate (for example each room).'
@@ -254,14 +262,18 @@ export function resolveThresholdForm(form: ThresholdForm, dataset: DatasetInfo, 
   const { groupBy } = form
   const thr = form.threshold
   const sources = publicSources(dataset, datasets)
-  const thresholdTable = sources.find((d) => String(d.id) === thr.datasetId) ?? (thr.datasetId === '' ? (preferredThresholdTable(sources, groupBy) ?? undefined) : undefined)
+  const thresholdTable =
+    sources.find((d) => String(d.id) === thr.datasetId) ??
+    (thr.datasetId === '' ? (preferredThresholdTable(sources, groupBy) ?? undefined) : undefined)
   const numericThresholdColumns = thresholdTable?.columns.filter((c) => c.type === 'integer' || c.type === 'real') ?? []
   const groupsTable = sources.find((d) => String(d.id) === form.groups.datasetId)
   const thresholdOn = defaultMapping(groupBy, thresholdTable, thr.on)
   const groupsOn = defaultMapping(groupBy, groupsTable, form.groups.on)
   const personCols = dataset.columns.filter((c) => !groupBy.includes(c.name))
   const personOptions = personCols.map((c) => c.name)
-  const personColumn = personOptions.includes(form.count.personColumn) ? form.count.personColumn : (preferredPersonColumn(personCols) ?? personOptions[0] ?? '')
+  const personColumn = personOptions.includes(form.count.personColumn)
+    ? form.count.personColumn
+    : (preferredPersonColumn(personCols) ?? personOptions[0] ?? '')
   const datasetId = thresholdTable ? String(thresholdTable.id) : thr.datasetId
   const definition = buildThresholdDefinition(
     { ...form, count: { ...form.count, personColumn }, threshold: { ...thr, datasetId, on: thresholdOn }, groups: { ...form.groups, on: groupsOn } },

@@ -23,7 +23,8 @@ export function ReleaseResult(props: { release: ReleaseRecord }) {
         <ReleaseBadge />
       </div>
       <p>
-        On <strong>{r.datasetName}</strong> with {mechanismName(r.mechanism)} · charged <strong>ε {formatExact(r.epsilonExact)}</strong> under {notionName(r.notion)} ·{' '}
+        On <strong>{r.datasetName}</strong> with {mechanismName(r.mechanism)} · charged <strong>ε {formatExact(r.epsilonExact)}</strong> under{' '}
+        {notionName(r.notion)} ·{' '}
         <a href={href('ledger', r.ledgerSeq)} data-testid="release-ledger-link">
           ledger entry {r.ledgerSeq}
         </a>{' '}

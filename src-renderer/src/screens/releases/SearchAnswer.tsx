@@ -60,8 +60,15 @@ export function SearchAnswer(props: { answer: SearchReleaseAnswer }) {
               </p>
             )}
             <p className="hint" data-testid="posterior-note">
-              Together the top {a.top.length} hold {formatProbability(Math.min(1, posterior.reduce((x, y) => x + y, 0)))} of the probability. Probabilities are
-              rounded to {grid}; how many questions were asked and why the search stopped stay sealed (officer view).
+              Together the top {a.top.length} hold{' '}
+              {formatProbability(
+                Math.min(
+                  1,
+                  posterior.reduce((x, y) => x + y, 0)
+                )
+              )}{' '}
+              of the probability. Probabilities are rounded to {grid}; how many questions were asked and why the search stopped stay sealed (officer
+              view).
             </p>
           </div>
         </div>

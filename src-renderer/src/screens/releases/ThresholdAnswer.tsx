@@ -94,7 +94,7 @@ function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[
       legend: { position: 'bottom' },
       tooltip: {
         callbacks: {
-          title: (items) => (items[0] ? bars[items[0].dataIndex]?.label ?? '' : ''),
+          title: (items) => (items[0] ? (bars[items[0].dataIndex]?.label ?? '') : ''),
           label: (item) => {
             const b = bars[item.dataIndex]
             return b ? `threshold ${formatThreshold(b.threshold)} · ${b.flagged ? 'flagged' : 'not flagged'}` : ''
@@ -104,8 +104,15 @@ function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[
     },
     scales: {
       x: strip
-        ? { ticks: { display: false }, grid: { display: false }, title: { display: true, text: `${formatCount(shape.total)} predicates, sorted by threshold` } }
-        : { ticks: { autoSkip: false, maxRotation: 60, minRotation: 0, font: { size: 11 } }, title: { display: true, text: props.groupBy.join(' / ') } },
+        ? {
+            ticks: { display: false },
+            grid: { display: false },
+            title: { display: true, text: `${formatCount(shape.total)} predicates, sorted by threshold` }
+          }
+        : {
+            ticks: { autoSkip: false, maxRotation: 60, minRotation: 0, font: { size: 11 } },
+            title: { display: true, text: props.groupBy.join(' / ') }
+          },
       y: { beginAtZero: true, grace: '5%', title: { display: true, text: 'threshold' } }
     }
   }
@@ -115,8 +122,8 @@ function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[
       <figcaption>
         <strong>Decisions against the thresholds</strong>{' '}
         <span className="hint">
-          — {strip ? 'one thin bar per predicate at its threshold, sorted by threshold' : 'one bar per predicate at its threshold'} ({props.countText ?? 'count'}), red
-          when flagged
+          — {strip ? 'one thin bar per predicate at its threshold, sorted by threshold' : 'one bar per predicate at its threshold'} (
+          {props.countText ?? 'count'}), red when flagged
         </span>
       </figcaption>
       <ChartView
@@ -128,8 +135,8 @@ function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[
       />
       {shape.bars.length < shape.total && (
         <p className="hint" data-testid="threshold-chart-note">
-          The chart draws {formatCount(shape.bars.length)} of the {formatCount(shape.total)} predicates, evenly spaced in threshold order; the table below lists
-          every one.
+          The chart draws {formatCount(shape.bars.length)} of the {formatCount(shape.total)} predicates, evenly spaced in threshold order; the table
+          below lists every one.
         </p>
       )}
     </figure>
