@@ -99,6 +99,7 @@ function thresholdPrice(
   const onePerPerson = unit.kind === 'row' || pub.groupBy.every((c) => isPerPersonColumn(db, query.datasetId, c))
   const maxGroups = def.count.kind === 'persons' ? def.count.maxGroups : undefined
   const unitGroups = onePerPerson ? 1 : Math.min(maxGroups ?? k, k)
+  refuseOverBoundParameters(query, def, pub, maxGroups)
   const chargeNano = checkedProduct(floatToNanoUp(engineEps), unitGroups)
   if (epsMax !== undefined && chargeNano > decimalToNano(epsMax, 'down')) {
     throw new UserError(
@@ -198,6 +199,29 @@ function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult): Exe
       countText: pub.countText
     },
     exPost: { spentMax: max, perPredicate }
+  }
+}
+
+/**
+ * The most text or decimal key values the maxGroups bound may bind in one statement: the bound joins the public
+ * predicates as literal rows whose text and real values are bound parameters (sources/dialect.ts), and SQLite allows
+ * 32,766 of them, PostgreSQL 65,535. Past that the aggregate would fail after the charge; the count depends only on the
+ * public predicate list, so it is refused before, with nothing spent.
+ */
+export const MAX_BOUND_KEY_VALUES = 30_000
+
+function refuseOverBoundParameters(query: SavedQueryRow, def: ThresholdQueryDefinition, pub: PublicThreshold, maxGroups: number | undefined): void {
+  if (maxGroups === undefined || maxGroups >= pub.keys.length) return
+  let bound = 0
+  for (const key of pub.keys) for (const v of key) if (!(typeof v === 'number' && Number.isSafeInteger(v))) bound++
+  // A reference threshold binds the list twice (the kept set is taken over both periods).
+  if (def.threshold.kind === 'reference') bound *= 2
+  if (bound > MAX_BOUND_KEY_VALUES) {
+    throw new UserError(
+      `Query "${query.name}" bounds groups per person (maxGroups) over ${pub.keys.length.toLocaleString('en-US')} groups with ` +
+        `${bound.toLocaleString('en-US')} text or decimal key values, more than one statement can compare (${MAX_BOUND_KEY_VALUES.toLocaleString('en-US')}); ` +
+        'split it into smaller group lists; nothing was spent.'
+    )
   }
 }
 
