@@ -9,19 +9,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type Database from 'better-sqlite3'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import { recordPrivacyUnit } from '../../../src-main/services/datasets/privacy-unit'
-import { saveQuery } from '../../../src-main/services/datasets/query-store'
-import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { entryHash } from '../../../src-main/services/ledger/canonical'
 import { type EntryRow, hashedFields } from '../../../src-main/services/ledger/ledger-store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { runRelease } from '../../../src-main/services/releases/release-service'
 import { openStore, type Store } from '../../../src-main/services/store/store'
-import { craftDataset } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
-import { officerAct } from '../officer-fixture'
+import { sixRoomVisits } from './six-rooms-fixture'
 
-const ROOMS = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6']
 const PARAMS: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -35,31 +30,7 @@ afterEach(() => {
   ws.cleanup()
 })
 
-/** Person P visits all six rooms; the honest charge of the rooms question is 6 x 0.576 = 3.45. Budget 5: one release. */
-function visits(): { id: number; queryId: number; budgetSeq: number } {
-  const rows: Array<[string, string]> = []
-  for (const room of ROOMS) for (let i = 0; i < 10; i++) rows.push([`other-${room}-${i}`, room])
-  for (const room of ROOMS) rows.push(['P', room])
-  const id = craftDataset(
-    store.db,
-    'visits',
-    [
-      { name: 'person', type: 'text' },
-      { name: 'room', type: 'text' }
-    ],
-    rows
-  )
-  store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
-  const budgetSeq = setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) }).seq
-  const q = saveQuery(store.db, id, 'rooms', {
-    kind: 'threshold',
-    groupBy: ['room'],
-    count: { kind: 'persons', personColumn: 'person', cap: 1 },
-    threshold: { kind: 'constant', value: 15 },
-    groups: ROOMS.map((r) => [r])
-  })
-  return { id, queryId: q.id, budgetSeq }
-}
+const visits = () => sixRoomVisits(store.db)
 
 /** The attacker's tool: edit one entry in place, then recompute every hash from it on (triggers dropped, head fixed). */
 function rewriteEntry(db: Database.Database, seq: number, edit: (e: EntryRow) => void): void {

@@ -15,8 +15,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type Database from 'better-sqlite3'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import { recordPrivacyUnit } from '../../../src-main/services/datasets/privacy-unit'
-import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { appendEntry } from '../../../src-main/services/ledger/ledger-store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
@@ -29,8 +27,8 @@ import { openStore, type Store } from '../../../src-main/services/store/store'
 import { craftDataset } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
 import { officerAct } from '../officer-fixture'
+import { sixRoomVisits } from './six-rooms-fixture'
 
-const ROOMS = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6']
 const PARAMS: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 4 }
 const MALLORY_PASS = 'mallory passphrase, not an officer'
 
@@ -45,31 +43,7 @@ afterEach(() => {
   ws.cleanup()
 })
 
-/** Person P visits all six rooms: the rooms question costs 3.45; the officer's budget of 5 allows one release. */
-function visits(): { id: number; queryId: number } {
-  const rows: Array<[string, string]> = []
-  for (const room of ROOMS) for (let i = 0; i < 10; i++) rows.push([`other-${room}-${i}`, room])
-  for (const room of ROOMS) rows.push(['P', room])
-  const id = craftDataset(
-    store.db,
-    'visits',
-    [
-      { name: 'person', type: 'text' },
-      { name: 'room', type: 'text' }
-    ],
-    rows
-  )
-  store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
-  setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
-  const q = saveQuery(store.db, id, 'rooms', {
-    kind: 'threshold',
-    groupBy: ['room'],
-    count: { kind: 'persons', personColumn: 'person', cap: 1 },
-    threshold: { kind: 'constant', value: 15 },
-    groups: ROOMS.map((r) => [r])
-  })
-  return { id, queryId: q.id }
-}
+const visits = () => sixRoomVisits(store.db)
 
 /** The attacker's tool: a row in `officers` for a key of theirs (sqlite3 on the file). */
 function insertOfficer(db: Database.Database, how: 'added-by-real' | 'self-first') {
