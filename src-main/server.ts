@@ -334,8 +334,11 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       unsubscribe()
       for (const s of streams) s.end()
       streams.clear()
-      await new Promise<void>((r) => server.close(() => r()))
+      // Close every connection now: awaiting close() first waited for any open connection (a second page's event
+      // stream, a request in flight) to end on its own, so a stop could hang (an e2e run waited 120 s for one).
+      const closed = new Promise<void>((r) => server.close(() => r()))
       server.closeAllConnections?.()
+      await closed
       await services.close()
       if (ownsUploadDir) rmSync(uploadDir, { recursive: true, force: true })
     }

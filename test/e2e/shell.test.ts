@@ -50,6 +50,7 @@ describe('app shell in headless mode', () => {
     await shell.open(again, `${app.origin}/#token=${app.token}`)
     await shell.goTo(again, 'Settings')
     await again.getByTestId('self-check-result').waitFor()
+    await again.context().close()
   })
 
   it('Settings changes the worker count; the status panel follows', async () => {
