@@ -3,6 +3,7 @@
  * keeps integers exact, the refusal of per-person declarations (a linked source can change), and the catalog rows
  * (`datasets`, `dataset_columns`, `dataset_units`, and the engine's own source row) written in one transaction.
  */
+import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { ColumnType } from '../../contract/datasets'
 import { UserError } from '../errors'
@@ -90,7 +91,7 @@ export function insertLinkedDataset(db: Database.Database, e: LinkedCatalogEntry
   return db.transaction(() => {
     const info = db
       .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, 0)')
-      .run(e.name, `linked_${process.pid}_${Date.now()}_${Math.random().toString(16).slice(2)}`, e.sourceFile, e.sourceBytes, ',', e.rowCount)
+      .run(e.name, `linked_pending_${randomUUID()}`, e.sourceFile, e.sourceBytes, ',', e.rowCount)
     const dsId = Number(info.lastInsertRowid)
     // The generated table name is reserved (no table exists behind a linked dataset).
     db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
