@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util'
 import { commands } from './cli/commands'
-import { type CliCommand, type CliContext, UsageError } from './cli/command'
+import { type CliCommand, type CliContext, UsageError, missingOptionsText, missingOptions } from './cli/command'
+import { didYouMean } from './cli/suggest'
 import { isUserError } from './services'
 
 const PROG = 'quiet-alarm'
@@ -27,7 +28,7 @@ function globalHelp(): string {
   ].join('\n')
 }
 
-function commandHelp(cmd: CliCommand): string {
+function commandHelp(cmd: CliCommand, sub: string | undefined): string {
   const names = Object.keys(cmd.options)
   const width = Math.max(6, ...names.map((n) => n.length + 2))
   const lines = [`${PROG} ${cmd.usage}`, '', cmd.summary, '', 'Options:']
@@ -37,7 +38,28 @@ function commandHelp(cmd: CliCommand): string {
   }
   lines.push(`  --${'json'.padEnd(width)} print exactly one JSON object on stdout`)
   lines.push(`  --${'help'.padEnd(width)} this help`)
+  const notes = cmd.helpNotes?.[sub ?? '']
+  if (notes) lines.push('', notes)
   return lines.join('\n')
+}
+
+const GLOBAL_OPTIONS = ['json', 'help']
+
+/**
+ * Options the command does not know, found before parsing so that a typo gets a suggestion ("--bta": did you mean
+ * "--beta"?). Everything after "--" is positional.
+ */
+function checkOptionNames(cmd: CliCommand, args: string[]): void {
+  const known = [...Object.keys(cmd.options), ...GLOBAL_OPTIONS]
+  for (const arg of args) {
+    if (arg === '--') return
+    if (!arg.startsWith('--')) continue
+    const name = arg.slice(2).split('=')[0]
+    if (!known.includes(name)) {
+      const hint = didYouMean(name, known, (s) => `--${s}`)
+      throw new UsageError(`"${cmd.name}" has no option --${name}${hint || `; run "${PROG} ${cmd.name} --help" for its options`}`)
+    }
+  }
 }
 
 function parseFailure(e: unknown): UsageError {
@@ -59,7 +81,14 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const cmd = commands.find((c) => c.name === name)
   const wantsJson = rest.includes('--json')
   try {
-    if (!cmd) throw new UsageError(`unknown command "${name}"; run "${PROG} --help" for the list`)
+    if (!cmd) {
+      const hint = didYouMean(
+        name,
+        commands.map((c) => c.name)
+      )
+      throw new UsageError(`unknown command "${name}"${hint || `; run "${PROG} --help" for the list`}`)
+    }
+    checkOptionNames(cmd, rest)
     let parsed
     try {
       parsed = parseArgs({
@@ -75,17 +104,21 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     } catch (e) {
       throw parseFailure(e)
     }
-    if (parsed.values.help) {
-      io.stdout.write(commandHelp(cmd) + '\n')
-      return 0
-    }
     if (parsed.positionals.length > 0 && !(cmd.subcommands ?? []).includes(parsed.positionals[0])) {
+      const got = parsed.positionals[0]
       throw new UsageError(
         cmd.subcommands?.length
-          ? `"${cmd.name}" takes one of: ${cmd.subcommands.join(', ')} (got "${parsed.positionals[0]}")`
-          : `"${cmd.name}" takes no positional argument (got "${parsed.positionals[0]}")`
+          ? `"${cmd.name}" takes one of: ${cmd.subcommands.join(', ')} (got "${got}")${didYouMean(got, cmd.subcommands)}`
+          : `"${cmd.name}" takes no positional argument (got "${got}")`
       )
     }
+    if (parsed.values.help) {
+      io.stdout.write(commandHelp(cmd, parsed.positionals[0]) + '\n')
+      return 0
+    }
+    const values = parsed.values as Record<string, string | boolean | undefined>
+    const missing = missingOptions(values, cmd.required?.(values, parsed.positionals) ?? [])
+    if (missing.length > 0) throw new UsageError(`${missingOptionsText(missing)}; see "${PROG} ${cmd.name} --help"`)
     const ctx: CliContext = {
       json: wantsJson,
       cwd: io.cwd,
@@ -93,7 +126,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         if (!wantsJson || process.env.QA_PROGRESS === '1') io.stderr.write(line + '\n')
       }
     }
-    const out = await cmd.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, ctx)
+    const out = await cmd.run(values, parsed.positionals, ctx)
     io.stdout.write(wantsJson ? JSON.stringify(out.json) + '\n' : out.text.replace(/\n?$/, '\n'))
     if (out.stderrLine) io.stderr.write(`${PROG}: ${out.stderrLine.split('\n')[0]}\n`)
     return out.exitCode ?? 0

@@ -52,6 +52,13 @@ export interface CliCommand {
   options: Record<string, CliOptionSpec>
   /** Optional sub-commands named in the first positional (e.g. `ledger verify`). */
   subcommands?: string[]
+  /**
+   * The options this invocation cannot do without (they may depend on the sub-command or on other options). Checked
+   * before the command runs, and every missing one is named in one line.
+   */
+  required?: (values: CliValues, positionals: string[]) => readonly string[]
+  /** More lines for `--help`, per sub-command ('' for the command without one): examples, file formats. */
+  helpNotes?: Record<string, string>
   run(values: CliValues, positionals: string[], ctx: CliContext): Promise<CliResult>
 }
 
@@ -63,6 +70,24 @@ export function optString(values: CliValues, name: string): string | undefined {
   if (v === undefined) return undefined
   if (typeof v !== 'string') throw new UsageError(`--${name} needs a value`)
   return v
+}
+
+/** "--a is required" or "--a, --b and --c are required", with what needs them ("for a threshold release"). */
+export function missingOptionsText(names: readonly string[], forWhat?: string): string {
+  const flags = names.map((n) => `--${n}`)
+  const list = flags.length === 1 ? flags[0] : `${flags.slice(0, -1).join(', ')} and ${flags[flags.length - 1]}`
+  return `${list} ${flags.length === 1 ? 'is' : 'are'} required${forWhat ? ` ${forWhat}` : ''}`
+}
+
+/** The options of `names` not given (or given empty). */
+export function missingOptions(values: CliValues, names: readonly string[]): string[] {
+  return names.filter((n) => values[n] === undefined || values[n] === '')
+}
+
+/** Throw one UsageError naming every option of `names` that is missing. */
+export function requireOptions(values: CliValues, names: readonly string[], forWhat?: string): void {
+  const missing = missingOptions(values, names)
+  if (missing.length > 0) throw new UsageError(missingOptionsText(missing, forWhat))
 }
 
 export function reqString(values: CliValues, name: string): string {

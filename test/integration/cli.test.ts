@@ -21,7 +21,7 @@ describe('CLI conventions', () => {
     expect(r.status).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
-    expect(r.stderr).toMatch(/^quiet-alarm: Unknown option '--nope'/)
+    expect(r.stderr).toMatch(/^quiet-alarm: "status" has no option --nope/)
   })
 
   it('--help lists every command; unknown commands are bad input', async () => {

@@ -3,7 +3,7 @@
  * They open the workspace directly (no worker pool) and always close it.
  */
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { ColumnType, DatasetInfo, Delimiter, SavedQuery } from '../../contract/datasets'
 import { CancelledError, UserError } from '../../services'
 import {
@@ -20,6 +20,7 @@ import {
   listDatasets,
   listQueries,
   planImport,
+  projectRoot,
   renameDataset,
   resolveDataset,
   runImport,
@@ -89,6 +90,7 @@ function columnsText(d: DatasetInfo): string {
 
 const importCommand: CliCommand = {
   name: 'import',
+  required: () => ['file'],
   summary: 'Import a CSV/TSV file into the workspace database as a dataset',
   usage:
     'import --db PATH --file F [--person-column NAME [--per-person-columns A,B] | --row-level] [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
@@ -208,6 +210,10 @@ const importCommand: CliCommand = {
 
 const datasetsCommand: CliCommand = {
   name: 'datasets',
+  required: (_values, pos) => {
+    const sub = pos[0] ?? 'list'
+    return sub === 'list' ? [] : sub === 'rename' ? ['dataset', 'name'] : sub === 'public' ? ['dataset', 'reason'] : ['dataset']
+  },
   summary: 'List, show, page through (public ones), rename, delete or declare public datasets',
   usage:
     'datasets [list|show|rows|rename|delete|public] --db PATH [--dataset ID|NAME] [--name NEW] [--offset N] [--limit N] [--reason TEXT [--officer NAME] [--passphrase-file F] (public)]',
@@ -290,11 +296,44 @@ function queryText(q: SavedQuery): string {
   return `${q.id}  ${q.name}  ${q.kind} on dataset ${q.datasetId}  saved ${q.createdAt}`
 }
 
+/**
+ * The smallest useful query file, shown by `query save --help`: it saves as it is on the demo workspace (a test runs it),
+ * and the JSON Schema beside it in resources/schemas lists every field.
+ */
+export const QUERY_SAVE_EXAMPLE = {
+  dataset: 'occupancy',
+  name: 'Rooms with more than 12 people',
+  definition: {
+    kind: 'threshold',
+    groupBy: ['room'],
+    count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+    threshold: { kind: 'constant', value: 12 },
+    groups: [['A-101'], ['A-102'], ['A-201']]
+  }
+}
+
+const querySaveNotes = [
+  'The query file (--spec): {"dataset", "name", "definition"}, or a definition alone with --dataset and --name. A minimal one, rooms.json',
+  '(on the demo workspace of "quiet-alarm demo"):',
+  '',
+  ...JSON.stringify(QUERY_SAVE_EXAMPLE, null, 2)
+    .split('\n')
+    .map((l) => `  ${l}`),
+  '',
+  '  quiet-alarm query save --db quiet-alarm-demo.sqlite --spec rooms.json',
+  '',
+  'Every field of the three kinds (threshold, anomaly-identification, anomaly-search), with their limits:',
+  `  ${join(projectRoot(), 'resources', 'schemas', 'query.schema.json')}`,
+  'Point "$schema" at it for completion in an editor. Columns, types and which datasets are public are checked when the query is saved.'
+].join('\n')
+
 const queryCommand: CliCommand = {
   name: 'query',
+  required: (_values, pos) => (pos[0] === 'save' ? ['spec'] : pos[0] === 'show' || pos[0] === 'delete' ? ['id'] : []),
   summary: 'Save, list, show or delete saved query definitions (threshold, anomaly identification, anomaly search)',
   usage: 'query [save|list|show|delete] --db PATH [--spec FILE.json] [--dataset ID|NAME] [--name N] [--id N]',
   subcommands: ['save', 'list', 'show', 'delete'],
+  helpNotes: { save: querySaveNotes },
   options: {
     db: dbOption,
     spec: { type: 'string', description: 'JSON file: {"dataset", "name", "definition"} or just a definition (save)' },

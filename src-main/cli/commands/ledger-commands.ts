@@ -34,11 +34,12 @@ import {
   unlockExPost,
   verifyLedger
 } from '../../services/local'
+import { decimalText } from '../../contract/decimal-text'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
-import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
+import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString, requireOptions } from '../command'
 
 function openDb(values: CliValues, ctx: { cwd: string }): Store {
   return openWorkspace(values, ctx.cwd, { create: false })
@@ -61,6 +62,7 @@ const DB_OPTION = { db: { type: 'string' as const, description: 'workspace datab
 function releaseParams(kind: QueryDefinition['kind'], values: CliValues): ReleaseParams {
   if (kind === 'threshold') {
     const T = RELEASE_PARAMS.threshold
+    requireOptions(values, ['beta', 'alpha'], 'for a threshold release')
     const mechanism = choice('mechanism', optString(values, 'mechanism') ?? T.mechanism.default, T.mechanism.choices)
     return {
       kind,
@@ -75,6 +77,7 @@ function releaseParams(kind: QueryDefinition['kind'], values: CliValues): Releas
   }
   if (kind === 'anomaly-identification') {
     const A = RELEASE_PARAMS.anomalyIdentification
+    requireOptions(values, ['epsilon'], 'for an anomaly identification release')
     return {
       kind,
       mechanism: choice('mechanism', optString(values, 'mechanism') ?? A.mechanism.default, A.mechanism.choices),
@@ -86,6 +89,7 @@ function releaseParams(kind: QueryDefinition['kind'], values: CliValues): Releas
 
 export const releaseCommand: CliCommand = {
   name: 'release',
+  required: () => ['query'],
   summary: 'Run a saved query as a charged release (real data, secure noise, charged to the ledger)',
   usage:
     'release --db PATH --query ID [--preview] threshold: --beta B --alpha A [--mechanism tslm|ppwlm|dppwlm] [--eps-max E] [--eps1 E] [--steps M] [--fine-steps F]; ' +
@@ -140,6 +144,7 @@ export const releaseCommand: CliCommand = {
 
 export const ledgerCommand: CliCommand = {
   name: 'ledger',
+  required: (_values, pos) => (pos[0] === 'unlock' ? ['release', 'reason'] : []),
   summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
   usage:
     'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F]',
@@ -218,6 +223,7 @@ export const ledgerCommand: CliCommand = {
 
 export const budgetCommand: CliCommand = {
   name: 'budget',
+  required: (values) => (values.freeze === true ? ['dataset', 'reason'] : ['dataset', 'epsilon', 'reason']),
   summary:
     'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
   usage:
@@ -234,9 +240,9 @@ export const budgetCommand: CliCommand = {
   async run(values, _pos, ctx) {
     const ref = reqString(values, 'dataset')
     const freeze = values.freeze === true
-    const epsilon = freeze ? '0' : reqString(values, 'epsilon')
-    if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(epsilon.trim()))
-      throw new UsageError(`--epsilon must be a non-negative decimal number (got "${epsilon}")`)
+    const typed = freeze ? '0' : reqString(values, 'epsilon')
+    const epsilon = decimalText(typed)
+    if (epsilon === null) throw new UsageError(`--epsilon must be a number of 0 or more, such as 2.5, 10000000.0 or 1e3 (got "${typed}")`)
     const reason = reqString(values, 'reason')
     const notionRaw = optString(values, 'notion')
     const notion = notionRaw === undefined ? undefined : choice('notion', notionRaw, NOTIONS as readonly PrivacyNotion[])
@@ -247,7 +253,7 @@ export const budgetCommand: CliCommand = {
       const ds = resolveDataset(store.db, ref).info
       const entry = setBudget(store.db, {
         datasetId: ds.id,
-        epsilon: epsilon.trim(),
+        epsilon,
         notion,
         reason,
         officer: optString(values, 'officer'),
@@ -282,6 +288,17 @@ async function importSample(store: Store, file: string, name: string, personColu
     throw new UsageError(`The bundled sample ${path} is missing; regenerate it with "node --import tsx resources/sample/make-occupancy.ts"`)
   const result = await runImport(store.db, planImport(store.db, { path, name, onBadRow: 'abort', personColumn }))
   return { id: result.dataset.id, rows: result.dataset.rowCount }
+}
+
+/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+}
+
+/** The command that opens a workspace in the app (headless mode), run from the project's folder. */
+export function openInAppCommand(dbPath: string, cwd: string): string {
+  const root = projectRoot()
+  return `${resolve(cwd) === root ? '' : `cd ${shellQuote(root)} && `}npm run serve -- --db ${shellQuote(dbPath)}`
 }
 
 export const demoCommand: CliCommand = {
@@ -417,15 +434,20 @@ export const demoCommand: CliCommand = {
         '',
         v.message
       )
+      const db = shellQuote(path)
+      const open = openInAppCommand(path, ctx.cwd)
       out.push(
         '',
         'Explore:',
-        `  quiet-alarm ledger --db ${path}`,
-        `  quiet-alarm ledger verify --db ${path}`,
-        `  quiet-alarm release --db ${path} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
-        `  QUIET_ALARM_PASSPHRASE='${DEMO_PASSPHRASE}' quiet-alarm ledger unlock --db ${path} --release 1 --reason "officer review"   (privacy officer; signed and recorded)`
+        `  quiet-alarm ledger --db ${db}`,
+        `  quiet-alarm ledger verify --db ${db}`,
+        `  quiet-alarm release --db ${db} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
+        `  QUIET_ALARM_PASSPHRASE='${DEMO_PASSPHRASE}' quiet-alarm ledger unlock --db ${db} --release 1 --reason "officer review"   (privacy officer; signed and recorded)`,
+        '',
+        'Open it in the app (it prints an address to open in a browser on this machine; with Electron: npm start -- --db ...):',
+        `  ${open}`
       )
-      return { json: { db: path, releases, failures, summary, verify: v }, text: out.join('\n') }
+      return { json: { db: path, releases, failures, summary, verify: v, openInApp: open }, text: out.join('\n') }
     } finally {
       store.close()
     }

@@ -15,6 +15,7 @@ import { type CliCommand, UsageError, optString, reqString } from '../command'
 
 export const linkCommand: CliCommand = {
   name: 'link',
+  required: (values) => (values.postgres !== undefined ? ['name', 'table'] : ['file', 'name']),
   summary: 'Link a Parquet or CSV file (DuckDB) or a PostgreSQL table or view as a dataset queried in place, without copying it into the workspace',
   usage:
     'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR] [--officer NAME] [--passphrase-file F]) [--person-column NAME | --row-level]',

@@ -3,6 +3,7 @@ import { minEntropy } from '../../../src-worker/engine/mide/index'
 
 export const minentCommand: CliCommand = {
   name: 'minent',
+  required: () => ['eps'],
   summary: 'Min-entropy privacy metric for a vector of per-predicate epsilons',
   usage: 'minent --eps 0.1,0.5,1',
   options: {

@@ -5,6 +5,7 @@ import { freshSeed } from './threshold'
 
 export const noiseCommand: CliCommand = {
   name: 'noise',
+  required: () => ['kind', 'eps', 'samples'],
   summary: 'Samples from the Laplace and relaxation samplers, for audits',
   usage: 'noise --kind laplace|relax --eps E | --eps E1,E2 --samples N [--seed S]',
   options: {

@@ -10,6 +10,7 @@ export const BY_PASSPHRASE_ENV = 'QUIET_ALARM_BY_PASSPHRASE'
 
 export const officerCommand: CliCommand = {
   name: 'officer',
+  required: (_values, pos) => (pos[0] === 'init' ? ['name'] : []),
   summary: 'Register a privacy officer (a signing and sealing key under a passphrase), or list the registered officers',
   usage:
     'officer init --db PATH --name NAME [--passphrase-file F] [--by OFFICER --by-passphrase-file F (when an officer is already registered)] | officer list --db PATH',

@@ -17,6 +17,7 @@ const FORMATS = ['pdf', 'csv', 'json', 'html'] as const
 
 export const reportCommand: CliCommand = {
   name: 'report',
+  required: () => ['format', 'out'],
   summary: 'Audit report of the ledger, releases, denials and experiments (PDF, CSV table, or JSON with its SHA-256)',
   usage:
     'report --db PATH --format pdf|csv|json|html --out FILE [--dataset D] [--from T] [--to T] [--edition analyst|officer] ' +

@@ -96,6 +96,7 @@ function parseTau(values: CliValues): number | undefined {
 
 export const searchCommand: CliCommand = {
   name: 'search',
+  required: (values) => ['epsilon', 'oracle', ...(values['nab-preset'] === undefined ? ['data', 'column', 't-low', 't-high'] : [])],
   summary: 'Private noisy binary search for one anomaly, Monte Carlo evaluation',
   usage:
     'search --data FILE.csv --column C --t-low TL --t-high TH --epsilon E --oracle rr|binary|direct [--budget B] [--halt 0.5] ' +

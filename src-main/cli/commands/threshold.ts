@@ -40,6 +40,7 @@ const BATCH = 10
 
 export const thresholdCommand: CliCommand = {
   name: 'threshold',
+  required: () => ['workload', 'mechanism', 'alpha', 'beta'],
   summary: 'Monte Carlo evaluation of a threshold-query mechanism on a workload CSV',
   usage:
     'threshold --workload FILE.csv --mechanism nlm|tslm|ppwlm|dppwlm --alpha A --beta B [--eps-max 4] [--eps1 1e-5] [--steps 4] [--fine-steps 3] [--trials 100] [--seed S]',
