@@ -1,7 +1,7 @@
 /**
  * The JSON Schemas users write query.json / spec.json against (resources/schemas/) are generated from the contract's
  * schemas and cannot drift: the committed files must equal what is generated now (`QA_WRITE_SCHEMAS=1` rewrites them).
- * The README's examples must pass both the zod schema and the committed JSON Schema file (read by an independent
+ * The documented examples (docs/guide) must pass both the zod schema and the committed JSON Schema file (read by an independent
  * validator, ajv, draft 7); a misspelt field must fail both.
  */
 import { describe, expect, it } from 'vitest'
@@ -17,13 +17,13 @@ import { checkSpec } from '../../src-main/services/experiments/spec'
 const ROOT = join(__dirname, '..', '..')
 const DIR = join(ROOT, 'resources', 'schemas')
 
-/** The ```json blocks of the README section that starts with `heading`, parsed. */
-function readmeJson(heading: string): unknown[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const start = readme.indexOf(`\n${heading}\n`)
-  expect(start, `README section "${heading}"`).toBeGreaterThan(0)
+/** The ```json blocks of the section of docs/`page` that starts with `heading`, parsed. */
+function documentedJson(page: string, heading: string): unknown[] {
+  const doc = '\n' + readFileSync(join(ROOT, 'docs', page), 'utf8')
+  const start = doc.indexOf(`\n${heading}\n`)
+  expect(start, `docs/${page} section "${heading}"`).toBeGreaterThanOrEqual(0)
   const level = heading.split(' ')[0]
-  const rest = readme.slice(start + heading.length + 2)
+  const rest = doc.slice(start + heading.length + 2)
   const end = rest.search(new RegExp(`\\n#{1,${level.length}} `))
   const section = end < 0 ? rest : rest.slice(0, end)
   return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]) as unknown)
@@ -44,9 +44,9 @@ describe('JSON Schema files', () => {
   }
 })
 
-describe('README examples', () => {
+describe('documented examples', () => {
   it('the query.json examples of "Saved query definitions" validate, and a misspelt field does not', () => {
-    const examples = readmeJson('### Saved query definitions')
+    const examples = documentedJson('guide/queries.md', '# Saved query definitions')
     expect(examples.length).toBeGreaterThanOrEqual(3)
     const validate = ajvFor('query.schema.json')
     for (const ex of examples) {
@@ -61,7 +61,7 @@ describe('README examples', () => {
   })
 
   it('the spec.json example of "The spec" and every preset validate, and a misspelt field does not', () => {
-    const examples = readmeJson('### The spec')
+    const examples = documentedJson('guide/experiments.md', '## The spec')
     expect(examples.length).toBe(1)
     const validate = ajvFor('spec.schema.json')
     for (const spec of [...examples, ...PRESETS.map((p) => p.spec)]) {

@@ -427,8 +427,8 @@ describe('CSV exports', () => {
     }
   })
 
-  it('every CSV header is the one documented in the README', () => {
-    const doc = readFileSync(resolve('README.md'), 'utf8')
+  it('every CSV header is the one documented in docs/guide/reports.md', () => {
+    const doc = readFileSync(resolve('docs/guide/reports.md'), 'utf8')
     for (const [table, file] of [
       ['ledger', 'analyst-ledger.csv'],
       ['releases', 'analyst-releases.csv'],
