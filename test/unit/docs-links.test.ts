@@ -1,0 +1,74 @@
+/**
+ * The documentation's links hold: every relative link and anchor in README.md and docs/ names a file of the repository
+ * and, with a `#anchor`, a heading of that page (GitHub's slugs). The checker itself is tested on a small tree with a
+ * broken file link, a broken anchor and a link out of the repository.
+ */
+import { describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { anchorsOf, brokenLinks, githubSlug } from '../support/markdown-links'
+
+const ROOT = join(__dirname, '..', '..')
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? markdownFiles(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []
+  )
+}
+
+describe('documentation links', () => {
+  const files = [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]
+
+  it('docs/ holds the pages the README links to', () => {
+    expect(files.length).toBeGreaterThan(10)
+  })
+
+  for (const file of files) {
+    it(`every relative link and anchor of ${file.slice(ROOT.length + 1)} resolves`, () => {
+      expect(brokenLinks(file, ROOT)).toEqual([])
+    })
+  }
+})
+
+describe('the link checker', () => {
+  it('slugs headings as GitHub does', () => {
+    expect(githubSlug('Headless mode (`npm run serve`)')).toBe('headless-mode-npm-run-serve')
+    expect(githubSlug('Reproducing the papers — MIDE')).toBe('reproducing-the-papers--mide')
+    expect(githubSlug("Presets (the papers' figures)")).toBe('presets-the-papers-figures')
+    expect(githubSlug('The [ledger](x.md) and **verify**')).toBe('the-ledger-and-verify')
+    expect([...anchorsOf('# A\n## Notes\n```\n# not a heading\n```\n## Notes\n<a id="kept"></a>')]).toEqual(['a', 'notes', 'notes-1', 'kept'])
+  })
+
+  it('reports a missing file, a missing anchor and a link out of the repository, and passes good ones', () => {
+    const root = mkdtempSync(join(tmpdir(), 'qa-links-'))
+    try {
+      mkdirSync(join(root, 'docs'))
+      writeFileSync(join(root, 'docs', 'b.md'), '# B\n\n## Real heading\n')
+      writeFileSync(
+        join(root, 'README.md'),
+        [
+          '# Top',
+          '[good](docs/b.md#real-heading) [self](#top) [dir](docs/) [web](https://example.org/x#y)',
+          '[gone](docs/missing.md)',
+          '[bad anchor](docs/b.md#no-such-heading)',
+          '[outside](../elsewhere.md)',
+          '`[in code](nowhere.md)`',
+          '```',
+          '[in a block](nowhere.md)',
+          '```',
+          '[ref]: docs/also-missing.md'
+        ].join('\n')
+      )
+      const broken = brokenLinks(join(root, 'README.md'), root)
+      expect(broken.map((b) => [b.line, b.target])).toEqual([
+        [3, 'docs/missing.md'],
+        [4, 'docs/b.md#no-such-heading'],
+        [5, '../elsewhere.md'],
+        [10, 'docs/also-missing.md']
+      ])
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
