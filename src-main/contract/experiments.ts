@@ -176,7 +176,7 @@ export interface ExperimentMethods {
   'experiments/resume': { req: RequestFromSchema<'experiments/resume'>; res: { jobId: string; experimentId: string } }
   'experiments/list': { req: RequestFromSchema<'experiments/list'>; res: { experiments: ExperimentSummary[] } }
   'experiments/get': { req: RequestFromSchema<'experiments/get'>; res: ExperimentDetail }
-  /** The results as CSV (long format: one row per cell and metric; see README "Experiments" for the header). */
+  /** The results as CSV (long format: one row per cell and metric; see docs/guide/experiments.md for the header). */
   'experiments/export-csv': { req: RequestFromSchema<'experiments/export-csv'>; res: { fileName: string; csv: string; rows: number } }
   'experiments/delete': { req: RequestFromSchema<'experiments/delete'>; res: { deleted: boolean } }
 }

@@ -237,7 +237,7 @@ export type ReleaseStatus = 'answered' | 'interrupted' | 'failed' | 'running'
 /**
  * One predicate of a threshold release: its public part (the group, its threshold) and the released decision.
  * Thresholds are query parameters treated as public (a constant, another dataset's column, or a reference-period
- * aggregate: see README "Datasets and saved queries"). There is deliberately no count and no noisy value here.
+ * aggregate: see docs/guide/queries.md). There is deliberately no count and no noisy value here.
  */
 export interface ThresholdDecision {
   /** Key tuple in groupBy order. */

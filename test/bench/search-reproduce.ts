@@ -1,5 +1,5 @@
 /**
- * Reproduces the search tables of README "Anomaly search" (paper Figs. 1-4 on the seven NAB series), 100 runs per cell, seed 1.
+ * Reproduces the search tables of docs/papers/binary-search.md (paper Figs. 1-4 on the seven NAB series), 100 runs per cell, seed 1.
  *   node --import tsx test/bench/search-reproduce.ts [all|fig2|fig2b|fig1|fig34] [series-prefix ...] > tables.md
  * Every cell equals one CLI call, e.g.
  *   quiet-alarm search --nab-preset ../shared/data/nab/nyc_taxi.csv --oracle direct --epsilon 1 --max-queries 200 --json

@@ -8,7 +8,7 @@
  *   listed under `skipped` with the reason. The noisy-max oracles need tens of thousands of rounds per run on the series
  *   whose threshold ratio is about 0.01-0.02 (their update per round is at most 2 eps (t_h - t_l) / t_l nats), so they do
  *   not finish there; `totalMs` then covers the finished series only and `complete` is false.
- * - nabDirectEps1Cap200: the direct oracle on all seven series with the Fig. 2 protocol of the README tables (tau = 0.5,
+ * - nabDirectEps1Cap200: the direct oracle on all seven series with the Fig. 2 protocol of the tables in docs/papers/binary-search.md (tau = 0.5,
  *   at most 200 queries per run), so that every series finishes; `maxSeriesMs` is the slowest series' 100 runs.
  * Times: `totalMs` is wall time; `totalCpuMs` is the CPU time this process used meanwhile (one thread: it should match the wall
  *   time on an idle machine and stays put when other work shares the cores); `loadAverage` is the 1-minute load when

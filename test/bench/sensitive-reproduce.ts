@@ -1,5 +1,5 @@
 /**
- * Reproduces the README tables of README "Anomaly identification" on real data (NAB machine temperature, labelled failure windows):
+ * Reproduces the tables of docs/papers/sensitive-privacy.md on real data (NAB machine temperature, labelled failure windows):
  *   node --import tsx test/bench/sensitive-reproduce.ts [--trials 200] [--seed 1]
  * Prints Markdown tables. Simulation with ground truth (seeded generator); nothing here is a release.
  */

@@ -130,7 +130,7 @@ export const releaseCommand: CliCommand = {
         const p = previewRelease(store.db, req)
         return { json: { preview: p }, text: previewText(p) }
       }
-      // Held until its padded answer time: the command's run time tells only whole seconds (README "Timing").
+      // Held until its padded answer time: the command's run time tells only whole seconds (docs/guide/releases.md, "Timing").
       const r = await runReleaseTimed(store.db, req)
       return { json: { release: r }, text: releaseText(r) }
     } finally {

@@ -59,7 +59,7 @@ export const sweepCommand: CliCommand = {
   summary: 'Run an experiment spec (parameter sweep of seeded simulations) on the worker pool and store its results',
   usage: 'sweep --spec FILE | --preset NAME | --resume ID [--workers N] [--db PATH] [--csv FILE]',
   options: {
-    spec: { type: 'string', description: 'experiment spec (JSON, see README "Experiments")' },
+    spec: { type: 'string', description: 'experiment spec (JSON, see docs/guide/experiments.md)' },
     preset: { type: 'string', description: `run a preset instead of a spec: ${PRESETS.map((p) => p.name).join(', ')}` },
     resume: { type: 'string', description: 'resume a stored experiment by id (computes only the missing cells)' },
     workers: { type: 'string', description: 'worker threads', defaultText: 'cores - 1, at least 1' },

@@ -4,7 +4,7 @@
  * The paper writes E[T] <= (log(n+1) + log(1/delta) + eps) / (1 - h_b(p)). `1 - h_b(p)` is the capacity of a binary
  * symmetric channel in BITS, so the logarithms must be base 2 for the ratio to be a number of queries; with natural logs in
  * the numerator and 1 - h_b in nats in the denominator (as ALGORITHMS.md states it) the "bound" is up to 20x too small
- * for p near 1/2 and is violated by simulation (see README "Anomaly search"). We use the unit-consistent form
+ * for p near 1/2 and is violated by simulation (see docs/papers/binary-search.md). We use the unit-consistent form
  *   (log2(n+1) + log2(1/delta) + log2((1-p)/p)) / (1 - h2(p)),
  * where log2((1-p)/p) = eps / ln 2 for randomized response (the paper's "+ eps" term, converted to bits).
  */

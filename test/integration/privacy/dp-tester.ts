@@ -122,7 +122,7 @@ export function epsilonLowerBoundOf(counts: EventCounts[], alpha: number): numbe
   return Math.max(...counts.map((c) => epsilonLowerBound(c, alpha / counts.length)))
 }
 
-/** With QA_PRINT_BOUNDS=1, prints a measured bound beside its charge (for notes and the README); silent otherwise. */
+/** With QA_PRINT_BOUNDS=1, prints a measured bound beside its charge (for notes and docs/); silent otherwise. */
 export function printBound(name: string | undefined, eps: number, charge: number): void {
   if (process.env.QA_PRINT_BOUNDS === '1') console.log(`[bound] ${name ?? '?'}: empirical eps >= ${eps.toFixed(3)}, charge ${charge.toFixed(3)}`)
 }

@@ -3,7 +3,7 @@
  * arrives while it runs is served the moment the run ends. The padding hid the run time in `answeredAt` and in
  * releases/list, but a second call sent beside the release told it to the millisecond: how long any call took, and
  * the charge time (`createdAt`, the ledger entry's time) of a release asked meanwhile. With a data-dependent run time
- * (about 190 ms vs 250 ms for 3 vs 200,000 distinct values, README "Timing") that is the data's size and shape,
+ * (about 190 ms vs 250 ms for 3 vs 200,000 distinct values, docs/guide/releases.md, "Timing") that is the data's size and shape,
  * uncharged. Each test below models "a request that arrived while the release ran" as one handled after the run: it
  * must be served (and anything it writes must be stamped) no earlier than the release's padded answer time.
  */

@@ -47,7 +47,7 @@ describe('oracle order on real data (Fig. 2)', () => {
       )
     ).toBeGreaterThan(z)
     // direct <= binarised in error is not a significant difference under tau halting (both are near 5%: the two stop at
-    // different risk; see README "Anomaly search" and the equal-risk test above). Checked here: direct is not
+    // different risk; see docs/papers/binary-search.md and the equal-risk test above). Checked here: direct is not
     // significantly worse than binarised.
     expect(twoProportionZ(errors(dir), runs, errors(bin), runs)).toBeLessThan(z)
   })
