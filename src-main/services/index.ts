@@ -5,7 +5,7 @@
 import type { CallOutcome, MethodName, RequestOf, ResponseOf } from '../contract'
 import { isMethodName } from '../contract'
 import { appHandlers } from './app/app-handlers'
-import { FileHandles } from './app/file-handles'
+import { FileHandles } from './platform/file-handles'
 import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
 import { ledgerHandlers } from './ledger/ledger-handlers'
@@ -14,13 +14,13 @@ import { afterPaddedAnswers } from './releases/release-service'
 
 /** The doors hold what they do after a release's run until its padded answer time (release-service.ts). */
 export { afterPaddedAnswers }
-import { isUserError } from './errors'
-import { EventHub } from './events'
-import type { Handlers, PdfPrinter, ServiceContext } from './handler-types'
-import { JobRegistry } from './jobs/job-registry'
-import { WorkerPool, defaultPoolSize } from './pool/worker-pool'
+import { isUserError } from './platform/errors'
+import { EventHub } from './platform/events'
+import type { Handlers, PdfPrinter, ServiceContext } from './platform/handler-types'
+import { JobRegistry } from './platform/job-registry'
+import { WorkerPool, defaultPoolSize } from './platform/worker-pool'
 import { loadWorkerSetting } from './app/worker-setting'
-import { projectRoot, resolveWorkerScript } from './pool/worker-script'
+import { projectRoot, resolveWorkerScript } from './platform/worker-script'
 import { defaultDatabasePath, openStore } from './store/store'
 
 /**
@@ -29,12 +29,12 @@ import { defaultDatabasePath, openStore } from './store/store'
  * atomic writer for a saved report, and the PDF printer's shape.
  * eslint.config.mjs (`layers/imports`) keeps the doors to this module, `app/door-guard` and (CLI only) `local`.
  */
-export { CancelledError, ReleaseFailedError, UserError, isUserError } from './errors'
-export { FileHandles } from './app/file-handles'
+export { CancelledError, ReleaseFailedError, UserError, isUserError } from './platform/errors'
+export { FileHandles } from './platform/file-handles'
 export { checkRequest } from './app/request-check'
 export { writeAtomically } from './reports/build-report'
 export { PDF_MARGINS_MM } from './reports/chromium-printer'
-export type { PdfOptions, PdfPrinter } from './handler-types'
+export type { PdfOptions, PdfPrinter } from './platform/handler-types'
 
 export interface ServicesOptions {
   mode: 'desktop' | 'headless'

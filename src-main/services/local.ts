@@ -15,17 +15,17 @@
 // The workspace file
 export { type Store, defaultDatabasePath, openStore } from './store/store'
 export { LATEST_SCHEMA_VERSION } from './store/migrations'
-export { projectRoot } from './pool/worker-script'
-export { defaultPoolSize } from './pool/worker-pool'
+export { projectRoot } from './platform/worker-script'
+export { defaultPoolSize } from './platform/worker-pool'
 
 // Datasets and saved queries
-export { datasetRows, deleteDataset, getDataset, listDatasets, lookupDataset, renameDataset, resolveDataset } from './datasets/catalog'
-export { declarePublic } from './datasets/public-datasets'
-export { isColumnType } from './datasets/column-types'
-export { unitName, unitText } from './datasets/privacy-unit'
+export { datasetRows, deleteDataset, getDataset, listDatasets, lookupDataset, renameDataset, resolveDataset } from './catalog/catalog'
+export { declarePublic } from './catalog/public-datasets'
+export { isColumnType } from './catalog/column-types'
+export { unitName, unitText } from './trust/privacy-unit'
 export { type ImportProgress, planImport, runImport } from './datasets/import-dataset'
 export { deleteQuery, getQuery, listQueries, saveQuery } from './datasets/query-store'
-export { dropOrphanStagingTables } from './datasets/staging'
+export { dropOrphanStagingTables } from './store/staging'
 
 // Linked sources (the path and the PostgreSQL URL are taken by the CLI only)
 export { linkFile } from './sources/linked-file'
@@ -35,10 +35,10 @@ export { checkPasswordEnv, checkPostgresUrl, linkPostgres } from './sources/link
 export { setBudget } from './ledger/budgets'
 export { entriesText, previewText, releaseText, summaryText } from './ledger/ledger-text'
 export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views'
-export { NOTIONS } from './ledger/notions'
+export { NOTIONS } from './chain/notions'
 export { verifyLedger } from './ledger/verify'
 export { previewRelease, runRelease, runReleaseTimed, unlockExPost } from './releases/release-service'
-export { checkpoint, fingerprint, listOfficers, officerRows, registerOfficer } from './officer/officers'
+export { checkpoint, fingerprint, listOfficers, officerRows, registerOfficer } from './trust/officers'
 
 // Experiments (specs are planned here; runs go through the handler map)
 export { PRESETS, findPreset } from './experiments/presets'

@@ -11,8 +11,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { SecureRandom, seededRng } from '../../src-worker/engine/random'
 import type { TaskPayload } from '../../src-worker/tasks'
 import { RELEASE_COMPUTE } from '../../src-worker/tasks/release-compute'
-import { WorkerPool, batchOf } from '../../src-main/services/pool/worker-pool'
-import { resolveWorkerScript } from '../../src-main/services/pool/worker-script'
+import { WorkerPool, batchOf } from '../../src-main/services/platform/worker-pool'
+import { resolveWorkerScript } from '../../src-main/services/platform/worker-script'
 
 interface Measured {
   runMs: number

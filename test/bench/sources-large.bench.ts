@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getDataset } from '../../src-main/services/datasets/catalog'
+import { getDataset } from '../../src-main/services/catalog/catalog'
 import { thresholdCounts } from '../../src-main/services/datasets/threshold-evaluation'
 import { thresholdPredicates } from '../../src-main/services/datasets/threshold-predicates'
 import { closeDuckDb } from '../../src-main/services/sources/duckdb-sync'

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getDataset } from '../../src-main/services/datasets/catalog'
+import { getDataset } from '../../src-main/services/catalog/catalog'
 import { planImport, runImport } from '../../src-main/services/datasets/import-dataset'
 import { thresholdCounts } from '../../src-main/services/datasets/threshold-evaluation'
 import { thresholdPredicates } from '../../src-main/services/datasets/threshold-predicates'

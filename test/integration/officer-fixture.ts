@@ -4,7 +4,7 @@
  * and returns the credentials to spread into the act's request: `setBudget(db, { ...input, ...officerAct(db) })`.
  */
 import type Database from 'better-sqlite3'
-import { listOfficers, registerOfficer } from '../../src-main/services/officer/officers'
+import { listOfficers, registerOfficer } from '../../src-main/services/trust/officers'
 
 export const TEST_OFFICER = 'Test Officer'
 

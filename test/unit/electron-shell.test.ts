@@ -20,7 +20,7 @@ import {
   rendererSource,
   windowOptions
 } from '../../src-main/electron/shell-options'
-import { FileHandles } from '../../src-main/services/app/file-handles'
+import { FileHandles } from '../../src-main/services/platform/file-handles'
 
 vi.mock('electron', async () => (await import('../support/fake-electron')).fakeElectronModule())
 
@@ -31,7 +31,7 @@ const services = vi.hoisted(() => ({
 }))
 vi.mock('../../src-main/services', async () => ({
   // What the shell takes from the services' public surface besides createServices: the real ones.
-  FileHandles: (await import('../../src-main/services/app/file-handles')).FileHandles,
+  FileHandles: (await import('../../src-main/services/platform/file-handles')).FileHandles,
   writeAtomically: (await import('../../src-main/services/reports/build-report')).writeAtomically,
   checkRequest: (await import('../../src-main/services/app/request-check')).checkRequest,
   createServices: () => ({

@@ -2,7 +2,7 @@
  * The officer's cryptography (issue 15): keys wrapped under the passphrase, signatures, sealing to several officers.
  */
 import { describe, expect, it } from 'vitest'
-import { SCRYPT, createKeyPair, keyIdOf, seal, signText, unseal, unwrapKeys, verifyText } from '../../src-main/services/officer/officer-crypto'
+import { SCRYPT, createKeyPair, keyIdOf, seal, signText, unseal, unwrapKeys, verifyText } from '../../src-main/services/trust/officer-crypto'
 
 describe('officer keys', () => {
   const a = createKeyPair('alpha officer passphrase')

@@ -1,6 +1,6 @@
 import type { AppMethods } from '../../contract/app'
-import { UserError } from '../errors'
-import type { HandlerMap, ServiceContext } from '../handler-types'
+import { UserError } from '../platform/errors'
+import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { LATEST_SCHEMA_VERSION } from '../store/migrations'
 import { lastSelfCheck, runSelfCheck, validateSelfCheck } from './self-check'
 import { MAX_WORKERS, saveWorkerSetting } from './worker-setting'

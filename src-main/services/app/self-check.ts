@@ -4,11 +4,11 @@
  */
 import type { SelfCheckRequest, SelfCheckResult } from '../../contract'
 import type { SelfCheckBatch } from '../../../src-worker/tasks/self-check'
-import { UserError } from '../errors'
-import type { JobContext } from '../jobs/job-registry'
-import type { WorkerPool } from '../pool/worker-pool'
+import { UserError } from '../platform/errors'
+import type { JobContext } from '../platform/job-registry'
+import type { WorkerPool } from '../platform/worker-pool'
 import type { Store } from '../store/store'
-import { recordAudit } from '../ledger/ledger-store'
+import { recordAudit } from '../chain/ledger-chain'
 
 const SCALE = 1
 const KS_ALPHA = 1e-3

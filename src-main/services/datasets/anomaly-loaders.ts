@@ -11,14 +11,14 @@
  */
 import type Database from 'better-sqlite3'
 import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, QueryDefinition, SavedQuery } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { type CatalogColumn, type CatalogDataset, getDataset } from './catalog'
+import { UserError } from '../platform/errors'
+import { type CatalogColumn, type CatalogDataset, getDataset } from '../catalog/catalog'
 import { columnValuesSql, maxScoreSql, rowCountSql } from '../sources/dialect'
 import { sourceFor } from '../sources/source'
-import { toDisplay } from './column-types'
+import { toDisplay } from '../catalog/column-types'
 import { findColumn, storedValueFor } from './query-definitions'
-import { publicSource, publicValues } from './public-datasets'
-import { datasetUnit } from './privacy-unit'
+import { publicSource, publicValues } from '../catalog/public-datasets'
+import { datasetUnit } from '../trust/privacy-unit'
 import { getQuery } from './query-store'
 
 export interface AiqColumnData {

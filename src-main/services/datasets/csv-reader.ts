@@ -9,7 +9,7 @@ import { basename } from 'node:path'
 import { pipeline } from 'node:stream'
 import { parse, type Parser } from 'csv-parse'
 import type { Delimiter } from '../../contract/datasets'
-import { CancelledError, UserError, isUserError } from '../errors'
+import { CancelledError, UserError, isUserError } from '../platform/errors'
 import { TextGuard } from './text-guard'
 
 /** Longest row accepted (characters). Longer rows are nearly always a quote left open. */

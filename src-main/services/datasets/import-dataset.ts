@@ -13,12 +13,12 @@ import type Database from 'better-sqlite3'
 import { statfsSync } from 'node:fs'
 import { basename, dirname, extname } from 'node:path'
 import type { BadRow, ColumnType, Delimiter, ImportRequest, ImportResult } from '../../contract/datasets'
-import { CancelledError, UserError } from '../errors'
-import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isColumnType, sqlTypeOf, toStored } from './column-types'
-import { checkDatasetName, getDataset, ident, nameTaken } from './catalog'
+import { CancelledError, UserError } from '../platform/errors'
+import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isColumnType, sqlTypeOf, toStored } from '../catalog/column-types'
+import { checkDatasetName, getDataset, ident, nameTaken } from '../catalog/catalog'
 import { DELIMITERS, checkReadableFile, delimiterName, detectDelimiter, readCsv } from './csv-reader'
-import { dropOrphanStagingTables, newStagingName, releaseStagingName } from './staging'
-import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from './privacy-unit'
+import { dropOrphanStagingTables, newStagingName, releaseStagingName } from '../store/staging'
+import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from '../trust/privacy-unit'
 
 export const INFER_ROWS = 1000
 export const MAX_COLUMNS = 1000

@@ -11,6 +11,6 @@ export {
   type AiqColumnData
 } from './anomaly-loaders'
 export { getQuery, getQueryIncludingDeleted, listQueries, saveQuery } from './query-store'
-export { findDataset, getDataset, listDatasets, resolveDataset } from './catalog'
-export { dropOrphanStagingTables } from './staging'
+export { findDataset, getDataset, listDatasets, resolveDataset } from '../catalog/catalog'
+export { dropOrphanStagingTables } from '../store/staging'
 export { planImport, runImport, type ImportProgress } from './import-dataset'

@@ -3,8 +3,8 @@
  * (from the same INFER_ROWS rows), plus bad rows among them. Reads only the beginning of the file.
  */
 import type { BadRow, PreviewFileRequest, PreviewFileResponse } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { inferType } from './column-types'
+import { UserError } from '../platform/errors'
+import { inferType } from '../catalog/column-types'
 import { DELIMITERS, checkReadableFile, detectDelimiter, readCsv } from './csv-reader'
 import { INFER_ROWS, checkHeader, makeRowChecker } from './import-dataset'
 

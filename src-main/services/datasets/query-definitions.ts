@@ -33,11 +33,11 @@ import {
 } from '../../contract/schemas/query-definition'
 import { issueSentence } from '../../contract/schemas/sentence'
 import { RELEASE_PARAMS, inRange } from '../../contract/release-params'
-import { UserError } from '../errors'
-import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from './column-types'
-import { type CatalogColumn, type CatalogDataset } from './catalog'
-import { publicSource } from './public-datasets'
-import { datasetUnit } from './privacy-unit'
+import { UserError } from '../platform/errors'
+import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from '../catalog/column-types'
+import { type CatalogColumn, type CatalogDataset } from '../catalog/catalog'
+import { publicSource } from '../catalog/public-datasets'
+import { datasetUnit } from '../trust/privacy-unit'
 
 export {
   FILTER_OPERATORS,

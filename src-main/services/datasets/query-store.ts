@@ -4,8 +4,8 @@
  */
 import type Database from 'better-sqlite3'
 import type { QueryDefinition, QueryKind, SavedQuery } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { getDataset } from './catalog'
+import { UserError } from '../platform/errors'
+import { getDataset } from '../catalog/catalog'
 import { checkDefinition } from './query-definitions'
 
 interface QueryRow {

@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { Transform, type TransformCallback } from 'node:stream'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 
 const SNIFF_BYTES = 8192
 

@@ -14,9 +14,9 @@
  */
 import type Database from 'better-sqlite3'
 import type { ColumnType, ThresholdQueryDefinition } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { type StoredValue, groupKey, keyPart } from './column-types'
-import { type CatalogDataset, getDataset } from './catalog'
+import { UserError } from '../platform/errors'
+import { type StoredValue, groupKey, keyPart } from '../catalog/column-types'
+import { type CatalogDataset, getDataset } from '../catalog/catalog'
 import { type Period, type Truncation, groupCountSql, referenceSql, truncatedCountSql, truncatedReferenceSql, whereOf } from '../sources/dialect'
 import { truncationKey } from '../sources/keyed-hash'
 import { type Source, sourceFor } from '../sources/source'

@@ -7,10 +7,10 @@
  */
 import type Database from 'better-sqlite3'
 import type { ColumnType, ThresholdQueryDefinition } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
-import { groupKey, toDisplay } from './column-types'
-import { publicKeys, publicSource } from './public-datasets'
+import { UserError } from '../platform/errors'
+import { type CatalogColumn, type CatalogDataset, getDataset, ident } from '../catalog/catalog'
+import { groupKey, toDisplay } from '../catalog/column-types'
+import { publicKeys, publicSource } from '../catalog/public-datasets'
 import { findColumn, storedValueFor } from './query-definitions'
 
 export interface PublicPredicates {

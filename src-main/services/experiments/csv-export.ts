@@ -13,7 +13,7 @@
 import type { CellResult } from '../../contract/experiments'
 import type { EngineAdapter } from './engines/types'
 import type { ExperimentRow } from './repository'
-import { type CsvValue, toCsv } from '../csv'
+import { type CsvValue, toCsv } from '../platform/csv'
 import { formatParam } from './spec'
 
 export function csvHeader(adapter: EngineAdapter): string[] {

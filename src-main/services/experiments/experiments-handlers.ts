@@ -7,8 +7,8 @@ import type {
   ExperimentSummary,
   SweepJobResult
 } from '../../contract/experiments'
-import { UserError } from '../errors'
-import type { HandlerMap, ServiceContext } from '../handler-types'
+import { UserError } from '../platform/errors'
+import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { experimentCsv } from './csv-export'
 import { engineAdapter } from './engines'
 import type { LoadedWorkload } from './engines/types'

@@ -13,9 +13,9 @@
  *   failed with its reason, and the rest of the sweep continues (`failFast: false`).
  */
 import type { ExperimentSpec, MetricSummary, ParamValue, SweepJobResult } from '../../contract/experiments'
-import { CancelledError } from '../errors'
-import type { JobContext } from '../jobs/job-registry'
-import { type Batch, type BatchFailure, type BatchOutcome, type WorkerPool, batchOf } from '../pool/worker-pool'
+import { CancelledError } from '../platform/errors'
+import type { JobContext } from '../platform/job-registry'
+import { type Batch, type BatchFailure, type BatchOutcome, type WorkerPool, batchOf } from '../platform/worker-pool'
 import type { ExperimentTaskKind } from '../../../src-worker/tasks'
 import type { TrialBatchResult } from '../../../src-worker/tasks/search-tasks'
 import type { EngineAdapter, LoadedWorkload } from './engines/types'

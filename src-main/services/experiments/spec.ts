@@ -11,7 +11,7 @@ import { deriveSeed } from '../../../src-worker/engine/random'
 import type { ExperimentEngine, ExperimentSpec, ParamValue, SweepSpec, WorkloadRef } from '../../contract/experiments'
 import { MAX_SEED_LENGTH, MAX_SPEC_NAME, MAX_TRIALS_PER_CELL, experimentSpecSchema } from '../../contract/schemas/experiment-spec'
 import { issueSentence } from '../../contract/schemas/sentence'
-import { isUserError } from '../errors'
+import { isUserError } from '../platform/errors'
 import { ENGINES, engineAdapter } from './engines'
 import type { EngineAdapter, LoadedWorkload, WorkloadContext } from './engines/types'
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { basename, extname, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 
 export interface CsvTable {
   path: string

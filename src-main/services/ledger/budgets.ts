@@ -5,13 +5,13 @@
  */
 import type Database from 'better-sqlite3'
 import type { LedgerEntry, PrivacyNotion } from '../../contract/ledger'
-import { UserError } from '../errors'
-import { appendEntry, datasetName, recordAudit, unitSpend } from './ledger-store'
+import { UserError } from '../platform/errors'
+import { appendEntry, datasetName, recordAudit, unitSpend } from '../chain/ledger-chain'
 import { toLedgerEntry } from './ledger-views'
-import { NOTION_LABEL, isNotion } from './notions'
-import { decimalToNano, nanoToDecimal, nanoToDisplay } from './units'
-import { datasetUnit, declarationProblem, unitDeclaration, unitWord } from '../datasets/privacy-unit'
-import { unlockOfficer, writeCheckpoint } from '../officer/officers'
+import { NOTION_LABEL, isNotion } from '../chain/notions'
+import { decimalToNano, nanoToDecimal, nanoToDisplay } from '../chain/nano-epsilon'
+import { datasetUnit, declarationProblem, unitDeclaration, unitWord } from '../trust/privacy-unit'
+import { unlockOfficer, writeCheckpoint } from '../trust/officers'
 
 export interface SetBudgetInput {
   datasetId: number

@@ -11,7 +11,7 @@
  * cost the max, overlapping ones the sum on the shared cells. Only the filter's equality conditions are part of a cell;
  * other conditions only shrink a region, so leaving them out can only over-count.
  */
-import { canonicalJson } from './canonical'
+import { canonicalJson } from '../chain/canonical'
 
 export type CellValue = string | number | null
 export type CellKey = string

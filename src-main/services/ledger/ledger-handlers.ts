@@ -1,11 +1,11 @@
 import type { LedgerMethods } from '../../contract/ledger'
-import type { HandlerMap, ServiceContext } from '../handler-types'
-import { UserError } from '../errors'
+import type { HandlerMap, ServiceContext } from '../platform/handler-types'
+import { UserError } from '../platform/errors'
 import { getRelease, listReleases, previewRelease, runReleaseTimed, unlockExPost } from '../releases/release-service'
 import { setBudget } from './budgets'
 import { datasetLedger, ledgerSummary, listEntries } from './ledger-views'
 import { verifyLedger } from './verify'
-import { checkpoint, listOfficers } from '../officer/officers'
+import { checkpoint, listOfficers } from '../trust/officers'
 
 function optInt(x: unknown, name: string): number | undefined {
   if (x === undefined || x === null) return undefined

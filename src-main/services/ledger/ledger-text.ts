@@ -1,7 +1,7 @@
 /** Plain-text renderings of ledger summaries, entries and releases, for the CLI (an analyst or officer reads them). */
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
-import { NOTION_LABEL } from './notions'
+import { NOTION_LABEL } from '../chain/notions'
 import { ROW_LEVEL_ACCOUNTING } from './ledger-views'
 
 const line = (n = 78) => '-'.repeat(n)

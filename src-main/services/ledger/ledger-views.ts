@@ -2,10 +2,10 @@
 import type Database from 'better-sqlite3'
 import type { DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
 import { WHOLE_DATASET, cellLabel } from './cells'
-import { type Account, type EntryRow, accountOf, datasetName, headOf, perUnitBudget, rowLevelThroughSeq, unitBudgetNano } from './ledger-store'
-import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from './notions'
-import { nanoToDecimal, nanoToNumber } from './units'
-import { datasetUnit, unitName, unitText } from '../datasets/privacy-unit'
+import { type Account, type EntryRow, accountOf, datasetName, headOf, perUnitBudget, rowLevelThroughSeq, unitBudgetNano } from '../chain/ledger-chain'
+import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from '../chain/notions'
+import { nanoToDecimal, nanoToNumber } from '../chain/nano-epsilon'
+import { datasetUnit, unitName, unitText } from '../trust/privacy-unit'
 
 type Db = Database.Database
 

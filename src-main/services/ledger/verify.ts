@@ -12,13 +12,13 @@
  */
 import type Database from 'better-sqlite3'
 import type { LedgerVerifyResult } from '../../contract/ledger'
-import { GENESIS_HASH, entryHash } from './canonical'
-import { type EntryRow, datasetName, entrySigningText, hashedFields } from './ledger-store'
-import { signedUnit, unitDeclaration } from '../datasets/privacy-unit'
-import { type AuditRow, auditHash, auditSigningText } from './audit-chain'
-import { UserError } from '../errors'
-import { keyIdOf, verifyText } from '../officer/officer-crypto'
-import { type OfficerRow, checkpointText, officerRows, registrationText } from '../officer/officers'
+import { GENESIS_HASH, entryHash } from '../chain/canonical'
+import { type EntryRow, datasetName, entrySigningText, hashedFields } from '../chain/ledger-chain'
+import { signedUnit, unitDeclaration } from '../trust/privacy-unit'
+import { type AuditRow, auditHash, auditSigningText } from '../chain/audit-chain'
+import { UserError } from '../platform/errors'
+import { keyIdOf, verifyText } from '../trust/officer-crypto'
+import { type OfficerRow, checkpointText, officerRows, registrationText } from '../trust/officers'
 
 interface Problem {
   seq: number

@@ -13,7 +13,7 @@
  * own copies subtracted again), so an empty selection is a histogram of zeros rather than an error.
  */
 import { binOf } from '../../../src-worker/engine/sensitive'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 
 export interface AiqColumnFrame {
   kind: 'numeric' | 'categorical'

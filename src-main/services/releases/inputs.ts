@@ -6,8 +6,8 @@
  */
 import type Database from 'better-sqlite3'
 import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, SavedQuery, ThresholdQueryDefinition } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { findDataset } from '../datasets/catalog'
+import { UserError } from '../platform/errors'
+import { findDataset } from '../catalog/catalog'
 import { anomalyIdentificationQuery } from '../datasets/anomaly-loaders'
 import { getQuery } from '../datasets/query-store'
 

@@ -6,12 +6,12 @@
  */
 import type Database from 'better-sqlite3'
 import type { ReleaseParams } from '../../contract/ledger'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 import { type SavedQueryRow, loadSavedQuery } from './inputs'
-import { getDataset } from '../datasets/catalog'
+import { getDataset } from '../catalog/catalog'
 import { checkDefinition } from '../datasets/query-definitions'
 import { checkLinkedSource } from '../sources/source'
-import { sealSourceFingerprint } from './source-fingerprint'
+import { sealSourceFingerprint } from '../trust/source-fingerprint'
 import { type PreparedRelease, RELEASE_KINDS } from './kinds'
 
 export type { ExecutionResult, PreparedRelease } from './kinds'

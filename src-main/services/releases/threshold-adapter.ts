@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3'
 import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import type { Rng } from '../../../src-worker/engine/random'
-import { getDataset } from '../datasets/catalog'
+import { getDataset } from '../catalog/catalog'
 import { thresholdCounts } from '../datasets/threshold-evaluation'
 import { thresholdPredicates } from '../datasets/threshold-predicates'
 

@@ -15,8 +15,8 @@ import type {
   ReportTable,
   ReportVerification
 } from '../../contract/reports'
-import { CancelledError, UserError } from '../errors'
-import type { PdfPrinter } from '../handler-types'
+import { CancelledError, UserError } from '../platform/errors'
+import type { PdfPrinter } from '../platform/handler-types'
 import type { Store } from '../store/store'
 import { createChromiumPrinter } from './chromium-printer'
 import { csvText } from './csv-tables'
@@ -24,7 +24,7 @@ import { type Period, resolvePeriod } from './period'
 import { findDataset, gatherReportData } from './report-data'
 import { footerHtml, renderReportHtml } from './report-html'
 import { REPORT_TABLES, buildVerification, reportJson, sha256Hex } from './verification'
-import { type OfficerKey, unlockOfficer } from '../officer/officers'
+import { type OfficerKey, unlockOfficer } from '../trust/officers'
 
 export const FORMATS: readonly ReportFormat[] = ['pdf', 'csv', 'json', 'html']
 export const EDITIONS: readonly ReportEdition[] = ['analyst', 'officer']

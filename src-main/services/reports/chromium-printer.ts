@@ -4,8 +4,8 @@
  * and nothing stays running afterwards.
  */
 import { existsSync } from 'node:fs'
-import { CancelledError, UserError } from '../errors'
-import type { PdfOptions, PdfPrinter } from '../handler-types'
+import { CancelledError, UserError } from '../platform/errors'
+import type { PdfOptions, PdfPrinter } from '../platform/handler-types'
 
 export const CHROMIUM_ARGS = [
   '--headless',

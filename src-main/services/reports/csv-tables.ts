@@ -7,7 +7,7 @@
  * formula neutralisation).
  */
 import type { ReportData, ReportTable } from '../../contract/reports'
-import { type CsvValue, toCsv } from '../csv'
+import { type CsvValue, toCsv } from '../platform/csv'
 
 /** "alpha=1; beta=0.05" (keys sorted): the public parameters of a release in one field. */
 export function paramsText(p: Record<string, unknown>): string {

@@ -2,7 +2,7 @@
  * The report's period [from, to) as the ledger writes times: ISO 8601 UTC with milliseconds ("2025-01-31T12:00:00.000Z"),
  * which sort as text. Input may be a date ("2025-01-31"), a date and time without a zone (UTC), or any ISO time with a zone.
  */
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
 const NAIVE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ReportExportResult, ReportMethods } from '../../contract/reports'
-import { UserError } from '../errors'
-import type { HandlerMap, ServiceContext } from '../handler-types'
+import { UserError } from '../platform/errors'
+import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { prepareReport, produceReport, resolveExport, resolveRequest, sha256Hex, writeAtomically } from './build-report'
 
 /** Files of finished exports kept for `reports/download` (headless mode), newest last; older ones are deleted. */

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { ReportData, ReportTable, ReportVerification } from '../../contract/reports'
-import { canonicalJson } from '../ledger/canonical'
+import { canonicalJson } from '../chain/canonical'
 import { verifyLedger } from '../ledger/verify'
 import { csvText } from './csv-tables'
 

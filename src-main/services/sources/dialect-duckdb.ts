@@ -4,7 +4,7 @@
  * the epoch (UTC), integers beyond 2^53 and other types to text (as the link recorded them).
  */
 import type { ColumnType } from '../../contract/datasets'
-import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
+import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import type { Dialect } from './dialect'
 import { duckString } from './duckdb-sync'
 import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'

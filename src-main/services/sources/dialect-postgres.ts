@@ -6,7 +6,7 @@
  * with the "C" collation (byte order of UTF-8 = SQLite's BINARY), whatever the database's collation.
  */
 import type { ColumnType } from '../../contract/datasets'
-import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
+import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import type { Dialect } from './dialect'
 import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
 

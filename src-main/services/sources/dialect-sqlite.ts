@@ -1,5 +1,5 @@
 /** The SQLite compiler (imported datasets: the workspace's `ds_<id>` table with generated column names `c1..cN`). */
-import { type CatalogColumn, type CatalogDataset, ident } from '../datasets/catalog'
+import { type CatalogColumn, type CatalogDataset, ident } from '../catalog/catalog'
 import type { Dialect } from './dialect'
 import { SQLITE_RANK_FUNCTION, checkedKey } from './keyed-hash'
 

@@ -19,9 +19,9 @@
  * - `maxScoreSql`: the search's largest score per individual.
  */
 import type { ColumnType, FilterCondition, ThresholdQueryDefinition } from '../../contract/datasets'
-import { UserError } from '../errors'
-import type { StoredValue } from '../datasets/column-types'
-import type { CatalogColumn, CatalogDataset } from '../datasets/catalog'
+import { UserError } from '../platform/errors'
+import type { StoredValue } from '../catalog/column-types'
+import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import { findColumn, storedValueFor } from '../datasets/query-definitions'
 
 export interface Dialect {

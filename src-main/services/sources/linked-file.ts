@@ -23,12 +23,12 @@ import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, re
 import { basename, dirname, extname, join, resolve } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { getDataset } from '../datasets/catalog'
+import { UserError } from '../platform/errors'
+import { getDataset } from '../catalog/catalog'
 import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { isLinkedPostgres } from './linked-postgres'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from './linked-catalog'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from '../catalog/linked-catalog'
 
 export interface FileFingerprint {
   size: number

@@ -21,14 +21,14 @@
 import { createRequire } from 'node:module'
 import type Database from 'better-sqlite3'
 import type { DatasetInfo } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { getDataset } from '../datasets/catalog'
+import { UserError } from '../platform/errors'
+import { getDataset } from '../catalog/catalog'
 import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgRelation } from './dialect-postgres'
 import { type PgConnection, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from './linked-catalog'
-import { type OfficerCredentials, type OfficerKey, unlockOfficer, writeCheckpoint } from '../officer/officers'
-import { recordAudit } from '../ledger/ledger-store'
-import { linkSignedByOfficer, signLink } from './link-signature'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
+import { type OfficerCredentials, type OfficerKey, unlockOfficer, writeCheckpoint } from '../trust/officers'
+import { recordAudit } from '../chain/ledger-chain'
+import { linkSignedByOfficer, signLink } from '../trust/link-signature'
 
 export interface PgFingerprint {
   /** schema.table */

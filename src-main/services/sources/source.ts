@@ -6,8 +6,8 @@
  * columns' values), as better-sqlite3 gives them.
  */
 import type Database from 'better-sqlite3'
-import type { CatalogDataset } from '../datasets/catalog'
-import type { StoredValue } from '../datasets/column-types'
+import type { CatalogDataset } from '../catalog/catalog'
+import type { StoredValue } from '../catalog/column-types'
 import type { Dialect, Sql } from './dialect'
 import { sqliteDialect } from './dialect-sqlite'
 import { registerKeyedHash } from './keyed-hash'

@@ -6,10 +6,10 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { homedir } from 'node:os'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 import { LATEST_SCHEMA_VERSION, type Migration, migrations as defaultMigrations } from './migrations'
 import { nativeBindingFor } from './native-binding'
-import { dropOrphanStagingTables } from '../datasets/staging'
+import { dropOrphanStagingTables } from './staging'
 
 export interface Store {
   readonly db: Database.Database

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ImportResult } from '../../../src-main/contract/datasets'
-import { inferType, parseReal, toStored } from '../../../src-main/services/datasets/column-types'
+import { inferType, parseReal, toStored } from '../../../src-main/services/catalog/column-types'
 import { type Harness, harness } from './harness'
 
 let h: Harness

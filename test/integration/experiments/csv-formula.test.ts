@@ -9,7 +9,7 @@ import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { type Services, createServices } from '../../../src-main/services'
-import { unneutralise } from '../../../src-main/services/csv'
+import { unneutralise } from '../../../src-main/services/platform/csv'
 import { tempWorkspace } from '../helpers'
 import { thresholdSpec, writeThresholdWorkload } from './harness'
 

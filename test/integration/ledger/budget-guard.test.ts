@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Store } from '../../../src-main/services/store/store'
 import type { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
-import { admission, appendEntry } from '../../../src-main/services/ledger/ledger-store'
+import { admission, appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { WHOLE_DATASET } from '../../../src-main/services/ledger/cells'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import type { tempWorkspace } from '../helpers'

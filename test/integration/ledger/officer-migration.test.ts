@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Store, openStore } from '../../../src-main/services/store/store'
 import { migrations } from '../../../src-main/services/store/migrations'
-import { appendEntry } from '../../../src-main/services/ledger/ledger-store'
+import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'

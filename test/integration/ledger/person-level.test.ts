@@ -8,9 +8,9 @@ import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { main } from '../../../src-main/cli'
 import { planImport, runImport } from '../../../src-main/services/datasets/import-dataset'
-import { getDataset, listDatasets } from '../../../src-main/services/datasets/catalog'
-import { cellsForUnit, datasetUnit, isPerPersonColumn, recordPrivacyUnit, unitWord } from '../../../src-main/services/datasets/privacy-unit'
-import { admission, appendEntry } from '../../../src-main/services/ledger/ledger-store'
+import { getDataset, listDatasets } from '../../../src-main/services/catalog/catalog'
+import { cellsForUnit, datasetUnit, isPerPersonColumn, recordPrivacyUnit, unitWord } from '../../../src-main/services/trust/privacy-unit'
+import { admission, appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { type CellKey, WHOLE_DATASET, cellKey, parseCellKey } from '../../../src-main/services/ledger/cells'
 import { datasetLedger, ledgerSummary } from '../../../src-main/services/ledger/ledger-views'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
@@ -146,7 +146,7 @@ describe('privacy unit at import', () => {
     const r = await runImport(store.db, planImport(store.db, { path: writeVisits(), name: 'visits', personColumn: 'person' }))
     expect(() => store.db.prepare('UPDATE dataset_units SET person_column = NULL').run()).toThrow(/fixed at import/)
     expect(() => store.db.prepare('DELETE FROM dataset_units').run()).toThrow(/kept/)
-    const { deleteDataset } = await import('../../../src-main/services/datasets/catalog')
+    const { deleteDataset } = await import('../../../src-main/services/catalog/catalog')
     deleteDataset(store.db, r.dataset.id)
     expect(datasetUnit(store.db, r.dataset.id)).toEqual({ kind: 'person', column: 'person' })
     expect(ledgerSummary(store.db, { datasetId: r.dataset.id }).datasets[0].unit).toBe('person')

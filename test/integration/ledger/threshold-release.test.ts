@@ -8,7 +8,7 @@ import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { main } from '../../../src-main/cli'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
-import { declarePublic } from '../../../src-main/services/datasets/public-datasets'
+import { declarePublic } from '../../../src-main/services/catalog/public-datasets'
 import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>

@@ -8,11 +8,11 @@ import type Database from 'better-sqlite3'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../../src-main/cli'
 import { DEMO_PASSPHRASE } from '../../../src-main/cli/commands/ledger-commands'
-import { entryHash } from '../../../src-main/services/ledger/canonical'
-import { type EntryRow, hashedFields } from '../../../src-main/services/ledger/ledger-store'
+import { entryHash } from '../../../src-main/services/chain/canonical'
+import { type EntryRow, hashedFields } from '../../../src-main/services/chain/ledger-chain'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
-import { listOfficers, registerOfficer } from '../../../src-main/services/officer/officers'
-import { createKeyPair, keyIdOf } from '../../../src-main/services/officer/officer-crypto'
+import { listOfficers, registerOfficer } from '../../../src-main/services/trust/officers'
+import { createKeyPair, keyIdOf } from '../../../src-main/services/trust/officer-crypto'
 import { runRelease, unlockExPost } from '../../../src-main/services/releases/release-service'
 import { type Store, openStore } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
@@ -215,8 +215,8 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
     ).toBeGreaterThan(0)
     // The analyst inserts a self-made officer (self-signed, as the first one is): detected.
     const kp = createKeyPair('mallory mallory mallory')
-    const { signText } = await import('../../../src-main/services/officer/officer-crypto')
-    const { registrationText } = await import('../../../src-main/services/officer/officers')
+    const { signText } = await import('../../../src-main/services/trust/officer-crypto')
+    const { registrationText } = await import('../../../src-main/services/trust/officers')
     const row = {
       key_id: keyIdOf(kp.signPublic, kp.sealPublic),
       name: 'Mallory',
@@ -393,7 +393,7 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
 
   it('an unsigned budget appended after the last checkpoint, with the trust epoch raised to admit it', async () => {
     const db = await checkpointed()
-    const { appendEntry } = await import('../../../src-main/services/ledger/ledger-store')
+    const { appendEntry } = await import('../../../src-main/services/chain/ledger-chain')
     db.exec('DROP TRIGGER ledger_trust_epoch_fixed')
     db.exec('UPDATE ledger_trust_epoch SET unsigned_through_seq = 1000000')
     db.transaction(() =>
@@ -467,7 +467,7 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     // Deleting the unlock too, and re-chaining the rest consistently, still breaks what the checkpoint signed.
     db.exec(`DELETE FROM audit_events WHERE kind = 'officer/unlock-ex-post'`)
     db.exec('DROP TRIGGER audit_events_no_update')
-    const { auditHash } = await import('../../../src-main/services/ledger/audit-chain')
+    const { auditHash } = await import('../../../src-main/services/chain/audit-chain')
     let prev = '0'.repeat(64)
     for (const a of db.prepare('SELECT * FROM audit_events ORDER BY id').all() as Array<
       Parameters<typeof auditHash>[1] & { id: number; hash: string }

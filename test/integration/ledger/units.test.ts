@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDecimal, nanoToDisplay } from '../../../src-main/services/ledger/units'
+import { decimalToNano, epsilonAtMost, floatToNanoUp, nanoToDecimal, nanoToDisplay } from '../../../src-main/services/chain/nano-epsilon'
 import { cellSpend, cellKey, WHOLE_DATASET } from '../../../src-main/services/ledger/cells'
 import { seededRng } from '../../../src-worker/engine/random'
 

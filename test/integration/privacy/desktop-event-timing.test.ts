@@ -27,7 +27,7 @@ const services = vi.hoisted(() => {
   }
 })
 vi.mock('../../../src-main/services', async () => ({
-  FileHandles: (await import('../../../src-main/services/app/file-handles')).FileHandles,
+  FileHandles: (await import('../../../src-main/services/platform/file-handles')).FileHandles,
   writeAtomically: (await import('../../../src-main/services/reports/build-report')).writeAtomically,
   checkRequest: (await import('../../../src-main/services/app/request-check')).checkRequest,
   afterPaddedAnswers: () => services.afterPaddedAnswers(),

@@ -8,9 +8,9 @@
  * Now a dataset is public only by a 'public' entry that is what an officer signed (the rule admission applies to budgets).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { datasetRows, getDataset } from '../../../src-main/services/datasets/catalog'
-import { declarePublic, isPublicDataset } from '../../../src-main/services/datasets/public-datasets'
-import { appendEntry } from '../../../src-main/services/ledger/ledger-store'
+import { datasetRows, getDataset } from '../../../src-main/services/catalog/catalog'
+import { declarePublic, isPublicDataset } from '../../../src-main/services/catalog/public-datasets'
+import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { craftDataset } from '../ledger/fixtures'

@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3'
 import { expect } from 'vitest'
-import { unlockOfficer } from '../../../src-main/services/officer/officers'
-import { openSourceFingerprint } from '../../../src-main/services/releases/source-fingerprint'
+import { unlockOfficer } from '../../../src-main/services/trust/officers'
+import { openSourceFingerprint } from '../../../src-main/services/trust/source-fingerprint'
 import { officerAct } from '../officer-fixture'
 
 export function openedChargeDetails<S>(db: Database.Database, datasetId: number, officer: string): Array<{ params: { source?: S } }> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { TimeLeftEstimator, roundedTimeLeft } from '../../../src-main/services/jobs/time-left'
+import { TimeLeftEstimator, roundedTimeLeft } from '../../../src-main/services/platform/time-left'
 import { searchTrialCost } from '../../../src-main/services/experiments/engines/search'
 import { loadNabPreset } from '../../../src-main/cli/commands/search'
 

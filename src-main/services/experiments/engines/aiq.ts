@@ -5,7 +5,7 @@
 import { buildUniverse, type ColumnKind, type Metric, METRICS } from '../../../../src-worker/engine/sensitive'
 import type { AiqTrialBatch } from '../../../../src-worker/tasks/sensitive-tasks'
 import type { WorkloadRef } from '../../../contract/experiments'
-import { UserError } from '../../errors'
+import { UserError } from '../../platform/errors'
 import { column, contentHash, defaultLabel, numbers, readCsv } from '../workload-files'
 import { type EngineAdapter, type ParamDef, num, positive, wholeAtLeast } from './types'
 

@@ -9,7 +9,7 @@ import { ORACLE_KINDS, type OracleKind, labelledSeriesPreset } from '../../../..
 import { expectedRounds } from '../../../../src-worker/engine/search/expected-rounds'
 import type { SearchTrialBatch } from '../../../../src-worker/tasks/search-tasks'
 import type { ParamValue, WorkloadRef } from '../../../contract/experiments'
-import { UserError } from '../../errors'
+import { UserError } from '../../platform/errors'
 import { contentHash, defaultLabel, numbers, readCsv, readText, column } from '../workload-files'
 import { type EngineAdapter, type ParamDef, num, openUnit, optNum, positive, wholeAtLeast } from './types'
 

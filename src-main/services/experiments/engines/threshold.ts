@@ -7,9 +7,9 @@ import { PAPER_DEFAULTS, THRESHOLD_MECHANISMS, WorkloadError, finalStepEpsilon, 
 import type { ThresholdTrialBatch } from '../../../../src-worker/tasks/mide-tasks'
 import type { WorkloadRef } from '../../../contract/experiments'
 import { evaluateThresholdQuery } from '../../datasets'
-import { isPublicDataset } from '../../datasets/public-datasets'
+import { isPublicDataset } from '../../catalog/public-datasets'
 import { getQuery } from '../../datasets/query-store'
-import { UserError } from '../../errors'
+import { UserError } from '../../platform/errors'
 import { contentHash, defaultLabel, readText } from '../workload-files'
 import { type EngineAdapter, type LoadedWorkload, type ParamDef, num, positive, wholeAtLeast } from './types'
 

@@ -15,11 +15,11 @@ import { type NumberRange, inRange, rangeText } from '../../../contract/release-
 import { type Rng, SecureRandom, assertSecure } from '../../../../src-worker/engine/random'
 import type { ReleaseTaskKind, TaskPayload, TaskResult } from '../../../../src-worker/tasks'
 import { RELEASE_COMPUTE } from '../../../../src-worker/tasks/release-compute'
-import type { WorkerPool } from '../../pool/worker-pool'
-import { batchOf } from '../../pool/worker-pool'
-import { UserError } from '../../errors'
+import type { WorkerPool } from '../../platform/worker-pool'
+import { batchOf } from '../../platform/worker-pool'
+import { UserError } from '../../platform/errors'
 import type { CellKey } from '../../ledger/cells'
-import { MAX_NANO } from '../../ledger/units'
+import { MAX_NANO } from '../../chain/nano-epsilon'
 import type { SavedQueryRow } from '../inputs'
 
 export interface ExecutionResult {

@@ -1,5 +1,5 @@
 import type { Migration } from '../migrations'
-import { chainAuditRows } from '../../ledger/audit-chain'
+import { chainAuditRows } from '../../chain/audit-chain'
 
 /**
  * Officer keys, signed acts, a hash-chained audit log and signed checkpoints (issue 15).

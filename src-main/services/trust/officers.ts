@@ -8,10 +8,10 @@
  */
 import { type KeyObject, createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import { UserError } from '../errors'
-import { auditHead } from '../ledger/audit-chain'
-import { canonicalJson } from '../ledger/canonical'
-import { type EntrySigner, headOf, nowIso, recordAudit } from '../ledger/ledger-store'
+import { UserError } from '../platform/errors'
+import { auditHead } from '../chain/audit-chain'
+import { canonicalJson } from '../chain/canonical'
+import { type EntrySigner, headOf, nowIso, recordAudit } from '../chain/ledger-chain'
 import { type WrappedKeys, createKeyPair, keyIdOf, signText, unwrapKeys, verifyText } from './officer-crypto'
 
 type Db = Database.Database

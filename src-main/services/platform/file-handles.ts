@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { rmSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { FileHandle } from '../../contract/app'
-import { UserError } from '../errors'
+import { UserError } from './errors'
 
 interface Entry {
   path: string

@@ -1,4 +1,4 @@
-import type { EventName, Events } from '../contract'
+import type { EventName, Events } from '../../contract'
 
 export type EventListener = <E extends EventName>(name: E, payload: Events[E]) => void
 

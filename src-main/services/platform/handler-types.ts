@@ -1,9 +1,9 @@
-import type { MethodName, Methods } from '../contract'
-import type { FileHandles } from './app/file-handles'
+import type { MethodName, Methods } from '../../contract'
+import type { FileHandles } from './file-handles'
 import type { EventHub } from './events'
-import type { JobRegistry } from './jobs/job-registry'
-import type { WorkerPool } from './pool/worker-pool'
-import type { Store } from './store/store'
+import type { JobRegistry } from './job-registry'
+import type { WorkerPool } from './worker-pool'
+import type { Store } from '../store/store'
 
 /** Handlers of one area: each method of its contract map, request in, response out. */
 export type HandlerMap<M extends Partial<Record<MethodName, { req: unknown; res: unknown }>>> = {

@@ -6,9 +6,9 @@
  * read; the officer opens the fingerprint with their key (the officer edition of a report does).
  */
 import type Database from 'better-sqlite3'
-import { canonicalJson } from '../ledger/canonical'
-import { type Sealed, seal, unseal } from '../officer/officer-crypto'
-import { type OfficerKey, verifiedOfficerRows } from '../officer/officers'
+import { canonicalJson } from '../chain/canonical'
+import { type Sealed, seal, unseal } from './officer-crypto'
+import { type OfficerKey, verifiedOfficerRows } from './officers'
 
 export const SEALED_TEXT = 'sealed to the privacy officers'
 

@@ -13,7 +13,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { PrivacyUnit } from '../../contract/datasets'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 import { type CellKey, WHOLE_DATASET, parseCellKey } from '../ledger/cells'
 
 export type { PrivacyUnit }

@@ -3,7 +3,7 @@
  * carries data values the user must not see (true counts, noisy values, ex-post costs).
  * Its `code` is one of the contract's `ErrorCode`s: the CLI, the UI and the tests branch on it, never on the text.
  */
-import type { ErrorCode } from '../contract/error-codes'
+import type { ErrorCode } from '../../contract/error-codes'
 
 export class UserError extends Error {
   readonly code: ErrorCode

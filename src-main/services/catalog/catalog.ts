@@ -5,9 +5,9 @@
  */
 import type Database from 'better-sqlite3'
 import type { CellValue, ColumnType, DatasetColumn, DatasetInfo, Delimiter, RowsResponse } from '../../contract/datasets'
-import { UserError } from '../errors'
+import { UserError } from '../platform/errors'
 import { toDisplay } from './column-types'
-import { datasetUnit } from './privacy-unit'
+import { datasetUnit } from '../trust/privacy-unit'
 import { sourceKind } from '../sources/linked-file'
 import { isPublicDataset } from './public-datasets'
 

@@ -9,10 +9,10 @@
  */
 import type Database from 'better-sqlite3'
 import type { LedgerEntry } from '../../contract/ledger'
-import { UserError } from '../errors'
-import { type EntryRow, appendEntry, officerSignedEntry, recordAudit } from '../ledger/ledger-store'
+import { UserError } from '../platform/errors'
+import { type EntryRow, appendEntry, officerSignedEntry, recordAudit } from '../chain/ledger-chain'
 import { toLedgerEntry } from '../ledger/ledger-views'
-import { unlockOfficer, writeCheckpoint } from '../officer/officers'
+import { unlockOfficer, writeCheckpoint } from '../trust/officers'
 import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
 import { groupKey, toDisplay } from './column-types'
 

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
-import { CancelledError, isUserError } from '../errors'
-import type { EventHub } from '../events'
+import { CancelledError, isUserError } from './errors'
+import type { EventHub } from './events'
 import { TimeLeftEstimator, roundedTimeLeft } from './time-left'
 
 /** Byte-level progress a job may add to its unit counts (imports: bytes of the file read so far). */

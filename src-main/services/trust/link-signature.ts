@@ -11,10 +11,10 @@
  * (README "Trust model": compare the key id with the one kept elsewhere).
  */
 import type Database from 'better-sqlite3'
-import { canonicalJson } from '../ledger/canonical'
-import { verifyText } from '../officer/officer-crypto'
-import { type OfficerKey, verifiedOfficerRows } from '../officer/officers'
-import type { PgSchemaColumn } from './dialect-postgres'
+import { canonicalJson } from '../chain/canonical'
+import { verifyText } from './officer-crypto'
+import { type OfficerKey, verifiedOfficerRows } from './officers'
+import type { PgSchemaColumn } from '../sources/dialect-postgres'
 
 /** What the officer signs: everything a use of the link reads from the workspace. */
 export interface SignedLink {

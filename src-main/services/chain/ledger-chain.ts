@@ -6,12 +6,12 @@ import type Database from 'better-sqlite3'
 import type { PrivacyNotion } from '../../contract/ledger'
 import { appendAudit } from './audit-chain'
 import { GENESIS_HASH, canonicalJson, entryHash } from './canonical'
-import { type CellKey, type CellTotal, WHOLE_DATASET, cellSpend } from './cells'
+import { type CellKey, type CellTotal, WHOLE_DATASET, cellSpend } from '../ledger/cells'
 import { NOTIONS, NOTION_LABEL } from './notions'
-import { datasetUnit, unitProblem, unitWord } from '../datasets/privacy-unit'
-import { MAX_NANO, nanoToDisplay } from './units'
-import { verifyText } from '../officer/officer-crypto'
-import { verifiedOfficerRows } from '../officer/officers'
+import { datasetUnit, unitProblem, unitWord } from '../trust/privacy-unit'
+import { MAX_NANO, nanoToDisplay } from './nano-epsilon'
+import { verifyText } from '../trust/officer-crypto'
+import { verifiedOfficerRows } from '../trust/officers'
 
 type Db = Database.Database
 

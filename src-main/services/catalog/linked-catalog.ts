@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { ColumnType } from '../../contract/datasets'
-import { UserError } from '../errors'
-import { checkDatasetName, nameTaken } from '../datasets/catalog'
+import { UserError } from '../platform/errors'
+import { checkDatasetName, nameTaken } from './catalog'
 
 const SAFE = Number.MAX_SAFE_INTEGER
 

@@ -16,7 +16,7 @@ import nodeEndpoint from 'comlink/dist/umd/node-adapter'
 import type { WorkerApi } from '../../../src-worker/worker'
 import type { TaskKind, TaskPayload, TaskResult } from '../../../src-worker/tasks'
 import type { PoolStatus } from '../../contract'
-import { CancelledError } from '../errors'
+import { CancelledError } from './errors'
 
 /** One message of work: a task kind of src-worker/tasks (`TaskMap`) with a payload of that kind's type. */
 export type Batch<K extends TaskKind = TaskKind> = {
