@@ -3,6 +3,8 @@
  * boundaries of ARCHITECTURE.md kept by a rule instead of by discipline:
  *
  *   renderer -> contract <- services -> worker -> engine        (the engine imports nothing outside itself)
+ *   services: platform -> store -> chain -> trust -> accounts -> catalog -> sources -> ledger -> datasets -> releases
+ *             -> experiments -> reports -> app                 (each folder imports only itself and folders to its left)
  *   HTTP server, Electron shell -> the services' public surface only (src-main/services/index.ts, app/door-guard.ts)
  *   CLI -> that surface, plus src-main/services/local.ts (what a door that opens the workspace file itself may call)
  *
@@ -104,6 +106,30 @@ const CONTRACT = ['src-main/contract', 'src-main/contract/']
  * The CLI also gets services/local.ts: it works on a workspace file in-process, without the worker pool. */
 const SERVICES_PUBLIC = ['src-main/services/index', 'src-main/services/app/door-guard']
 
+/**
+ * The services' layers, lowest first (issue 24): platform (errors, events, clock, jobs, pool, handler types) -> store
+ * (SQLite, migrations) -> chain (canonical JSON, hash-chained ledger and audit log) -> trust (officers, signatures,
+ * checkpoints and every signed fact: budgets in force, public flag, privacy unit, links, sealing) -> accounts (accounts,
+ * roles, credentials) -> catalog (plain reads of datasets and columns) -> sources (the read path of every engine) ->
+ * ledger (accounts per notion, admission, views, verify) -> datasets (import, link, declare public, query definitions)
+ * -> releases -> experiments -> reports -> app.
+ */
+const SERVICE_LAYERS = [
+  'platform',
+  'store',
+  'chain',
+  'trust',
+  'accounts',
+  'catalog',
+  'sources',
+  'ledger',
+  'datasets',
+  'releases',
+  'experiments',
+  'reports',
+  'app'
+]
+
 const boundary = (files, options) => ({ files, rules: { 'layers/imports': ['error', options] } })
 
 export default tseslint.config(
@@ -182,8 +208,18 @@ export default tseslint.config(
     allow: ['src-renderer/', ...CONTRACT],
     packages: 'no-node'
   }),
-  boundary(['src-main/services/**/*.ts'], {
-    layer: 'services (src-main/services)',
+  // The services' folders, lowest first: each may import its own folder and those before it (never a later one), so
+  // the trust rules (chain/, trust/) cannot come to depend on what they judge. services/index.ts and services/local.ts
+  // compose them all.
+  ...SERVICE_LAYERS.map((folder, i) =>
+    boundary([`src-main/services/${folder}/**/*.ts`], {
+      layer: `services layer ${folder}/ (src-main/services/${folder})`,
+      allow: [...SERVICE_LAYERS.slice(0, i + 1).map((f) => `src-main/services/${f}/`), ...CONTRACT, 'src-worker/'],
+      packages: 'any'
+    })
+  ),
+  boundary(['src-main/services/*.ts'], {
+    layer: 'services composition root (src-main/services/*.ts)',
     allow: ['src-main/services/', ...CONTRACT, 'src-worker/'],
     packages: 'any'
   }),

@@ -8,7 +8,7 @@ import { appHandlers } from './app/app-handlers'
 import { FileHandles } from './platform/file-handles'
 import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
-import { ledgerHandlers } from './ledger/ledger-handlers'
+import { ledgerHandlers } from './releases/ledger-handlers'
 import { reportsHandlers } from './reports/reports-handlers'
 import { afterPaddedAnswers } from './releases/release-service'
 

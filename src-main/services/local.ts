@@ -20,16 +20,17 @@ export { defaultPoolSize } from './platform/worker-pool'
 
 // Datasets and saved queries
 export { datasetRows, deleteDataset, getDataset, listDatasets, lookupDataset, renameDataset, resolveDataset } from './catalog/catalog'
-export { declarePublic } from './catalog/public-datasets'
+export { declarePublic } from './datasets/declare-public'
 export { isColumnType } from './catalog/column-types'
-export { unitName, unitText } from './trust/privacy-unit'
+export { unitName, unitText } from './catalog/unit-record'
 export { type ImportProgress, planImport, runImport } from './datasets/import-dataset'
 export { deleteQuery, getQuery, listQueries, saveQuery } from './datasets/query-store'
 export { dropOrphanStagingTables } from './store/staging'
 
 // Linked sources (the path and the PostgreSQL URL are taken by the CLI only)
-export { linkFile } from './sources/linked-file'
-export { checkPasswordEnv, checkPostgresUrl, linkPostgres } from './sources/linked-postgres'
+export { linkFile } from './datasets/link-file'
+export { checkPasswordEnv, checkPostgresUrl } from './sources/linked-postgres'
+export { linkPostgres } from './datasets/link-postgres'
 
 // Ledger, budgets, releases, officers
 export { setBudget } from './ledger/budgets'

@@ -1,6 +1,6 @@
 /**
  * The task kinds a worker runs, each with its payload and result types (`TaskMap`). Each area adds its kinds here
- * (engine functions wrapped for batches); the pool (`src-main/services/pool/worker-pool.ts`) takes only batches whose
+ * (engine functions wrapped for batches); the pool (`src-main/services/platform/worker-pool.ts`) takes only batches whose
  * payload fits their kind and types each outcome by it.
  */
 import { threadId } from 'node:worker_threads'

@@ -17,7 +17,7 @@ import { planImport, runImport } from '../../src-main/services/datasets/import-d
 import { thresholdCounts } from '../../src-main/services/datasets/threshold-evaluation'
 import { thresholdPredicates } from '../../src-main/services/datasets/threshold-predicates'
 import { closeDuckDb } from '../../src-main/services/sources/duckdb-sync'
-import { linkFile } from '../../src-main/services/sources/linked-file'
+import { linkFile } from '../../src-main/services/datasets/link-file'
 import { openStore } from '../../src-main/services/store/store'
 import { seededRng } from '../../src-worker/engine/random'
 import { FLOORS, PERSONS, ROOMS, definition, generated, peakRss } from './sources-data'

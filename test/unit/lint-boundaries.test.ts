@@ -38,10 +38,10 @@ describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
     const file = 'src-worker/engine/search/probe.ts'
     expect(await boundaryMessages(file, "import { seededRng } from '../random'\nexport { seededRng }\n")).toEqual([])
     expect(await boundaryMessages(file, "import seedrandom from 'seedrandom'\nexport { seedrandom }\n")).toHaveLength(1)
-    const out = await boundaryMessages(file, "import { UserError } from '../../../src-main/services/errors'\nexport { UserError }\n")
+    const out = await boundaryMessages(file, "import { UserError } from '../../../src-main/services/platform/errors'\nexport { UserError }\n")
     expect(out).toHaveLength(1)
     expect(out[0]).toContain('engine')
-    expect(out[0]).toContain('src-main/services/errors')
+    expect(out[0]).toContain('src-main/services/platform/errors')
     expect(await boundaryMessages(file, "import { readFileSync } from 'node:fs'\nexport { readFileSync }\n")).toHaveLength(1)
     expect(await boundaryMessages(file, "export * from '../../tasks/types'\n")).toHaveLength(1)
     expect(await boundaryMessages(file, "export const load = () => import('../../worker')\n")).toHaveLength(1)
@@ -67,7 +67,7 @@ describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
   it('the HTTP server and the Electron shell may not use the local surface or internals', async () => {
     expect(await boundaryMessages('src-main/server.ts', "import { createServices } from './services'\n")).toEqual([])
     expect(await boundaryMessages('src-main/server.ts', "import { openWorkspaceStore } from './services/local'\n")).toHaveLength(1)
-    expect(await boundaryMessages('src-main/electron/main.ts', "import { FileHandles } from '../services/app/file-handles'\n")).toHaveLength(1)
+    expect(await boundaryMessages('src-main/electron/main.ts', "import { FileHandles } from '../services/platform/file-handles'\n")).toHaveLength(1)
   })
 
   it('the renderer imports only the contract and its own files, and no Node built-in', async () => {
@@ -80,5 +80,61 @@ describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
     ).toEqual([])
     expect(await boundaryMessages(file, "import { createServices } from '../../../src-main/services'\nexport { createServices }\n")).toHaveLength(1)
     expect(await boundaryMessages(file, "import { readFileSync } from 'fs'\nexport { readFileSync }\n")).toHaveLength(1)
+  })
+
+  it('each services folder imports only itself and the folders below it (platform -> store -> chain -> trust -> ... -> app)', async () => {
+    // Allowed: the same folder and lower ones.
+    const allowed: Array<[string, string]> = [
+      [
+        'src-main/services/chain/probe.ts',
+        "import { UserError } from '../platform/errors'\nimport { openStore } from '../store/store'\nimport { canonicalJson } from './canonical'\n"
+      ],
+      ['src-main/services/trust/probe.ts', "import { appendEntry } from '../chain/ledger-chain'\nimport { verifyText } from './officer-crypto'\n"],
+      [
+        'src-main/services/sources/probe.ts',
+        "import { getDataset } from '../catalog/catalog'\nimport { linkSignedByOfficer } from '../trust/link-signature'\n"
+      ],
+      [
+        'src-main/services/ledger/probe.ts',
+        "import { unitDeclaration } from '../trust/privacy-unit'\nimport { sourceFor } from '../sources/source'\n"
+      ],
+      [
+        'src-main/services/reports/probe.ts',
+        "import { listReleases } from '../releases/release-service'\nimport type { Methods } from '../../contract'\n"
+      ],
+      ['src-main/services/index.ts', "import { appHandlers } from './app/app-handlers'\nimport { openStore } from './store/store'\n"]
+    ]
+    for (const [file, code] of allowed) expect(await boundaryMessages(file, code + 'export {}\n'), file).toEqual([])
+    // Forbidden: any import of a later folder, static, re-exported or dynamic.
+    const forbidden: Array<[string, string, string]> = [
+      ['src-main/services/platform/probe.ts', "import type { Store } from '../store/store'\n", 'src-main/services/store/store'],
+      ['src-main/services/store/probe.ts', "import { dropOrphanStagingTables } from '../datasets/staging'\n", 'src-main/services/datasets/staging'],
+      [
+        'src-main/services/store/migrations/099-probe.ts',
+        "import { auditHash } from '../../chain/audit-chain'\n",
+        'src-main/services/chain/audit-chain'
+      ],
+      ['src-main/services/chain/probe.ts', "export { verifiedOfficerRows } from '../trust/officers'\n", 'src-main/services/trust/officers'],
+      ['src-main/services/trust/probe.ts', "import { admission } from '../ledger/admission'\n", 'src-main/services/ledger/admission'],
+      ['src-main/services/trust/probe.ts', "import { getDataset } from '../catalog/catalog'\n", 'src-main/services/catalog/catalog'],
+      ['src-main/services/catalog/probe.ts', "import { sourceFor } from '../sources/source'\n", 'src-main/services/sources/source'],
+      [
+        'src-main/services/sources/probe.ts',
+        "export const load = () => import('../datasets/query-definitions')\n",
+        'src-main/services/datasets/query-definitions'
+      ],
+      [
+        'src-main/services/ledger/probe.ts',
+        "import { runRelease } from '../releases/release-service'\n",
+        'src-main/services/releases/release-service'
+      ],
+      ['src-main/services/releases/probe.ts', "import { produceReport } from '../reports/build-report'\n", 'src-main/services/reports/build-report']
+    ]
+    for (const [file, code, target] of forbidden) {
+      const out = await boundaryMessages(file, code + 'export {}\n')
+      expect(out, `${file}: ${code}`).toHaveLength(1)
+      expect(out[0]).toContain(target)
+      expect(out[0]).toContain(`services layer ${file.split('/')[2]}/`)
+    }
   })
 })

@@ -8,8 +8,7 @@ import type { CellValue, ColumnType, DatasetColumn, DatasetInfo, Delimiter, Rows
 import { UserError } from '../platform/errors'
 import { toDisplay } from './column-types'
 import { datasetUnit } from '../trust/privacy-unit'
-import { sourceKind } from '../sources/linked-file'
-import { isPublicDataset } from './public-datasets'
+import { isPublicDataset } from '../trust/public-flag'
 
 export interface CatalogColumn extends DatasetColumn {
   /** Generated SQL name: c1, c2, ... */
@@ -88,7 +87,7 @@ function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
   }
 }
 
-/** The dataset's privacy unit (services/datasets/privacy-unit.ts; row-level unless declared at import). */
+/** The dataset's privacy unit (trust/privacy-unit.ts: the one signed with the budget; row-level unless declared at import). */
 function withUnit(db: Database.Database, ds: CatalogDataset): CatalogDataset {
   // Public only by an officer's signed declaration (a 'public' row appended with the file does not count: review H10).
   if (ds.info.public) ds.info.public = isPublicDataset(db, ds.info.id)
@@ -236,4 +235,27 @@ export function storedRows(db: Database.Database, idOrDataset: unknown, offset =
     .all(offset, limit) as unknown[][]
   const rows: CellValue[][] = raw.map((r) => r.map((v, i) => toDisplay(ds.columns[i].type, v)))
   return { columns: ds.info.columns, rows, offset, total: ds.info.rowCount }
+}
+
+/** The dataset's current name, or null when it was deleted (or never existed). */
+export function datasetName(db: Database.Database, datasetId: number): string | null {
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'datasets'`).get()
+  if (!hasTable) return null
+  const row = db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string } | undefined
+  return row ? row.name : null
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+}
+
+/** How a dataset's rows are held, for the catalog. */
+export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' | 'linked-postgres' {
+  if (
+    hasTable(db, 'dataset_postgres_sources') &&
+    db.prepare('SELECT 1 FROM dataset_postgres_sources WHERE dataset_id = ?').get(datasetId) !== undefined
+  )
+    return 'linked-postgres'
+  if (!hasTable(db, 'dataset_sources')) return 'imported'
+  return db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) === undefined ? 'imported' : 'linked-file'
 }

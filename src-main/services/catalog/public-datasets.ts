@@ -8,63 +8,9 @@
  * values: whatever they say is public.
  */
 import type Database from 'better-sqlite3'
-import type { LedgerEntry } from '../../contract/ledger'
 import { UserError } from '../platform/errors'
-import { type EntryRow, appendEntry, officerSignedEntry, recordAudit } from '../chain/ledger-chain'
-import { toLedgerEntry } from '../ledger/ledger-views'
-import { unlockOfficer, writeCheckpoint } from '../trust/officers'
 import { type CatalogColumn, type CatalogDataset, getDataset, ident } from './catalog'
 import { groupKey, toDisplay } from './column-types'
-
-export interface DeclarePublicInput {
-  datasetId: number
-  reason: string
-  /** The officer's registered name or key id (may be left out when only one officer is registered). */
-  officer?: string
-  /** The officer's passphrase: declaring a dataset public is an officer act, signed (issue 15). Never stored. */
-  passphrase?: string
-}
-
-/** The officer's act: records that `datasetId` is public. Idempotent acts are refused (it is already public). */
-export function declarePublic(db: Database.Database, input: DeclarePublicInput): LedgerEntry {
-  const ds = getDataset(db, input.datasetId)
-  const reason = typeof input.reason === 'string' ? input.reason.trim() : ''
-  if (reason.length < 3)
-    throw new UserError('Declaring a dataset public needs a reason (a few words saying why its values may be released); it is recorded in the ledger')
-  if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
-  if (ds.info.public) throw new UserError(`Dataset "${ds.info.name}" is already public`, 'conflict')
-  const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
-  const officer = key.name
-  const run = db.transaction(() => {
-    const row = appendEntry(db, {
-      kind: 'public',
-      datasetId: ds.info.id,
-      datasetName: ds.info.name,
-      notion: null,
-      amountNano: 0,
-      cells: [],
-      releaseId: null,
-      actor: officer.slice(0, 100),
-      description: reason,
-      detail: { act: 'declare-public', columns: ds.info.columns.map((c) => c.name) },
-      signer: key
-    })
-    recordAudit(db, 'officer/declare-public', officer.slice(0, 100), `dataset:${ds.info.id}`, { seq: row.seq, reason })
-    writeCheckpoint(db, key)
-    return row
-  })
-  return toLedgerEntry(run.immediate())
-}
-
-/**
- * Whether the dataset was declared public by an officer: a ledger entry of kind 'public' that is what an officer signed
- * (review H10: any 'public' row counted, so one appended with the file made a private dataset browsable, a group list,
- * and a workload swept against its true counts without a charge, until someone ran `ledger verify`).
- */
-export function isPublicDataset(db: Database.Database, datasetId: number): boolean {
-  const rows = db.prepare(`SELECT * FROM ledger_entries WHERE kind = 'public' AND dataset_id = ? ORDER BY seq`).all(datasetId) as EntryRow[]
-  return rows.some((e) => officerSignedEntry(db, e))
-}
 
 /**
  * A dataset that a query names as the source of released values (`role`, e.g. "threshold table"): it must exist, be

@@ -34,18 +34,6 @@ export function auditHead(db: Db): { id: number; hash: string } {
   return row ?? { id: 0, hash: GENESIS_HASH }
 }
 
-/** Chain every event not chained yet, in id order (the migration; events inserted by older code paths). */
-export function chainAuditRows(db: Db): void {
-  let head = auditHead(db)
-  const rows = db.prepare('SELECT * FROM audit_events WHERE hash IS NULL AND id > ? ORDER BY id').all(head.id) as AuditRow[]
-  const upd = db.prepare('UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?')
-  for (const r of rows) {
-    const hash = auditHash(head.hash, r)
-    upd.run(head.hash, hash, r.id)
-    head = { id: r.id, hash }
-  }
-}
-
 export const auditSigningText = (id: number, hash: string, keyId: string) => `quiet-alarm/audit-event/v1\n${id}\n${hash}\n${keyId}`
 
 /**

@@ -16,7 +16,7 @@ import { type CatalogColumn, type CatalogDataset, getDataset } from '../catalog/
 import { columnValuesSql, maxScoreSql, rowCountSql } from '../sources/dialect'
 import { sourceFor } from '../sources/source'
 import { toDisplay } from '../catalog/column-types'
-import { findColumn, storedValueFor } from './query-definitions'
+import { findColumn, storedValueFor } from '../catalog/columns'
 import { publicSource, publicValues } from '../catalog/public-datasets'
 import { datasetUnit } from '../trust/privacy-unit'
 import { getQuery } from './query-store'

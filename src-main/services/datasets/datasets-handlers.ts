@@ -1,4 +1,4 @@
-import { declarePublic } from '../catalog/public-datasets'
+import { declarePublic } from './declare-public'
 import type { DatasetMethods } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
@@ -8,9 +8,10 @@ import { planImport, runImport } from './import-dataset'
 import { previewFile } from './preview-file'
 import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from '../store/staging'
-import { checkDoorHost, checkPostgresUrl, linkPostgres, listPostgresRelations } from '../sources/linked-postgres'
+import { checkDoorHost, checkPostgresUrl } from '../sources/linked-postgres'
+import { linkPostgres, listPostgresRelations } from './link-postgres'
 import { unlockOfficer } from '../trust/officers'
-import { linkHandleFile } from '../sources/linked-file'
+import { linkHandleFile } from './link-file'
 
 /** Handlers of the datasets area (issue 6). */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {

@@ -18,7 +18,7 @@ import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isCo
 import { checkDatasetName, getDataset, ident, nameTaken } from '../catalog/catalog'
 import { DELIMITERS, checkReadableFile, delimiterName, detectDelimiter, readCsv } from './csv-reader'
 import { dropOrphanStagingTables, newStagingName, releaseStagingName } from '../store/staging'
-import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from '../trust/privacy-unit'
+import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from '../catalog/unit-record'
 
 export const INFER_ROWS = 1000
 export const MAX_COLUMNS = 1000

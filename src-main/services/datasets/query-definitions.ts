@@ -34,8 +34,9 @@ import {
 import { issueSentence } from '../../contract/schemas/sentence'
 import { RELEASE_PARAMS, inRange } from '../../contract/release-params'
 import { UserError } from '../platform/errors'
-import { BAD_VALUE, type StoredValue, describeType, groupKey, parseReal, parseTimestamp } from '../catalog/column-types'
-import { type CatalogColumn, type CatalogDataset } from '../catalog/catalog'
+import { describeType, groupKey } from '../catalog/column-types'
+import { findColumn, storedValueFor } from '../catalog/columns'
+import { type CatalogDataset } from '../catalog/catalog'
 import { publicSource } from '../catalog/public-datasets'
 import { datasetUnit } from '../trust/privacy-unit'
 
@@ -57,13 +58,6 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x)
 }
 
-export function findColumn(ds: CatalogDataset, name: unknown, role: string): CatalogColumn {
-  if (typeof name !== 'string' || name === '') bad(`The ${role} must name a column of "${ds.info.name}"`)
-  const c = ds.columns.find((x) => x.name === name)
-  if (!c) bad(`Dataset "${ds.info.name}" has no column "${name.slice(0, 80)}" (used as the ${role})`)
-  return c
-}
-
 function finite(x: unknown, what: string): number {
   if (typeof x !== 'number' || !Number.isFinite(x)) bad(`${what} must be a finite number`)
   return x
@@ -73,27 +67,6 @@ function wholeAtLeast(x: unknown, min: number, what: string, max = Number.MAX_SA
   if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min || x > max)
     bad(`${what} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}`)
   return x
-}
-
-/** A value given by the user for a column, converted to the column's stored form (bound as a parameter, never SQL). */
-export function storedValueFor(col: CatalogColumn, v: unknown, what: string): StoredValue {
-  if (v === null) return null
-  switch (col.type) {
-    case 'integer':
-    case 'real': {
-      const x = typeof v === 'number' ? v : typeof v === 'string' ? parseReal(v) : BAD_VALUE
-      if (x === BAD_VALUE || !Number.isFinite(x)) bad(`${what} must be a number (column "${col.name}" holds ${describeType(col.type)})`)
-      return x
-    }
-    case 'text':
-      if (typeof v !== 'string' && typeof v !== 'number') bad(`${what} must be text or a number`)
-      return String(v)
-    case 'timestamp': {
-      const t = typeof v === 'string' ? parseTimestamp(v) : BAD_VALUE
-      if (t === BAD_VALUE) bad(`${what} must be a timestamp such as "2015-01-31T10:00:00Z" or "2015-01-31 10:00:00" (column "${col.name}")`)
-      return t
-    }
-  }
 }
 
 function checkFilter(ds: CatalogDataset, raw: unknown): FilterCondition[] | undefined {

@@ -11,7 +11,7 @@ import { UserError } from '../platform/errors'
 import { type CatalogColumn, type CatalogDataset, getDataset, ident } from '../catalog/catalog'
 import { groupKey, toDisplay } from '../catalog/column-types'
 import { publicKeys, publicSource } from '../catalog/public-datasets'
-import { findColumn, storedValueFor } from './query-definitions'
+import { findColumn, storedValueFor } from '../catalog/columns'
 
 export interface PublicPredicates {
   groupBy: string[]

@@ -1,17 +1,21 @@
 /**
  * Budgets: set or changed by the privacy officer, with a reason; each change is a ledger entry and an audit event.
- * A budget without a notion is the dataset's budget per unit (ledger-store `admission`); a budget with a notion is an
+ * A budget without a notion is the dataset's budget per unit (ledger/admission.ts); a budget with a notion is an
  * extra cap on that notion's account.
  */
 import type Database from 'better-sqlite3'
 import type { LedgerEntry, PrivacyNotion } from '../../contract/ledger'
 import { UserError } from '../platform/errors'
-import { appendEntry, datasetName, recordAudit, unitSpend } from '../chain/ledger-chain'
+import { appendEntry, recordAudit } from '../chain/ledger-chain'
+import { datasetName } from '../catalog/catalog'
+import { unitSpend } from './accounts'
 import { toLedgerEntry } from './ledger-views'
 import { NOTION_LABEL, isNotion } from '../chain/notions'
 import { decimalToNano, nanoToDecimal, nanoToDisplay } from '../chain/nano-epsilon'
-import { datasetUnit, declarationProblem, unitDeclaration, unitWord } from '../trust/privacy-unit'
-import { unlockOfficer, writeCheckpoint } from '../trust/officers'
+import { datasetUnit, declarationProblem, unitDeclaration } from '../trust/privacy-unit'
+import { unitWord } from '../catalog/unit-record'
+import { unlockOfficer } from '../trust/officers'
+import { writeCheckpoint } from '../trust/checkpoints'
 
 export interface SetBudgetInput {
   datasetId: number

@@ -2,10 +2,14 @@
 import type Database from 'better-sqlite3'
 import type { DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
 import { WHOLE_DATASET, cellLabel } from './cells'
-import { type Account, type EntryRow, accountOf, datasetName, headOf, perUnitBudget, rowLevelThroughSeq, unitBudgetNano } from '../chain/ledger-chain'
+import { type EntryRow, headOf } from '../chain/ledger-chain'
+import { type Account, accountOf, rowLevelThroughSeq } from './accounts'
+import { datasetName } from '../catalog/catalog'
+import { perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
 import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from '../chain/notions'
 import { nanoToDecimal, nanoToNumber } from '../chain/nano-epsilon'
-import { datasetUnit, unitName, unitText } from '../trust/privacy-unit'
+import { datasetUnit } from '../trust/privacy-unit'
+import { unitName, unitText } from '../catalog/unit-record'
 
 type Db = Database.Database
 

@@ -13,12 +13,14 @@
 import type Database from 'better-sqlite3'
 import type { LedgerVerifyResult } from '../../contract/ledger'
 import { GENESIS_HASH, entryHash } from '../chain/canonical'
-import { type EntryRow, datasetName, entrySigningText, hashedFields } from '../chain/ledger-chain'
+import { type EntryRow, entrySigningText, hashedFields } from '../chain/ledger-chain'
+import { datasetName } from '../catalog/catalog'
 import { signedUnit, unitDeclaration } from '../trust/privacy-unit'
 import { type AuditRow, auditHash, auditSigningText } from '../chain/audit-chain'
 import { UserError } from '../platform/errors'
 import { keyIdOf, verifyText } from '../trust/officer-crypto'
-import { type OfficerRow, checkpointText, officerRows, registrationText } from '../trust/officers'
+import { type OfficerRow, officerRows, registrationText } from '../trust/officers'
+import { checkpointText } from '../trust/checkpoints'
 
 interface Problem {
   seq: number

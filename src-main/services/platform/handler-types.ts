@@ -1,9 +1,9 @@
+import type Database from 'better-sqlite3'
 import type { MethodName, Methods } from '../../contract'
 import type { FileHandles } from './file-handles'
 import type { EventHub } from './events'
 import type { JobRegistry } from './job-registry'
 import type { WorkerPool } from './worker-pool'
-import type { Store } from '../store/store'
 
 /** Handlers of one area: each method of its contract map, request in, response out. */
 export type HandlerMap<M extends Partial<Record<MethodName, { req: unknown; res: unknown }>>> = {
@@ -22,6 +22,14 @@ export interface PdfOptions {
 export interface PdfPrinter {
   readonly name: string
   print(html: string, options: PdfOptions): Promise<Uint8Array>
+}
+
+/** An open workspace file (store/store.ts opens one: WAL, foreign keys on, migrated). */
+export interface Store {
+  readonly db: Database.Database
+  readonly path: string
+  schemaVersion(): number
+  close(): void
 }
 
 /** What every area's handlers are built from. */

@@ -22,7 +22,7 @@ import type { ColumnType, FilterCondition, ThresholdQueryDefinition } from '../.
 import { UserError } from '../platform/errors'
 import type { StoredValue } from '../catalog/column-types'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
-import { findColumn, storedValueFor } from '../datasets/query-definitions'
+import { findColumn, storedValueFor } from '../catalog/columns'
 
 export interface Dialect {
   readonly engine: 'sqlite' | 'duckdb' | 'postgres'

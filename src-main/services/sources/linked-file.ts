@@ -18,17 +18,13 @@
  *   not its schema is released on as it now is (its new fingerprint is recorded). A failure while reading after the
  *   charge is reported by the release service as a failure after the charge.
  */
-import { createHash, randomUUID } from 'node:crypto'
-import { closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
-import { basename, dirname, extname, join, resolve } from 'node:path'
+import { createHash } from 'node:crypto'
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs'
+import { basename, extname } from 'node:path'
 import type Database from 'better-sqlite3'
-import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
-import { getDataset } from '../catalog/catalog'
-import { type LinkedFile, type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation } from './dialect-duckdb'
+import { type LinkedFile, type LinkedFileSchemaColumn, fileRelation } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
-import { isLinkedPostgres } from './linked-postgres'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from '../catalog/linked-catalog'
 
 export interface FileFingerprint {
   size: number
@@ -69,13 +65,6 @@ export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFi
   }
 }
 
-/** How a dataset's rows are held, for the catalog. */
-export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' | 'linked-postgres' {
-  if (isLinkedPostgres(db, datasetId)) return 'linked-postgres'
-  if (!hasSourcesTable(db)) return 'imported'
-  return db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) === undefined ? 'imported' : 'linked-file'
-}
-
 export function formatOf(path: string): 'parquet' | 'csv' {
   const ext = extname(path).toLowerCase()
   if (ext === '.parquet' || ext === '.pq') return 'parquet'
@@ -113,7 +102,7 @@ export function fingerprintFile(path: string, format: 'parquet' | 'csv'): FileFi
 }
 
 /** The file's columns and DuckDB types (the schema: public metadata, no rows read for Parquet). */
-function readSchema(format: 'parquet' | 'csv', path: string): Array<{ name: string; duckType: string }> {
+export function readSchema(format: 'parquet' | 'csv', path: string): Array<{ name: string; duckType: string }> {
   // A CSV's types are sniffed from every row (at link time only; a release checks the header's names).
   const rel = format === 'parquet' ? fileRelation({ format, path }) : `read_csv(${duckString(path)}, header = true, sample_size = -1)`
   const r = duckAll(`DESCRIBE SELECT * FROM ${rel}`)
@@ -190,103 +179,4 @@ export function linkedFileFailure(f: LinkedFileRecord, e: unknown): Error {
     `The file linked as dataset "${f.datasetName}" (${basename(f.path)}) could not be read as linked (a value no longer fits its column's type, or the file changed while it was read)`,
     'source-changed'
   )
-}
-
-export interface LinkRequest extends LinkUnitRequest {
-  /** A path on this machine (CLI only). */
-  file: string
-}
-
-/** Links a CSV or Parquet file as a dataset (CLI only: it takes a path). */
-export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
-  const name = newDatasetName(db, req.name)
-  const path = resolve(req.file)
-  const format = formatOf(path)
-  if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${req.file.slice(0, 200)}"`, 'not-found')
-  const fingerprint = fingerprintFile(path, format)
-  let schema: Array<{ name: string; duckType: string }>
-  try {
-    schema = readSchema(format, path)
-  } catch {
-    throw new UserError(`"${basename(path)}" cannot be read as a ${format === 'parquet' ? 'Parquet' : 'CSV'} file`, 'bad-input')
-  }
-  if (schema.length === 0) throw new UserError(`"${basename(path)}" has no columns`, 'bad-input')
-  const seen = new Set<string>()
-  for (const c of schema) {
-    if (c.name.trim() === '' || seen.has(c.name)) throw new UserError(`"${basename(path)}" has an empty or repeated column name`, 'bad-input')
-    seen.add(c.name)
-  }
-  if (req.personColumn !== null && !seen.has(req.personColumn)) {
-    throw new UserError(
-      `The person column "${req.personColumn.slice(0, 80)}" is not a column of the file; name a column of the file, or link row-level`,
-      'bad-input'
-    )
-  }
-  const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
-  const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
-  const run = (sql: string) => duckAll(sql).rows
-  textIfBeyondSafe(
-    columns.filter((c) => c.type === 'integer'),
-    duckIdent,
-    relation,
-    'DOUBLE',
-    run
-  )
-  const rowCount = Number(duckAll(`SELECT count(*) FROM ${relation}`).rows[0][0])
-  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
-  const id = insertLinkedDataset(db, {
-    name,
-    sourceFile: basename(path),
-    sourceBytes: fingerprint.size,
-    rowCount,
-    columns,
-    personColumn: req.personColumn,
-    perPerson,
-    writeSource: (dsId) =>
-      db
-        .prepare('INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint))
-  })
-  return getDataset(db, id).info
-}
-
-/** Where a linked upload is kept: a folder beside the workspace file. */
-export function linkedUploadsDir(workspacePath: string): string {
-  return `${workspacePath}.linked`
-}
-
-/**
- * Links the file behind a door's handle ("Link a file (query in place)" on the Datasets screen). A file chosen in the
- * desktop dialog is linked where it lies. A headless upload is the server's copy in its temporary folder (deleted when
- * the server stops): it is moved beside the workspace (`<workspace>.linked/<id>/<name>`) and linked there, so DuckDB
- * still reads it in place, without an import. If linking fails the upload is put back and nothing is kept.
- */
-export function linkHandleFile(
-  db: Database.Database,
-  workspacePath: string,
-  file: { path: string; fileName: string; owned: boolean },
-  req: LinkUnitRequest
-): DatasetInfo {
-  if (!file.owned) return linkFile(db, { ...req, file: file.path })
-  // Checked before the upload is moved (the same checks linkFile makes first).
-  newDatasetName(db, req.name)
-  formatOf(file.fileName)
-  const dir = join(linkedUploadsDir(workspacePath), randomUUID())
-  const kept = join(dir, basename(file.fileName))
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  let moved = true
-  try {
-    renameSync(file.path, kept)
-  } catch {
-    // Another file system (the upload folder is in the temporary directory): a copy; the upload is deleted on release.
-    copyFileSync(file.path, kept)
-    moved = false
-  }
-  try {
-    return linkFile(db, { ...req, file: kept })
-  } catch (e) {
-    if (moved) renameSync(kept, file.path)
-    rmSync(dirname(kept), { recursive: true, force: true })
-    throw e
-  }
 }

@@ -20,15 +20,10 @@
  */
 import { createRequire } from 'node:module'
 import type Database from 'better-sqlite3'
-import type { DatasetInfo } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
-import { getDataset } from '../catalog/catalog'
-import { type LinkedRelation, type PgSchemaColumn, pgCatalogType, pgRelation } from './dialect-postgres'
+import { type LinkedRelation, type PgSchemaColumn, pgRelation } from './dialect-postgres'
 import { type PgConnection, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
-import { type OfficerCredentials, type OfficerKey, unlockOfficer, writeCheckpoint } from '../trust/officers'
-import { recordAudit } from '../chain/ledger-chain'
-import { linkSignedByOfficer, signLink } from '../trust/link-signature'
+import { linkSignedByOfficer } from '../trust/link-signature'
 
 export interface PgFingerprint {
   /** schema.table */
@@ -51,7 +46,7 @@ export interface LinkedPostgresRecord extends LinkedRelation {
   fingerprint: Omit<PgFingerprint, 'rowEstimate'>
 }
 
-const KINDS: Record<string, string> = { r: 'table', p: 'partitioned table', v: 'view', m: 'materialized view', f: 'foreign table' }
+export const KINDS: Record<string, string> = { r: 'table', p: 'partitioned table', v: 'view', m: 'materialized view', f: 'foreign table' }
 
 function hasTable(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_postgres_sources'`).get() !== undefined
@@ -214,7 +209,7 @@ function duration(ms: number): string {
 }
 
 /** What a PostgreSQL failure means, in one sentence about `what` (never the driver's message, the URL or a password). */
-function failureSentence(e: unknown, what: string, passwordEnv: string | null, relation: string | null): string {
+export function failureSentence(e: unknown, what: string, passwordEnv: string | null, relation: string | null): string {
   switch (pgFailureKind(e)) {
     case 'unreachable':
       return `The PostgreSQL server of ${what} cannot be reached (it is down, or the connection was lost)`
@@ -244,7 +239,7 @@ export function linkedPostgresFailure(rec: LinkedPostgresRecord, e: unknown): Er
   return new UserError(failureSentence(e, `dataset "${rec.datasetName}"`, rec.passwordEnv, pgRelation(rec)), 'source-changed')
 }
 
-interface RelationInfo {
+export interface RelationInfo {
   oid: number
   schema: string
   table: string
@@ -253,15 +248,15 @@ interface RelationInfo {
   canRead: boolean
 }
 
-const RELATION_SQL = `SELECT CAST(c.oid AS bigint), n.nspname, c.relname, CAST(c.relkind AS text), CAST(c.reltuples AS double precision), has_table_privilege(c.oid, 'SELECT')
+export const RELATION_SQL = `SELECT CAST(c.oid AS bigint), n.nspname, c.relname, CAST(c.relkind AS text), CAST(c.reltuples AS double precision), has_table_privilege(c.oid, 'SELECT')
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace`
 
-function relationRow(r: unknown[] | undefined): RelationInfo | null {
+export function relationRow(r: unknown[] | undefined): RelationInfo | null {
   if (!r) return null
   return { oid: Number(r[0]), schema: String(r[1]), table: String(r[2]), relkind: String(r[3]), reltuples: Number(r[4]), canRead: r[5] === true }
 }
 
-function columnsOf(conn: PgConnection, schema: string, table: string): Array<{ name: string; pgType: string }> {
+export function columnsOf(conn: PgConnection, schema: string, table: string): Array<{ name: string; pgType: string }> {
   return pgAll(
     conn,
     'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
@@ -269,7 +264,7 @@ function columnsOf(conn: PgConnection, schema: string, table: string): Array<{ n
   ).rows.map((r) => ({ name: String(r[0]), pgType: String(r[1]) }))
 }
 
-function fingerprintOf(rel: RelationInfo): PgFingerprint {
+export function fingerprintOf(rel: RelationInfo): PgFingerprint {
   return {
     relation: `${rel.schema}.${rel.table}`,
     oid: rel.oid,
@@ -314,122 +309,4 @@ export function checkPostgresSource(rec: LinkedPostgresRecord): PgFingerprint & 
   const change = schemaChange(rec.columns, cols)
   if (change) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} has changed its schema: ${change}; link it again as a new dataset`)
   return { engine: 'postgres', ...fingerprintOf(info) }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Connection test and table list (for the UI), and linking
-
-export interface PostgresConnectionRequest {
-  url: string
-  passwordEnv?: string | null
-}
-
-/**
- * Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. From a
- * door the password is the server's, so the caller passes `officer` (checked first, see `datasetsHandlers`).
- */
-export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
-  const url = checkPostgresUrl(req.url)
-  const env = checkPasswordEnv(req.passwordEnv)
-  try {
-    return pgAll(
-      connectionAtUse(url, env),
-      `SELECT n.nspname, c.relname, CAST(c.relkind AS text) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
-          AND has_table_privilege(c.oid, 'SELECT') ORDER BY 1, 2 LIMIT 1000`
-    ).rows.map((r) => ({ schema: String(r[0]), table: String(r[1]), kind: KINDS[String(r[2])] ?? String(r[2]) }))
-  } catch (e) {
-    throw new UserError(failureSentence(e, 'this connection', env, null), 'bad-input')
-  }
-}
-
-export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnitRequest, OfficerCredentials {
-  /** The table or view, as PostgreSQL names it (`table`, `schema.table`, quoted identifiers allowed). */
-  table: string
-}
-
-/**
- * Links a PostgreSQL table or view as a dataset: an officer act (the officer's credentials are checked before any
- * connection), signed over what the link is and recorded in the audit log with a checkpoint.
- */
-export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): DatasetInfo {
-  const name = newDatasetName(db, req.name)
-  const url = checkPostgresUrl(req.url)
-  const passwordEnv = checkPasswordEnv(req.passwordEnv)
-  if (typeof req.table !== 'string' || req.table.trim() === '' || req.table.length > 300) {
-    throw new UserError('Name the table or view to link (schema.table)', 'bad-input')
-  }
-  const key: OfficerKey = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
-  const conn = connectionAtUse(url, passwordEnv)
-  const shown = `"${req.table.slice(0, 120)}"`
-  // to_regclass parses the name as PostgreSQL does (search_path, quoting) and gives null for no such relation.
-  let info: RelationInfo | null
-  try {
-    info = relationRow(pgAll(conn, `${RELATION_SQL} WHERE c.oid = to_regclass($1)`, [req.table.trim()]).rows[0])
-  } catch (e) {
-    if (e instanceof PgError && e.code !== null && /^42/.test(e.code) && pgFailureKind(e) === 'other') {
-      throw new UserError(`${shown} is not a valid table name; give schema.table`, 'bad-input')
-    }
-    throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
-  }
-  if (!info) throw new UserError(`There is no table or view ${shown} in that database (as the connection's role sees it)`, 'not-found')
-  if (!(info.relkind in KINDS)) throw new UserError(`${shown} is not a table or view`, 'bad-input')
-  const rel = pgRelation(info)
-  if (!info.canRead) throw new UserError(`The connection's role may not read ${rel}; ask the database's owner to grant SELECT on it`, 'bad-input')
-  let schema: Array<{ name: string; pgType: string }>
-  try {
-    schema = columnsOf(conn, info.schema, info.table)
-  } catch (e) {
-    throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
-  }
-  if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
-  const seen = new Set(schema.map((c) => c.name))
-  if (req.personColumn !== null && !seen.has(req.personColumn)) {
-    throw new UserError(
-      `The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`,
-      'bad-input'
-    )
-  }
-  // The declared types only (review finding 5): a bigint is integer whatever its values. A value beyond 2^53 that a
-  // release must bring back as a number fails that release after its charge (the neutral failure), never before.
-  const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
-  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
-  const { rowEstimate: _estimate, ...fingerprint } = fingerprintOf(info)
-  void _estimate
-  const found = info
-  const id = insertLinkedDataset(db, {
-    name,
-    sourceFile: fingerprint.relation,
-    sourceBytes: 0,
-    // Not counted, not estimated: the linker may not hold the rows (the password may be the server's).
-    rowCount: 0,
-    columns,
-    personColumn: req.personColumn,
-    perPerson,
-    writeSource: (dsId) => {
-      const { signer, signature } = signLink(key, {
-        datasetId: dsId,
-        url,
-        passwordEnv,
-        schema: found.schema,
-        table: found.table,
-        kind: fingerprint.kind,
-        columns,
-        personColumn: req.personColumn
-      })
-      db.prepare(
-        'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
-      ).run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint), signer, signature)
-      recordAudit(
-        db,
-        'officer/link-postgres',
-        key.name.slice(0, 100),
-        `dataset:${dsId}`,
-        { name, relation: fingerprint.relation, kind: fingerprint.kind },
-        key
-      )
-      writeCheckpoint(db, key)
-    }
-  })
-  return getDataset(db, id).info
 }

@@ -2,7 +2,7 @@
  * Numbered schema migrations. Append only: never edit or reorder a migration that has shipped; add a new one.
  * Each runs in its own transaction and is recorded in `schema_migrations`.
  */
-import type Database from 'better-sqlite3'
+import type { Migration } from './migration'
 import { migration002 } from './migrations/002-datasets'
 import { migration003 } from './migrations/003-ledger'
 import { migration004 } from './migrations/004-experiments'
@@ -13,11 +13,7 @@ import { migration008 } from './migrations/008-linked-sources'
 import { migration009 } from './migrations/009-postgres-sources'
 import { migration010 } from './migrations/010-postgres-link-trust'
 
-export interface Migration {
-  version: number
-  name: string
-  up: (db: Database.Database) => void
-}
+export type { Migration }
 
 const migration001: Migration = {
   version: 1,

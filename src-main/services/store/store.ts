@@ -7,16 +7,12 @@ import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { homedir } from 'node:os'
 import { UserError } from '../platform/errors'
+import type { Store } from '../platform/handler-types'
 import { LATEST_SCHEMA_VERSION, type Migration, migrations as defaultMigrations } from './migrations'
 import { nativeBindingFor } from './native-binding'
 import { dropOrphanStagingTables } from './staging'
 
-export interface Store {
-  readonly db: Database.Database
-  readonly path: string
-  schemaVersion(): number
-  close(): void
-}
+export type { Store }
 
 export interface OpenStoreOptions {
   /** For tests of the migration machinery only. */

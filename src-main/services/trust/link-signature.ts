@@ -14,7 +14,13 @@ import type Database from 'better-sqlite3'
 import { canonicalJson } from '../chain/canonical'
 import { verifyText } from './officer-crypto'
 import { type OfficerKey, verifiedOfficerRows } from './officers'
-import type { PgSchemaColumn } from '../sources/dialect-postgres'
+
+/** A linked relation's column as signed: its name, its declared PostgreSQL type and the catalog type it was given. */
+export interface SignedLinkColumn {
+  name: string
+  pgType: string
+  type: string
+}
 
 /** What the officer signs: everything a use of the link reads from the workspace. */
 export interface SignedLink {
@@ -25,7 +31,7 @@ export interface SignedLink {
   table: string
   /** 'table', 'view', ... */
   kind: string
-  columns: PgSchemaColumn[]
+  columns: SignedLinkColumn[]
   personColumn: string | null
 }
 

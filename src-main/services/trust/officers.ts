@@ -6,12 +6,13 @@
  * the passphrase that unwraps the private keys. A wrong or missing passphrase is refused before anything is written. The
  * passphrase is never stored, logged or put in an error message.
  */
-import { type KeyObject, createHash } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import { UserError } from '../platform/errors'
-import { auditHead } from '../chain/audit-chain'
 import { canonicalJson } from '../chain/canonical'
-import { type EntrySigner, headOf, nowIso, recordAudit } from '../chain/ledger-chain'
+import { type EntrySigner, recordAudit } from '../chain/ledger-chain'
+import { nowIso } from '../platform/clock'
+import { writeCheckpoint } from './checkpoints'
 import { type WrappedKeys, createKeyPair, keyIdOf, signText, unwrapKeys, verifyText } from './officer-crypto'
 
 type Db = Database.Database
@@ -53,23 +54,6 @@ export interface OfficerKey extends EntrySigner {
 
 export function registrationText(r: Pick<OfficerRow, 'key_id' | 'name' | 'created_at' | 'sign_public' | 'seal_public' | 'added_by'>): string {
   return `quiet-alarm/officer/v1\n${canonicalJson({ keyId: r.key_id, name: r.name, createdAt: r.created_at, signPublic: r.sign_public, sealPublic: r.seal_public, addedBy: r.added_by })}`
-}
-
-/**
- * What a checkpoint signs: both heads, and the previous checkpoint's signature (hashed), so that checkpoints form a chain
- * of their own: removing one before the last breaks the signature of the next.
- */
-export function checkpointText(c: {
-  at: string
-  ledgerSeq: number
-  ledgerHash: string
-  auditId: number
-  auditHash: string
-  keyId: string
-  prevSignature: string | null
-}): string {
-  const prev = c.prevSignature === null ? 'none' : createHash('sha256').update(c.prevSignature).digest('hex')
-  return `quiet-alarm/checkpoint/v1\n${c.at}\n${c.ledgerSeq}\n${c.ledgerHash}\n${c.auditId}\n${c.auditHash}\n${c.keyId}\n${prev}`
 }
 
 function hasOfficerTable(db: Db): boolean {
@@ -179,32 +163,6 @@ export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): Off
   const keys = unwrapKeys(row.key_id, JSON.parse(row.wrapped) as WrappedKeys, pass)
   if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')
   return toKey(row, keys)
-}
-
-/**
- * Sign the heads of the ledger and of the audit log. Call inside the transaction of the act (after its entries), or
- * alone (`ledger checkpoint`).
- */
-export function writeCheckpoint(
-  db: Db,
-  key: OfficerKey
-): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string } {
-  const lh = headOf(db)
-  const ah = auditHead(db)
-  const prev = db.prepare('SELECT signature FROM ledger_checkpoints ORDER BY id DESC LIMIT 1').get() as { signature: string } | undefined
-  const c = {
-    at: nowIso(),
-    ledgerSeq: lh.seq,
-    ledgerHash: lh.hash,
-    auditId: ah.id,
-    auditHash: ah.hash,
-    keyId: key.keyId,
-    prevSignature: prev?.signature ?? null
-  }
-  const info = db
-    .prepare('INSERT INTO ledger_checkpoints (at, ledger_seq, ledger_hash, audit_id, audit_hash, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(c.at, c.ledgerSeq, c.ledgerHash, c.auditId, c.auditHash, c.keyId, key.sign(checkpointText(c)))
-  return { id: Number(info.lastInsertRowid), at: c.at, ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, auditHash: c.auditHash }
 }
 
 export function checkpoint(

@@ -13,8 +13,6 @@
  */
 import type Database from 'better-sqlite3'
 import type { PrivacyUnit } from '../../contract/datasets'
-import { UserError } from '../platform/errors'
-import { type CellKey, WHOLE_DATASET, parseCellKey } from '../ledger/cells'
 
 export type { PrivacyUnit }
 
@@ -160,126 +158,15 @@ export function isPerPersonColumn(db: Db, datasetId: number, column: string): bo
   return d.person === column || d.perPerson.includes(column)
 }
 
-/** The unit in a sentence: "each person" / "each row". */
-export function unitWord(unit: PrivacyUnit): 'person' | 'row' {
-  return unit.kind === 'person' ? 'person' : 'row'
-}
-
-/** The unit as the CLI/JSON contract names it: "row", or the person column's name. */
-export function unitName(unit: PrivacyUnit): string {
-  return unit.kind === 'person' ? unit.column : 'row'
-}
-
-/** The unit in words for the catalog, the ledger and reports: "row-level (each row is a different person)" / "person-level (person column "p")". */
-export function unitText(unit: PrivacyUnit): string {
-  return unit.kind === 'person' ? `person-level (person column "${unit.column}")` : 'row-level (each row is a different person)'
-}
-
-/** True when cells over these columns are sound for the dataset's unit: row-level, or every column holds one value per person. */
-export function cellsSoundForUnit(db: Db, datasetId: number, columns: Iterable<string>): boolean {
-  if (datasetUnit(db, datasetId).kind === 'row') return true
-  for (const c of columns) if (!isPerPersonColumn(db, datasetId, c)) return false
-  return true
-}
-
-/**
- * The cells a release may be charged on: the given cells when parallel composition over them is sound for the unit,
- * else the whole dataset ([WHOLE_DATASET]). A person whose rows lie in several cells would otherwise lose the sum of
- * those cells' epsilons while the ledger counted only the largest.
- */
-export function cellsForUnit(db: Db, datasetId: number, cells: CellKey[]): CellKey[] {
-  const unit = datasetUnit(db, datasetId)
-  return soundCells(unit, (c) => isPerPersonColumn(db, datasetId, c), cells)
-}
-
-/** `cellsForUnit` without the database: `perPerson` says whether a column holds one value per person. */
-export function soundCells(unit: PrivacyUnit, perPerson: (column: string) => boolean, cells: CellKey[]): CellKey[] {
-  if (unit.kind === 'row') return cells
-  for (const c of cells) for (const k of Object.keys(parseCellKey(c))) if (!perPerson(k)) return [WHOLE_DATASET]
-  return cells
-}
-
-/**
- * Checks an import request's `personColumn` (undefined or null: row-level). Returns the column name or null. The column
- * itself is checked against the header later (`checkPersonColumnInHeader`).
- */
-export function checkPersonColumnOption(raw: unknown): string | null {
-  if (raw === undefined || raw === null) return null
-  if (typeof raw !== 'string' || raw.trim() === '')
-    throw new UserError('The person column must be the name of a column (or leave it out: each row is a different person)', 'bad-input')
-  return raw
-}
-
-/** Checks an import request's `perPersonColumns` (absent: none). Only for person-level imports. */
-export function checkPerPersonColumnsOption(raw: unknown, personColumn: string | null): string[] {
-  if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string' || c.trim() === ''))
-    throw new UserError('perPersonColumns must be a list of column names', 'bad-input')
-  if (raw.length > 0 && personColumn === null)
-    throw new UserError('Columns with one value per person can only be declared on a person-level import (give the person column)', 'bad-input')
-  return [...new Set(raw as string[])]
-}
-
-/** The person column must be in the file's header. */
-export function checkPersonColumnInHeader(personColumn: string | null, header: string[]): void {
-  if (personColumn !== null && !header.includes(personColumn)) {
-    throw new UserError(
-      `The person column "${personColumn.slice(0, 80)}" is not in the header row; name a column of the file, or import row-level`,
-      'bad-input'
-    )
-  }
-}
-
 /** How many columns are checked per pass over the table (SQLite allows 2,000 result columns; two aggregates each). */
 const CHECK_CHUNK = 200
-
-/**
- * Records the unit of a freshly imported dataset and, for a person-level one, which columns hold one value per person.
- * That is a DECLARATION made at import (`perPersonColumns`: a fact of the domain, e.g. a person's department), not an
- * observation: an observed flag would tell anyone who reads the catalog, or a price, whether some person in the private
- * rows has two values (review finding). The declaration is enforced over all rows (an empty value counts as a value;
- * rows with an empty person field are taken as one person): if a declared column has a person with several values the
- * import fails with one sentence (the importer holds the file) and nothing is stored. Undeclared columns count as
- * several values per person. Runs inside the import's last transaction, on the final table.
- */
-export function recordPrivacyUnit(db: Db, datasetId: number, personColumn: string | null, declared: readonly string[] = []): void {
-  if (!db.inTransaction) throw new Error('the privacy unit is recorded inside the import transaction')
-  const cols = db.prepare('SELECT name, sql_name FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
-    name: string
-    sql_name: string
-  }>
-  const table = (db.prepare('SELECT table_name FROM datasets WHERE id = ?').get(datasetId) as { table_name: string } | undefined)?.table_name
-  if (table === undefined) throw new Error(`dataset ${datasetId} is not in the catalog`)
-  if (personColumn === null) {
-    db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, NULL)').run(datasetId)
-    return
-  }
-  const person = cols.find((c) => c.name === personColumn)
-  if (!person) throw new UserError(`The person column "${personColumn.slice(0, 80)}" is not a column of the dataset`, 'bad-input')
-  for (const name of declared) {
-    if (!cols.some((c) => c.name === name))
-      throw new UserError(`The column "${name.slice(0, 80)}" declared one value per person is not in the file`, 'bad-input')
-  }
-  const setFlag = db.prepare('UPDATE dataset_columns SET per_person = ? WHERE dataset_id = ? AND name = ?')
-  for (const c of cols) setFlag.run(c.name === personColumn ? 1 : 0, datasetId, c.name)
-  const checked = cols.filter((c) => declared.includes(c.name) && c.name !== personColumn)
-  const several = columnWithSeveralValues(db, table, person.sql_name, checked)
-  if (several !== null) {
-    throw new UserError(
-      `The column "${several.slice(0, 80)}" was declared to hold one value per person, but the file has a person with several values in it; import without declaring it`,
-      'bad-input'
-    )
-  }
-  for (const c of checked) setFlag.run(1, datasetId, c.name)
-  db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(datasetId, personColumn)
-}
 
 /**
  * The first of `columns` in which some person (rows grouped by `personSql`) has several values, or null. An empty value
  * counts as a value; rows with an empty person field are taken as one person. Reads every row: for the import, and
  * for the officer's act that signs a declaration (never for anything the analyst sees).
  */
-function columnWithSeveralValues(
+export function columnWithSeveralValues(
   db: Db,
   table: string,
   personSql: string,

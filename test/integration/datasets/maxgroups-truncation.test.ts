@@ -15,7 +15,7 @@ import type { ImportResult, ThresholdQueryDefinition } from '../../../src-main/c
 import { getDataset } from '../../../src-main/services/catalog/catalog'
 import { thresholdCounts } from '../../../src-main/services/datasets/threshold-evaluation'
 import { thresholdPredicates } from '../../../src-main/services/datasets/threshold-predicates'
-import { linkFile } from '../../../src-main/services/sources/linked-file'
+import { linkFile } from '../../../src-main/services/datasets/link-file'
 import { closeDuckDb } from '../../../src-main/services/sources/duckdb-sync'
 import { keyedRank, truncationKey } from '../../../src-main/services/sources/keyed-hash'
 import { seededRng } from '../../../src-worker/engine/random'

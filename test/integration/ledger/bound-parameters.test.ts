@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { QueryDefinition } from '../../../src-main/contract/datasets'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import { recordPrivacyUnit } from '../../../src-main/services/trust/privacy-unit'
+import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { runRelease } from '../../../src-main/services/releases/release-service'

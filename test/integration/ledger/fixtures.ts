@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import { openStore, type Store } from '../../../src-main/services/store/store'
-import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
+import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
 import { tempWorkspace } from '../helpers'
 import type { QueryDefinition } from '../../../src-main/contract/datasets'

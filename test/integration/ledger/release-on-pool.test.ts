@@ -16,7 +16,7 @@ import { assertNoGenerator } from '../../../src-worker/tasks/release-task'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
 import { officerAct } from '../officer-fixture'
-import type { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
+import type { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store

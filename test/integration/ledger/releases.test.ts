@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { main } from '../../../src-main/cli'
 import type { Store } from '../../../src-main/services/store/store'
-import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
+import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { executePrepared, runRelease } from '../../../src-main/services/releases/release-service'
 import { SecureRandom, seededRng } from '../../../src-worker/engine/random'

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../../src-main/services/store/store'
-import { ledgerHandlers } from '../../../src-main/services/ledger/ledger-handlers'
+import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { executePrepared } from '../../../src-main/services/releases/release-service'
 import { seededRng } from '../../../src-worker/engine/random'
@@ -8,7 +8,7 @@ import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { main } from '../../../src-main/cli'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
-import { declarePublic } from '../../../src-main/services/catalog/public-datasets'
+import { declarePublic } from '../../../src-main/services/datasets/declare-public'
 import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>

@@ -9,7 +9,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { datasetRows, getDataset } from '../../../src-main/services/catalog/catalog'
-import { declarePublic, isPublicDataset } from '../../../src-main/services/catalog/public-datasets'
+import { declarePublic } from '../../../src-main/services/datasets/declare-public'
+import { isPublicDataset } from '../../../src-main/services/trust/public-flag'
 import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { openStore, type Store } from '../../../src-main/services/store/store'

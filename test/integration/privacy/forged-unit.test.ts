@@ -8,7 +8,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import { recordPrivacyUnit, unitDeclaration } from '../../../src-main/services/trust/privacy-unit'
+import { unitDeclaration } from '../../../src-main/services/trust/privacy-unit'
+import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { appendEntry } from '../../../src-main/services/chain/ledger-chain'

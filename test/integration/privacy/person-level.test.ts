@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { QueryDefinition, ThresholdCount } from '../../../src-main/contract/datasets'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import { recordPrivacyUnit } from '../../../src-main/services/trust/privacy-unit'
+import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { nanoToNumber } from '../../../src-main/services/chain/nano-epsilon'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'

@@ -3,7 +3,7 @@
  * budget of 5 allows one honest release of the rooms question (6 x 0.576 = 3.45, per person), not two.
  */
 import type Database from 'better-sqlite3'
-import { recordPrivacyUnit } from '../../../src-main/services/trust/privacy-unit'
+import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { craftDataset } from '../ledger/fixtures'

@@ -7,7 +7,7 @@ import { PAPER_DEFAULTS, THRESHOLD_MECHANISMS, WorkloadError, finalStepEpsilon, 
 import type { ThresholdTrialBatch } from '../../../../src-worker/tasks/mide-tasks'
 import type { WorkloadRef } from '../../../contract/experiments'
 import { evaluateThresholdQuery } from '../../datasets'
-import { isPublicDataset } from '../../catalog/public-datasets'
+import { isPublicDataset } from '../../trust/public-flag'
 import { getQuery } from '../../datasets/query-store'
 import { UserError } from '../../platform/errors'
 import { contentHash, defaultLabel, readText } from '../workload-files'

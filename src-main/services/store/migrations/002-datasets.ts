@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Datasets, their columns and saved query definitions (issue 6).

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Experiments and their per-cell results (issue 7). Experiments are simulations (ground truth, seeded, never charged):

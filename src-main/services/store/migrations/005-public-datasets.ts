@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Public datasets (issue 13, ALGORITHMS.md section 5): a dataset becomes public only by the privacy officer's act, with a

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Privacy units (issue 14, ALGORITHMS.md section 6): what one dataset's guarantees protect, declared at import.

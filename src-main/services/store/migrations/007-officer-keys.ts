@@ -1,5 +1,6 @@
-import type { Migration } from '../migrations'
-import { chainAuditRows } from '../../chain/audit-chain'
+import { createHash } from 'node:crypto'
+import type Database from 'better-sqlite3'
+import type { Migration } from '../migration'
 
 /**
  * Officer keys, signed acts, a hash-chained audit log and signed checkpoints (issue 15).
@@ -80,5 +81,34 @@ export const migration007: Migration | null = {
       CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
         BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
     `)
+  }
+}
+
+/**
+ * The audit chain as it was defined when this migration shipped (chain/audit-chain.ts keeps the same definition and must
+ * go on verifying what this wrote): hash of event n = SHA-256( prev_hash || "\n" || canonical JSON of {id, at, kind,
+ * actor, subject, detail} ), keys sorted, no whitespace; the first event's prev_hash is 64 zeros. A migration is frozen
+ * history, so it carries its own copy instead of importing live code.
+ */
+function chainAuditRows(db: Database.Database): void {
+  const canonical = (v: unknown): string =>
+    v === null
+      ? 'null'
+      : typeof v === 'object'
+        ? `{${Object.keys(v as object)
+            .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+            .join(',')}}`
+        : JSON.stringify(v)
+  type Row = { id: number; at: string; kind: string; actor: string; subject: string | null; detail: string }
+  let prev = '0'.repeat(64)
+  const rows = db.prepare('SELECT id, at, kind, actor, subject, detail FROM audit_events ORDER BY id').all() as Row[]
+  const upd = db.prepare('UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?')
+  for (const r of rows) {
+    const fields = { id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, detail: r.detail }
+    const hash = createHash('sha256').update(prev).update('\n').update(canonical(fields)).digest('hex')
+    upd.run(prev, hash, r.id)
+    prev = hash
   }
 }

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Linked datasets (issue 16): a dataset whose rows stay in a file read in place by DuckDB. Imported datasets have no row

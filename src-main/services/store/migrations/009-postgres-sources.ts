@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Linked PostgreSQL tables and views (issue 16): a dataset whose rows stay in the organisation's PostgreSQL. `url` is the

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Linked PostgreSQL relations as officer acts (review findings 5 and 6):

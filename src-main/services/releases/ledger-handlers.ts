@@ -1,10 +1,10 @@
 import type { LedgerMethods } from '../../contract/ledger'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { UserError } from '../platform/errors'
-import { getRelease, listReleases, previewRelease, runReleaseTimed, unlockExPost } from '../releases/release-service'
-import { setBudget } from './budgets'
-import { datasetLedger, ledgerSummary, listEntries } from './ledger-views'
-import { verifyLedger } from './verify'
+import { getRelease, listReleases, previewRelease, runReleaseTimed, unlockExPost } from './release-service'
+import { setBudget } from '../ledger/budgets'
+import { datasetLedger, ledgerSummary, listEntries } from '../ledger/ledger-views'
+import { verifyLedger } from '../ledger/verify'
 import { checkpoint, listOfficers } from '../trust/officers'
 
 function optInt(x: unknown, name: string): number | undefined {

@@ -1,0 +1,143 @@
+/**
+ * Linking a PostgreSQL table or view (issue 16): the connection test and table list the app shows, and the link itself,
+ * an officer act signed over what the link is (trust/link-signature.ts). The read path of a linked relation is
+ * sources/linked-postgres.ts.
+ */
+import type Database from 'better-sqlite3'
+import type { DatasetInfo } from '../../contract/datasets'
+import { recordAudit } from '../chain/ledger-chain'
+import { getDataset } from '../catalog/catalog'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
+import { UserError } from '../platform/errors'
+import { type PgSchemaColumn, pgCatalogType, pgRelation } from '../sources/dialect-postgres'
+import {
+  KINDS,
+  RELATION_SQL,
+  type RelationInfo,
+  checkPasswordEnv,
+  checkPostgresUrl,
+  columnsOf,
+  connectionAtUse,
+  failureSentence,
+  fingerprintOf,
+  relationRow
+} from '../sources/linked-postgres'
+import { PgError, pgAll, pgFailureKind } from '../sources/pg-sync'
+import { writeCheckpoint } from '../trust/checkpoints'
+import { signLink } from '../trust/link-signature'
+import { type OfficerCredentials, type OfficerKey, unlockOfficer } from '../trust/officers'
+
+export interface PostgresConnectionRequest {
+  url: string
+  passwordEnv?: string | null
+}
+
+/**
+ * Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. From a
+ * door the password is the server's, so the caller passes `officer` (checked first, see `datasetsHandlers`).
+ */
+export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
+  const url = checkPostgresUrl(req.url)
+  const env = checkPasswordEnv(req.passwordEnv)
+  try {
+    return pgAll(
+      connectionAtUse(url, env),
+      `SELECT n.nspname, c.relname, CAST(c.relkind AS text) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+          AND has_table_privilege(c.oid, 'SELECT') ORDER BY 1, 2 LIMIT 1000`
+    ).rows.map((r) => ({ schema: String(r[0]), table: String(r[1]), kind: KINDS[String(r[2])] ?? String(r[2]) }))
+  } catch (e) {
+    throw new UserError(failureSentence(e, 'this connection', env, null), 'bad-input')
+  }
+}
+
+export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnitRequest, OfficerCredentials {
+  /** The table or view, as PostgreSQL names it (`table`, `schema.table`, quoted identifiers allowed). */
+  table: string
+}
+
+/**
+ * Links a PostgreSQL table or view as a dataset: an officer act (the officer's credentials are checked before any
+ * connection), signed over what the link is and recorded in the audit log with a checkpoint.
+ */
+export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): DatasetInfo {
+  const name = newDatasetName(db, req.name)
+  const url = checkPostgresUrl(req.url)
+  const passwordEnv = checkPasswordEnv(req.passwordEnv)
+  if (typeof req.table !== 'string' || req.table.trim() === '' || req.table.length > 300) {
+    throw new UserError('Name the table or view to link (schema.table)', 'bad-input')
+  }
+  const key: OfficerKey = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
+  const conn = connectionAtUse(url, passwordEnv)
+  const shown = `"${req.table.slice(0, 120)}"`
+  // to_regclass parses the name as PostgreSQL does (search_path, quoting) and gives null for no such relation.
+  let info: RelationInfo | null
+  try {
+    info = relationRow(pgAll(conn, `${RELATION_SQL} WHERE c.oid = to_regclass($1)`, [req.table.trim()]).rows[0])
+  } catch (e) {
+    if (e instanceof PgError && e.code !== null && /^42/.test(e.code) && pgFailureKind(e) === 'other') {
+      throw new UserError(`${shown} is not a valid table name; give schema.table`, 'bad-input')
+    }
+    throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
+  }
+  if (!info) throw new UserError(`There is no table or view ${shown} in that database (as the connection's role sees it)`, 'not-found')
+  if (!(info.relkind in KINDS)) throw new UserError(`${shown} is not a table or view`, 'bad-input')
+  const rel = pgRelation(info)
+  if (!info.canRead) throw new UserError(`The connection's role may not read ${rel}; ask the database's owner to grant SELECT on it`, 'bad-input')
+  let schema: Array<{ name: string; pgType: string }>
+  try {
+    schema = columnsOf(conn, info.schema, info.table)
+  } catch (e) {
+    throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
+  }
+  if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
+  const seen = new Set(schema.map((c) => c.name))
+  if (req.personColumn !== null && !seen.has(req.personColumn)) {
+    throw new UserError(
+      `The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`,
+      'bad-input'
+    )
+  }
+  // The declared types only (review finding 5): a bigint is integer whatever its values. A value beyond 2^53 that a
+  // release must bring back as a number fails that release after its charge (the neutral failure), never before.
+  const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
+  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
+  const { rowEstimate: _estimate, ...fingerprint } = fingerprintOf(info)
+  void _estimate
+  const found = info
+  const id = insertLinkedDataset(db, {
+    name,
+    sourceFile: fingerprint.relation,
+    sourceBytes: 0,
+    // Not counted, not estimated: the linker may not hold the rows (the password may be the server's).
+    rowCount: 0,
+    columns,
+    personColumn: req.personColumn,
+    perPerson,
+    writeSource: (dsId) => {
+      const { signer, signature } = signLink(key, {
+        datasetId: dsId,
+        url,
+        passwordEnv,
+        schema: found.schema,
+        table: found.table,
+        kind: fingerprint.kind,
+        columns,
+        personColumn: req.personColumn
+      })
+      db.prepare(
+        'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      ).run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint), signer, signature)
+      recordAudit(
+        db,
+        'officer/link-postgres',
+        key.name.slice(0, 100),
+        `dataset:${dsId}`,
+        { name, relation: fingerprint.relation, kind: fingerprint.kind },
+        key
+      )
+      writeCheckpoint(db, key)
+    }
+  })
+  return getDataset(db, id).info
+}
