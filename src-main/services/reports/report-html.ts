@@ -2,7 +2,8 @@
  * THE report template: one self-contained HTML document (inline CSS, inline SVG charts, no script, no external font,
  * a CSP that forbids every fetch) from which both the PDF (Electron's printToPDF or headless Chromium) and the preview
  * are made. Everything shown comes from `ReportData` (covered by the SHA-256) or, clearly marked, from
- * `ReportVerification` (facts at generation time).
+ * `ReportVerification` (facts at generation time). Written with the `markup` tag (./html.ts): every value from the data
+ * is escaped where it is interpolated, so a dataset name, a query name or a reason is text in the document, never markup.
  */
 import type {
   ReportAccount,
@@ -16,7 +17,7 @@ import type {
 } from '../../contract/reports'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { paramsText } from './csv-tables'
-import { escapeHtml as e } from './html-escape'
+import { type Html, type HtmlValue, joinHtml, markup, trustedHtml } from './html'
 import { type LineSeries, horizontalBars, legendHtml, lineChart, shortNumber } from './svg-charts'
 
 const CSS = `
@@ -82,11 +83,11 @@ function periodText(d: ReportData): string {
 }
 
 /**
- * Epsilons as printed (issue 17): the one rounding rule of contract/format-epsilon.ts, 6 significant digits; charges,
- * spends, costs and budgets rounded up, what is left rounded down. The JSON and CSV exports hold the exact values.
+ * Epsilons as printed: the one rounding rule of contract/format-epsilon.ts, 6 significant digits; charges, spends,
+ * costs and budgets rounded up, what is left rounded down. The JSON and CSV exports hold the exact values.
  */
-const up = (x: string | number | null | undefined): string => e(formatCharge(x))
-const down = (x: string | number | null | undefined): string => e(formatRemaining(x))
+const up = (x: string | number | null | undefined): string => formatCharge(x)
+const down = (x: string | number | null | undefined): string => formatRemaining(x)
 
 /** Said once in the report, where the figures are: how they are rounded and where the exact ones are. */
 export const ROUNDING_NOTE =
@@ -98,9 +99,9 @@ export function exPostText(x: number | null): string {
 }
 
 /** An ISO time on two lines (date, time), never broken elsewhere. */
-function timeCell(iso: string): string {
+function timeCell(iso: string): Html {
   const i = iso.indexOf('T')
-  return i > 0 ? `<span class="nowrap">${e(iso.slice(0, i))}</span><br><span class="nowrap">${e(iso.slice(i + 1))}</span>` : e(iso)
+  return i > 0 ? markup`<span class="nowrap">${iso.slice(0, i)}</span><br><span class="nowrap">${iso.slice(i + 1)}</span>` : markup`${iso}`
 }
 
 function num(x: number | null | undefined): string {
@@ -131,7 +132,7 @@ const MECHANISM_WORDS: Record<string, string> = {
   direct: 'noisy binary search, direct oracle'
 }
 
-/** A release's recorded parameters in words (issue 17): only those its mechanism uses, e.g. no eps1 on a one-shot TSLM. */
+/** A release's recorded parameters in words: only those its mechanism uses, e.g. no eps1 on a one-shot TSLM. */
 export function paramsInWords(r: { kind: string; mechanism: string; params: Record<string, unknown> }): string {
   const p = r.params
   const n = (k: string) => (typeof p[k] === 'number' ? (p[k] as number) : null)
@@ -162,10 +163,10 @@ export function paramsInWords(r: { kind: string; mechanism: string; params: Reco
   return parts.join('; ')
 }
 
-function colgroup(widths: number[] | undefined): string {
-  if (!widths) return ''
+function colgroup(widths: number[] | undefined): Html {
+  if (!widths) return markup``
   const sum = widths.reduce((a, b) => a + b, 0)
-  return `<colgroup>${widths.map((w) => `<col style="width:${((100 * w) / sum).toFixed(2)}%">`).join('')}</colgroup>`
+  return markup`<colgroup>${widths.map((w) => markup`<col style="width:${((100 * w) / sum).toFixed(2)}%">`)}</colgroup>`
 }
 
 /** Rows per <table>: long tables are cut into chunks (each with its header), which Chromium lays out and paginates far faster. */
@@ -173,44 +174,43 @@ const ROWS_PER_TABLE = 100
 
 function dataTable(
   headers: Array<{ text: string; num?: boolean; cls?: string }>,
-  rows: string[][],
+  rows: HtmlValue[][],
   opts: { small?: boolean; widths?: number[] } = {}
-): string {
-  const head = `${colgroup(opts.widths)}<thead><tr>${headers.map((h) => `<th${h.num ? ' class="num"' : ''}>${e(h.text)}</th>`).join('')}</tr></thead>`
-  const open = `<table class="data${opts.small ? ' small' : ''}"${opts.widths ? ' style="table-layout:fixed"' : ''}>`
-  const rowHtml = rows.map(
-    (r) =>
-      `<tr>${r.map((c, i) => `<td${headers[i]?.num ? ' class="num"' : headers[i]?.cls ? ` class="${headers[i].cls}"` : ''}>${c}</td>`).join('')}</tr>`
-  )
-  const out: string[] = []
+): Html {
+  const cellClass = (h: { num?: boolean; cls?: string } | undefined) => (h?.num ? markup` class="num"` : h?.cls ? markup` class="${h.cls}"` : '')
+  const head = markup`${colgroup(opts.widths)}<thead><tr>${headers.map((h) => markup`<th${h.num ? markup` class="num"` : ''}>${h.text}</th>`)}</tr></thead>`
+  const open = markup`<table class="data${opts.small ? ' small' : ''}"${opts.widths ? markup` style="table-layout:fixed"` : ''}>`
+  const rowHtml = rows.map((r) => markup`<tr>${r.map((c, i) => markup`<td${cellClass(headers[i])}>${c}</td>`)}</tr>`)
+  const out: Html[] = []
   for (let i = 0; i < Math.max(1, rowHtml.length); i += ROWS_PER_TABLE)
-    out.push(`${open}${head}<tbody>${rowHtml.slice(i, i + ROWS_PER_TABLE).join('')}</tbody></table>`)
-  return out.join('')
+    out.push(markup`${open}${head}<tbody>${rowHtml.slice(i, i + ROWS_PER_TABLE)}</tbody></table>`)
+  return joinHtml(out)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function accountRows(accounts: ReportAccount[]): string[][] {
+function accountRows(accounts: ReportAccount[]): HtmlValue[][] {
   return accounts.map((a) => [
-    e(a.label),
-    a.budgetExact === null ? '<span class="muted">none set</span>' : up(a.budgetExact),
+    a.label,
+    a.budgetExact === null ? markup`<span class="muted">none set</span>` : up(a.budgetExact),
     up(a.spentInPeriodExact),
     up(a.spentTotalExact),
-    a.remainingExact === null ? '<span class="muted">—</span>' : down(a.remainingExact),
+    a.remainingExact === null ? markup`<span class="muted">—</span>` : down(a.remainingExact),
     String(a.releasesInPeriod)
   ])
 }
 
-function datasetSummary(d: ReportDataset, data: ReportData): string {
-  const parts: string[] = [`<h3>Dataset "${e(d.datasetName)}" (id ${d.datasetId})</h3>`]
+function datasetSummary(d: ReportDataset, data: ReportData): Html {
+  const parts: Html[] = [markup`<h3>Dataset "${d.datasetName}" (id ${d.datasetId})</h3>`]
   const per = d.unit === 'row' ? 'row' : 'person'
+  const budget =
+    d.budgetPerUnitExact === null
+      ? '; no budget set.'
+      : ` of a budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`
   parts.push(
-    `<p>Privacy unit: ${e(d.unitText)}. <b>Spent per ${per}, summed over notions: ${up(d.spentPerUnitTotalExact)}</b> ` +
-      `(${up(d.spentPerUnitInPeriodExact)} in the period)` +
-      (d.budgetPerUnitExact === null
-        ? '; no budget set.'
-        : ` of a budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`) +
-      ` The notions below are its breakdown.</p>`
+    markup`<p>Privacy unit: ${d.unitText}. <b>Spent per ${per}, summed over notions: ${up(d.spentPerUnitTotalExact)}</b> (${up(
+      d.spentPerUnitInPeriodExact
+    )} in the period)${budget} The notions below are its breakdown.</p>`
   )
   parts.push(
     dataTable(
@@ -228,7 +228,7 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
   const shown = d.accounts.filter((a) => a.budgetExact !== null || Number(a.spentTotalExact) > 0)
   if (shown.length > 0) {
     parts.push(
-      `<div class="chart">${horizontalBars({
+      markup`<div class="chart">${horizontalBars({
         title: 'Spend per privacy notion (total up to the end of the period; they add up to the spend per unit) against its own budget',
         bars: shown.map((a) => ({
           label: a.label,
@@ -239,15 +239,15 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
       })}</div>`
     )
   } else {
-    parts.push(`<p class="empty">${d.budgetPerUnitExact === null ? 'No budget set and nothing' : 'Nothing'} spent under any notion.</p>`)
+    parts.push(markup`<p class="empty">${d.budgetPerUnitExact === null ? 'No budget set and nothing' : 'Nothing'} spent under any notion.</p>`)
   }
   for (const a of d.accounts) {
     const cells = a.cells.filter((c) => c.key !== '{}')
     if (cells.length === 0) continue
     const more = a.cellCount > a.cells.length ? ` (the ${a.cells.length} largest of ${a.cellCount} cells)` : ''
-    parts.push(`<h4>Spend per partition cell — ${e(a.label)}${e(more)}</h4>`)
+    parts.push(markup`<h4>Spend per partition cell — ${a.label}${more}</h4>`)
     parts.push(
-      `<div class="chart">${horizontalBars({
+      markup`<div class="chart">${horizontalBars({
         title: `Spend per partition cell (${a.label}) against the budget`,
         bars: cells.map((c) => ({
           label: c.label,
@@ -260,13 +260,13 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
     parts.push(
       dataTable(
         [{ text: 'Cell' }, { text: 'Spent in period', num: true }, { text: 'Spent in total', num: true }],
-        a.cells.map((c) => [e(c.label), up(c.inPeriodExact), up(c.totalExact)])
+        a.cells.map((c) => [c.label, up(c.inPeriodExact), up(c.totalExact)])
       )
     )
   }
   const budgets = data.ledgerEntries.filter((x) => x.kind === 'budget' && x.datasetId === d.datasetId)
   if (budgets.length > 0) {
-    parts.push('<h4>Budget changes in the period</h4>')
+    parts.push(markup`<h4>Budget changes in the period</h4>`)
     parts.push(
       dataTable(
         [
@@ -277,43 +277,46 @@ function datasetSummary(d: ReportDataset, data: ReportData): string {
           { text: 'Officer' },
           { text: 'Reason' }
         ],
-        budgets.map((b) => [String(b.seq), timeCell(b.at), e(b.notion ?? `budget per ${per}`), up(b.amountExact), e(b.actor), e(b.description)])
+        budgets.map((b) => [String(b.seq), timeCell(b.at), b.notion ?? `budget per ${per}`, up(b.amountExact), b.actor, b.description])
       )
     )
   }
-  return parts.join('')
+  return joinHtml(parts)
 }
 
-function summarySection(d: ReportData): string {
-  const parts = ['<h2>1. Summary</h2>']
+function summarySection(d: ReportData): Html {
+  const parts: Html[] = [markup`<h2>1. Summary</h2>`]
   parts.push(
-    `<table class="facts"><tbody>` +
-      `<tr><td>Releases in period</td><td><b>${d.totals.releases}</b></td></tr>` +
-      `<tr><td>Denials in period</td><td><b>${d.totals.denials}</b></td></tr>` +
-      `<tr><td>Ledger entries in period</td><td><b>${d.totals.ledgerEntries}</b></td></tr>` +
-      `<tr><td>Sealed-cost unlocks in period</td><td><b>${d.totals.unlocks}</b></td></tr>` +
-      `<tr><td>Experiments (simulations) in period</td><td><b>${d.totals.experiments}</b></td></tr>` +
-      `</tbody></table>`
+    joinHtml([
+      markup`<table class="facts"><tbody>`,
+      markup`<tr><td>Releases in period</td><td><b>${d.totals.releases}</b></td></tr>`,
+      markup`<tr><td>Denials in period</td><td><b>${d.totals.denials}</b></td></tr>`,
+      markup`<tr><td>Ledger entries in period</td><td><b>${d.totals.ledgerEntries}</b></td></tr>`,
+      markup`<tr><td>Sealed-cost unlocks in period</td><td><b>${d.totals.unlocks}</b></td></tr>`,
+      markup`<tr><td>Experiments (simulations) in period</td><td><b>${d.totals.experiments}</b></td></tr>`,
+      markup`</tbody></table>`
+    ])
   )
   parts.push(
-    `<p class="muted">${e(d.notionsNote)} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). ${e(ROUNDING_NOTE)}</p>`
+    markup`<p class="muted">${d.notionsNote} Spend under a notion is the largest, over partition cells, of the charges that cover the cell (parallel composition over disjoint cells). ${ROUNDING_NOTE}</p>`
   )
-  if (d.datasets.length === 0) parts.push('<p class="empty">No datasets and no ledger entries in this workspace up to the end of the period.</p>')
+  if (d.datasets.length === 0)
+    parts.push(markup`<p class="empty">No datasets and no ledger entries in this workspace up to the end of the period.</p>`)
   for (const ds of d.datasets) parts.push(datasetSummary(ds, d))
-  return parts.join('')
+  return joinHtml(parts)
 }
 
-function releasesSection(d: ReportData): string {
+function releasesSection(d: ReportData): Html {
   const officer = d.edition === 'officer'
-  const parts = ['<h2>2. Releases</h2>']
+  const parts: Html[] = [markup`<h2>2. Releases</h2>`]
   parts.push(
-    `<p class="muted">Every charged release in the period, with its decisions only (how many predicates or records were flagged); true counts and noisy values are never shown.${
+    markup`<p class="muted">Every charged release in the period, with its decisions only (how many predicates or records were flagged); true counts and noisy values are never shown.${
       officer
         ? ' Officer edition: the sealed ex-post costs (data-dependent epsilon actually spent, rounded up like a charge) are shown in the last columns; reading each one was recorded as an unlock audit event.'
         : ''
     }</p>`
   )
-  if (d.releases.length === 0) return parts.join('') + '<p class="empty">No releases in this period.</p>'
+  if (d.releases.length === 0) return markup`${parts}<p class="empty">No releases in this period.</p>`
   const headers = [
     { text: 'ID', num: true },
     { text: 'Time' },
@@ -327,20 +330,20 @@ function releasesSection(d: ReportData): string {
   ]
   if (officer) headers.push({ text: 'Ex-post ε (sealed)', num: true }, { text: 'Queries', num: true })
   const rows = d.releases.map((r) => {
-    const row = [
+    const row: HtmlValue[] = [
       String(r.releaseId),
       timeCell(r.createdAt),
-      `${e(r.datasetName)} / ${e(r.queryName)} (#${r.queryId})`,
-      `${e(r.kind)} / ${e(r.mechanism)}`,
-      e(paramsInWords(r)),
-      e(r.notion),
+      `${r.datasetName} / ${r.queryName} (#${r.queryId})`,
+      `${r.kind} / ${r.mechanism}`,
+      paramsInWords(r),
+      r.notion,
       up(r.chargeExact),
       String(r.ledgerSeq),
-      e(decisionsText(r))
+      decisionsText(r)
     ]
     if (officer) {
       row.push(
-        r.exPost?.sealed ? `<span class="sealed">${e(exPostText(r.exPost.spentMax))}</span>` : '<span class="muted">none sealed</span>',
+        r.exPost?.sealed ? markup`<span class="sealed">${exPostText(r.exPost.spentMax)}</span>` : markup`<span class="muted">none sealed</span>`,
         r.exPost?.queries === null || r.exPost?.queries === undefined ? '' : String(r.exPost.queries)
       )
     }
@@ -348,12 +351,15 @@ function releasesSection(d: ReportData): string {
   })
   const widths = officer ? [4, 10, 10, 9, 19, 9, 8, 5, 14, 8, 6] : [4, 10, 11, 9, 24, 9, 8, 5, 20]
   parts.push(dataTable(headers, rows, { small: true, widths }))
-  return parts.join('')
+  return joinHtml(parts)
 }
 
-function denialsSection(d: ReportData): string {
-  const parts = ['<h2>3. Denials</h2>', '<p class="muted">Requests refused because the charge would have exceeded the budget; nothing was spent.</p>']
-  if (d.denials.length === 0) return parts.join('') + '<p class="empty">No denials in this period.</p>'
+function denialsSection(d: ReportData): Html {
+  const parts: Html[] = [
+    markup`<h2>3. Denials</h2>`,
+    markup`<p class="muted">Requests refused because the charge would have exceeded the budget; nothing was spent.</p>`
+  ]
+  if (d.denials.length === 0) return markup`${parts}<p class="empty">No denials in this period.</p>`
   parts.push(
     dataTable(
       [
@@ -370,10 +376,10 @@ function denialsSection(d: ReportData): string {
       d.denials.map((x) => [
         String(x.auditId),
         timeCell(x.at),
-        e(x.actor),
-        x.datasetName === null ? '' : `${e(x.datasetName)} (${x.datasetId})`,
-        x.queryId === null ? '' : `${e(x.queryName ?? '')} (#${x.queryId})`,
-        e(x.notion ?? ''),
+        x.actor,
+        x.datasetName === null ? '' : `${x.datasetName} (${x.datasetId})`,
+        x.queryId === null ? '' : `${x.queryName ?? ''} (#${x.queryId})`,
+        x.notion ?? '',
         x.requestedExact === null ? '' : up(x.requestedExact),
         x.remainingExact === null ? 'no budget' : down(x.remainingExact),
         x.budgetExact === null ? 'none' : up(x.budgetExact)
@@ -381,23 +387,23 @@ function denialsSection(d: ReportData): string {
       { small: true }
     )
   )
-  return parts.join('')
+  return joinHtml(parts)
 }
 
-function unlocksSection(d: ReportData): string {
-  const parts = [
-    '<h2>4. Unlocks of sealed costs</h2>',
-    '<p class="muted">Each time a privacy officer read the sealed ex-post costs of a release (recorded before the read).</p>'
+function unlocksSection(d: ReportData): Html {
+  const parts: Html[] = [
+    markup`<h2>4. Unlocks of sealed costs</h2>`,
+    markup`<p class="muted">Each time a privacy officer read the sealed ex-post costs of a release (recorded before the read).</p>`
   ]
-  if (d.unlocks.length === 0) return parts.join('') + '<p class="empty">No unlocks in this period.</p>'
+  if (d.unlocks.length === 0) return markup`${parts}<p class="empty">No unlocks in this period.</p>`
   parts.push(
     dataTable(
       [{ text: 'Audit', num: true }, { text: 'Time' }, { text: 'Officer' }, { text: 'Release', num: true }, { text: 'Reason' }],
-      d.unlocks.map((u) => [String(u.auditId), timeCell(u.at), e(u.officer), u.releaseId === null ? '' : String(u.releaseId), e(u.reason)]),
+      d.unlocks.map((u) => [String(u.auditId), timeCell(u.at), u.officer, u.releaseId === null ? '' : String(u.releaseId), u.reason]),
       { small: true }
     )
   )
-  return parts.join('')
+  return joinHtml(parts)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -411,9 +417,9 @@ function paramValueText(v: unknown): string {
 }
 
 /** Chart panels of an experiment: per sweep (and workload unless it is the x axis), x = the first swept parameter. */
-function experimentCharts(x: ReportExperiment): string {
+function experimentCharts(x: ReportExperiment): Html {
   const done = x.cells.filter((c) => c.status === 'done')
-  if (done.length === 0) return '<p class="empty">No finished cells to chart.</p>'
+  if (done.length === 0) return markup`<p class="empty">No finished cells to chart.</p>`
   const metrics = x.metrics
     .filter((m) => done.some((c) => c.metrics[m.name]?.mean !== null && c.metrics[m.name] !== undefined))
     .slice(0, MAX_METRICS_PER_PANEL)
@@ -423,7 +429,7 @@ function experimentCharts(x: ReportExperiment): string {
     l.push(c)
     bySweep.set(c.sweep, l)
   }
-  const panels: string[] = []
+  const panels: Html[] = []
   let skipped = 0
   for (const [sweep, cells] of bySweep) {
     const keys = [...new Set(cells.flatMap((c) => Object.keys(c.params)))].sort()
@@ -463,40 +469,40 @@ function experimentCharts(x: ReportExperiment): string {
             .filter((c) => seriesOf(c) === name && c.metrics[m.name] !== undefined)
             .map((c) => ({ x: xOf(c), y: c.metrics[m.name].mean, lo: c.metrics[m.name].ciLow, hi: c.metrics[m.name].ciHigh }))
         }))
-        return `<div class="chart">${lineChart({ title: `SIMULATION · ${m.name}`, xLabel: xKey, series, width: 325, height: 190 })}</div>`
+        return markup`<div class="chart">${lineChart({ title: `SIMULATION · ${m.name}`, xLabel: xKey, series, width: 325, height: 190 })}</div>`
       })
       panels.push(
-        `<div class="chartgroup"><h4>Sweep "${e(sweep)}"${w === null ? '' : `, workload ${e(w)}`}</h4>` +
-          (seriesNames.length > 1 || seriesNames[0] !== 'all' ? legendHtml(seriesNames) : '') +
-          `<div class="charts">${charts.join('')}</div></div>`
+        markup`<div class="chartgroup"><h4>Sweep "${sweep}"${w === null ? '' : `, workload ${w}`}</h4>${
+          seriesNames.length > 1 || seriesNames[0] !== 'all' ? legendHtml(seriesNames) : ''
+        }<div class="charts">${charts}</div></div>`
       )
     }
   }
   if (skipped > 0)
-    panels.push(`<p class="muted">${skipped} more chart panel(s) not drawn; every value is in the table below and in the experiments CSV.</p>`)
+    panels.push(markup`<p class="muted">${skipped} more chart panel(s) not drawn; every value is in the table below and in the experiments CSV.</p>`)
   const withData = x.metrics.filter((m) => done.some((c) => c.metrics[m.name] !== undefined && c.metrics[m.name].mean !== null))
   if (withData.length > metrics.length) {
     panels.push(
-      `<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the CSV export (table “experiments”) has every metric of every cell.</p>`
+      markup`<p class="muted">Charts show ${metrics.map((m) => m.name).join(', ')}; the CSV export (table “experiments”) has every metric of every cell.</p>`
     )
   }
-  return panels.join('')
+  return joinHtml(panels)
 }
 
-function metricCell(v: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined): string {
-  if (!v || v.mean === null) return ''
+function metricCell(v: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined): Html {
+  if (!v || v.mean === null) return markup``
   const ci =
-    v.ciLow !== null && v.ciHigh !== null ? `<br><span class="nowrap muted">[${e(shortNumber(v.ciLow))}, ${e(shortNumber(v.ciHigh))}]</span>` : ''
-  return `<span class="nowrap">${e(shortNumber(v.mean))}</span>${ci}`
+    v.ciLow !== null && v.ciHigh !== null ? markup`<br><span class="nowrap muted">[${shortNumber(v.ciLow)}, ${shortNumber(v.ciHigh)}]</span>` : ''
+  return markup`<span class="nowrap">${shortNumber(v.mean)}</span>${ci}`
 }
 
-/** At most this many rows in an experiment's headline table (issue 17: the full table is in the CSV). */
+/** At most this many rows in an experiment's headline table (the full table is in the CSV). */
 export const HEADLINE_ROWS = 16
 /** At most this many metrics as columns of the headline table. */
 const HEADLINE_METRICS = 4
 
 /**
- * One table of the headline cells of an experiment (issue 17): per sweep, workload and mechanism, the finished cells at the
+ * One table of the headline cells of an experiment: per sweep, workload and mechanism, the finished cells at the
  * two ends of the swept parameter; never a pending cell. Every cell with every metric is in the CSV export.
  */
 export function headlineCells(x: ReportExperiment): ReportExperimentCell[] {
@@ -520,146 +526,155 @@ export function headlineCells(x: ReportExperiment): ReportExperimentCell[] {
   return out.slice(0, HEADLINE_ROWS)
 }
 
-function headlineTable(x: ReportExperiment): string {
+function headlineTable(x: ReportExperiment): Html {
   const rows = headlineCells(x)
   const pending = x.cellsTotal - x.cellsDone
   const where = `The full table (every cell, every metric with its interval) is in the CSV export (table “experiments”).`
-  if (rows.length === 0) return `<p class="empty">No finished cells yet. ${e(where)}</p>`
+  if (rows.length === 0) return markup`<p class="empty">No finished cells yet. ${where}</p>`
   const metricNames = x.metrics
     .map((m) => m.name)
     .filter((n) => rows.some((c) => c.metrics[n] !== undefined && c.metrics[n].mean !== null))
     .slice(0, HEADLINE_METRICS)
-  return (
-    `<h4>Headline cells (mean [95% interval]) — simulation</h4>` +
-    `<p class="muted">Per mechanism, the finished cells at both ends of the swept parameter${pending > 0 ? `; ${pending} cells of this ${e(x.status)} run have no result and are left out` : ''}. ${e(where)}</p>` +
+  return joinHtml([
+    markup`<h4>Headline cells (mean [95% interval]) — simulation</h4>`,
+    markup`<p class="muted">Per mechanism, the finished cells at both ends of the swept parameter${
+      pending > 0 ? `; ${pending} cells of this ${x.status} run have no result and are left out` : ''
+    }. ${where}</p>`,
     dataTable(
       [{ text: 'Cell', num: true }, { text: 'Workload' }, { text: 'Mechanism' }, { text: 'Parameters' }, ...metricNames.map((n) => ({ text: n }))],
-      rows.map((c) => [String(c.index), e(c.workload), e(c.mechanism), e(paramsText(c.params)), ...metricNames.map((n) => metricCell(c.metrics[n]))]),
+      rows.map((c) => [String(c.index), c.workload, c.mechanism, paramsText(c.params), ...metricNames.map((n) => metricCell(c.metrics[n]))]),
       { small: true }
     )
-  )
+  ])
 }
 
-function experimentsSection(d: ReportData): string {
-  const parts = [
-    '<h2>5. Experiments (simulations)</h2>',
-    '<div class="sim"><span class="simtag">SIMULATION</span> Experiments run the mechanisms on known data (ground truth) with a seeded generator. They are never charged to the ledger and are not releases; their figures describe the mechanisms, not the datasets.</div>'
+function experimentsSection(d: ReportData): Html {
+  const parts: Html[] = [
+    markup`<h2>5. Experiments (simulations)</h2>`,
+    markup`<div class="sim"><span class="simtag">SIMULATION</span> Experiments run the mechanisms on known data (ground truth) with a seeded generator. They are never charged to the ledger and are not releases; their figures describe the mechanisms, not the datasets.</div>`
   ]
-  if (d.experiments.length === 0) return parts.join('') + '<p class="empty">No experiments in this period.</p>'
+  if (d.experiments.length === 0) return markup`${parts}<p class="empty">No experiments in this period.</p>`
   for (const x of d.experiments) {
-    parts.push(`<h3><span class="simtag">SIMULATION</span> ${e(x.name)}</h3>`)
+    parts.push(markup`<h3><span class="simtag">SIMULATION</span> ${x.name}</h3>`)
     parts.push(
-      `<table class="facts"><tbody><tr><td>Experiment</td><td class="mono">${e(x.id)}</td></tr><tr><td>Engine</td><td>${e(x.engine)}</td></tr>` +
-        `<tr><td>Base seed</td><td class="mono">${e(x.seed)}</td></tr><tr><td>Status</td><td>${e(x.status)}, ${x.cellsDone} of ${x.cellsTotal} cells done</td></tr>` +
-        `<tr><td>Created</td><td>${e(x.createdAt)}</td></tr></tbody></table>`
+      joinHtml([
+        markup`<table class="facts"><tbody><tr><td>Experiment</td><td class="mono">${x.id}</td></tr><tr><td>Engine</td><td>${x.engine}</td></tr>`,
+        markup`<tr><td>Base seed</td><td class="mono">${x.seed}</td></tr><tr><td>Status</td><td>${x.status}, ${x.cellsDone} of ${x.cellsTotal} cells done</td></tr>`,
+        markup`<tr><td>Created</td><td>${x.createdAt}</td></tr></tbody></table>`
+      ])
     )
     parts.push(experimentCharts(x))
     parts.push(headlineTable(x))
   }
-  return parts.join('')
+  return joinHtml(parts)
 }
 
-function ledgerSection(d: ReportData): string {
-  const parts = [
-    '<h2>6. Ledger entries</h2>',
-    '<p class="muted">The hash-chained, append-only ledger entries written in the period (charges and budget changes). Each hash covers the entry and the hash before it.</p>'
+function ledgerSection(d: ReportData): Html {
+  const parts: Html[] = [
+    markup`<h2>6. Ledger entries</h2>`,
+    markup`<p class="muted">The hash-chained, append-only ledger entries written in the period (charges and budget changes). Each hash covers the entry and the hash before it.</p>`
   ]
-  if (d.ledgerEntries.length === 0) return parts.join('') + '<p class="empty">No ledger entries in this period.</p>'
+  if (d.ledgerEntries.length === 0) return markup`${parts}<p class="empty">No ledger entries in this period.</p>`
   const headers = ['Entry', 'Time', 'Kind', 'Dataset', 'Notion', 'ε', 'Cells', 'Release', 'Actor', 'Description']
   const numeric = new Set(['Entry', 'ε', 'Cells', 'Release'])
-  const head = `<thead><tr>${headers.map((h) => `<th${numeric.has(h) ? ' class="num"' : ''}>${e(h)}</th>`).join('')}</tr></thead>`
+  const head = markup`<thead><tr>${headers.map((h) => markup`<th${numeric.has(h) ? markup` class="num"` : ''}>${h}</th>`)}</tr></thead>`
   const rows = d.ledgerEntries.map((x) => {
     const main = [
-      `<td class="num">${x.seq}</td>`,
-      `<td>${timeCell(x.at)}</td>`,
-      `<td>${e(x.kind)}</td>`,
-      `<td>${e(x.datasetName)}</td>`,
-      `<td>${e(x.notion ?? (x.kind === 'budget' ? 'every notion' : ''))}</td>`,
-      `<td class="num">${up(x.amountExact)}</td>`,
-      `<td class="num">${x.cellCount}</td>`,
-      `<td class="num">${x.releaseId === null ? '' : x.releaseId}</td>`,
-      `<td>${e(x.actor)}</td>`,
-      `<td>${e(x.description)}</td>`
-    ].join('')
-    const sub = `<td></td><td colspan="9">hash <span class="h6">${e(x.hash)}</span><br>prev <span class="h6">${e(x.prevHash)}</span></td>`
-    return `<tbody class="entry"><tr class="main">${main}</tr><tr class="sub">${sub}</tr></tbody>`
+      markup`<td class="num">${x.seq}</td>`,
+      markup`<td>${timeCell(x.at)}</td>`,
+      markup`<td>${x.kind}</td>`,
+      markup`<td>${x.datasetName}</td>`,
+      markup`<td>${x.notion ?? (x.kind === 'budget' ? 'every notion' : '')}</td>`,
+      markup`<td class="num">${up(x.amountExact)}</td>`,
+      markup`<td class="num">${x.cellCount}</td>`,
+      markup`<td class="num">${x.releaseId === null ? '' : x.releaseId}</td>`,
+      markup`<td>${x.actor}</td>`,
+      markup`<td>${x.description}</td>`
+    ]
+    const sub = markup`<td></td><td colspan="9">hash <span class="h6">${x.hash}</span><br>prev <span class="h6">${x.prevHash}</span></td>`
+    return markup`<tbody class="entry"><tr class="main">${main}</tr><tr class="sub">${sub}</tr></tbody>`
   })
   const widths = [5, 11, 6, 10, 10, 8, 5, 7, 9, 29]
   for (let i = 0; i < rows.length; i += ROWS_PER_TABLE) {
-    parts.push(`<table class="data small" style="table-layout:fixed">${colgroup(widths)}${head}${rows.slice(i, i + ROWS_PER_TABLE).join('')}</table>`)
+    parts.push(markup`<table class="data small" style="table-layout:fixed">${colgroup(widths)}${head}${rows.slice(i, i + ROWS_PER_TABLE)}</table>`)
   }
-  return parts.join('')
+  return joinHtml(parts)
 }
 
-function verificationSection(d: ReportData, v: ReportVerification): string {
+function verificationSection(d: ReportData, v: ReportVerification): Html {
   const args = v.reproduceArgs
   const officerArg = d.edition === 'officer' ? ' --officer NAME' : ''
-  return [
-    '<h2>7. Verification</h2>',
-    '<div class="box">',
-    `<p>Ledger hash-chain head at the end of the period: entry ${d.ledgerHead.seq}<br><span class="hash">${e(d.ledgerHead.hash)}</span></p>`,
-    `<p>SHA-256 of this report's data:<br><span class="hash" id="data-sha256">${e(v.dataSha256)}</span></p>`,
-    '</div>',
-    '<h4>SHA-256 of the CSV tables of this report</h4>',
+  return joinHtml([
+    markup`<h2>7. Verification</h2>`,
+    markup`<div class="box">`,
+    markup`<p>Ledger hash-chain head at the end of the period: entry ${d.ledgerHead.seq}<br><span class="hash">${d.ledgerHead.hash}</span></p>`,
+    markup`<p>SHA-256 of this report's data:<br><span class="hash" id="data-sha256">${v.dataSha256}</span></p>`,
+    markup`</div>`,
+    markup`<h4>SHA-256 of the CSV tables of this report</h4>`,
     dataTable(
       [{ text: 'Table' }, { text: 'File' }, { text: 'SHA-256' }],
-      (Object.keys(TABLE_FILES) as ReportTable[]).map((t) => [e(t), e(TABLE_FILES[t]), `<span class="hash">${e(v.csvSha256[t])}</span>`])
+      (Object.keys(TABLE_FILES) as ReportTable[]).map((t) => [t, TABLE_FILES[t], markup`<span class="hash">${v.csvSha256[t]}</span>`])
     ),
-    `<h4>At generation time (not covered by the SHA-256)</h4>`,
-    `<p>Generated ${e(v.generatedAt)}. Whole-ledger verification: <span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${e(v.ledgerVerify.message)}</span> (${v.ledgerVerify.entries} entries, head <span class="hash">${e(v.ledgerVerify.headHash)}</span>).</p>`,
-    '<h4>How to check this report</h4>',
-    '<ol>',
-    `<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${e(d.ledgerHead.hash)}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
-    `<li>This document shows the report's data (epsilons rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${e(args)}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
-    `<li>Each CSV table likewise: <code>npx quiet-alarm report --db WORKSPACE --format csv --table releases --out releases.csv ${e(args)}${officerArg}</code>, then <code>sha256sum releases.csv</code> must equal the releases row above (tables: ledger, releases, denials, experiments).</li>`,
-    `<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget): each printed epsilon is the exported one at 6 significant digits, rounded up (down for what remains).</li>`,
-    '</ol>',
+    markup`<h4>At generation time (not covered by the SHA-256)</h4>`,
+    markup`<p>Generated ${v.generatedAt}. Whole-ledger verification: <span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${v.ledgerVerify.message}</span> (${v.ledgerVerify.entries} entries, head <span class="hash">${v.ledgerVerify.headHash}</span>).</p>`,
+    markup`<h4>How to check this report</h4>`,
+    markup`<ol>`,
+    markup`<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${d.ledgerHead.hash}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
+    markup`<li>This document shows the report's data (epsilons rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${args}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
+    markup`<li>Each CSV table likewise: <code>npx quiet-alarm report --db WORKSPACE --format csv --table releases --out releases.csv ${args}${officerArg}</code>, then <code>sha256sum releases.csv</code> must equal the releases row above (tables: ledger, releases, denials, experiments).</li>`,
+    markup`<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget): each printed epsilon is the exported one at 6 significant digits, rounded up (down for what remains).</li>`,
+    markup`</ol>`,
     d.edition === 'officer'
-      ? '<p class="muted">Officer edition: exporting it again records new unlock events, after the end of the period, so its data and hash stay the same.</p>'
-      : '<p class="muted">Analyst edition: contains no ex-post costs.</p>'
-  ].join('')
+      ? markup`<p class="muted">Officer edition: exporting it again records new unlock events, after the end of the period, so its data and hash stay the same.</p>`
+      : markup`<p class="muted">Analyst edition: contains no ex-post costs.</p>`
+  ])
 }
 
+/** The PDF's page footer (Chromium's footer template): markup as text. */
 export function footerHtml(d: ReportData): string {
-  return (
-    `<div style="font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 7.5pt; color: #555; width: 100%; padding: 0 14mm; display: flex; justify-content: space-between;">` +
-    `<span>Quiet Alarm audit report · ${d.edition} edition · ${e(scopeText(d))}</span>` +
-    `<span>Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`
-  )
+  return markup`<div style="font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 7.5pt; color: #555; width: 100%; padding: 0 14mm; display: flex; justify-content: space-between;"><span>Quiet Alarm audit report · ${d.edition} edition · ${scopeText(
+    d
+  )}</span><span>Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`.text
 }
 
+/** The whole report as one HTML document (text). */
 export function renderReportHtml(d: ReportData, v: ReportVerification): string {
   const title = `Privacy audit report — ${scopeText(d)}`
-  const head = [
-    '<!DOCTYPE html>',
-    '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
-    `<title>${e(title)}</title>`,
-    `<style>${CSS}</style></head><body>`
-  ].join('')
-  const cover = [
-    `<h1>${e(title)}</h1>`,
-    `<p><span class="edition ${d.edition}">${d.edition === 'officer' ? 'OFFICER EDITION — with sealed ex-post costs' : 'ANALYST EDITION — no ex-post costs'}</span></p>`,
-    '<table class="facts"><tbody>',
-    `<tr><td>Scope</td><td>${e(scopeText(d))}</td></tr>`,
-    `<tr><td>Period</td><td>${e(periodText(d))}</td></tr>`,
-    `<tr><td>Generated</td><td>${e(v.generatedAt)}</td></tr>`,
-    `<tr><td>Ledger head at end of period</td><td>entry ${d.ledgerHead.seq} · <span class="hash">${e(d.ledgerHead.hash)}</span></td></tr>`,
-    `<tr><td>Report data SHA-256</td><td><span class="hash">${e(v.dataSha256)}</span></td></tr>`,
-    `<tr><td>Ledger verification</td><td><span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${e(v.ledgerVerify.message)}</span></td></tr>`,
-    '</tbody></table>',
-    '<p class="muted">Releases are charged runs on real data with secure noise; they show decisions only. Experiments are simulations (ground truth, seeded, never charged) and are marked as such. Section 7 says how to check this document.</p>'
-  ].join('')
-  return [
-    head,
-    cover,
-    summarySection(d),
-    releasesSection(d),
-    denialsSection(d),
-    unlocksSection(d),
-    experimentsSection(d),
-    ledgerSection(d),
-    verificationSection(d, v),
-    '</body></html>'
-  ].join('\n')
+  const head = joinHtml([
+    markup`<!DOCTYPE html>`,
+    markup`<html lang="en"><head><meta charset="utf-8">`,
+    markup`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    markup`<title>${title}</title>`,
+    markup`<style>${trustedHtml(CSS)}</style></head><body>`
+  ])
+  const cover = joinHtml([
+    markup`<h1>${title}</h1>`,
+    markup`<p><span class="edition ${d.edition}">${
+      d.edition === 'officer' ? 'OFFICER EDITION — with sealed ex-post costs' : 'ANALYST EDITION — no ex-post costs'
+    }</span></p>`,
+    markup`<table class="facts"><tbody>`,
+    markup`<tr><td>Scope</td><td>${scopeText(d)}</td></tr>`,
+    markup`<tr><td>Period</td><td>${periodText(d)}</td></tr>`,
+    markup`<tr><td>Generated</td><td>${v.generatedAt}</td></tr>`,
+    markup`<tr><td>Ledger head at end of period</td><td>entry ${d.ledgerHead.seq} · <span class="hash">${d.ledgerHead.hash}</span></td></tr>`,
+    markup`<tr><td>Report data SHA-256</td><td><span class="hash">${v.dataSha256}</span></td></tr>`,
+    markup`<tr><td>Ledger verification</td><td><span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${v.ledgerVerify.message}</span></td></tr>`,
+    markup`</tbody></table>`,
+    markup`<p class="muted">Releases are charged runs on real data with secure noise; they show decisions only. Experiments are simulations (ground truth, seeded, never charged) and are marked as such. Section 7 says how to check this document.</p>`
+  ])
+  return joinHtml(
+    [
+      head,
+      cover,
+      summarySection(d),
+      releasesSection(d),
+      denialsSection(d),
+      unlocksSection(d),
+      experimentsSection(d),
+      ledgerSection(d),
+      verificationSection(d, v),
+      markup`</body></html>`
+    ],
+    '\n'
+  ).text
 }

@@ -2,12 +2,12 @@
  * Charts for the report, drawn as inline SVG strings here (no script, no animation, no library in the page): the PDF is
  * exactly what the template says, prints immediately, and its labels are real text (pdftotext and screen readers see them).
  */
-import { escapeHtml } from './html-escape'
+import { type Html, joinHtml, markup } from './html'
 
 /** Okabe-Ito: distinguishable with the common colour-vision deficiencies. */
 export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000']
 
-const FONT = "font-family=\"'DejaVu Sans', 'Liberation Sans', Arial, sans-serif\""
+const FONT = markup`font-family="'DejaVu Sans', 'Liberation Sans', Arial, sans-serif"`
 
 /** Short number text for axes and labels: at most 4 significant digits. */
 export function shortNumber(x: number): string {
@@ -40,7 +40,7 @@ export interface Bar {
 }
 
 /** Horizontal bars with an optional limit marker per bar (spend against budget). */
-export function horizontalBars(opts: { title: string; bars: Bar[]; width?: number; limitLabel?: string; emptyText?: string }): string {
+export function horizontalBars(opts: { title: string; bars: Bar[]; width?: number; limitLabel?: string; emptyText?: string }): Html {
   const width = opts.width ?? 640
   const labelW = Math.min(260, Math.round(width * 0.36))
   const valueW = 165
@@ -50,33 +50,33 @@ export function horizontalBars(opts: { title: string; bars: Bar[]; width?: numbe
   const height = top + Math.max(1, opts.bars.length) * rowH + 22
   const max = Math.max(1e-12, ...opts.bars.map((b) => b.value), ...opts.bars.map((b) => b.limit ?? 0))
   const x = (v: number) => labelW + (Math.max(0, v) / max) * plotW
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="10" role="img" aria-label="${escapeHtml(opts.title)}">`,
-    `<text x="0" y="13" font-size="11" font-weight="bold">${escapeHtml(opts.title)}</text>`
+  const parts: Html[] = [
+    markup`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="10" role="img" aria-label="${opts.title}">`,
+    markup`<text x="0" y="13" font-size="11" font-weight="bold">${opts.title}</text>`
   ]
   if (opts.bars.length === 0) {
-    parts.push(`<text x="${labelW}" y="${top + 12}" fill="#666">${escapeHtml(opts.emptyText ?? 'nothing to show')}</text>`)
+    parts.push(markup`<text x="${labelW}" y="${top + 12}" fill="#666">${opts.emptyText ?? 'nothing to show'}</text>`)
   }
   opts.bars.forEach((b, i) => {
     const y = top + i * rowH
     const label = b.label.length > 44 ? b.label.slice(0, 43) + '…' : b.label
-    parts.push(`<text x="${labelW - 6}" y="${y + 12}" text-anchor="end">${escapeHtml(label)}</text>`)
-    parts.push(`<rect x="${labelW}" y="${y + 3}" width="${plotW}" height="${rowH - 6}" fill="#f1f3f5"/>`)
-    parts.push(`<rect x="${labelW}" y="${y + 3}" width="${(x(b.value) - labelW).toFixed(2)}" height="${rowH - 6}" fill="${PALETTE[0]}"/>`)
+    parts.push(markup`<text x="${labelW - 6}" y="${y + 12}" text-anchor="end">${label}</text>`)
+    parts.push(markup`<rect x="${labelW}" y="${y + 3}" width="${plotW}" height="${rowH - 6}" fill="#f1f3f5"/>`)
+    parts.push(markup`<rect x="${labelW}" y="${y + 3}" width="${(x(b.value) - labelW).toFixed(2)}" height="${rowH - 6}" fill="${PALETTE[0]}"/>`)
     if (b.limit !== undefined && b.limit !== null) {
       const lx = x(b.limit).toFixed(2)
-      parts.push(`<line x1="${lx}" x2="${lx}" y1="${y + 1}" y2="${y + rowH - 1}" stroke="#B00020" stroke-width="2"/>`)
+      parts.push(markup`<line x1="${lx}" x2="${lx}" y1="${y + 1}" y2="${y + rowH - 1}" stroke="#B00020" stroke-width="2"/>`)
     }
-    parts.push(`<text x="${labelW + plotW + 6}" y="${y + 12}">${escapeHtml(b.valueText ?? shortNumber(b.value))}</text>`)
+    parts.push(markup`<text x="${labelW + plotW + 6}" y="${y + 12}">${b.valueText ?? shortNumber(b.value)}</text>`)
   })
   const ly = top + Math.max(1, opts.bars.length) * rowH + 14
-  parts.push(`<rect x="${labelW}" y="${ly - 8}" width="10" height="8" fill="${PALETTE[0]}"/><text x="${labelW + 14}" y="${ly}">spent</text>`)
+  parts.push(markup`<rect x="${labelW}" y="${ly - 8}" width="10" height="8" fill="${PALETTE[0]}"/><text x="${labelW + 14}" y="${ly}">spent</text>`)
   if (opts.bars.some((b) => b.limit !== undefined && b.limit !== null)) {
-    parts.push(`<line x1="${labelW + 70}" x2="${labelW + 70}" y1="${ly - 9}" y2="${ly + 1}" stroke="#B00020" stroke-width="2"/>`)
-    parts.push(`<text x="${labelW + 76}" y="${ly}">${escapeHtml(opts.limitLabel ?? 'budget')}</text>`)
+    parts.push(markup`<line x1="${labelW + 70}" x2="${labelW + 70}" y1="${ly - 9}" y2="${ly + 1}" stroke="#B00020" stroke-width="2"/>`)
+    parts.push(markup`<text x="${labelW + 76}" y="${ly}">${opts.limitLabel ?? 'budget'}</text>`)
   }
-  parts.push('</svg>')
-  return parts.join('')
+  parts.push(markup`</svg>`)
+  return joinHtml(parts)
 }
 
 export interface LinePoint {
@@ -92,7 +92,7 @@ export interface LineSeries {
 }
 
 /** A small line chart: one line per series, optional confidence band, linear / log / categorical x. */
-export function lineChart(opts: { title: string; xLabel: string; series: LineSeries[]; width?: number; height?: number; yMin?: number }): string {
+export function lineChart(opts: { title: string; xLabel: string; series: LineSeries[]; width?: number; height?: number; yMin?: number }): Html {
   const width = opts.width ?? 320
   const height = opts.height ?? 200
   const m = { left: 46, right: 10, top: 22, bottom: 34 }
@@ -123,15 +123,15 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
     return m.left + t * plotW
   }
   const fy = (y: number) => m.top + plotH - ((y - yLo) / (yHi - yLo)) * plotH
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="9" role="img" aria-label="${escapeHtml(opts.title)}">`,
-    `<text x="${m.left}" y="12" font-size="10" font-weight="bold">${escapeHtml(opts.title)}</text>`,
-    `<rect x="${m.left}" y="${m.top}" width="${plotW}" height="${plotH}" fill="#fafafa" stroke="#ccc"/>`
+  const parts: Html[] = [
+    markup`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="9" role="img" aria-label="${opts.title}">`,
+    markup`<text x="${m.left}" y="12" font-size="10" font-weight="bold">${opts.title}</text>`,
+    markup`<rect x="${m.left}" y="${m.top}" width="${plotW}" height="${plotH}" fill="#fafafa" stroke="#ccc"/>`
   ]
   for (const t of ticks) {
     const y = fy(t).toFixed(2)
-    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y}" y2="${y}" stroke="#e3e3e3"/>`)
-    parts.push(`<text x="${m.left - 4}" y="${Number(y) + 3}" text-anchor="end">${escapeHtml(shortNumber(t))}</text>`)
+    parts.push(markup`<line x1="${m.left}" x2="${m.left + plotW}" y1="${y}" y2="${y}" stroke="#e3e3e3"/>`)
+    parts.push(markup`<text x="${m.left - 4}" y="${Number(y) + 3}" text-anchor="end">${shortNumber(t)}</text>`)
   }
   // On a log axis: 1, 2, 5 x powers of ten (the swept values crowd at the top end); labels never closer than 24 px.
   const logTicks = (): number[] => {
@@ -149,11 +149,11 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
     lastX = fx(t)
     const x = fx(t).toFixed(2)
     const text = typeof t === 'number' ? shortNumber(t) : t.length > 12 ? t.slice(0, 11) + '…' : t
-    parts.push(`<line x1="${x}" x2="${x}" y1="${m.top + plotH}" y2="${m.top + plotH + 3}" stroke="#888"/>`)
-    parts.push(`<text x="${x}" y="${m.top + plotH + 13}" text-anchor="middle">${escapeHtml(text)}</text>`)
+    parts.push(markup`<line x1="${x}" x2="${x}" y1="${m.top + plotH}" y2="${m.top + plotH + 3}" stroke="#888"/>`)
+    parts.push(markup`<text x="${x}" y="${m.top + plotH + 13}" text-anchor="middle">${text}</text>`)
   })
   parts.push(
-    `<text x="${m.left + plotW / 2}" y="${height - 6}" text-anchor="middle" fill="#444">${escapeHtml(opts.xLabel + (logX ? ' (log scale)' : ''))}</text>`
+    markup`<text x="${m.left + plotW / 2}" y="${height - 6}" text-anchor="middle" fill="#444">${opts.xLabel + (logX ? ' (log scale)' : '')}</text>`
   )
   opts.series.forEach((s, si) => {
     const color = PALETTE[si % PALETTE.length]
@@ -162,23 +162,21 @@ export function lineChart(opts: { title: string; xLabel: string; series: LineSer
     if (band.length >= 2) {
       const upper = band.map((p) => `${fx(p.x).toFixed(2)},${fy(p.hi as number).toFixed(2)}`)
       const lower = band.map((p) => `${fx(p.x).toFixed(2)},${fy(p.lo as number).toFixed(2)}`).reverse()
-      parts.push(`<polygon points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.15" stroke="none"/>`)
+      parts.push(markup`<polygon points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.15" stroke="none"/>`)
     }
     const line = sorted.filter((p) => p.y !== null && Number.isFinite(p.y))
     if (line.length >= 2) {
       parts.push(
-        `<polyline points="${line.map((p) => `${fx(p.x).toFixed(2)},${fy(p.y as number).toFixed(2)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.5"/>`
+        markup`<polyline points="${line.map((p) => `${fx(p.x).toFixed(2)},${fy(p.y as number).toFixed(2)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.5"/>`
       )
     }
-    for (const p of line) parts.push(`<circle cx="${fx(p.x).toFixed(2)}" cy="${fy(p.y as number).toFixed(2)}" r="2.2" fill="${color}"/>`)
+    for (const p of line) parts.push(markup`<circle cx="${fx(p.x).toFixed(2)}" cy="${fy(p.y as number).toFixed(2)}" r="2.2" fill="${color}"/>`)
   })
-  parts.push('</svg>')
-  return parts.join('')
+  parts.push(markup`</svg>`)
+  return joinHtml(parts)
 }
 
 /** An HTML legend for a set of series (shared by several small charts). */
-export function legendHtml(names: string[]): string {
-  return `<div class="legend">${names
-    .map((n, i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${escapeHtml(n)}</span>`)
-    .join('')}</div>`
+export function legendHtml(names: string[]): Html {
+  return markup`<div class="legend">${names.map((n, i) => markup`<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${n}</span>`)}</div>`
 }
