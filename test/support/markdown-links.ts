@@ -1,7 +1,8 @@
 /**
  * Checks the relative links of Markdown files as a forge renders them: every link that is not a URL must name a file or
  * folder inside the repository, and a `#anchor` must name a heading (GitHub's slug) or an `id`/`name` of the target
- * page. Links inside code (fenced blocks, inline code spans) are text, not links.
+ * page. Links inside code (fenced blocks, inline code spans) are text, not links. Separately, a path of the repository
+ * written in inline code (`src-main/...`, `test/...`) must exist, so that the docs follow a file that moves.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, extname, relative, resolve, sep } from 'node:path'
@@ -109,4 +110,27 @@ export function brokenLinks(file: string, root: string): BrokenLink[] {
     if (!anchors.has(anchor)) fail(`no heading or anchor "#${anchor}" in ${relative(root, resolved)}`)
   }
   return broken
+}
+
+/** Top-level folders whose paths the docs name in inline code. */
+const TREE_ROOTS = ['src-main', 'src-worker', 'src-renderer', 'test', 'resources', 'docs']
+
+/**
+ * Repository paths named in inline code that do not exist: `src-main/services/csv.ts`, a folder, or an import specifier
+ * without its extension. A span holding a pattern (`*`, `<name>`) is a pattern, not a path.
+ */
+export function missingCodePaths(file: string, root: string): BrokenLink[] {
+  const missing: BrokenLink[] = []
+  withoutFences(readFileSync(file, 'utf8')).forEach((text, i) => {
+    for (const span of text.matchAll(/(`+)([^`]+?)\1/g)) {
+      const code = span[2]
+      if (/[*<>{}]/.test(code)) continue
+      for (const m of code.matchAll(new RegExp(`(?:^|[\\s'"(=])((?:${TREE_ROOTS.join('|')})/[\\w./@-]*)`, 'g'))) {
+        const path = m[1].replace(/[.,:;)]+$/, '')
+        const exists = ['', '.ts', '.tsx', '.mjs', '.js'].some((ext) => existsSync(resolve(root, path + ext)))
+        if (!exists) missing.push({ file: relative(root, file), line: i + 1, target: path, reason: 'no such file or folder' })
+      }
+    }
+  })
+  return missing
 }

@@ -1,13 +1,14 @@
 /**
  * The documentation's links hold: every relative link and anchor in README.md and docs/ names a file of the repository
- * and, with a `#anchor`, a heading of that page (GitHub's slugs). The checker itself is tested on a small tree with a
- * broken file link, a broken anchor and a link out of the repository.
+ * and, with a `#anchor`, a heading of that page (GitHub's slugs); every repository path they name in inline code exists
+ * (a moved file takes its docs along). The checker itself is tested on a small tree with a broken file link, a broken
+ * anchor, a link out of the repository and a stale path.
  */
 import { describe, expect, it } from 'vitest'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { anchorsOf, brokenLinks, githubSlug } from '../support/markdown-links'
+import { anchorsOf, brokenLinks, githubSlug, missingCodePaths } from '../support/markdown-links'
 
 const ROOT = join(__dirname, '..', '..')
 
@@ -27,6 +28,10 @@ describe('documentation links', () => {
   for (const file of files) {
     it(`every relative link and anchor of ${file.slice(ROOT.length + 1)} resolves`, () => {
       expect(brokenLinks(file, ROOT)).toEqual([])
+    })
+
+    it(`every repository path ${file.slice(ROOT.length + 1)} names in code exists`, () => {
+      expect(missingCodePaths(file, ROOT)).toEqual([])
     })
   }
 })
@@ -60,6 +65,9 @@ describe('the link checker', () => {
           '[ref]: docs/also-missing.md'
         ].join('\n')
       )
+      writeFileSync(join(root, 'docs', 'mod.ts'), '')
+      writeFileSync(join(root, 'docs', 'c.md'), 'See `docs/b.md`, `docs/mod` (an import), `docs/gone.ts`, `test/x-*.ts` and `docs/<name>.md`.\n')
+      expect(missingCodePaths(join(root, 'docs', 'c.md'), root).map((b) => b.target)).toEqual(['docs/gone.ts'])
       const broken = brokenLinks(join(root, 'README.md'), root)
       expect(broken.map((b) => [b.line, b.target])).toEqual([
         [3, 'docs/missing.md'],
