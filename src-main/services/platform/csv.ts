@@ -5,7 +5,7 @@
  * UTF-8 without BOM, one header row, empty field = none. Formula neutralisation: a text field that a spreadsheet could
  * run as a formula (starting with = + - @ TAB or CR), or that starts with an apostrophe, gets one apostrophe in front;
  * a reader removes one leading apostrophe from a text field to get the value back (`unneutralise`). Numbers, and text
- * that is a plain decimal ("-0.25"), are never prefixed. README "Audit reports", "CSV tables".
+ * that is a plain decimal ("-0.25"), are never prefixed. docs/guide/reports.md, "CSV tables".
  */
 
 export type CsvValue = string | number | boolean | null | undefined

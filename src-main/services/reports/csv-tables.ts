@@ -3,7 +3,7 @@
  * `ReportData`, so a table exported later with the same scope, period and edition is byte for byte the same (its
  * SHA-256 is printed in the report).
  *
- * Format (documented in README "Audit reports"): written by the services' one CSV writer, `../csv.ts` (RFC 4180, CRLF,
+ * Format (documented in docs/guide/reports.md): written by the services' one CSV writer, `../platform/csv.ts` (RFC 4180, CRLF,
  * formula neutralisation).
  */
 import type { ReportData, ReportTable } from '../../contract/reports'

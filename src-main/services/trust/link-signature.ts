@@ -8,7 +8,7 @@
  *
  * The signer must be a registered officer whose registration verifies (added by a registered officer, only the first
  * one by itself). Replacing the whole officer registry with keys of one's own is not detected here, as everywhere
- * (README "Trust model": compare the key id with the one kept elsewhere).
+ * (docs/deployments-and-trust.md, "Trust model": compare the key id with the one kept elsewhere).
  */
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '../chain/canonical'
