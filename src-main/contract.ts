@@ -5,6 +5,7 @@
  *
  * Each area declares its own methods in `contract/<area>.ts`; this file merges them.
  */
+import { type AccountMethods, accountsMethodNames } from './contract/accounts'
 import { type AppMethods, appMethodNames } from './contract/app'
 import { type DatasetMethods, datasetsMethodNames } from './contract/datasets'
 import { type ExperimentMethods, experimentsMethodNames } from './contract/experiments'
@@ -14,6 +15,7 @@ import { type ReportMethods, reportsMethodNames } from './contract/reports'
 import type { ErrorCode } from './contract/error-codes'
 import type { RequestSchemas } from './contract/schemas/requests'
 
+export type * from './contract/accounts'
 export type * from './contract/app'
 export type * from './contract/datasets'
 export type * from './contract/experiments'
@@ -22,7 +24,7 @@ export type * from './contract/ledger'
 export type * from './contract/reports'
 export type { ErrorCode } from './contract/error-codes'
 
-export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods
+export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods & AccountMethods
 
 export type MethodName = keyof Methods
 export type RequestOf<M extends MethodName> = Methods[M]['req']
@@ -44,7 +46,8 @@ const methodNameSet: Record<MethodName, true> = {
   ...datasetsMethodNames,
   ...ledgerMethodNames,
   ...experimentsMethodNames,
-  ...reportsMethodNames
+  ...reportsMethodNames,
+  ...accountsMethodNames
 }
 export const methodNames = Object.freeze(Object.keys(methodNameSet)) as readonly MethodName[]
 

@@ -15,8 +15,10 @@ export interface PoolStatus {
 
 export interface AppStatus {
   version: string
-  mode: 'desktop' | 'headless'
-  databasePath: string
+  /** desktop, headless: the workbench on the user's own workspace; service: a custodian's service, reached with an account. */
+  mode: 'desktop' | 'headless' | 'service'
+  /** The workspace file: the workbench's own user only (a service account never receives a server-side path). */
+  databasePath?: string
   schemaVersion: number
   latestSchemaVersion: number
   pool: PoolStatus

@@ -60,7 +60,10 @@ export const ERROR_CODES = [
   /** The HTTP body is not JSON. */
   'bad-request',
   'too-large',
+  /** No credential, or one that is not valid, expired or revoked (the service's sign-in). */
   'unauthorized',
+  /** Too many failed sign-ins from this address: wait before trying again. */
+  'throttled',
   'unknown-method',
   'upload',
   'no-window',

@@ -4,6 +4,10 @@
  */
 import type { CallOutcome, MethodName, RequestOf, ResponseOf } from '../contract'
 import { isMethodName } from '../contract'
+import type { Principal } from '../contract/accounts'
+import { accountsHandlers } from './accounts/accounts-handlers'
+import { AccountGate, type GateOptions } from './accounts/gate'
+import { LOCAL_PRINCIPAL, asCaller } from './platform/caller'
 import { appHandlers } from './app/app-handlers'
 import { FileHandles } from './platform/file-handles'
 import { datasetsHandlers } from './datasets/datasets-handlers'
@@ -14,7 +18,7 @@ import { afterPaddedAnswers } from './releases/release-service'
 
 /** The doors hold what they do after a release's run until its padded answer time (release-service.ts). */
 export { afterPaddedAnswers }
-import { isUserError } from './platform/errors'
+import { UserError, isUserError } from './platform/errors'
 import { EventHub } from './platform/events'
 import type { Handlers, PdfPrinter, ServiceContext } from './platform/handler-types'
 import { JobRegistry } from './platform/job-registry'
@@ -35,23 +39,37 @@ export { checkRequest } from './app/request-check'
 export { writeAtomically } from './reports/build-report'
 export { PDF_MARGINS_MM } from './reports/chromium-printer'
 export type { PdfOptions, PdfPrinter } from './platform/handler-types'
+export { AccountGate } from './accounts/gate'
+export { LOCAL_PRINCIPAL } from './platform/caller'
+export type { AuthFailure, AuthResult, SignInResult } from './accounts/gate'
+export type { RouteName } from './accounts/roles'
 
 export interface ServicesOptions {
-  mode: 'desktop' | 'headless'
+  /** service: the custodian's deployment, every caller an account (ARCHITECTURE.md "Deployments"). */
+  mode: 'desktop' | 'headless' | 'service'
   dbPath?: string
   poolSize?: number
   /** Extra environment for the workers (tests turn diagnostics on). */
   workerEnv?: NodeJS.ProcessEnv
   /** The desktop shell passes Electron's printer; headless mode and the CLI leave it to the reports service. */
   pdfPrinter?: PdfPrinter
+  /** Sign-in throttling and session lifetimes (tests shorten them). */
+  gate?: GateOptions
 }
 
 export interface Services {
   context: ServiceContext
+  /** Every method in-process, without the role check (the workbench's own calls and tests); `caller` defaults to the local user. */
   handlers: Handlers
   events: EventHub
-  call<M extends MethodName>(method: M, req: RequestOf<M>): Promise<ResponseOf<M>>
-  dispatch(method: unknown, req: unknown): Promise<CallOutcome<unknown>>
+  /** Sign-in (credentials, sessions) and the role table: the service's doors ask it before `dispatch`. */
+  accounts: AccountGate
+  call<M extends MethodName>(method: M, req: RequestOf<M>, caller?: Principal): Promise<ResponseOf<M>>
+  /**
+   * One call from a door: the role check (an account without the method's role gets one sentence, code `forbidden`,
+   * and nothing runs), then the handler, as `caller` (default: the workbench's local user, who holds every role).
+   */
+  dispatch(method: unknown, req: unknown, caller?: Principal): Promise<CallOutcome<unknown>>
   close(): Promise<void>
 }
 
@@ -67,6 +85,7 @@ export function createServices(options: ServicesOptions): Services {
     throw e
   }
   const jobs = new JobRegistry(events)
+  const gate = new AccountGate(store.db, options.gate)
   const context: ServiceContext = {
     mode: options.mode,
     store,
@@ -75,6 +94,7 @@ export function createServices(options: ServicesOptions): Services {
     events,
     pdfPrinter: options.pdfPrinter,
     files: new FileHandles(),
+    gate,
     onClose: []
   }
   context.resizePool = async (size) => {
@@ -82,21 +102,28 @@ export function createServices(options: ServicesOptions): Services {
     context.pool = new WorkerPool(script, size)
     await old.shutdown()
   }
-  const handlers: Handlers = {
+  const impl: Handlers = {
     ...appHandlers(context),
     ...datasetsHandlers(context),
     ...ledgerHandlers(context),
     ...experimentsHandlers(context),
-    ...reportsHandlers(context)
+    ...reportsHandlers(context),
+    ...accountsHandlers(context)
   }
+  const run = (method: MethodName, req: unknown, caller: Principal): Promise<unknown> =>
+    asCaller(caller, () => (impl[method] as (r: unknown, c: Principal) => Promise<unknown>)(req, caller))
+  const handlers = Object.fromEntries(
+    (Object.keys(impl) as MethodName[]).map((m) => [m, (req: unknown, caller: Principal = LOCAL_PRINCIPAL) => run(m, req, caller)])
+  ) as Handlers
 
-  async function dispatch(method: unknown, req: unknown): Promise<CallOutcome<unknown>> {
+  async function dispatch(method: unknown, req: unknown, caller: Principal = LOCAL_PRINCIPAL): Promise<CallOutcome<unknown>> {
     if (!isMethodName(method)) return { ok: false, error: { message: `Unknown method "${String(method).slice(0, 60)}"`, code: 'unknown-method' } }
+    const allowed = gate.authorize(caller, method)
+    if (!allowed.ok) return allowed
     try {
       // A request that arrived while a release ran is handled at the release's padded answer time, not at the run's end.
       await afterPaddedAnswers()
-      const fn = handlers[method] as (r: unknown) => Promise<unknown>
-      const value = await fn(req ?? {})
+      const value = await run(method, req ?? {}, caller)
       return { ok: true, value }
     } catch (e) {
       if (isUserError(e)) return { ok: false, error: { message: e.message, code: e.code } }
@@ -110,7 +137,12 @@ export function createServices(options: ServicesOptions): Services {
     context,
     handlers,
     events,
-    call: (method, req) => (handlers[method] as (r: unknown) => Promise<never>)(req),
+    accounts: gate,
+    call: (method, req, caller = LOCAL_PRINCIPAL) => {
+      const allowed = gate.authorize(caller, method)
+      if (!allowed.ok) return Promise.reject(new UserError(allowed.error.message, allowed.error.code))
+      return run(method, req, caller) as Promise<never>
+    },
     dispatch,
     async close() {
       jobs.cancelAll()

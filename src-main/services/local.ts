@@ -41,6 +41,11 @@ export { verifyLedger } from './ledger/verify'
 export { previewRelease, runRelease, runReleaseTimed, unlockExPost } from './releases/release-service'
 export { checkpoint, fingerprint, listOfficers, officerRows, registerOfficer } from './trust/officers'
 
+// Accounts of the service (officer acts), credentials, the service's host hygiene
+export { addAccount, listAccounts, revokeAccount } from './accounts/account-store'
+export { credentialFromFileText } from './accounts/credentials'
+export { assertPrivateWorkspace, workspaceExposure } from './accounts/host-hygiene'
+
 // Experiments (specs are planned here; runs go through the handler map)
 export { PRESETS, findPreset } from './experiments/presets'
 export { planExperiment } from './experiments/spec'

@@ -6,6 +6,7 @@ import { noiseCommand } from './noise'
 import { aiqCommand } from './aiq'
 import { searchCommand } from './search'
 import { storeCommands } from './store-commands'
+import { accountCommand } from './account-commands'
 import { sweepCommand } from './sweep'
 import { reportCommand } from './report'
 import { linkCommand } from './link'
@@ -19,6 +20,7 @@ export const commands: CliCommand[] = [
   aiqCommand,
   searchCommand,
   ...storeCommands,
+  accountCommand,
   linkCommand,
   sweepCommand,
   reportCommand

@@ -116,6 +116,35 @@ const officerFields = {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// accounts (the service's roles)
+
+export const ACCOUNT_ROLES = ['custodian', 'officer', 'analyst'] as const
+/** Account names: what the ledger records with every act; letters, digits and . _ - only, so that a name is never markup or a path. */
+export const ACCOUNT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+/** Longest validity of a credential, in days (a credential that never expires is not offered). */
+export const MAX_ACCOUNT_DAYS = 730
+export const DEFAULT_ACCOUNT_DAYS = 90
+
+const accountName = () =>
+  text(64, { nonEmpty: true }).regex(ACCOUNT_NAME_PATTERN, {
+    error: 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit'
+  })
+
+export const addAccountRequestSchema = z.strictObject({
+  name: accountName(),
+  role: z.enum(ACCOUNT_ROLES),
+  /** How long the credential works (default 90 days, at most 730). */
+  days: rangedNumber({ integer: true, ge: 1, le: MAX_ACCOUNT_DAYS }).optional(),
+  ...officerFields
+})
+
+export const revokeAccountRequestSchema = z.strictObject({
+  name: accountName(),
+  reason: text(LIMITS.reason, { nonEmpty: true }),
+  ...officerFields
+})
+
+// ---------------------------------------------------------------------------------------------------------------
 // ledger and releases
 
 export const PRIVACY_NOTIONS = ['eps-dp', 'predicate-wise-dp', 'eps-k-sensitive', 'anomaly-restricted-dp'] as const
@@ -288,7 +317,12 @@ export const requestSchemas = {
   'reports/preview': reportRequestSchema,
   'reports/export': reportExportRequestSchema,
   'reports/download': jobRequest(),
-  'reports/save': jobRequest()
+  'reports/save': jobRequest(),
+  // accounts
+  'accounts/whoami': emptyRequest(),
+  'accounts/list': emptyRequest(),
+  'accounts/add': addAccountRequestSchema,
+  'accounts/revoke': revokeAccountRequestSchema
 } as const
 
 export type RequestSchemas = typeof requestSchemas

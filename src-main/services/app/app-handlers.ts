@@ -2,6 +2,7 @@ import type { AppMethods } from '../../contract/app'
 import { UserError } from '../platform/errors'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { LATEST_SCHEMA_VERSION } from '../store/migrations'
+import { LOCAL_PRINCIPAL } from '../platform/caller'
 import { lastSelfCheck, runSelfCheck, validateSelfCheck } from './self-check'
 import { MAX_WORKERS, saveWorkerSetting } from './worker-setting'
 
@@ -9,10 +10,11 @@ export const APP_VERSION = '0.1.0'
 
 export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
   return {
-    'app/status': async () => ({
+    'app/status': async (_r, caller = LOCAL_PRINCIPAL) => ({
       version: APP_VERSION,
       mode: ctx.mode,
-      databasePath: ctx.store.path,
+      // The file's place on the custodian's host is not an account's business.
+      ...(caller.accountId === null && ctx.mode !== 'service' ? { databasePath: ctx.store.path } : {}),
       schemaVersion: ctx.store.schemaVersion(),
       latestSchemaVersion: LATEST_SCHEMA_VERSION,
       pool: ctx.pool.status(),
@@ -46,7 +48,7 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
     // there is no dialog to show.
     'app/choose-file': async () => {
       throw new UserError(
-        ctx.mode === 'headless'
+        ctx.mode !== 'desktop'
           ? 'There is no file dialog in the browser: pick the file with the file field and it is uploaded to the service.'
           : 'The file dialog is not available; restart Quiet Alarm and try again.',
         'use-upload'

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { PrivacyNotion } from '../../contract/ledger'
+import { callingAccount } from '../platform/caller'
 import { nowIso } from '../platform/clock'
 import { appendAudit } from './audit-chain'
 import { GENESIS_HASH, canonicalJson, entryHash } from './canonical'
@@ -63,6 +64,12 @@ export function headOf(db: Db): { seq: number; hash: string } {
   return row ?? { seq: 0, hash: GENESIS_HASH }
 }
 
+/** In the service, the account a call is made by, added to what an entry or event records (hashed with it). */
+function withAccount(detail: Record<string, unknown>): Record<string, unknown> {
+  const account = callingAccount()
+  return account === null ? detail : { ...detail, account }
+}
+
 /** Append one entry. Must run inside a transaction (the caller's), so that it commits with whatever it charges for. */
 export function appendEntry(db: Db, input: AppendInput): EntryRow {
   if (!db.inTransaction) throw new Error('ledger entries are appended inside a transaction')
@@ -82,7 +89,7 @@ export function appendEntry(db: Db, input: AppendInput): EntryRow {
     release_id: input.releaseId,
     actor: input.actor,
     description: input.description,
-    detail: canonicalJson(input.detail),
+    detail: canonicalJson(withAccount(input.detail)),
     prev_hash: head.hash,
     hash: '',
     signer: input.signer?.keyId ?? null,
@@ -135,5 +142,5 @@ export function recordAudit(
   detail: Record<string, unknown>,
   signer?: EntrySigner
 ): void {
-  appendAudit(db, { at: nowIso(), kind, actor, subject, detail: canonicalJson(detail) }, signer)
+  appendAudit(db, { at: nowIso(), kind, actor, subject, detail: canonicalJson(withAccount(detail)) }, signer)
 }

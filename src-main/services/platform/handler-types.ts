@@ -1,13 +1,18 @@
 import type Database from 'better-sqlite3'
 import type { MethodName, Methods } from '../../contract'
 import type { FileHandles } from './file-handles'
+import type { Principal } from '../../contract/accounts'
 import type { EventHub } from './events'
 import type { JobRegistry } from './job-registry'
 import type { WorkerPool } from './worker-pool'
 
-/** Handlers of one area: each method of its contract map, request in, response out. */
+/**
+ * Handlers of one area: each method of its contract map, request in, response out. `caller` is who calls (the role
+ * table has already allowed it): a service account whose view a handler narrows, or, when absent, the workbench's
+ * local user (`LOCAL_PRINCIPAL`, every role: in-process calls and tests).
+ */
 export type HandlerMap<M extends Partial<Record<MethodName, { req: unknown; res: unknown }>>> = {
-  [K in keyof M]: M[K] extends { req: infer Q; res: infer R } ? (req: Q) => Promise<R> : never
+  [K in keyof M]: M[K] extends { req: infer Q; res: infer R } ? (req: Q, caller?: Principal) => Promise<R> : never
 }
 
 export type Handlers = HandlerMap<Methods>
@@ -34,7 +39,8 @@ export interface Store {
 
 /** What every area's handlers are built from. */
 export interface ServiceContext {
-  mode: 'desktop' | 'headless'
+  /** service: the custodian's deployment (accounts over TLS); desktop and headless: the workbench. */
+  mode: 'desktop' | 'headless' | 'service'
   store: Store
   pool: WorkerPool
   jobs: JobRegistry
@@ -45,6 +51,8 @@ export interface ServiceContext {
   resizePool?: (size: number) => Promise<void>
   /** Files chosen in the desktop dialog or uploaded, by opaque id (no contract method takes a path). Created on first use. */
   files?: FileHandles
+  /** The service's sign-in (accounts/gate.ts): a revocation ends the account's sessions at once. */
+  gate?: { endSessionsOf(accountId: number): void }
   /** Run when the services close (temporary files of reports, uploads). */
   onClose?: Array<() => void>
 }

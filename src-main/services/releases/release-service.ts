@@ -6,6 +6,7 @@
  * There is no seed anywhere on this path: `runRelease` creates `SecureRandom.create()` itself, and `executePrepared`
  * (the internal runner) refuses any other generator.
  */
+import { callingAccount } from '../platform/caller'
 import type Database from 'better-sqlite3'
 import type {
   ExPostCosts,
@@ -90,7 +91,10 @@ const runsOnPool = new Set<Promise<unknown>>()
 const inFlight = new Set<string>()
 const flightKey = (db: Db, id: number) => `${db.name}#${id}`
 
+/** Who asks: in the service, the calling account (whatever the request says); in the workbench, the request's name. */
 function actorOf(req: ReleaseRequest): string {
+  const account = callingAccount()
+  if (account !== null) return account.name
   const a = typeof req.actor === 'string' ? req.actor.trim() : ''
   return a === '' ? 'analyst' : a.slice(0, 100)
 }

@@ -12,6 +12,7 @@ import { migration007 } from './migrations/007-officer-keys'
 import { migration008 } from './migrations/008-linked-sources'
 import { migration009 } from './migrations/009-postgres-sources'
 import { migration010 } from './migrations/010-postgres-link-trust'
+import { migration011 } from './migrations/011-accounts'
 
 export type { Migration }
 
@@ -51,7 +52,8 @@ export const migrations: Migration[] = [
   migration007,
   migration008,
   migration009,
-  migration010
+  migration010,
+  migration011
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

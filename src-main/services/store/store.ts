@@ -3,7 +3,7 @@
  * Opening refuses a database written by a newer version of the app, or one whose migration history is not ours.
  */
 import Database from 'better-sqlite3'
-import { mkdirSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { homedir } from 'node:os'
 import { UserError } from '../platform/errors'
@@ -43,10 +43,20 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const latest = list.length ? list[list.length - 1].version : 0
   const abs = path === ':memory:' ? path : resolve(path)
   if (abs !== ':memory:') {
+    // A new workspace holds raw rows: its folder is created 0700 and the file 0600 (SQLite gives -wal and -shm the
+    // file's mode), so that no other user of the machine can read it.
     try {
-      mkdirSync(dirname(abs), { recursive: true })
+      mkdirSync(dirname(abs), { recursive: true, mode: 0o700 })
     } catch (e) {
       throw new UserError(`Cannot create the workspace folder ${dirname(abs)}: ${(e as Error).message}`, 'store')
+    }
+    if (!(options.readonly ?? false) && !existsSync(abs)) {
+      try {
+        closeSync(openSync(abs, 'wx', 0o600))
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw new UserError(`Cannot create the workspace ${abs}: ${(e as Error).message}`, 'store')
+      }
     }
   }
   let db: Database.Database
