@@ -15,8 +15,9 @@ export interface PoolStatus {
 
 export interface AppStatus {
   version: string
-  /** desktop, headless: the workbench on the user's own workspace; service: a custodian's service, reached with an account. */
-  mode: 'desktop' | 'headless' | 'service'
+  mode: 'desktop' | 'headless'
+  /** workbench: the user's own workspace; service: a custodian's service, reached with an account. */
+  deployment: 'workbench' | 'service'
   /** The workspace file: the workbench's own user only (a service account never receives a server-side path). */
   databasePath?: string
   schemaVersion: number

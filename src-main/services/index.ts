@@ -45,8 +45,9 @@ export type { AuthFailure, AuthResult, SignInResult } from './accounts/gate'
 export type { RouteName } from './accounts/roles'
 
 export interface ServicesOptions {
-  /** service: the custodian's deployment, every caller an account (ARCHITECTURE.md "Deployments"). */
-  mode: 'desktop' | 'headless' | 'service'
+  mode: 'desktop' | 'headless'
+  /** service: the custodian's deployment, every caller an account (ARCHITECTURE.md "Deployments"). Default: workbench. */
+  deployment?: 'workbench' | 'service'
   dbPath?: string
   poolSize?: number
   /** Extra environment for the workers (tests turn diagnostics on). */
@@ -88,6 +89,7 @@ export function createServices(options: ServicesOptions): Services {
   const gate = new AccountGate(store.db, options.gate)
   const context: ServiceContext = {
     mode: options.mode,
+    deployment: options.deployment ?? 'workbench',
     store,
     pool,
     jobs,

@@ -13,8 +13,9 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
     'app/status': async (_r, caller = LOCAL_PRINCIPAL) => ({
       version: APP_VERSION,
       mode: ctx.mode,
+      deployment: ctx.deployment ?? 'workbench',
       // The file's place on the custodian's host is not an account's business.
-      ...(caller.accountId === null && ctx.mode !== 'service' ? { databasePath: ctx.store.path } : {}),
+      ...(caller.accountId === null && ctx.deployment !== 'service' ? { databasePath: ctx.store.path } : {}),
       schemaVersion: ctx.store.schemaVersion(),
       latestSchemaVersion: LATEST_SCHEMA_VERSION,
       pool: ctx.pool.status(),
@@ -48,7 +49,7 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
     // there is no dialog to show.
     'app/choose-file': async () => {
       throw new UserError(
-        ctx.mode !== 'desktop'
+        ctx.mode === 'headless'
           ? 'There is no file dialog in the browser: pick the file with the file field and it is uploaded to the service.'
           : 'The file dialog is not available; restart Quiet Alarm and try again.',
         'use-upload'

@@ -39,8 +39,9 @@ export interface Store {
 
 /** What every area's handlers are built from. */
 export interface ServiceContext {
-  /** service: the custodian's deployment (accounts over TLS); desktop and headless: the workbench. */
-  mode: 'desktop' | 'headless' | 'service'
+  mode: 'desktop' | 'headless'
+  /** workbench (absent): the user's own workspace, every role; service: the custodian's deployment, every caller an account over TLS. */
+  deployment?: 'workbench' | 'service'
   store: Store
   pool: WorkerPool
   jobs: JobRegistry

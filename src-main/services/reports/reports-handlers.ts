@@ -92,7 +92,7 @@ export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {
     // The desktop shell answers this one itself (a save dialog in the main process, src-main/electron/main.ts).
     'reports/save': async () => {
       throw new UserError(
-        ctx.mode !== 'desktop'
+        ctx.mode === 'headless'
           ? 'There is no save dialog in the browser: download the report instead (reports/download)'
           : 'The save dialog is not available; restart Quiet Alarm and try again',
         'use-download'

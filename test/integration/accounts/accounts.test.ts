@@ -23,7 +23,7 @@ let clock: number
 beforeEach(() => {
   ws = tempWorkspace()
   clock = Date.now()
-  s = createServices({ mode: 'service', dbPath: ws.db, poolSize: 1, gate: { now: () => clock } })
+  s = createServices({ mode: 'headless', deployment: 'service', dbPath: ws.db, poolSize: 1, gate: { now: () => clock } })
 })
 afterEach(async () => {
   await s.close()
@@ -207,7 +207,7 @@ describe('roles', () => {
     expect(status.ok).toBe(true)
     expect(JSON.stringify(status)).not.toContain(ws.dir)
     const local = await s.dispatch('app/status', {})
-    expect(local).toMatchObject({ ok: true, value: { mode: 'service' } })
+    expect(local).toMatchObject({ ok: true, value: { deployment: 'service' } })
     expect(JSON.stringify(local)).not.toContain(ws.dir)
   })
 })
