@@ -7,6 +7,7 @@
  *             -> experiments -> reports -> app                 (each folder imports only itself and folders to its left)
  *   HTTP server, Electron shell -> the services' public surface only (src-main/services/index.ts, app/door-guard.ts)
  *   CLI -> that surface, plus src-main/services/local.ts (what a door that opens the workspace file itself may call)
+ *   service client (src-main/client: a Node client of a remote service) -> the contract only; the CLI and the shell use it
  *
  * The boundary rule (`layers/imports`) resolves every relative import (static, `export ... from`, dynamic `import()`)
  * to a path in the repository and checks it against the importing layer's allow-list; package imports are checked
@@ -228,14 +229,19 @@ export default tseslint.config(
     allow: [...CONTRACT, ...SERVICES_PUBLIC],
     packages: 'any'
   }),
+  boundary(['src-main/client/**/*.ts'], {
+    layer: 'service client (src-main/client)',
+    allow: ['src-main/client/', ...CONTRACT],
+    packages: 'any'
+  }),
   boundary(['src-main/electron/**/*.ts'], {
     layer: 'Electron shell (src-main/electron)',
-    allow: ['src-main/electron/', ...CONTRACT, ...SERVICES_PUBLIC],
+    allow: ['src-main/electron/', ...CONTRACT, ...SERVICES_PUBLIC, 'src-main/client/'],
     packages: 'any'
   }),
   boundary(['src-main/cli.ts', 'src-main/cli/**/*.ts'], {
     layer: 'CLI (src-main/cli)',
-    allow: ['src-main/cli', 'src-main/cli/', ...CONTRACT, ...SERVICES_PUBLIC, 'src-main/services/local', 'src-worker/engine/'],
+    allow: ['src-main/cli', 'src-main/cli/', ...CONTRACT, ...SERVICES_PUBLIC, 'src-main/services/local', 'src-worker/engine/', 'src-main/client/'],
     packages: 'any'
   })
 )
