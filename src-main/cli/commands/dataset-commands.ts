@@ -2,9 +2,8 @@
  * Store commands of the datasets area: `import`, `datasets [list|show|rows|rename|delete|public]`, `query [save|list|show|delete]`.
  * They open the workspace directly (no worker pool) and always close it.
  */
-import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { ColumnType, DatasetInfo, Delimiter, SavedQuery } from '../../contract/datasets'
+import type { ColumnType, DatasetInfo, Delimiter } from '../../contract/datasets'
 import { CancelledError, UserError } from '../../services'
 import {
   type ImportProgress,
@@ -31,6 +30,9 @@ import {
 import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliContext, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
+import { REMOTE_OPTIONS, remoteTarget } from '../remote'
+import { queryText, querySpecFromFile } from './query-spec'
+import { remoteQuery } from './remote-store-commands'
 
 const dbOption = { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' }
 
@@ -292,10 +294,6 @@ const datasetsCommand: CliCommand = {
   }
 }
 
-function queryText(q: SavedQuery): string {
-  return `${q.id}  ${q.name}  ${q.kind} on dataset ${q.datasetId}  saved ${q.createdAt}`
-}
-
 /**
  * The smallest useful query file, shown by `query save --help`: it saves as it is on the demo workspace (a test runs it),
  * and the JSON Schema beside it in resources/schemas lists every field.
@@ -331,11 +329,13 @@ const queryCommand: CliCommand = {
   name: 'query',
   required: (_values, pos) => (pos[0] === 'save' ? ['spec'] : pos[0] === 'show' || pos[0] === 'delete' ? ['id'] : []),
   summary: 'Save, list, show or delete saved query definitions (threshold, anomaly identification, anomaly search)',
-  usage: 'query [save|list|show|delete] --db PATH [--spec FILE.json] [--dataset ID|NAME] [--name N] [--id N]',
+  usage:
+    'query [save|list|show|delete] --db PATH [--spec FILE.json] [--dataset ID|NAME] [--name N] [--id N]   (or --server URL --credential-file F [--ca-file CA] instead of --db)',
   subcommands: ['save', 'list', 'show', 'delete'],
   helpNotes: { save: querySaveNotes },
   options: {
     db: dbOption,
+    ...REMOTE_OPTIONS,
     spec: { type: 'string', description: 'JSON file: {"dataset", "name", "definition"} or just a definition (save)' },
     dataset: { type: 'string', description: 'dataset id or name (save: overrides the spec; list: filter)' },
     name: { type: 'string', description: 'query name (save: overrides the spec)' },
@@ -343,25 +343,13 @@ const queryCommand: CliCommand = {
   },
   async run(values, pos, ctx) {
     const sub = pos[0] ?? 'list'
+    const remote = remoteTarget(values, ctx.cwd)
+    if (remote) return remoteQuery(remote, sub, values, ctx)
     return withStore(values, ctx, async (store) => {
       const db = store.db
       switch (sub) {
         case 'save': {
-          const path = resolve(ctx.cwd, reqString(values, 'spec'))
-          let spec: unknown
-          try {
-            spec = JSON.parse(readFileSync(path, 'utf8'))
-          } catch (e) {
-            throw new UsageError(`--spec must be a readable JSON file (${(e as Error).message.split('\n')[0].slice(0, 120)})`)
-          }
-          if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new UsageError('--spec must hold a JSON object')
-          const obj = spec as Record<string, unknown>
-          const wrapped = 'definition' in obj
-          const definition = wrapped ? obj.definition : obj
-          const dsRef = optString(values, 'dataset') ?? (wrapped && obj.dataset !== undefined ? String(obj.dataset) : undefined)
-          if (dsRef === undefined) throw new UsageError('say which dataset the query is over: --dataset ID|NAME or "dataset" in the spec')
-          const name = optString(values, 'name') ?? (wrapped && typeof obj.name === 'string' ? obj.name : undefined)
-          if (name === undefined) throw new UsageError('give the query a name: --name N or "name" in the spec')
+          const { definition, dsRef, name } = querySpecFromFile(values, ctx)
           const q = saveQuery(db, resolveDataset(db, dsRef).info.id, name, definition)
           return { json: { query: q }, text: `Saved query ${q.id} "${q.name}" (${q.kind}) on dataset ${q.datasetId}` }
         }

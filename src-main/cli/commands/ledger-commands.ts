@@ -4,7 +4,7 @@
 import { existsSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../contract/datasets'
-import type { PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
+import type { CheckpointResult, ExPostCosts, LedgerVerifyResult, PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
 import { isUserError } from '../../services'
 import {
   type Store,
@@ -38,8 +38,21 @@ import { decimalText } from '../../contract/decimal-text'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
+import { REMOTE_OPTIONS, remoteCall, remoteTarget } from '../remote'
+import { remoteDatasetOf, remoteLedger, remoteRelease } from './remote-store-commands'
 import { openWorkspace } from '../workspace'
-import { type CliCommand, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString, requireOptions } from '../command'
+import {
+  type CliCommand,
+  type CliResult,
+  type CliValues,
+  UsageError,
+  choice,
+  optNumber,
+  optString,
+  reqNumber,
+  reqString,
+  requireOptions
+} from '../command'
 
 function openDb(values: CliValues, ctx: { cwd: string }): Store {
   return openWorkspace(values, ctx.cwd, { create: false })
@@ -54,7 +67,12 @@ function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store)
   }
 }
 
-const DB_OPTION = { db: { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data folder' } }
+const DB_OPTION = {
+  db: { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data folder' },
+  ...REMOTE_OPTIONS
+}
+/** Said in the usage of the commands that also work on a service. */
+const OR_SERVER = '   (or --server URL --credential-file F [--ca-file CA] instead of --db)'
 
 // ---------------------------------------------------------------------------------------------------------------
 // release
@@ -93,7 +111,8 @@ export const releaseCommand: CliCommand = {
   summary: 'Run a saved query as a charged release (real data, secure noise, charged to the ledger)',
   usage:
     'release --db PATH --query ID [--preview] threshold: --beta B --alpha A [--mechanism tslm|ppwlm|dppwlm] [--eps-max E] [--eps1 E] [--steps M] [--fine-steps F]; ' +
-    'anomaly identification: --epsilon E [--mechanism dp|sp]; anomaly search: (parameters from the saved query)',
+    'anomaly identification: --epsilon E [--mechanism dp|sp]; anomaly search: (parameters from the saved query)' +
+    OR_SERVER,
   options: {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
@@ -120,6 +139,8 @@ export const releaseCommand: CliCommand = {
     actor: { type: 'string', description: 'who asks (recorded in the ledger)', defaultText: 'analyst' }
   },
   async run(values, _pos, ctx) {
+    const remote = remoteTarget(values, ctx.cwd)
+    if (remote) return remoteRelease(remote, values, (kind) => releaseParams(kind, values))
     const queryId = reqNumber(values, 'query', { integer: true, ge: 1 })
     const store = openDb(values, ctx)
     try {
@@ -142,12 +163,35 @@ export const releaseCommand: CliCommand = {
 // ---------------------------------------------------------------------------------------------------------------
 // ledger
 
+function checkpointResult(c: CheckpointResult): CliResult {
+  return {
+    json: { checkpoint: c },
+    text: `Checkpoint signed by officer "${c.officer}": ledger entry ${c.ledgerSeq} (head ${c.ledgerHash.slice(0, 16)}) and audit event ${c.auditId}. A rewrite of anything up to here is now detected by ledger verify.`
+  }
+}
+
+function verifyResult(v: LedgerVerifyResult): CliResult {
+  if (!v.ok) return { json: { verify: v }, text: v.message, exitCode: 3, stderrLine: v.message }
+  return { json: { verify: v }, text: `${v.message}\nFull head hash (keep it elsewhere; pass it back with --head): ${v.headHash}` }
+}
+
+function exPostResult(ex: ExPostCosts): CliResult {
+  const lines = [
+    `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was signed and recorded in the audit log)`,
+    `Charged (worst case): ${formatCharge(ex.chargedExact)}; actually spent (largest): ${formatCharge(ex.spentMax)}`
+  ]
+  if (ex.queries !== undefined) lines.push(`Queries asked: ${ex.queries}`)
+  for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${formatCharge(p.epsilon)}`)
+  return { json: { exPost: ex }, text: lines.join('\n') }
+}
+
 export const ledgerCommand: CliCommand = {
   name: 'ledger',
   required: (_values, pos) => (pos[0] === 'unlock' ? ['release', 'reason'] : []),
   summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
   usage:
-    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F]',
+    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F]' +
+    OR_SERVER,
   subcommands: ['verify', 'unlock', 'checkpoint'],
   options: {
     ...DB_OPTION,
@@ -173,29 +217,20 @@ export const ledgerCommand: CliCommand = {
       }
       cred = { officer: optString(values, 'officer'), passphrase: await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) }
     }
+    const remote = remoteTarget(values, ctx.cwd)
+    if (remote) {
+      if (sub === undefined) return remoteLedger(remote, values)
+      if (sub === 'verify') return verifyResult(await remoteCall(remote, 'ledger/verify', { expectHead: optString(values, 'head') }))
+      if (sub === 'checkpoint') return checkpointResult(await remoteCall(remote, 'ledger/checkpoint', cred!))
+      const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
+      return exPostResult(await remoteCall(remote, 'officer/unlock-ex-post', { releaseId, reason: reqString(values, 'reason'), ...cred }))
+    }
     return withStore(values, ctx, (store) => {
-      if (sub === 'checkpoint') {
-        const c = checkpoint(store.db, cred!)
-        return {
-          json: { checkpoint: c },
-          text: `Checkpoint signed by officer "${c.officer}": ledger entry ${c.ledgerSeq} (head ${c.ledgerHash.slice(0, 16)}) and audit event ${c.auditId}. A rewrite of anything up to here is now detected by ledger verify.`
-        }
-      }
-      if (sub === 'verify') {
-        const v = verifyLedger(store.db, optString(values, 'head'))
-        if (!v.ok) return { json: { verify: v }, text: v.message, exitCode: 3, stderrLine: v.message }
-        return { json: { verify: v }, text: `${v.message}\nFull head hash (keep it elsewhere; pass it back with --head): ${v.headHash}` }
-      }
+      if (sub === 'checkpoint') return checkpointResult(checkpoint(store.db, cred!))
+      if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head')))
       if (sub === 'unlock') {
         const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
-        const ex = unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred })
-        const lines = [
-          `SEALED COSTS of release ${ex.releaseId} (officer view; this unlock was signed and recorded in the audit log)`,
-          `Charged (worst case): ${formatCharge(ex.chargedExact)}; actually spent (largest): ${formatCharge(ex.spentMax)}`
-        ]
-        if (ex.queries !== undefined) lines.push(`Queries asked: ${ex.queries}`)
-        for (const p of ex.perPredicate?.slice(0, 50) ?? []) lines.push(`  ${p.predicate.join(' / ')}: ${formatCharge(p.epsilon)}`)
-        return { json: { exPost: ex }, text: lines.join('\n') }
+        return exPostResult(unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred }))
       }
       const ref = optString(values, 'dataset')
       // A deleted dataset keeps its ledger history under its id and last name.
@@ -227,7 +262,8 @@ export const budgetCommand: CliCommand = {
   summary:
     'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
   usage:
-    'budget --db PATH --dataset D (--epsilon E | --freeze) --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]',
+    'budget --db PATH --dataset D (--epsilon E | --freeze) --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]' +
+    OR_SERVER,
   options: {
     ...DB_OPTION,
     dataset: { type: 'string', description: 'dataset id or name' },
@@ -247,31 +283,26 @@ export const budgetCommand: CliCommand = {
     const notionRaw = optString(values, 'notion')
     const notion = notionRaw === undefined ? undefined : choice('notion', notionRaw, NOTIONS as readonly PrivacyNotion[])
     // The dataset is checked before the passphrase is asked for (a typo is reported first).
-    withStore(values, ctx, (store) => resolveDataset(store.db, ref))
+    const remote = remoteTarget(values, ctx.cwd)
+    const ds = remote ? await remoteDatasetOf(remote, values) : withStore(values, ctx, (store) => resolveDataset(store.db, ref).info)
     const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
-    return withStore(values, ctx, (store) => {
-      const ds = resolveDataset(store.db, ref).info
-      const entry = setBudget(store.db, {
-        datasetId: ds.id,
-        epsilon,
-        notion,
-        reason,
-        officer: optString(values, 'officer'),
-        passphrase,
-        freeze
-      })
-      const account = datasetLedger(store.db, ds.id)
-      const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
-      const text = [
-        `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${formatCharge(entry.epsilonExact)} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`,
-        `  Spent ${per} (summed over notions): ${formatCharge(account.spentPerUnitExact)} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : formatCharge(account.budgetPerUnitExact)}; unit: ${account.unitText}.`,
-        ...account.accounts.map(
-          (a) =>
-            `  ${a.label}: own budget ${a.budgetExact === null ? '-' : formatCharge(a.budgetExact)}, spent ${formatCharge(a.spentExact)}, remaining ${a.remainingExact === null ? '-' : formatRemaining(a.remainingExact)}`
-        )
-      ].join('\n')
-      return { json: { entry, account }, text }
-    })
+    const input = { datasetId: ds.id, epsilon, notion, reason, officer: optString(values, 'officer'), passphrase, freeze }
+    const { entry, account } = remote
+      ? await remoteCall(remote, 'budgets/set', input)
+      : withStore(values, ctx, (store) => {
+          const entry = setBudget(store.db, input)
+          return { entry, account: datasetLedger(store.db, ds.id) }
+        })
+    const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
+    const text = [
+      `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${formatCharge(entry.epsilonExact)} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`,
+      `  Spent ${per} (summed over notions): ${formatCharge(account.spentPerUnitExact)} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : formatCharge(account.budgetPerUnitExact)}; unit: ${account.unitText}.`,
+      ...account.accounts.map(
+        (a) =>
+          `  ${a.label}: own budget ${a.budgetExact === null ? '-' : formatCharge(a.budgetExact)}, spent ${formatCharge(a.spentExact)}, remaining ${a.remainingExact === null ? '-' : formatRemaining(a.remainingExact)}`
+      )
+    ].join('\n')
+    return { json: { entry, account }, text }
   }
 }
 
