@@ -21,6 +21,8 @@ import type {
   DELIMITERS,
   RequestFromSchema,
   importRequestSchema,
+  clickhouseConnectionRequestSchema,
+  linkClickHouseRequestSchema,
   linkPostgresRequestSchema,
   postgresConnectionRequestSchema,
   previewFileRequestSchema,
@@ -75,9 +77,10 @@ export interface DatasetInfo {
    * Where the rows are: 'imported' (a copy in the workspace), 'linked-file' (a Parquet or CSV file queried in place
    * by DuckDB; its path is never sent through the contract, `sourceFile` is its base name) or 'linked-postgres' (a
    * PostgreSQL table or view queried where it lives; `sourceFile` is schema.table, and `rowCount` is 0: its rows are
-   * neither counted nor estimated for the analyst). Absent means imported.
+   * neither counted nor estimated for the analyst) or 'linked-clickhouse' (a ClickHouse table, local or Distributed,
+   * queried where it lives; `sourceFile` is database.table, `rowCount` 0 likewise). Absent means imported.
    */
-  source?: 'imported' | 'linked-file' | 'linked-postgres'
+  source?: 'imported' | 'linked-file' | 'linked-postgres' | 'linked-clickhouse'
 }
 
 /** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */
@@ -201,6 +204,18 @@ export interface PostgresRelation {
 
 export type LinkPostgresRequest = z.infer<typeof linkPostgresRequestSchema>
 
+/** A ClickHouse connection from a door: an HTTP(S) URL WITHOUT a password; the password is read from the server's environment. */
+export type ClickHouseConnectionRequest = z.infer<typeof clickhouseConnectionRequestSchema>
+
+export interface ClickHouseTable {
+  database: string
+  table: string
+  /** MergeTree, Distributed, View, ... */
+  engine: string
+}
+
+export type LinkClickHouseRequest = z.infer<typeof linkClickHouseRequestSchema>
+
 export interface DatasetMethods {
   /** First rows and inferred types of a file, before importing it. */
   'datasets/preview-file': { req: PreviewFileRequest; res: PreviewFileResponse }
@@ -213,6 +228,13 @@ export interface DatasetMethods {
   'datasets/postgres-relations': { req: PostgresConnectionRequest; res: { relations: PostgresRelation[] } }
   /** Links a PostgreSQL table or view as a dataset queried where it lives (source 'linked-postgres'). */
   'datasets/link-postgres': { req: LinkPostgresRequest; res: DatasetInfo }
+  /**
+   * Tests a ClickHouse connection and lists the tables its user can see (for the table picker). An officer act from a
+   * door; the host must be this machine or listed in the server's QA_CLICKHOUSE_HOSTS.
+   */
+  'datasets/clickhouse-tables': { req: ClickHouseConnectionRequest; res: { tables: ClickHouseTable[] } }
+  /** Links a ClickHouse table (local or Distributed) as a dataset queried where it lives (source 'linked-clickhouse'). */
+  'datasets/link-clickhouse': { req: LinkClickHouseRequest; res: DatasetInfo }
   /**
    * Links a Parquet or CSV file as a dataset queried in place by DuckDB (source 'linked-file'): the desktop dialog's file
    * where it lies, or a headless upload kept beside the workspace. Not an officer act: the linker holds the file.
@@ -239,6 +261,8 @@ export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
   'datasets/import': true,
   'datasets/postgres-relations': true,
   'datasets/link-postgres': true,
+  'datasets/clickhouse-tables': true,
+  'datasets/link-clickhouse': true,
   'datasets/link-file': true,
   'datasets/list': true,
   'datasets/get': true,

@@ -77,22 +77,38 @@ export const importRequestSchema = z.strictObject({
   perPersonColumns: z.array(column()).max(1000).optional()
 })
 
-const postgresConnectionFields = {
-  /** postgresql://user@host:port/database (a URL with a password is refused). */
+const connectionFields = {
+  /**
+   * postgresql://user@host:port/database, or for ClickHouse http(s)://user@host:8123 (a URL with a password is
+   * refused).
+   */
   url: text(LIMITS.url, { nonEmpty: true }),
-  /** The environment variable holding the password, ending in PGPASSWORD (default PGPASSWORD). */
+  /** The environment variable holding the password, ending in PGPASSWORD (default PGPASSWORD), or CLICKHOUSE_PASSWORD. */
   passwordEnv: text(LIMITS.name).nullable().optional(),
   /** An officer act from a door (the password is the server's): the registered officer and passphrase (never stored). */
   officer: text(LIMITS.name).optional(),
   passphrase: text(LIMITS.passphrase).optional()
 }
 
-export const postgresConnectionRequestSchema = z.strictObject(postgresConnectionFields)
+export const postgresConnectionRequestSchema = z.strictObject(connectionFields)
 
 export const linkPostgresRequestSchema = z.strictObject({
-  ...postgresConnectionFields,
+  ...connectionFields,
   name: text(LIMITS.name),
   /** schema.table */
+  table: text(LIMITS.url, { nonEmpty: true }),
+  /** The person column (person-level), or null/absent for row-level. */
+  personColumn: column().nullable().optional(),
+  /** Person-level: columns declared to hold one value per person (refused on a linked source). */
+  perPersonColumns: z.array(column()).max(1000).optional()
+})
+
+export const clickhouseConnectionRequestSchema = z.strictObject(connectionFields)
+
+export const linkClickHouseRequestSchema = z.strictObject({
+  ...connectionFields,
+  name: text(LIMITS.name),
+  /** database.table (a bare name: the user's current database) */
   table: text(LIMITS.url, { nonEmpty: true }),
   /** The person column (person-level), or null/absent for row-level. */
   personColumn: column().nullable().optional(),
@@ -275,6 +291,8 @@ export const requestSchemas = {
   'datasets/import': importRequestSchema,
   'datasets/postgres-relations': postgresConnectionRequestSchema,
   'datasets/link-postgres': linkPostgresRequestSchema,
+  'datasets/clickhouse-tables': clickhouseConnectionRequestSchema,
+  'datasets/link-clickhouse': linkClickHouseRequestSchema,
   'datasets/link-file': z.strictObject({
     /** A `FileHandle.fileId` from `app/choose-file` (desktop) or the upload route (headless); never a path. */
     fileId: id(),

@@ -32,6 +32,8 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'datasets/import': CUSTODIAN,
   'datasets/postgres-relations': CUSTODIAN_OR_OFFICER,
   'datasets/link-postgres': CUSTODIAN_OR_OFFICER,
+  'datasets/clickhouse-tables': CUSTODIAN_OR_OFFICER,
+  'datasets/link-clickhouse': CUSTODIAN_OR_OFFICER,
   'datasets/link-file': CUSTODIAN,
   'datasets/list': ALL,
   'datasets/get': ALL,

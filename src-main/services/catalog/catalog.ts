@@ -225,6 +225,8 @@ export function storedRows(db: Database.Database, idOrDataset: unknown, offset =
     throw new UserError(`"${ds.info.name}" is a linked file; its rows are not paged in this version (import a copy to browse it)`, 'bad-input')
   if (ds.info.source === 'linked-postgres')
     throw new UserError(`"${ds.info.name}" is a linked PostgreSQL table; its rows are not paged in this version`, 'bad-input')
+  if (ds.info.source === 'linked-clickhouse')
+    throw new UserError(`"${ds.info.name}" is a linked ClickHouse table; its rows are not paged in this version`, 'bad-input')
   if (!Number.isSafeInteger(offset) || offset < 0) throw new UserError('offset must be a whole number >= 0', 'bad-input')
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE)
     throw new UserError(`limit must be a whole number from 1 to ${MAX_PAGE}`, 'bad-input')
@@ -250,12 +252,10 @@ function hasTable(db: Database.Database, name: string): boolean {
 }
 
 /** How a dataset's rows are held, for the catalog. */
-export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' | 'linked-postgres' {
-  if (
-    hasTable(db, 'dataset_postgres_sources') &&
-    db.prepare('SELECT 1 FROM dataset_postgres_sources WHERE dataset_id = ?').get(datasetId) !== undefined
-  )
-    return 'linked-postgres'
+export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' | 'linked-postgres' | 'linked-clickhouse' {
+  const inTable = (t: string) => hasTable(db, t) && db.prepare(`SELECT 1 FROM ${t} WHERE dataset_id = ?`).get(datasetId) !== undefined
+  if (inTable('dataset_postgres_sources')) return 'linked-postgres'
+  if (inTable('dataset_clickhouse_sources')) return 'linked-clickhouse'
   if (!hasTable(db, 'dataset_sources')) return 'imported'
   return db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) === undefined ? 'imported' : 'linked-file'
 }

@@ -24,8 +24,9 @@ export function publicSource(db: Database.Database, datasetId: unknown, countedI
       'not-public'
     )
   }
-  if (other.info.source === 'linked-file' || other.info.source === 'linked-postgres') {
-    const what = other.info.source === 'linked-file' ? 'a linked file' : 'a linked PostgreSQL table'
+  if (other.info.source === 'linked-file' || other.info.source === 'linked-postgres' || other.info.source === 'linked-clickhouse') {
+    const what =
+      other.info.source === 'linked-file' ? 'a linked file' : other.info.source === 'linked-postgres' ? 'a linked PostgreSQL table' : 'a linked ClickHouse table'
     throw new UserError(
       `The ${role} "${other.info.name}" is ${what}; public tables must be imported datasets for now (import a copy of it)`,
       'not-public'

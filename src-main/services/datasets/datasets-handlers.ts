@@ -12,6 +12,8 @@ import { checkDoorHost, checkPostgresUrl } from '../sources/linked-postgres'
 import { linkPostgres, listPostgresRelations } from './link-postgres'
 import { unlockOfficer } from '../trust/officers'
 import { linkHandleFile } from './link-file'
+import { checkClickHouseDoorHost, checkClickHouseUrl } from '../sources/linked-clickhouse'
+import { linkClickHouse, listClickHouseTables } from './link-clickhouse'
 
 /** Handlers of the datasets area (issue 6). */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
@@ -71,6 +73,25 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
         passwordEnv: r.passwordEnv,
         table: r.table,
         personColumn,
+        perPersonColumns,
+        officer: r.officer,
+        passphrase: r.passphrase
+      })
+    },
+    'datasets/clickhouse-tables': async (r) => {
+      checkClickHouseDoorHost(checkClickHouseUrl(req(r).url))
+      unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
+      return { tables: listClickHouseTables({ url: r.url, passwordEnv: r.passwordEnv }) }
+    },
+    'datasets/link-clickhouse': async (r) => {
+      checkClickHouseDoorHost(checkClickHouseUrl(req(r).url))
+      const perPersonColumns = Array.isArray(r.perPersonColumns) ? r.perPersonColumns.filter((c): c is string => typeof c === 'string') : []
+      return linkClickHouse(db, {
+        name: r.name,
+        url: r.url,
+        passwordEnv: r.passwordEnv,
+        table: r.table,
+        personColumn: typeof r.personColumn === 'string' ? r.personColumn : null,
         perPersonColumns,
         officer: r.officer,
         passphrase: r.passphrase

@@ -63,11 +63,21 @@ export function thresholdCounts(
   predicates: PublicPredicates,
   rng?: Rng
 ): { counts: Float64Array; thresholds: Float64Array } {
+  return thresholdCountsFrom(sourceFor(db, ds), ds, def, predicates, rng)
+}
+
+/** `thresholdCounts` read from a given source of the dataset's rows. */
+export function thresholdCountsFrom(
+  src: Source,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  predicates: PublicPredicates,
+  rng?: Rng
+): { counts: Float64Array; thresholds: Float64Array } {
   if (def.count.kind === 'persons' && def.count.maxGroups !== undefined && def.count.maxGroups < predicates.keys.length) {
     if (!rng) throw new Error('bounding the groups per person needs a generator')
-    return truncatedCounts(sourceFor(db, ds), ds, def, def.count, predicates, rng)
+    return truncatedCounts(src, ds, def, def.count, predicates, rng)
   }
-  const src = sourceFor(db, ds)
   const d = src.dialect
   const keyCols = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
   const types = keyCols.map((c) => c.type)

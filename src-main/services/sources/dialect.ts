@@ -7,6 +7,15 @@
  *
  * Every builder returns SQL with `?` placeholders and the parameters in order; user values are always parameters,
  * identifiers come from the catalog only. Every subquery in FROM has an alias (PostgreSQL before 16 requires one).
+ * The level that reads the relation aggregates (GROUP BY there, never in an outer level over its plain rows): a
+ * Distributed ClickHouse table runs that level on its shards and only its result travels.
+ *
+ * No failure may depend on the data (ALGORITHMS.md section 5: after the charge it would release an exact bit): every
+ * `Dialect.column` reads each value as its catalog type's stored form or as NULL, never with a cast or check that can
+ * fail on a row. A value that cannot be counted in that form is NULL, decided from the declared type alone: an
+ * integer beyond +-(2^53 - 1) (not an exact JS number), a timestamp outside JavaScript's dates (+-8.64e15 ms) or
+ * infinite, a real that is NaN or beyond a double's range. An engine that is down fails the release after its charge
+ * with the neutral sentence.
  *
  * The aggregates:
  * - `whereOf`: filter, period [from, to), and the person column not empty for capped per-person counts;
@@ -25,7 +34,7 @@ import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import { findColumn, storedValueFor } from '../catalog/columns'
 
 export interface Dialect {
-  readonly engine: 'sqlite' | 'duckdb' | 'postgres'
+  readonly engine: 'sqlite' | 'duckdb' | 'postgres' | 'clickhouse'
   /** The relation the dataset's rows are read from (a table, or a table function over a file). */
   relation(ds: CatalogDataset): string
   /** A column's value in its stored form (as an import stores it: numbers, text, timestamps in ms since the epoch). */
@@ -49,11 +58,32 @@ export interface Dialect {
    * MD5(key ":" text(person) ":" i) as an integer (keyed-hash.ts); `key` is 32 hex digits, inlined.
    */
   keyedRank(key: string, person: string, personType: ColumnType, i: string): string
+  /**
+   * The `maxGroups` aggregates built another way, for an engine without window functions (ClickHouse); absent: the
+   * portable form below. Same results as `truncatedCountSql` / `truncatedReferenceSql`, same arguments.
+   */
+  readonly truncation?: {
+    count(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, t: Truncation, main: Where, reference: Where | null): Sql | null
+    reference(
+      d: Dialect,
+      ds: CatalogDataset,
+      def: ThresholdQueryDefinition,
+      t: Truncation,
+      main: Where,
+      reference: Where,
+      bucketMs: number
+    ): Sql | null
+  }
 }
 
 export interface Sql {
   sql: string
   params: StoredValue[]
+  /**
+   * The level that reads the relation groups by the person column (and the result is exact as long as each group
+   * holds all of a person's rows): on a Distributed ClickHouse table sharded by the person it may run per shard.
+   */
+  perPerson?: boolean
 }
 
 export interface Period {
@@ -76,7 +106,9 @@ function condition(d: Dialect, ds: CatalogDataset, c: FilterCondition, params: S
     case 'not in': {
       const list = c.value as Array<string | number>
       for (const v of list) params.push(storedValueFor(col, v, 'A filter value'))
-      return `${id} ${c.op === 'in' ? 'IN' : 'NOT IN'} (${list.map(() => '?').join(', ')})`
+      const placeholders = list.map(() => '?').join(', ')
+      // An empty value is in no list and not outside one (SQL: NULL NOT IN (...) is unknown; ClickHouse says true).
+      return c.op === 'in' ? `${id} IN (${placeholders})` : `(${id} IS NOT NULL AND ${id} NOT IN (${placeholders}))`
     }
     default: {
       const op = SQL_OPS[c.op]
@@ -91,6 +123,11 @@ export interface Where {
   /** `WHERE ...` or '' */
   sql: string
   params: StoredValue[]
+}
+
+/** A `Where`'s condition as an expression (true when it has none), with its parameters. */
+export function whereCondition(w: Where): { sql: string; params: StoredValue[] } {
+  return { sql: w.sql === '' ? '1 = 1' : w.sql.replace(/^WHERE /, ''), params: w.params }
 }
 
 /** The rows a threshold query counts in one period: its filter, [from, to) on the period column, a person if counted per person. */
@@ -120,30 +157,35 @@ function bucketExpr(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinitio
 /** The count per group (columns k1..kG, then n); with `bucketMs`, per group and time bucket (k1..kG, b, n). */
 export function groupCountSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, where: Where, bucketMs: number | null): Sql {
   const keys = keyColumns(ds, def)
-  const keySel = keys.map((k, i) => `${d.column(ds, k)} AS k${i + 1}`)
-  const keyNames = keys.map((_, i) => `k${i + 1}`)
-  const bucketSel = bucketMs !== null ? `, ${bucketExpr(d, ds, def, bucketMs)} AS b` : ''
-  const groupCols = [...keyNames, ...(bucketMs !== null ? ['b'] : [])].join(', ')
+  const exprs = keys.map((k) => d.column(ds, k))
+  if (bucketMs !== null) exprs.push(bucketExpr(d, ds, def, bucketMs))
+  const names = [...keys.map((_, i) => `k${i + 1}`), ...(bucketMs !== null ? ['b'] : [])]
+  const sel = exprs.map((e, i) => `${e} AS ${names[i]}`).join(', ')
+  const groupCols = names.join(', ')
   const table = d.relation(ds)
   if (def.count.kind === 'rows') {
     return {
-      sql: `SELECT ${groupCols}, count(*) AS n FROM (SELECT ${keySel.join(', ')}${bucketSel} FROM ${table} ${where.sql}) AS r GROUP BY ${groupCols} ORDER BY ${groupCols}`,
+      sql: `SELECT ${sel}, count(*) AS n FROM ${table} ${where.sql} GROUP BY ${exprs.join(', ')} ORDER BY ${groupCols}`,
       params: where.params
     }
   }
   const p = d.column(ds, findColumn(ds, def.count.personColumn, 'person column'))
-  const inner = `SELECT ${keySel.join(', ')}${bucketSel}, ${p} AS p FROM ${table} ${where.sql}`
-  const perPerson = `SELECT ${groupCols}, p, count(*) AS c FROM (${inner}) AS r GROUP BY ${groupCols}, p`
+  const perPerson = `SELECT ${sel}, count(*) AS c FROM ${table} ${where.sql} GROUP BY ${[...exprs, p].join(', ')}`
   return {
     sql: `SELECT ${groupCols}, sum(${d.least('c', '?')}) AS n FROM (${perPerson}) AS pp GROUP BY ${groupCols} ORDER BY ${groupCols}`,
-    params: [def.count.cap, ...where.params]
+    params: [def.count.cap, ...where.params],
+    perPerson: true
   }
 }
 
 /** Per group (k1..kG): the max and the sum over time buckets of the count per bucket (`perBucket` from `groupCountSql`). */
 export function referenceSql(def: ThresholdQueryDefinition, perBucket: Sql): Sql {
   const ks = def.groupBy.map((_, i) => `k${i + 1}`).join(', ')
-  return { sql: `SELECT ${ks}, max(n), sum(n) FROM (${perBucket.sql}) AS pb GROUP BY ${ks}`, params: perBucket.params }
+  return {
+    sql: `SELECT ${ks}, max(n), sum(n) FROM (${perBucket.sql}) AS pb GROUP BY ${ks}`,
+    params: perBucket.params,
+    perPerson: perBucket.perPerson
+  }
 }
 
 /**
@@ -231,6 +273,7 @@ export function truncatedCountSql(
   main: Where,
   reference: Where | null
 ): Sql | null {
+  if (d.truncation) return d.truncation.count(d, ds, def, t, main, reference)
   const cap = wholeNumber(t.cap, 'the cap')
   const m = wholeNumber(t.maxGroups, 'maxGroups')
   const tuples = predicateTuples(d, ds, def, t, main, null)
@@ -274,6 +317,7 @@ export function truncatedReferenceSql(
   reference: Where,
   bucketMs: number
 ): Sql | null {
+  if (d.truncation) return d.truncation.reference(d, ds, def, t, main, reference, bucketMs)
   const cap = wholeNumber(t.cap, 'the cap')
   const tuples = predicateTuples(d, ds, def, t, reference, bucketMs)
   const kept = keptSql(d, ds, def, t, main, reference)

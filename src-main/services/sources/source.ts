@@ -2,7 +2,8 @@
  * Where a dataset's rows are read: the `Source` of a dataset gives its SQL dialect and runs the aggregates the dialect
  * layer (dialect.ts) builds. Imported datasets read the workspace's SQLite table; linked files are read in place by
  * DuckDB (synchronously, see duckdb-sync.ts); linked PostgreSQL relations by PostgreSQL (pg-sync.ts, `?` placeholders
- * numbered `$1..` here). Only aggregates come back (and, for anomaly identification, the chosen
+ * numbered `$1..` here); linked ClickHouse tables by ClickHouse (clickhouse-sync.ts, `?` bound as query parameters or
+ * checked literals; a per-person level on shards where sound: linked-clickhouse.ts). Only aggregates come back (and, for anomaly identification, the chosen
  * columns' values), as better-sqlite3 gives them.
  */
 import type Database from 'better-sqlite3'
@@ -17,13 +18,24 @@ import { type LinkedFileRecord, checkLinkedFile, linkedFileOf, linkedFileFailure
 import { postgresDialect } from './dialect-postgres'
 import { numberedParams, pgAll } from './pg-sync'
 import { type LinkedPostgresRecord, checkPostgresSource, connectionAtUse, linkedPostgresFailure, linkedPostgresOf } from './linked-postgres'
+import { clickhouseDialect } from './dialect-clickhouse'
+import {
+  type LinkedClickHouseRecord,
+  type ShardingMode,
+  checkClickHouseSource,
+  chQuery,
+  clickhouseConnectionAtUse,
+  linkedClickHouseFailure,
+  linkedClickHouseOf,
+  shardingModeNow
+} from './linked-clickhouse'
 
 export interface Source {
   readonly dialect: Dialect
   /** The rows of a query (arrays, in select order). */
   all(q: Sql): unknown[][]
-  /** The linked file or PostgreSQL relation (null for an imported dataset). */
-  readonly linked: LinkedFileRecord | LinkedPostgresRecord | null
+  /** The linked file, PostgreSQL relation or ClickHouse table (null for an imported dataset). */
+  readonly linked: LinkedFileRecord | LinkedPostgresRecord | LinkedClickHouseRecord | null
 }
 
 export function sqliteSource(db: Database.Database): Source {
@@ -71,8 +83,35 @@ export function postgresSource(rel: LinkedPostgresRecord): Source {
   }
 }
 
-/** The source of a dataset's rows: its linked file or PostgreSQL relation, or the workspace's table. */
+export function clickhouseSource(table: LinkedClickHouseRecord): Source {
+  // Read from system.tables at this source's first per-person level (each evaluation has its own source).
+  let mode: ShardingMode | null = null
+  return {
+    dialect: clickhouseDialect(table),
+    linked: table,
+    all: (q) => {
+      try {
+        // The password is read from the environment at each use (never stored).
+        const conn = clickhouseConnectionAtUse(table.url, table.passwordEnv)
+        let extra: Record<string, string> = {}
+        if (q.perPerson) {
+          mode ??= shardingModeNow(conn, table)
+          // Each shard finishes the per-person level: sound only when shards hold whole persons (linked-clickhouse.ts).
+          if (mode === 'per-shard') extra = { distributed_group_by_no_merge: '1' }
+        }
+        return chQuery(conn, q.sql, q.params, extra).rows
+      } catch (e) {
+        // The server's message may quote rows: a sentence naming the dataset instead.
+        throw linkedClickHouseFailure(table, e)
+      }
+    }
+  }
+}
+
+/** The source of a dataset's rows: its linked file, PostgreSQL relation or ClickHouse table, or the workspace's table. */
 export function sourceFor(db: Database.Database, ds: CatalogDataset): Source {
+  const ch = linkedClickHouseOf(db, ds.info.id)
+  if (ch) return clickhouseSource(ch)
   const rel = linkedPostgresOf(db, ds.info.id)
   if (rel) return postgresSource(rel)
   const file = linkedFileOf(db, ds.info.id)
@@ -85,6 +124,8 @@ export function sourceFor(db: Database.Database, ds: CatalogDataset): Source {
  * release's ledger entry, or null for an imported dataset.
  */
 export function checkLinkedSource(db: Database.Database, datasetId: number): object | null {
+  const ch = linkedClickHouseOf(db, datasetId)
+  if (ch) return checkClickHouseSource(ch)
   const rel = linkedPostgresOf(db, datasetId)
   if (rel) return checkPostgresSource(rel)
   return checkLinkedFile(db, datasetId)

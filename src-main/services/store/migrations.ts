@@ -13,6 +13,7 @@ import { migration008 } from './migrations/008-linked-sources'
 import { migration009 } from './migrations/009-postgres-sources'
 import { migration010 } from './migrations/010-postgres-link-trust'
 import { migration011 } from './migrations/011-accounts'
+import { migration012 } from './migrations/012-clickhouse-sources'
 
 export type { Migration }
 
@@ -53,7 +54,8 @@ export const migrations: Migration[] = [
   migration008,
   migration009,
   migration010,
-  migration011
+  migration011,
+  migration012
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

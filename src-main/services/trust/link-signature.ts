@@ -36,7 +36,7 @@ export interface SignedLink {
 }
 
 export function linkSigningText(l: SignedLink): string {
-  return `quiet-alarm/postgres-link/v1\n${canonicalJson({
+  return linkFactsText('postgres', {
     datasetId: l.datasetId,
     url: l.url,
     passwordEnv: l.passwordEnv,
@@ -45,7 +45,7 @@ export function linkSigningText(l: SignedLink): string {
     kind: l.kind,
     columns: l.columns.map((c) => ({ name: c.name, pgType: c.pgType, type: c.type })),
     personColumn: l.personColumn
-  })}`
+  })
 }
 
 export function signLink(key: OfficerKey, l: SignedLink): { signer: string; signature: string } {
@@ -54,9 +54,36 @@ export function signLink(key: OfficerKey, l: SignedLink): { signer: string; sign
 
 /** Whether the stored link is exactly what a registered officer signed. */
 export function linkSignedByOfficer(db: Database.Database, l: SignedLink, signer: string | null, signature: string | null): boolean {
+  return textSignedByOfficer(db, linkSigningText(l), signer, signature)
+}
+
+/** The kinds of signed links (each its own signed text, so a signature of one kind is never one of another). */
+export type LinkKind = 'postgres' | 'clickhouse'
+
+/** The text an officer signs for a link of `kind`: a versioned header and the canonical JSON of what the link is. */
+export function linkFactsText(kind: LinkKind, facts: Record<string, unknown>): string {
+  return `quiet-alarm/${kind}-link/v1\n${canonicalJson(facts)}`
+}
+
+export function signLinkFacts(key: OfficerKey, kind: LinkKind, facts: Record<string, unknown>): { signer: string; signature: string } {
+  return { signer: key.keyId, signature: key.sign(linkFactsText(kind, facts)) }
+}
+
+/** Whether `facts`, as stored, are exactly what a registered officer signed for a link of `kind`. */
+export function linkFactsSignedByOfficer(
+  db: Database.Database,
+  kind: LinkKind,
+  facts: Record<string, unknown>,
+  signer: string | null,
+  signature: string | null
+): boolean {
+  return textSignedByOfficer(db, linkFactsText(kind, facts), signer, signature)
+}
+
+function textSignedByOfficer(db: Database.Database, text: string, signer: string | null, signature: string | null): boolean {
   if (!signer || !signature) return false
   // Only an officer whose registration verifies by the rule `ledger verify` checks (officers.ts; review H10: the first
   // self-registration in creation order was trusted, so a key inserted with an earlier creation time signed links).
   const o = verifiedOfficerRows(db).find((r) => r.key_id === signer)
-  return o !== undefined && verifyText(o.sign_public, linkSigningText(l), signature)
+  return o !== undefined && verifyText(o.sign_public, text, signature)
 }

@@ -41,7 +41,7 @@ function storedUnit(db: Db, datasetId: number): { kind: 'row' } | { kind: 'perso
 /** A linked source (file or database table) can change after it was linked: its per-person declarations are not trusted. */
 function isLinked(db: Db, datasetId: number): boolean {
   const inTable = (t: string) => hasTable(db, t) && db.prepare(`SELECT 1 FROM ${t} WHERE dataset_id = ?`).get(datasetId) !== undefined
-  return inTable('dataset_sources') || inTable('dataset_postgres_sources')
+  return inTable('dataset_sources') || inTable('dataset_postgres_sources') || inTable('dataset_clickhouse_sources')
 }
 
 /** What the officer signs with a budget: the person column (null: row-level) and the columns declared one value per person. */

@@ -1,10 +1,13 @@
 /**
- * Issue 16: the same data held in SQLite (imported), in a Parquet file and in a CSV file (both linked, read by DuckDB)
- * and in a PostgreSQL table (linked, a throwaway cluster: pg-cluster.ts; its rows inserted in the CSV's order)
- * gives identical true aggregates, for randomly generated definitions (seeded): filters, periods, group-by, caps,
+ * Issue 16: the same data held in SQLite (imported), in a Parquet file and in a CSV file (both linked, read by DuckDB),
+ * in a PostgreSQL table (linked, a throwaway cluster: pg-cluster.ts; its rows inserted in the CSV's order) and in
+ * ClickHouse (issue 27; a throwaway 3-shard cluster, ch-cluster.ts): a local MergeTree table on one server, a
+ * Distributed table sharded by the person (its per-person level runs on the shards) and one sharded by rand() (merged
+ * on the initiator), gives identical true aggregates, for randomly generated definitions (seeded): filters, periods, group-by, caps,
  * maxGroups (the bound applied in each engine with the same key, drawn from a seeded generator: keyed-hash.ts), every
  * threshold kind; and the anomaly loaders (AIQ column values, the
- * search's per-individual max score). The Parquet file is written with DuckDB's COPY from the CSV.
+ * search's per-individual max score). The Parquet file is written with DuckDB's COPY from the CSV. ClickHouse tables
+ * have no row order: their anomaly-identification rows are compared as multisets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
@@ -13,16 +16,20 @@ import type { ImportResult, ThresholdQueryDefinition, FilterCondition } from '..
 import { getDataset } from '../../../src-main/services/catalog/catalog'
 import { groupKey } from '../../../src-main/services/catalog/column-types'
 import { findColumn, storedValueFor } from '../../../src-main/services/catalog/columns'
-import { thresholdCounts } from '../../../src-main/services/datasets/threshold-evaluation'
+import { thresholdCounts, thresholdCountsFrom } from '../../../src-main/services/datasets/threshold-evaluation'
 import { thresholdPredicates, type PublicPredicates } from '../../../src-main/services/datasets/threshold-predicates'
 import { loadAnomalyIdentificationData, loadAnomalySearchData } from '../../../src-main/services/datasets/anomaly-loaders'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { linkFile } from '../../../src-main/services/datasets/link-file'
-import { sourceFor } from '../../../src-main/services/sources/source'
+import { clickhouseSource, sourceFor } from '../../../src-main/services/sources/source'
+import { checkClickHouseSource, chQuery, clickhouseConnectionAtUse, linkedClickHouseOf } from '../../../src-main/services/sources/linked-clickhouse'
 import { duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
 import { linkPostgres } from '../../../src-main/services/datasets/link-postgres'
 import { closePg } from '../../../src-main/services/sources/pg-sync'
 import { type PgCluster, startPgCluster } from './pg-cluster'
+import { CH_USER_PASSWORD, type ChCluster, startChCluster } from './ch-cluster'
+import { linkClickHouse } from '../../../src-main/services/datasets/link-clickhouse'
+import { closeClickHouse } from '../../../src-main/services/sources/clickhouse-sync'
 import { officerAct } from '../officer-fixture'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
@@ -42,6 +49,16 @@ let postgres: number
 let rowLevelPostgres: number
 let cluster: PgCluster | null = null
 const savedPassword = process.env.PGPASSWORD
+const savedChPassword = process.env.CLICKHOUSE_PASSWORD
+let ch: ChCluster | null = null
+/** ClickHouse: a local table (shard 1 alone), Distributed by person, Distributed by rand(); person-level and row-level. */
+let chLocal: number
+let chByPerson: number
+let chRand: number
+let rowLevelChLocal: number
+let rowLevelChByPerson: number
+/** Distributed by person over rows that were NOT inserted through it (the rand() shards' tables): its definition lies. */
+let chLying: number
 
 function csvField(s: string | null): string {
   if (s === null) return ''
@@ -106,12 +123,52 @@ beforeAll(async () => {
     personColumn: null,
     ...officerAct(db)
   }).id
-}, 120_000)
+  // The same rows in ClickHouse: one local table on shard 1, and two Distributed tables over 3 shards.
+  ch = await startChCluster(3)
+  const chColumns =
+    '(person Nullable(Int64), room Nullable(String), floor Nullable(Int32), kind Nullable(String), at Nullable(DateTime), value Nullable(Float64))'
+  await ch.admin(`CREATE TABLE events_one ${chColumns} ENGINE = MergeTree ORDER BY tuple()`)
+  await ch.onEachShard(`CREATE TABLE events_p_local ${chColumns} ENGINE = MergeTree ORDER BY tuple()`)
+  await ch.onEachShard(`CREATE TABLE events_r_local ${chColumns} ENGINE = MergeTree ORDER BY tuple()`)
+  await ch.admin(
+    `CREATE TABLE events_by_person AS events_p_local ENGINE = Distributed(${ch.name}, default, events_p_local, cityHash64(ifNull(person, -1)))`
+  )
+  await ch.admin(`CREATE TABLE events_rand AS events_r_local ENGINE = Distributed(${ch.name}, default, events_r_local, rand())`)
+  await ch.admin(
+    `CREATE TABLE events_lying AS events_r_local ENGINE = Distributed(${ch.name}, default, events_r_local, cityHash64(ifNull(person, -1)))`
+  )
+  const json = rows
+    .map((r) =>
+      JSON.stringify({
+        person: r[0] === null ? null : Number(r[0]),
+        room: r[1],
+        floor: r[2] === null ? null : Number(r[2]),
+        kind: r[3],
+        at: r[4],
+        value: r[5] === null ? null : Number(r[5])
+      })
+    )
+    .join('\n')
+  for (const t of ['events_one', 'events_by_person', 'events_rand']) await ch.admin(`INSERT INTO ${t} FORMAT JSONEachRow\n${json}`)
+  process.env.CLICKHOUSE_PASSWORD = CH_USER_PASSWORD
+  const chLink = (name: string, table: string, personColumn: string | null) =>
+    linkClickHouse(db, { name, url: ch!.url('reader'), table, personColumn, ...officerAct(db) }).id
+  chLocal = chLink('events ch', 'default.events_one', 'person')
+  chByPerson = chLink('events ch dist', 'default.events_by_person', 'person')
+  chRand = chLink('events ch rand', 'default.events_rand', 'person')
+  rowLevelChLocal = chLink('events ch rows', 'default.events_one', null)
+  rowLevelChByPerson = chLink('events ch dist rows', 'default.events_by_person', null)
+  chLying = chLink('events ch lying', 'default.events_lying', 'person')
+}, 180_000)
 afterAll(async () => {
   await closePg()
+  await closeClickHouse()
   await cluster?.destroy()
+  ch?.destroy()
   if (savedPassword === undefined) delete process.env.PGPASSWORD
   else process.env.PGPASSWORD = savedPassword
+  if (savedChPassword === undefined) delete process.env.CLICKHOUSE_PASSWORD
+  else process.env.CLICKHOUSE_PASSWORD = savedChPassword
   h.cleanup()
 })
 
@@ -212,10 +269,17 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       expect(sourceFor(db, getDataset(db, id)).dialect.engine).toBe('duckdb')
     }
     expect(sourceFor(db, getDataset(db, imported)).dialect.engine).toBe('sqlite')
+    for (const id of [chLocal, chByPerson, chRand]) {
+      const c = getDataset(db, id).info
+      expect(c.columns.map((x) => [x.name, x.type])).toEqual(a.columns.map((x) => [x.name, x.type]))
+      expect(c.source).toBe('linked-clickhouse')
+      expect(c.rowCount).toBe(0)
+      expect(sourceFor(db, getDataset(db, id)).dialect.engine).toBe('clickhouse')
+    }
   })
 
   const N = 150
-  it(`${N} random threshold definitions: identical counts and thresholds (SQLite, Parquet, CSV, PostgreSQL; maxGroups with one key in all engines)`, () => {
+  it(`${N} random threshold definitions: identical counts and thresholds (SQLite, Parquet, CSV, PostgreSQL, ClickHouse local / by person / by rand(); maxGroups with one key in all engines)`, () => {
     const db = h.store.db
     let nonZero = 0
     let truncated = 0
@@ -242,10 +306,14 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       expect(run(parquet), JSON.stringify(def)).toEqual(a)
       expect(run(csv), JSON.stringify(def)).toEqual(a)
       expect(run(postgres), JSON.stringify(def)).toEqual(a)
+      expect(run(chLocal), JSON.stringify(def)).toEqual(a)
+      expect(run(chByPerson), JSON.stringify(def)).toEqual(a)
+      expect(run(chRand), JSON.stringify(def)).toEqual(a)
       if (def.count.kind === 'rows') {
         const rl = run(rowLevelImported)
         expect(run(rowLevelParquet), JSON.stringify(def)).toEqual(rl)
         expect(run(rowLevelPostgres), JSON.stringify(def)).toEqual(rl)
+        expect(run(rowLevelChByPerson), JSON.stringify(def)).toEqual(rl)
       }
     }
     // The generator exercises what it should (not a vacuous comparison of zeros).
@@ -290,6 +358,8 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
         const a = run(rowLevelImported)
         expect(run(rowLevelParquet), JSON.stringify(def)).toEqual(a)
         expect(run(rowLevelPostgres), JSON.stringify(def)).toEqual(a)
+        expect(run(rowLevelChLocal), JSON.stringify(def)).toEqual(a)
+        expect(run(rowLevelChByPerson), JSON.stringify(def)).toEqual(a)
         const { maxGroups: _, ...unbounded } = def.count as { kind: 'persons'; personColumn: string; cap: number; maxGroups: number }
         const whole = thresholdCounts(db, getDataset(db, rowLevelImported), { ...def, count: unbounded }, predicatesOf(rowLevelImported, def, false))
         if (whole.counts.some((c, i) => c !== a.counts[i])) bites++
@@ -310,7 +380,7 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
         [null, null, 3_600_000]
       ]
     ] as const) {
-      const out = [imported, parquet, csv, postgres].map((id) => {
+      const out = [imported, parquet, csv, postgres, chLocal, chByPerson, chRand].map((id) => {
         const q = saveQuery(db, id, `aiq ${cols.join('+')}`, {
           kind: 'anomaly-identification',
           columns: cols,
@@ -329,9 +399,15 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
         }
       })
       expect(out[0].rowCount).toBeGreaterThan(1000)
-      expect(out[1]).toEqual(out[0])
-      expect(out[2]).toEqual(out[0])
-      expect(out[3]).toEqual(out[0])
+      for (const o of out.slice(1, 4)) expect(o).toEqual(out[0])
+      // ClickHouse: the same rows (values and person together), in the table's own order.
+      const asRows = (o: (typeof out)[number]) => ({
+        rows: o.persons!.map((p, r) => JSON.stringify([p, ...o.columns.map((c) => c.values[r])])).sort(),
+        columns: o.columns.map((c) => ({ ...c, values: [] })),
+        rowCount: o.rowCount,
+        skippedRows: o.skippedRows
+      })
+      for (const o of out.slice(4)) expect(asRows(o)).toEqual(asRows(out[0]))
     }
     for (const [idColumn, score] of [
       ['person', 'value'],
@@ -339,7 +415,10 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     ]) {
       const individuals = idColumn === 'person' ? ['0', '1', '5', '39', '1000'] : [...ROOMS, 'r9']
       // A person-level dataset's search is over its persons; the room search runs on the row-level copies.
-      const ids = idColumn === 'person' ? [imported, parquet, csv, postgres] : [rowLevelImported, rowLevelParquet, rowLevelParquet, rowLevelPostgres]
+      const ids =
+        idColumn === 'person'
+          ? [imported, parquet, csv, postgres, chLocal, chByPerson, chRand]
+          : [rowLevelImported, rowLevelParquet, rowLevelParquet, rowLevelPostgres, rowLevelChLocal, rowLevelChByPerson, rowLevelChByPerson]
       const out = ids.map((id) => {
         const q = saveQuery(db, id, `search ${idColumn}`, {
           kind: 'anomaly-search',
@@ -356,9 +435,54 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
         const d = loadAnomalySearchData({ db }, q.id)
         return { ids: d.ids, scores: [...d.scores] }
       })
-      expect(out[1]).toEqual(out[0])
-      expect(out[2]).toEqual(out[0])
-      expect(out[3]).toEqual(out[0])
+      for (const o of out.slice(1)) expect(o).toEqual(out[0])
+    }
+  })
+
+  it('ClickHouse sharding: the per-shard per-person stage only when sharded by the person; on rand() it would overcount (the trap), so merge mode', () => {
+    const db = h.store.db
+    const mode = (id: number) => checkClickHouseSource(linkedClickHouseOf(db, id)!).sharding
+    expect([mode(chLocal), mode(chByPerson), mode(chRand), mode(chLying)]).toEqual(['local', 'per-shard', 'merge', 'per-shard'])
+    // Person counts with a cap of 1: a person whose rows lie on several shards, read per shard, counts once per shard.
+    const defs: ThresholdQueryDefinition[] = [undefined, 2].map((maxGroups) => ({
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'persons', personColumn: 'person', cap: 1, ...(maxGroups ? { maxGroups } : {}) },
+      threshold: { kind: 'constant', value: 1 },
+      groups: ROOMS.map((r) => [r])
+    }))
+    for (const def of defs) {
+      const counts = (id: number, perShard?: boolean) => {
+        const ds = getDataset(db, id)
+        const rec = linkedClickHouseOf(db, id)!
+        const product = clickhouseSource(rec)
+        // The trap: the per-person level forced to run per shard whatever the sharding key.
+        const src = perShard
+          ? {
+              ...product,
+              all: (q: { sql: string; params: Array<string | number | null>; perPerson?: boolean }) =>
+                chQuery(
+                  clickhouseConnectionAtUse(rec.url, rec.passwordEnv),
+                  q.sql,
+                  q.params,
+                  q.perPerson ? { distributed_group_by_no_merge: '1' } : {}
+                ).rows
+            }
+          : product
+        return [...thresholdCountsFrom(src, ds, def, predicatesOf(id, def, false), seededRng('trap')).counts]
+      }
+      const exact = [...thresholdCounts(db, getDataset(db, imported), def, predicatesOf(imported, def, false), seededRng('trap')).counts]
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
+      expect(counts(chRand), JSON.stringify(def)).toEqual(exact)
+      expect(counts(chByPerson, true)).toEqual(exact)
+      const trapped = counts(chRand, true)
+      // Persons appear on about 2.9 of the 3 shards: far more than the true count, never less in any group.
+      expect(sum(trapped)).toBeGreaterThan(2 * sum(exact))
+      for (let i = 0; i < exact.length; i++)
+        if (def.count.kind === 'persons' && !def.count.maxGroups) expect(trapped[i]).toBeGreaterThanOrEqual(exact[i])
+      // A definition that says "by person" over rows that went to the shards another way is believed (README: rows must
+      // reach the shards through the Distributed table): the same overcount, the deployment's to prevent.
+      expect(counts(chLying)).toEqual(trapped)
     }
   })
 
@@ -381,6 +505,7 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     expect(keys(parquet)).toEqual(a)
     expect(keys(csv)).toEqual(a)
     expect(keys(postgres)).toEqual(a)
+    for (const id of [chLocal, chByPerson, chRand]) expect(keys(id).sort()).toEqual([...a].sort())
     const ds = getDataset(db, parquet)
     expect(storedValueFor(findColumn(ds, 'at', 'c'), '2015-01-01 00:00:00', 'x')).toBe(START)
   })

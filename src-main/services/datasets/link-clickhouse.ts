@@ -1,0 +1,173 @@
+/**
+ * Linking a ClickHouse table (issue 27; the read path is sources/linked-clickhouse.ts): an officer act (the officer's
+ * credentials are checked before any connection), signed over what the link is and recorded in the audit log with a
+ * checkpoint. What linking reads is the declared schema only (system.tables, system.columns): the linker may not hold
+ * the rows (the password may be the server's), so the catalog shows no count or estimate and a column's type does not
+ * depend on its values (an Int64 is integer whatever it holds; a value beyond 2^53 reads as NULL).
+ */
+import type Database from 'better-sqlite3'
+import type { DatasetInfo } from '../../contract/datasets'
+import { UserError } from '../platform/errors'
+import { getDataset } from '../catalog/catalog'
+import { recordAudit } from '../chain/ledger-chain'
+import { writeCheckpoint } from '../trust/checkpoints'
+import { type OfficerCredentials, type OfficerKey, unlockOfficer } from '../trust/officers'
+import { type ChSchemaColumn, chCatalogType } from '../sources/dialect-clickhouse'
+import { chCapabilities } from '../sources/clickhouse-sync'
+import {
+  chColumns,
+  chFailureSentence,
+  chQuery,
+  chShown,
+  chTableInfo,
+  checkClickHousePasswordEnv,
+  checkClickHouseUrl,
+  clickhouseConnectionAtUse,
+  clickhouseLinkFacts,
+  probeShards,
+  shardingMode
+} from '../sources/linked-clickhouse'
+import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
+import { signLinkFacts } from '../trust/link-signature'
+
+export interface ClickHouseConnectionRequest {
+  url: string
+  passwordEnv?: string | null
+}
+
+/**
+ * `DB.T` (either part may be backquoted) as database and table; a bare `T` is in the user's current database (null
+ * here). One sentence when it is not a table name.
+ */
+export function parseClickHouseTable(raw: unknown): { database: string | null; table: string } {
+  const bad = () => new UserError('Name the ClickHouse table to link as database.table (e.g. analytics.events)', 'bad-input')
+  if (typeof raw !== 'string') throw bad()
+  const s = raw.trim()
+  if (s === '' || s.length > 300) throw bad()
+  const parts: string[] = []
+  let k = 0
+  while (k < s.length) {
+    if (s[k] === '`') {
+      let part = ''
+      k++
+      while (k < s.length && s[k] !== '`') {
+        if (s[k] === '\\' && k + 1 < s.length) k++
+        part += s[k++]
+      }
+      if (s[k] !== '`') throw bad()
+      k++
+      parts.push(part)
+    } else {
+      const dot = s.indexOf('.', k)
+      parts.push(s.slice(k, dot < 0 ? s.length : dot))
+      k = dot < 0 ? s.length : dot
+    }
+    if (k < s.length) {
+      if (s[k] !== '.') throw bad()
+      k++
+      if (k === s.length) throw bad()
+    }
+  }
+  if (parts.length < 1 || parts.length > 2 || parts.some((p) => p === '' || p.includes('\u0000'))) throw bad()
+  return parts.length === 2 ? { database: parts[0], table: parts[1] } : { database: null, table: parts[0] }
+}
+
+export interface ClickHouseTableListing {
+  database: string
+  table: string
+  engine: string
+}
+
+/**
+ * Connects and lists the tables the user can see (database, name, engine), system databases left out; one sentence if
+ * it cannot. From a door the password is the server's, so the caller checks `officer` first (`datasetsHandlers`).
+ */
+export function listClickHouseTables(req: ClickHouseConnectionRequest): ClickHouseTableListing[] {
+  const url = checkClickHouseUrl(req.url)
+  const env = checkClickHousePasswordEnv(req.passwordEnv)
+  try {
+    return chQuery(
+      clickhouseConnectionAtUse(url, env),
+      `SELECT database, name, engine FROM system.tables WHERE database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') AND is_temporary = 0 ORDER BY database, name LIMIT 1000`
+    ).rows.map((r) => ({ database: String(r[0]), table: String(r[1]), engine: String(r[2]) }))
+  } catch (e) {
+    throw new UserError(chFailureSentence(e, 'this connection', env, null), 'bad-input')
+  }
+}
+
+export interface LinkClickHouseRequest extends ClickHouseConnectionRequest, LinkUnitRequest, OfficerCredentials {
+  /** database.table (a bare table name: the user's current database). */
+  table: string
+}
+
+/** Links a ClickHouse table (local or Distributed) as a dataset: an officer act (see the file comment). */
+export function linkClickHouse(db: Database.Database, req: LinkClickHouseRequest): DatasetInfo {
+  const name = newDatasetName(db, req.name)
+  const url = checkClickHouseUrl(req.url)
+  const passwordEnv = checkClickHousePasswordEnv(req.passwordEnv)
+  const wanted = parseClickHouseTable(req.table)
+  const key: OfficerKey = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
+  const conn = clickhouseConnectionAtUse(url, passwordEnv)
+  const shown = `"${String(req.table).trim().slice(0, 120)}"`
+  const failed = (e: unknown) => new UserError(`Linking ${shown}: ${chFailureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
+  let database: string
+  let info: ReturnType<typeof chTableInfo>
+  let schema: Array<{ name: string; chType: string }>
+  try {
+    chCapabilities(conn)
+    database = wanted.database ?? String(chQuery(conn, 'SELECT currentDatabase()').rows[0][0])
+    info = chTableInfo(conn, database, wanted.table)
+    schema = info ? chColumns(conn, database, wanted.table) : []
+  } catch (e) {
+    throw failed(e)
+  }
+  const where = { database, table: wanted.table }
+  if (!info) throw new UserError(`There is no table ${chShown(where)} on that server (as the connection's user sees it)`, 'not-found')
+  if (schema.length === 0) throw new UserError(`${chShown(where)} has no columns`, 'bad-input')
+  try {
+    // Reads no row: the user may SELECT from it and, for a Distributed table, every shard answers.
+    probeShards(conn, where)
+  } catch (e) {
+    throw failed(e)
+  }
+  if (req.personColumn !== null && !schema.some((c) => c.name === req.personColumn)) {
+    throw new UserError(
+      `The person column "${req.personColumn.slice(0, 80)}" is not a column of ${chShown(where)}; name one of its columns, or link row-level`,
+      'bad-input'
+    )
+  }
+  // The declared types only: an Int64 is integer whatever its values (one beyond 2^53 reads as NULL, never a failure).
+  const columns: ChSchemaColumn[] = schema.map((c) => ({ ...c, type: chCatalogType(c.chType) }))
+  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
+  const engine = info.engine
+  const sharding = shardingMode(info.engine, info.engineFull, req.personColumn)
+  const id = insertLinkedDataset(db, {
+    name,
+    sourceFile: chShown(where),
+    sourceBytes: 0,
+    // Not counted, not estimated: the linker may not hold the rows (the password may be the server's).
+    rowCount: 0,
+    columns,
+    personColumn: req.personColumn,
+    perPerson,
+    writeSource: (dsId) => {
+      const facts = clickhouseLinkFacts({
+        datasetId: dsId,
+        url,
+        passwordEnv,
+        database,
+        table: wanted.table,
+        engine,
+        columns,
+        personColumn: req.personColumn
+      })
+      const { signer, signature } = signLinkFacts(key, 'clickhouse', facts)
+      db.prepare(
+        'INSERT INTO dataset_clickhouse_sources (dataset_id, url, password_env, database_name, table_name, table_engine, columns, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      ).run(dsId, url, passwordEnv, database, wanted.table, engine, JSON.stringify(columns), signer, signature)
+      recordAudit(db, 'officer/link-clickhouse', key.name.slice(0, 100), `dataset:${dsId}`, { name, table: chShown(where), engine, sharding }, key)
+      writeCheckpoint(db, key)
+    }
+  })
+  return getDataset(db, id).info
+}
