@@ -1,4 +1,4 @@
-import type { Migration } from '../migrations'
+import type { Migration } from '../migration'
 
 /**
  * Linked ClickHouse tables (issue 27): a dataset whose rows stay in the organisation's ClickHouse (a local table or a
