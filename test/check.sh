@@ -6,15 +6,17 @@ cd "$(dirname "$0")/.."
 
 export DEBIAN_FRONTEND=noninteractive
 
-# Debian packages: Chromium (e2e tests, PDF printing), poppler-utils (reading PDFs back), PostgreSQL (linked-PostgreSQL tests).
-APT_PACKAGES=(chromium poppler-utils postgresql)
+# Debian packages: Chromium (e2e tests, PDF printing), poppler-utils (reading PDFs back), PostgreSQL (linked-PostgreSQL
+# tests), ClickHouse's server (linked-ClickHouse tests: throwaway 1- and 3-shard clusters; Debian ships 18.16).
+APT_PACKAGES=(chromium poppler-utils postgresql clickhouse-server)
 missing() {
-  ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1
+  ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
+    ! { [ -x /usr/sbin/clickhouse-server ] || [ -x /usr/bin/clickhouse ]; }
 }
 echo "== system packages: ${APT_PACKAGES[*]}"
 if missing; then
   if ! command -v apt-get >/dev/null 2>&1; then
-    echo "Not a Debian system: install ${APT_PACKAGES[*]} (or set CHROMIUM_PATH and QA_PG_BIN) and run this again." >&2
+    echo "Not a Debian system: install ${APT_PACKAGES[*]} (or set CHROMIUM_PATH, QA_PG_BIN and QA_CH_SERVER) and run this again." >&2
     exit 2
   fi
   SUDO=()
@@ -24,6 +26,7 @@ if missing; then
 fi
 chromium --version || true
 ls /usr/lib/postgresql/*/bin/initdb
+ls /usr/sbin/clickhouse-server 2>/dev/null || ls /usr/bin/clickhouse
 
 echo "== npm packages (npm ci when node_modules is missing or older than package-lock.json; it also builds the app)"
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
