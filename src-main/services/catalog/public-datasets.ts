@@ -26,7 +26,11 @@ export function publicSource(db: Database.Database, datasetId: unknown, countedI
   }
   if (other.info.source === 'linked-file' || other.info.source === 'linked-postgres' || other.info.source === 'linked-clickhouse') {
     const what =
-      other.info.source === 'linked-file' ? 'a linked file' : other.info.source === 'linked-postgres' ? 'a linked PostgreSQL table' : 'a linked ClickHouse table'
+      other.info.source === 'linked-file'
+        ? 'a linked file'
+        : other.info.source === 'linked-postgres'
+          ? 'a linked PostgreSQL table'
+          : 'a linked ClickHouse table'
     throw new UserError(
       `The ${role} "${other.info.name}" is ${what}; public tables must be imported datasets for now (import a copy of it)`,
       'not-public'
