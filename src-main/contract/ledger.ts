@@ -8,6 +8,7 @@
  * what the ledger holds (whole nano-epsilon, charges rounded up, budgets rounded down).
  */
 import type { z } from 'zod'
+import type { Role } from './accounts'
 import type {
   PRIVACY_NOTIONS,
   RequestFromSchema,
@@ -49,6 +50,8 @@ export interface LedgerEntry {
   cells: string[]
   releaseId: number | null
   actor: string
+  /** The service: the account whose call wrote the entry (null in the workbench, and for entries from before accounts). */
+  account?: { id: number; name: string; role: Role } | null
   /** What was charged, or the officer's reason for a budget. */
   description: string
   prevHash: string

@@ -86,7 +86,7 @@ export function createServices(options: ServicesOptions): Services {
     throw e
   }
   const jobs = new JobRegistry(events)
-  const gate = new AccountGate(store.db, options.gate)
+  const gate = new AccountGate(store.db, options.gate, (jobId) => jobs.ownerOf(jobId))
   const context: ServiceContext = {
     mode: options.mode,
     deployment: options.deployment ?? 'workbench',

@@ -11,11 +11,12 @@
  * The workbench has no gate: its caller is `LOCAL_PRINCIPAL`, who holds every role.
  */
 import type Database from 'better-sqlite3'
+import type { EventName } from '../../contract'
 import type { Principal } from '../../contract/accounts'
 import { recordAudit } from '../chain/ledger-chain'
 import { type AccountRow, accountProblem, accountRow } from './account-store'
 import { credentialAccountId, isSessionToken, issueSessionToken, matchesHash, secretHash } from './credentials'
-import { type Authorization, authorize } from './roles'
+import { type Authorization, authorize, mayReadJob } from './roles'
 import { DEFAULT_THROTTLE, FailureThrottle, type ThrottlePolicy } from './throttle'
 
 type Db = Database.Database
@@ -53,7 +54,9 @@ export class AccountGate {
 
   constructor(
     private readonly db: Db,
-    options: GateOptions = {}
+    options: GateOptions = {},
+    /** Who started a job (JobRegistry.ownerOf), for the event stream's filter. */
+    private readonly jobOwner: (jobId: string) => number | null | undefined = () => undefined
   ) {
     this.policy = options.throttle ?? DEFAULT_THROTTLE
     this.throttle = new FailureThrottle(this.policy)
@@ -107,6 +110,16 @@ export class AccountGate {
     if (problem === 'unsigned') return fail(`Account "${row.name}" is not one a registered privacy officer signed; ask the privacy officer`)
     this.throttle.succeeded(peerKey)
     return { ok: true, principal: principalOf(row), expiresAt: row.expires_at }
+  }
+
+  /**
+   * Whether an event may go to `principal`'s stream: a job's events go to the account that started it (and to the
+   * custodian, and in the workbench to the local user); events of no job the registry knows go to nobody's account.
+   */
+  mayReceive(principal: Principal, _name: EventName, payload: unknown): boolean {
+    const jobId = (payload as { jobId?: unknown } | null)?.jobId
+    if (typeof jobId !== 'string') return principal.accountId === null
+    return mayReadJob(principal, this.jobOwner(jobId))
   }
 
   signIn(credential: unknown, peer: string): SignInResult {

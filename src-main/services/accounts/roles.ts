@@ -95,6 +95,22 @@ function rolesText(roles: readonly Role[]): string {
   return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`
 }
 
+/**
+ * Whose records a caller reads: an analyst account reads its own releases and ledger charges only (another analyst's
+ * questions and spend are not theirs to see); the officer, the custodian and the workbench's local user read all.
+ * Returns the account id to narrow to, or null for everything.
+ */
+export function ownRecordsOnly(caller: Principal | undefined): number | null {
+  if (!caller || caller.accountId === null) return null
+  return caller.roles.includes('officer') || caller.roles.includes('custodian') ? null : caller.accountId
+}
+
+/** Whether a caller may see a job (its state, progress, result) or cancel it: its starter's, or any for the custodian and the workbench. */
+export function mayReadJob(caller: Principal | undefined, owner: number | null | undefined): boolean {
+  if (!caller || caller.accountId === null || caller.roles.includes('custodian')) return true
+  return owner !== undefined && owner !== null && owner === caller.accountId
+}
+
 export type Authorization = { ok: true } | { ok: false; error: { message: string; code: 'forbidden' } }
 
 /** Whether `principal` may call `method` (or use a route): one sentence, code `forbidden`, when not. Nothing is written either way. */

@@ -3,6 +3,7 @@ import { UserError } from '../platform/errors'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { LATEST_SCHEMA_VERSION } from '../store/migrations'
 import { LOCAL_PRINCIPAL } from '../platform/caller'
+import { mayReadJob } from '../accounts/roles'
 import { lastSelfCheck, runSelfCheck, validateSelfCheck } from './self-check'
 import { MAX_WORKERS, saveWorkerSetting } from './worker-setting'
 
@@ -21,13 +22,16 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
       pool: ctx.pool.status(),
       lastSelfCheck: lastSelfCheck(ctx.store)
     }),
-    'jobs/list': async () => ctx.jobs.list(),
-    'jobs/get': async ({ jobId }) => {
-      const j = typeof jobId === 'string' ? ctx.jobs.get(jobId) : undefined
+    // A service account sees and cancels the jobs it started (the custodian: all of them); another's is "no such job".
+    'jobs/list': async (_r, caller) => ctx.jobs.list().filter((j) => mayReadJob(caller, ctx.jobs.ownerOf(j.jobId))),
+    'jobs/get': async ({ jobId }, caller) => {
+      const j = typeof jobId === 'string' && mayReadJob(caller, ctx.jobs.ownerOf(jobId)) ? ctx.jobs.get(jobId) : undefined
       if (!j) throw new UserError('No such job (it may have finished long ago)', 'not-found')
       return j
     },
-    'jobs/cancel': async ({ jobId }) => ({ cancelled: typeof jobId === 'string' && ctx.jobs.cancel(jobId) }),
+    'jobs/cancel': async ({ jobId }, caller) => ({
+      cancelled: typeof jobId === 'string' && mayReadJob(caller, ctx.jobs.ownerOf(jobId)) && ctx.jobs.cancel(jobId)
+    }),
     'diagnostics/self-check': async (req) => {
       const valid = validateSelfCheck(req ?? {})
       const job = ctx.jobs.start('self-check', 'Sampler self-check', 'samples', (jc) => runSelfCheck(ctx.store, ctx.pool, valid, jc))

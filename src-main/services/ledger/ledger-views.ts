@@ -1,5 +1,6 @@
 /** Ledger rows as the contract shows them: entries, accounts per notion, the summary. */
 import type Database from 'better-sqlite3'
+import type { Role } from '../../contract/accounts'
 import type { DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
 import { WHOLE_DATASET, cellLabel } from './cells'
 import { type EntryRow, headOf } from '../chain/ledger-chain'
@@ -21,6 +22,18 @@ export const NOTIONS_NOTE =
 /** How entries written before privacy units existed are marked (migration 006). */
 export const ROW_LEVEL_ACCOUNTING = 'row-level accounting (before person-level units)'
 
+/** The service account an entry's hashed detail names (null: the workbench, or an entry from before accounts). */
+function entryAccount(detail: string): LedgerEntry['account'] {
+  try {
+    const a = (JSON.parse(detail) as { account?: { id?: unknown; name?: unknown; role?: unknown } }).account
+    return a && typeof a.id === 'number' && typeof a.name === 'string' && typeof a.role === 'string'
+      ? { id: a.id, name: a.name, role: a.role as Role }
+      : null
+  } catch {
+    return null
+  }
+}
+
 /** An entry as the contract shows it. `rowLevelThroughSeq`: entries up to this seq are marked as row-level accounting. */
 export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
   const cells = (JSON.parse(r.cells) as string[]).filter((c) => c !== WHOLE_DATASET)
@@ -37,6 +50,7 @@ export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
     cells: cells.slice(0, 20).map(cellLabel),
     releaseId: r.release_id,
     actor: r.actor,
+    account: entryAccount(r.detail),
     description: r.description,
     prevHash: r.prev_hash,
     hash: r.hash,
@@ -44,11 +58,30 @@ export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
   }
 }
 
-export function listEntries(db: Db, req: { datasetId?: number; limit?: number; offset?: number }): { entries: LedgerEntry[]; total: number } {
+/**
+ * Entries, newest first. `onlyAccount`: what one analyst account may read: its own charges, and the officer's acts
+ * that concern every analyst or this one (another analyst's charges and own budget are not shown).
+ */
+export function listEntries(
+  db: Db,
+  req: { datasetId?: number; limit?: number; offset?: number; onlyAccount?: number | null }
+): { entries: LedgerEntry[]; total: number } {
   const limit = Math.min(1000, Math.max(1, Math.floor(req.limit ?? 100)))
   const offset = Math.max(0, Math.floor(req.offset ?? 0))
-  const where = req.datasetId === undefined ? '' : 'WHERE dataset_id = @datasetId'
-  const params = req.datasetId === undefined ? {} : { datasetId: req.datasetId }
+  const conditions = [
+    ...(req.datasetId === undefined ? [] : ['dataset_id = @datasetId']),
+    ...(req.onlyAccount == null
+      ? []
+      : [
+          `CASE WHEN kind = 'charge' THEN json_extract(detail, '$.account.id') IS @account ` +
+            `ELSE coalesce(json_extract(detail, '$.analyst.id'), @account) = @account END`
+        ])
+  ]
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
+  const params = {
+    ...(req.datasetId === undefined ? {} : { datasetId: req.datasetId }),
+    ...(req.onlyAccount == null ? {} : { account: req.onlyAccount })
+  }
   const total = (db.prepare(`SELECT count(*) AS n FROM ledger_entries ${where}`).get(params) as { n: number }).n
   const rows = db.prepare(`SELECT * FROM ledger_entries ${where} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`).all(params) as EntryRow[]
   const through = rowLevelThroughSeq(db)

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
 import { CancelledError, isUserError } from './errors'
+import { callingAccount } from './caller'
 import type { EventHub } from './events'
 import { TimeLeftEstimator, roundedTimeLeft } from './time-left'
 
@@ -40,6 +41,8 @@ interface Entry {
   unit: string
   promise: Promise<void>
   timeLeft: TimeLeftEstimator
+  /** The service account that started the job (null: the workbench's local user). */
+  owner: number | null
 }
 
 export class JobRegistry {
@@ -62,7 +65,16 @@ export class JobRegistry {
       result: null
     }
     const startedMs = Date.now()
-    const entry: Entry = { info, controller, startedMs, lastEmit: 0, unit, promise: Promise.resolve(), timeLeft: new TimeLeftEstimator(startedMs) }
+    const entry: Entry = {
+      info,
+      controller,
+      startedMs,
+      lastEmit: 0,
+      unit,
+      promise: Promise.resolve(),
+      timeLeft: new TimeLeftEstimator(startedMs),
+      owner: callingAccount()?.id ?? null
+    }
     this.jobs.set(jobId, entry)
     this.prune()
     this.events.emit('job/state', { ...info })
@@ -104,6 +116,11 @@ export class JobRegistry {
 
   list(): JobInfo[] {
     return [...this.jobs.values()].map((e) => ({ ...e.info })).reverse()
+  }
+
+  /** The service account that started a job: null for the workbench's local user, undefined for no such job. */
+  ownerOf(jobId: string): number | null | undefined {
+    return this.jobs.get(jobId)?.owner
   }
 
   cancel(jobId: string): boolean {

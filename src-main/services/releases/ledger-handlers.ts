@@ -6,6 +6,7 @@ import { setBudget } from '../ledger/budgets'
 import { datasetLedger, ledgerSummary, listEntries } from '../ledger/ledger-views'
 import { verifyLedger } from '../ledger/verify'
 import { checkpoint, listOfficers } from '../trust/officers'
+import { ownRecordsOnly } from '../accounts/roles'
 
 function optInt(x: unknown, name: string): number | undefined {
   if (x === undefined || x === null) return undefined
@@ -17,8 +18,13 @@ function optInt(x: unknown, name: string): number | undefined {
 export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
   const db = () => ctx.store.db
   return {
-    'ledger/entries': async (req) =>
-      listEntries(db(), { datasetId: optInt(req.datasetId, 'datasetId'), limit: optInt(req.limit, 'limit'), offset: optInt(req.offset, 'offset') }),
+    'ledger/entries': async (req, caller) =>
+      listEntries(db(), {
+        datasetId: optInt(req.datasetId, 'datasetId'),
+        limit: optInt(req.limit, 'limit'),
+        offset: optInt(req.offset, 'offset'),
+        onlyAccount: ownRecordsOnly(caller)
+      }),
     'ledger/summary': async (req) =>
       ledgerSummary(db(), { datasetId: optInt(req.datasetId, 'datasetId'), cellLimit: optInt(req.cellLimit, 'cellLimit') }),
     'ledger/verify': async (req) => verifyLedger(db(), typeof req.expectHead === 'string' ? req.expectHead : undefined),
@@ -28,8 +34,8 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     },
     'releases/preview': async (req) => previewRelease(db(), req),
     'releases/run': async (req) => runReleaseTimed(db(), req, ctx.pool),
-    'releases/list': async (req) => listReleases(db(), optInt(req.datasetId, 'datasetId')),
-    'releases/get': async (req) => getRelease(db(), req.releaseId),
+    'releases/list': async (req, caller) => listReleases(db(), optInt(req.datasetId, 'datasetId'), ownRecordsOnly(caller)),
+    'releases/get': async (req, caller) => getRelease(db(), req.releaseId, ownRecordsOnly(caller)),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
     'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
     'ledger/checkpoint': async (req) => {

@@ -410,19 +410,21 @@ function toRecord(db: Db, r: ReleaseRow, early = false): ReleaseRecord {
   }
 }
 
-export function getRelease(db: Db, releaseId: number): ReleaseRecord {
+/** Releases charged by this service account only (the account named in the charge's hashed detail); null: every release. */
+const OWNED = `(@account IS NULL OR json_extract(e.detail, '$.account.id') = @account)`
+
+/** A release; another account's is "no release with id N" to an analyst narrowed to its own (`onlyAccount`). */
+export function getRelease(db: Db, releaseId: number, onlyAccount: number | null = null): ReleaseRecord {
   if (!Number.isInteger(releaseId)) throw new UserError('releaseId must be a whole number')
-  const row = db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(releaseId) as ReleaseRow | undefined
+  const row = db.prepare(`${RELEASE_SELECT} WHERE r.id = @id AND ${OWNED}`).get({ id: releaseId, account: onlyAccount }) as ReleaseRow | undefined
   if (!row) throw new UserError(`There is no release with id ${releaseId}`, 'not-found')
   return toRecord(db, row)
 }
 
-export function listReleases(db: Db, datasetId?: number): ReleaseRecord[] {
-  const rows = (
-    datasetId === undefined
-      ? db.prepare(`${RELEASE_SELECT} ORDER BY r.id`).all()
-      : db.prepare(`${RELEASE_SELECT} WHERE r.dataset_id = ? ORDER BY r.id`).all(datasetId)
-  ) as ReleaseRow[]
+export function listReleases(db: Db, datasetId?: number, onlyAccount: number | null = null): ReleaseRecord[] {
+  const rows = db
+    .prepare(`${RELEASE_SELECT} WHERE (@dataset IS NULL OR r.dataset_id = @dataset) AND ${OWNED} ORDER BY r.id`)
+    .all({ dataset: datasetId ?? null, account: onlyAccount }) as ReleaseRow[]
   return rows.map((r) => toRecord(db, r))
 }
 

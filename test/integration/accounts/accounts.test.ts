@@ -15,6 +15,7 @@ import { headOf } from '../../../src-main/services/chain/ledger-chain'
 import { officerAct } from '../officer-fixture'
 import { sixRoomVisits } from '../privacy/six-rooms-fixture'
 import { tempWorkspace } from '../helpers'
+import { thresholdSpec, writeThresholdWorkload } from '../experiments/harness'
 
 let ws: ReturnType<typeof tempWorkspace>
 let s: Services
@@ -209,5 +210,45 @@ describe('roles', () => {
     const local = await s.dispatch('app/status', {})
     expect(local).toMatchObject({ ok: true, value: { deployment: 'service' } })
     expect(JSON.stringify(local)).not.toContain(ws.dir)
+  })
+})
+
+describe("what an analyst reads of others' work", () => {
+  const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.1, alpha: 2 }
+
+  it("shows an analyst its own releases and charges only, never another analyst's", async () => {
+    const { queryId } = sixRoomVisits(db())
+    const ana = account('ana', 'analyst').principal
+    const bob = account('bob', 'analyst').principal
+    const olga = account('olga', 'officer').principal
+    const mine = await s.call('releases/run', { queryId, params: tslm }, ana)
+    // Bob's list, his lookup of ana's release, and his ledger entries show nothing of hers.
+    expect(await s.call('releases/list', {}, bob)).toEqual([])
+    await expect(s.call('releases/get', { releaseId: mine.releaseId }, bob)).rejects.toMatchObject({ code: 'not-found' })
+    const bobEntries = await s.call('ledger/entries', {}, bob)
+    expect(bobEntries.entries.map((e) => e.kind)).toEqual(['budget'])
+    expect(bobEntries.total).toBe(1)
+    // Ana sees hers; the officer sees everyone's, each entry naming its account.
+    expect((await s.call('releases/list', {}, ana)).map((r) => r.releaseId)).toEqual([mine.releaseId])
+    expect((await s.call('releases/get', { releaseId: mine.releaseId }, ana)).releaseId).toBe(mine.releaseId)
+    const all = await s.call('ledger/entries', {}, olga)
+    expect(all.entries.find((e) => e.kind === 'charge')?.account).toEqual({ id: ana.accountId, name: 'ana', role: 'analyst' })
+  })
+
+  it("keeps an analyst's jobs and their events from other analysts; the custodian sees them", async () => {
+    const ana = account('ana', 'analyst').principal
+    const bob = account('bob', 'analyst').principal
+    const carl = account('carl', 'custodian').principal
+    const path = writeThresholdWorkload(ws.dir)
+    const { jobId } = await s.call('experiments/start', { spec: thresholdSpec(path, { mechanisms: ['tslm'], grid: { alpha: [1] }, trials: 4 }) }, ana)
+    expect((await s.call('jobs/list', {}, bob)).map((j) => j.jobId)).not.toContain(jobId)
+    await expect(s.call('jobs/get', { jobId }, bob)).rejects.toMatchObject({ code: 'not-found' })
+    expect(await s.call('jobs/cancel', { jobId }, bob)).toEqual({ cancelled: false })
+    expect(s.accounts.mayReceive(bob, 'job/state', { jobId })).toBe(false)
+    expect(s.accounts.mayReceive(ana, 'job/state', { jobId })).toBe(true)
+    expect(s.accounts.mayReceive(carl, 'job/progress', { jobId })).toBe(true)
+    expect((await s.call('jobs/list', {}, ana)).map((j) => j.jobId)).toContain(jobId)
+    expect((await s.call('jobs/get', { jobId }, carl)).jobId).toBe(jobId)
+    await s.context.jobs.settled(jobId)
   })
 })
