@@ -350,6 +350,11 @@ export interface LedgerMethods {
   'officer/list': { req: RequestFromSchema<'officer/list'>; res: OfficerSummary[] }
   /** Privacy officer: sign the heads of the ledger and the audit log (a checkpoint). */
   'ledger/checkpoint': { req: RequestFromSchema<'ledger/checkpoint'>; res: CheckpointResult }
+  /**
+   * Register a privacy officer: the first one of the workspace alone, every later one added by a registered officer
+   * (`by`: their name and passphrase; the registration is signed with their key). Answers the key id to keep elsewhere.
+   */
+  'officer/register': { req: RequestFromSchema<'officer/register'>; res: OfficerSummary & { fingerprint: string } }
 }
 
 export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {
@@ -363,5 +368,6 @@ export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {
   'releases/get': true,
   'officer/unlock-ex-post': true,
   'officer/list': true,
-  'ledger/checkpoint': true
+  'ledger/checkpoint': true,
+  'officer/register': true
 }

@@ -174,6 +174,14 @@ export const ledgerEntriesRequestSchema = z.strictObject({
 
 export const officerCredentialsRequestSchema = z.strictObject(officerFields)
 
+/** A new privacy officer: the first one alone; every later one added by a registered officer (`by`), whose act it is. */
+export const registerOfficerRequestSchema = z.strictObject({
+  name: text(LIMITS.name),
+  /** The new officer's passphrase (never stored: it wraps the new keys). The rules: contract/officer-passphrase.ts. */
+  passphrase: text(LIMITS.passphrase),
+  by: z.strictObject(officerFields).optional()
+})
+
 export const setBudgetRequestSchema = z.strictObject({
   datasetId: storedId(),
   /** Decimal text ("2.5") or a number; rounded down to a whole nano-epsilon. */
@@ -321,6 +329,7 @@ export const requestSchemas = {
   'releases/get': z.strictObject({ releaseId: storedId() }),
   'officer/unlock-ex-post': z.strictObject({ releaseId: storedId(), reason: text(LIMITS.reason), ...officerFields }),
   'officer/list': emptyRequest(),
+  'officer/register': registerOfficerRequestSchema,
   'ledger/checkpoint': officerCredentialsRequestSchema,
   // experiments: the spec is checked by the service, which reports every problem (ValidationOutcome), not only the first
   'experiments/presets': emptyRequest(),

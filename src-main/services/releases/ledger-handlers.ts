@@ -5,7 +5,7 @@ import { getRelease, listReleases, previewRelease, runReleaseTimed, unlockExPost
 import { setBudget } from '../ledger/budgets'
 import { datasetLedger, ledgerSummary, listEntries } from '../ledger/ledger-views'
 import { verifyLedger } from '../ledger/verify'
-import { checkpoint, listOfficers } from '../trust/officers'
+import { checkpoint, listOfficers, registerOfficer } from '../trust/officers'
 import { ownRecordsOnly } from '../accounts/roles'
 
 function optInt(x: unknown, name: string): number | undefined {
@@ -38,6 +38,10 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     'releases/get': async (req, caller) => getRelease(db(), req.releaseId, ownRecordsOnly(caller)),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
     'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
+    'officer/register': async (req) => {
+      const o = registerOfficer(db(), req)
+      return { keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName, fingerprint: o.fingerprint }
+    },
     'ledger/checkpoint': async (req) => {
       const c = checkpoint(db(), { officer: req.officer, passphrase: req.passphrase })
       return { ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, officer: c.officer, at: c.at }

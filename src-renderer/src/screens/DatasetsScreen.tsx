@@ -1,21 +1,21 @@
 import { useEffect, useState } from 'react'
 import { useQuery } from '../api/hooks'
 import { ErrorText } from '../components/Fields'
+import { Loading } from '../components/Loading'
 import { Catalog } from './datasets/Catalog'
 import { DatasetDetail } from './datasets/DatasetDetail'
+import { FirstRunGuide } from './datasets/FirstRunGuide'
 import { ImportPanel } from './datasets/ImportPanel'
 import { LinkFilePanel } from './datasets/LinkFilePanel'
 import { PostgresPanel } from './datasets/PostgresPanel'
 import type { ScreenProps } from '.'
 
 export function DatasetsScreen(_props: ScreenProps) {
-  const list = useQuery('datasets/list', {})
-  const summary = useQuery('ledger/summary', { cellLimit: 1 })
+  const [version, setVersion] = useState(0)
+  const list = useQuery('datasets/list', {}, [version])
+  const summary = useQuery('ledger/summary', { cellLimit: 1 }, [version])
   const [selected, setSelected] = useState<number | null>(null)
-  const reload = () => {
-    list.reload()
-    summary.reload()
-  }
+  const reload = () => setVersion((v) => v + 1)
   const datasets = list.data ?? []
   const current = datasets.find((d) => d.id === selected) ?? null
   useEffect(() => {
@@ -23,10 +23,16 @@ export function DatasetsScreen(_props: ScreenProps) {
   }, [list.data, selected])
   return (
     <div className="stack" data-testid="screen-datasets">
+      <FirstRunGuide version={version} />
       <ImportPanel onImported={reload} />
       <LinkFilePanel onLinked={reload} />
       <PostgresPanel onLinked={reload} />
       <ErrorText error={list.error} />
+      {list.data === null && list.loading && (
+        <section className="panel" aria-label="Catalog">
+          <Loading what="the datasets" testId="catalog-loading" />
+        </section>
+      )}
       {list.data && (
         <Catalog
           datasets={datasets}

@@ -1,5 +1,6 @@
 import { useQuery } from '../api/hooks'
 import { ErrorText } from '../components/Fields'
+import { Loading } from '../components/Loading'
 import { formatCount, formatDate } from '../format'
 import { href } from '../sections'
 import { ExperimentView } from './experiments/ExperimentView'
@@ -33,6 +34,7 @@ export function ExperimentsScreen(props: ScreenProps) {
           <section className="panel" aria-labelledby="exp-list-title" data-testid="experiment-list">
             <h2 id="exp-list-title">Experiments in this workspace</h2>
             <ErrorText error={list.error} />
+            {list.data === null && list.loading && <Loading what="the experiments" />}
             {list.data && experiments.length === 0 && (
               <p className="empty-state">No experiments yet. Pick a paper figure above, shrink the trials if you are in a hurry, and start it.</p>
             )}

@@ -2,18 +2,21 @@ import { useState } from 'react'
 import { useQuery } from '../api/hooks'
 import { ErrorText, SelectField } from '../components/Fields'
 import { formatDate, formatExact } from '../format'
+import { Loading } from '../components/Loading'
 import { BudgetForm } from './ledger/BudgetForm'
 import { EntriesTable } from './ledger/EntriesTable'
+import { OfficersPanel } from './ledger/OfficersPanel'
 import { OfficerView } from './ledger/OfficerView'
 import { PerUnitHeadline, SpendCharts } from './ledger/SpendCharts'
 import { VerifyPanel } from './ledger/VerifyPanel'
 import type { ScreenProps } from '.'
 
-/** `#/ledger/<seq>` highlights one entry (a release links to its charge). */
+/** `#/ledger/<seq>` highlights one entry (a release links to its charge); `#/ledger/officers` goes to the privacy officers. */
 export function LedgerScreen(props: ScreenProps) {
   const [version, setVersion] = useState(0)
   const datasets = useQuery('datasets/list', {})
   const summary = useQuery('ledger/summary', { cellLimit: 30 }, [version])
+
   const [datasetChoice, setDatasetChoice] = useState<string>('')
   const ledgers = summary.data?.datasets ?? []
   const active = ledgers.find((d) => d.accounts.some((a) => a.spent > 0)) ?? ledgers.find((d) => d.budgetChanges.length > 0)
@@ -22,6 +25,7 @@ export function LedgerScreen(props: ScreenProps) {
   const bump = () => setVersion((v) => v + 1)
   return (
     <div className="stack" data-testid="screen-ledger">
+      <OfficersPanel focus={props.param === 'officers'} />
       <VerifyPanel />
       <section className="panel" aria-labelledby="spend-title" data-testid="ledger-spend">
         <div className="panel-head">
@@ -37,6 +41,7 @@ export function LedgerScreen(props: ScreenProps) {
           )}
         </div>
         <ErrorText error={summary.error} />
+        {summary.data === null && summary.loading && <Loading what="the spend and budgets" />}
         {summary.data && ledgers.length === 0 && (
           <p className="empty-state">No dataset has a budget or a charge yet. Import a dataset, then set its budget below.</p>
         )}
@@ -82,7 +87,13 @@ export function LedgerScreen(props: ScreenProps) {
           </>
         )}
       </section>
-      <BudgetForm datasets={datasets.data ?? []} datasetId={current?.exists ? current.datasetId : null} ledgers={ledgers} onSet={bump} />
+      <BudgetForm
+        datasets={datasets.data}
+        datasetsError={datasets.error}
+        datasetId={current?.exists ? current.datasetId : null}
+        ledgers={ledgers}
+        onSet={bump}
+      />
       <EntriesTable datasetId={null} highlight={highlight} version={version} />
       <OfficerView datasetId={null} version={version} />
     </div>

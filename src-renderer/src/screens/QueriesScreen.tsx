@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { QueryDefinition, QueryKind, ReleaseRecord } from '../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../api/hooks'
 import { ErrorText, SelectField, TextField } from '../components/Fields'
+import { Loading } from '../components/Loading'
 import { formatDate } from '../format'
 import { href } from '../sections'
 import { AnomalyIdBuilder } from './queries/AnomalyIdBuilder'
@@ -80,6 +81,11 @@ export function QueriesScreen(props: ScreenProps) {
   return (
     <div className="stack" data-testid="screen-queries">
       <ErrorText error={datasets.error} />
+      {datasets.data === null && datasets.loading && (
+        <section className="panel">
+          <Loading what="the datasets" />
+        </section>
+      )}
       {dataset && (
         <section className="panel" aria-labelledby="new-query-title" data-testid="query-builder">
           <div className="panel-head">
@@ -156,6 +162,7 @@ export function QueriesScreen(props: ScreenProps) {
         <section className="panel" aria-labelledby="saved-title" data-testid="saved-queries">
           <h2 id="saved-title">Saved questions on {dataset.name}</h2>
           <ErrorText error={queries.error} />
+          {queries.data === null && queries.loading && <Loading what="the saved questions" />}
           {queries.data && saved.length === 0 && (
             <p className="empty-state">None yet. Define one above and save it; then choose its accuracy and release it.</p>
           )}

@@ -1,5 +1,6 @@
 import { useQuery } from '../api/hooks'
 import { ErrorText } from '../components/Fields'
+import { Loading } from '../components/Loading'
 import { formatDate, formatExact, mechanismName } from '../format'
 import { href } from '../sections'
 import { ReleaseResult } from './releases/ReleaseResult'
@@ -16,12 +17,14 @@ export function ReleasesScreen(props: ScreenProps) {
       {id !== null && (
         <>
           <ErrorText error={one.error} />
+          {one.data === null && one.loading && <Loading what={`release ${id}`} />}
           {one.data && <ReleaseResult release={one.data} />}
         </>
       )}
       <section className="panel" aria-labelledby="releases-title">
         <h2 id="releases-title">All releases</h2>
         <ErrorText error={list.error} />
+        {list.data === null && list.loading && <Loading what="the releases" />}
         {list.data && releases.length === 0 && (
           <p className="empty-state">
             Nothing released yet. Define a question in <a href={href('queries')}>Queries</a>, check its price and release it; the answer appears here.

@@ -1,10 +1,12 @@
-import { useState } from 'react'
-import type { ReportExportResult, ReportFormat, ReportPreview, ReportRequest, ReportTable } from '../../../src-main/contract'
+import { useReducer } from 'react'
+import type { ReportExportResult, ReportFormat, ReportTable } from '../../../src-main/contract'
 import { useAction, useClient, useJob, useQuery } from '../api/hooks'
 import { ErrorText, SelectField, TextField } from '../components/Fields'
 import { JobPanel } from '../components/JobPanel'
 import { downloadBytes } from '../download'
 import { formatCount, formatDate } from '../format'
+import { NoOfficerNotice, OfficerFields, useOfficers } from './ledger/OfficerFields'
+import { type ReportSettings, initialReportForm, previewKey, reportFormReducer, resolveReportForm } from './reports/reportFormState'
 import type { ScreenProps } from '.'
 
 const FORMATS: Array<{ value: ReportFormat; label: string }> = [
@@ -31,71 +33,55 @@ function base64ToBytes(b64: string): Uint8Array {
 export function ReportsScreen(_props: ScreenProps) {
   const client = useClient()
   const datasets = useQuery('datasets/list', {})
-  const [scope, setScope] = useState('all')
-  const [from, setFrom] = useState('')
-  const [to, setTo] = useState('')
-  const [edition, setEdition] = useState<'analyst' | 'officer'>('analyst')
-  const [officer, setOfficer] = useState('')
-  const [reason, setReason] = useState('')
-  const [format, setFormat] = useState<ReportFormat>('pdf')
-  const [table, setTable] = useState<ReportTable>('ledger')
-  const [pageSize, setPageSize] = useState<'A4' | 'Letter'>('A4')
-  const [preview, setPreview] = useState<ReportPreview | null>(null)
-  const [jobId, setJobId] = useState<string | null>(null)
-  const [saved, setSaved] = useState<string | null>(null)
+  const officers = useOfficers()
+  const [form, dispatch] = useReducer(reportFormReducer, initialReportForm)
   const act = useAction()
-  const job = useJob(jobId)
+  const job = useJob(form.jobId)
+  const s = form.settings
+  const set = (patch: Partial<ReportSettings>) => dispatch({ type: 'settings', patch })
+  const resolved = resolveReportForm(form, officers.names)
+  const { preview } = form
 
-  const request = (): ReportRequest => {
-    const r: ReportRequest = { edition }
-    if (scope !== 'all') r.datasetId = Number(scope)
-    if (from.trim()) r.from = from.trim()
-    if (to.trim()) r.to = to.trim()
-    if (edition === 'officer') {
-      r.officer = officer.trim()
-      r.reason = reason.trim()
-    }
-    return r
-  }
-  const officerMissing = edition === 'officer' && (officer.trim() === '' || reason.trim() === '')
-
-  // The export is the previewed report (issue 17): same settings and the same end of period, so the same data and SHA-256.
-  const [previewedWith, setPreviewedWith] = useState<string | null>(null)
-  const samePreview = preview !== null && previewedWith === JSON.stringify(request())
-  const doPreview = () =>
-    void act.run(async () => {
-      const req = request()
-      const p = await client.call('reports/preview', req)
-      setPreview(p)
-      setPreviewedWith(JSON.stringify(req))
-      setJobId(null)
-    })
-  const doExport = () =>
-    void act.run(async () => {
-      setSaved(null)
-      const req = samePreview && preview ? { ...request(), to: preview.data.period.to } : request()
-      const r = await client.call('reports/export', {
-        ...req,
-        format,
-        table: format === 'csv' ? table : undefined,
-        pageSize: format === 'pdf' ? pageSize : undefined
+  const doPreview = () => {
+    const req = resolved.previewRequest
+    if (!req) return
+    const key = previewKey(form, officers.names)
+    void act
+      .run(async () => {
+        const p = await client.call('reports/preview', req)
+        dispatch({ type: 'previewed', preview: p, key })
       })
-      setJobId(r.jobId)
-    })
+      .finally(() => dispatch({ type: 'forgetPassphrase' }))
+  }
+  const doExport = () => {
+    const req = resolved.exportRequest
+    if (!req) return
+    void act
+      .run(async () => {
+        const r = await client.call('reports/export', req)
+        dispatch({ type: 'exporting', jobId: r.jobId })
+      })
+      .finally(() => dispatch({ type: 'forgetPassphrase' }))
+  }
   const doDownload = () =>
     void act.run(async () => {
-      if (!jobId) return
+      if (!form.jobId) return
       if (client.transport.kind === 'ipc') {
         // Desktop: the shell's save dialog writes the file; the page never names a path.
-        const s = await client.call('reports/save', { jobId })
-        setSaved(s.saved ? `${s.fileName} saved.` : null)
+        const r = await client.call('reports/save', { jobId: form.jobId })
+        dispatch({ type: 'saved', text: r.saved ? `${r.fileName} saved.` : null })
         return
       }
-      const f = await client.call('reports/download', { jobId })
+      const f = await client.call('reports/download', { jobId: form.jobId })
       downloadBytes(f.fileName, base64ToBytes(f.base64), f.mimeType)
-      setSaved(`${f.fileName} (${formatCount(f.bytes)} bytes) saved to your downloads.`)
+      dispatch({ type: 'saved', text: `${f.fileName} (${formatCount(f.bytes)} bytes) saved to your downloads.` })
     })
   const result = job.info?.state === 'done' ? (job.info.result as ReportExportResult) : null
+  const exportWhy =
+    resolved.why !== null && s.edition === 'officer' && preview !== null
+      ? `${resolved.why} Exporting the officer edition opens the sealed costs again (recorded).`
+      : resolved.why
+  const samePreview = resolved.samePreview
 
   return (
     <div className="stack" data-testid="screen-reports">
@@ -105,26 +91,40 @@ export function ReportsScreen(_props: ScreenProps) {
           className="stack-tight"
           onSubmit={(e) => {
             e.preventDefault()
-            if (!officerMissing) doPreview()
+            doPreview()
           }}
         >
           <div className="row">
             <SelectField
               label="Scope"
-              value={scope}
-              onChange={setScope}
+              value={s.scope}
+              onChange={(scope) => set({ scope })}
               options={[
                 { value: 'all', label: 'The whole workspace' },
                 ...(datasets.data ?? []).map((d) => ({ value: String(d.id), label: d.name }))
               ]}
               testId="report-scope"
             />
-            <TextField label="From (optional)" value={from} onChange={setFrom} placeholder="2025-01-01" width="narrow" hint="Empty: the beginning." />
-            <TextField label="To (optional, exclusive)" value={to} onChange={setTo} placeholder="2025-04-01" width="narrow" hint="Empty: now." />
+            <TextField
+              label="From (optional)"
+              value={s.from}
+              onChange={(from) => set({ from })}
+              placeholder="2025-01-01"
+              width="narrow"
+              hint="Empty: the beginning."
+            />
+            <TextField
+              label="To (optional, exclusive)"
+              value={s.to}
+              onChange={(to) => set({ to })}
+              placeholder="2025-04-01"
+              width="narrow"
+              hint="Empty: now."
+            />
             <SelectField
               label="Edition"
-              value={edition}
-              onChange={setEdition}
+              value={s.edition}
+              onChange={(edition) => set({ edition })}
               options={[
                 { value: 'analyst', label: 'Analyst (no sealed costs)' },
                 { value: 'officer', label: 'Officer (with sealed ex-post costs; recorded)' }
@@ -132,17 +132,39 @@ export function ReportsScreen(_props: ScreenProps) {
               testId="report-edition"
             />
           </div>
-          {edition === 'officer' && (
-            <div className="row">
-              <TextField label="Officer" value={officer} onChange={setOfficer} width="narrow" />
-              <TextField label="Reason for reading sealed costs (recorded)" value={reason} onChange={setReason} width="wide" />
+          {s.edition === 'officer' && (
+            <div className="row" data-testid="report-officer">
+              <NoOfficerNotice act="The officer edition" officers={officers} testId="report-no-officer" />
+              <OfficerFields
+                officers={officers}
+                value={{ officer: s.officer, passphrase: s.passphrase }}
+                onChange={(v) => set({ officer: v.officer, passphrase: v.passphrase })}
+                testIdPrefix="report"
+              />
+              <TextField
+                label="Reason for reading sealed costs (recorded)"
+                value={s.reason}
+                onChange={(reason) => set({ reason })}
+                width="wide"
+                testId="report-reason"
+              />
             </div>
           )}
           <div className="button-row">
-            <button type="submit" disabled={act.busy || officerMissing} data-testid="report-preview">
-              Preview
+            <button
+              type="submit"
+              disabled={act.busy || resolved.previewRequest === null}
+              title={resolved.why ?? undefined}
+              data-testid="report-preview"
+            >
+              {act.busy && !preview ? 'Building the preview…' : 'Preview'}
             </button>
           </div>
+          {resolved.why && (
+            <p className="hint" data-testid="report-why">
+              {resolved.why}
+            </p>
+          )}
         </form>
         <ErrorText error={act.error} testId="report-error" />
       </section>
@@ -162,13 +184,13 @@ export function ReportsScreen(_props: ScreenProps) {
           </p>
           <iframe className="report-frame" title="Report preview" sandbox="" srcDoc={preview.html} />
           <div className="row">
-            <SelectField label="Export as" value={format} onChange={setFormat} options={FORMATS} testId="report-format" />
-            {format === 'csv' && <SelectField label="Table" value={table} onChange={setTable} options={TABLES} />}
-            {format === 'pdf' && (
+            <SelectField label="Export as" value={s.format} onChange={(format) => set({ format })} options={FORMATS} testId="report-format" />
+            {s.format === 'csv' && <SelectField label="Table" value={s.table} onChange={(table) => set({ table })} options={TABLES} />}
+            {s.format === 'pdf' && (
               <SelectField
                 label="Page size"
-                value={pageSize}
-                onChange={setPageSize}
+                value={s.pageSize}
+                onChange={(pageSize) => set({ pageSize })}
                 options={[
                   { value: 'A4', label: 'A4' },
                   { value: 'Letter', label: 'Letter' }
@@ -176,12 +198,23 @@ export function ReportsScreen(_props: ScreenProps) {
               />
             )}
             <div className="field actions">
-              <button type="button" onClick={doExport} disabled={act.busy || officerMissing} data-testid="report-export">
+              <button
+                type="button"
+                onClick={doExport}
+                disabled={act.busy || resolved.exportRequest === null}
+                title={exportWhy ?? undefined}
+                data-testid="report-export"
+              >
                 Export
               </button>
             </div>
           </div>
-          {jobId && <JobPanel jobId={jobId} info={job.info} progress={job.progress} label="Writing the report" doneText="Written" />}
+          {exportWhy && (
+            <p className="hint" data-testid="report-export-why">
+              {exportWhy}
+            </p>
+          )}
+          {form.jobId && <JobPanel jobId={form.jobId} info={job.info} progress={job.progress} label="Writing the report" doneText="Written" />}
           {!samePreview && (
             <p className="hint todo" data-testid="report-preview-stale">
               The settings changed since this preview: the export follows the settings above; preview again to see it.
@@ -197,7 +230,7 @@ export function ReportsScreen(_props: ScreenProps) {
               </button>
             </p>
           )}
-          {saved && <p className="ok">{saved}</p>}
+          {form.saved && <p className="ok">{form.saved}</p>}
         </section>
       )}
     </div>

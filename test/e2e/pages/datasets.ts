@@ -56,7 +56,9 @@ export const datasets = {
     await shell.goTo(page, 'Datasets')
     await page.getByRole('button', { name: `Open ${name}`, exact: true }).click()
     const detail = page.getByTestId('dataset-detail')
-    await detail.getByRole('heading', { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (public|private)$`, 'i') }).waitFor()
+    await detail
+      .getByRole('heading', { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (public|private)( linked .+)?$`, 'i') })
+      .waitFor()
     return detail
   },
 

@@ -4,7 +4,7 @@ import { useAction, useClient } from '../../api/hooks'
 import { ErrorText } from '../../components/Fields'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
-import { PublicBadge } from './DatasetDetail'
+import { PublicBadge, SourceBadge } from './DatasetDetail'
 import { notionName } from '../ledger/notions'
 
 /** Spend and budget per notion, in words; "no budget" says what to do. */
@@ -114,7 +114,7 @@ export function Catalog(props: {
                     </form>
                   ) : (
                     <>
-                      <strong>{d.name}</strong> <PublicBadge dataset={d} />
+                      <strong>{d.name}</strong> <PublicBadge dataset={d} /> <SourceBadge dataset={d} />
                       <div className="hint" data-testid={`dataset-unit-${d.name}`}>
                         {d.unit.kind === 'person' ? `unit: person (${d.unit.column})` : 'unit: row'}
                       </div>

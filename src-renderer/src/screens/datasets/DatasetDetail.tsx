@@ -2,9 +2,11 @@ import { useReveal } from '../../components/reveal'
 import { useState } from 'react'
 import type { DatasetInfo } from '../../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../../api/hooks'
-import { ErrorText, SelectField, TextField } from '../../components/Fields'
+import { ErrorText, TextField } from '../../components/Fields'
+import { Loading } from '../../components/Loading'
 import { formatCount } from '../../format'
 import { href } from '../../sections'
+import { NO_OFFICER_WHY, NoOfficerNotice, OfficerFields, officerWhy, useOfficers } from '../ledger/OfficerFields'
 
 const TYPE_LABEL = { integer: 'whole number', real: 'decimal number', text: 'text', timestamp: 'date and time' } as const
 const PAGE = 20
@@ -23,7 +25,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
     <section ref={reveal} className="panel" aria-labelledby="detail-title" data-testid="dataset-detail">
       <div className="panel-head">
         <h2 id="detail-title">
-          {d.name} <PublicBadge dataset={d} />
+          {d.name} <PublicBadge dataset={d} /> <SourceBadge dataset={d} />
         </h2>
         <span className="button-row">
           <a className="button-link" href={href('queries', d.id)}>
@@ -66,6 +68,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
             individuals for releases on other datasets.
           </p>
           <ErrorText error={rows.error} />
+          {rows.loading && <Loading what={`rows ${formatCount(offset + 1)} to ${formatCount(offset + PAGE)}`} testId="rows-loading" />}
           <div className="table-scroll">
             <table>
               <caption className="sr-only">Rows of {d.name}</caption>
@@ -126,6 +129,27 @@ function sourceName(path: string): string {
 }
 
 /** "public" or "private", as a badge. */
+/** A linked dataset is queried where it lives (a file, a database table): the catalog says so, with where. */
+export function SourceBadge(props: { dataset: DatasetInfo }) {
+  const d = props.dataset
+  if (d.source === undefined || d.source === 'imported') return null
+  const what =
+    d.source === 'linked-file'
+      ? 'linked file'
+      : d.source === 'linked-postgres'
+        ? 'linked PostgreSQL'
+        : `linked ${String(d.source).replace(/^linked-/, '')}`
+  return (
+    <span
+      className="badge linked"
+      title={`Queried in place: ${d.sourceFile} (not copied into the workspace)`}
+      data-testid={`dataset-source-${d.name}`}
+    >
+      {what}
+    </span>
+  )
+}
+
 export function PublicBadge(props: { dataset: DatasetInfo }) {
   return props.dataset.public ? (
     <span className="badge public" data-testid={`dataset-public-${props.dataset.name}`}>
@@ -145,24 +169,16 @@ export function PublicBadge(props: { dataset: DatasetInfo }) {
 function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) {
   const client = useClient()
   const act = useAction()
-  const officers = useQuery('officer/list', {})
+  const officers = useOfficers()
   const [open, setOpen] = useState(false)
   const [reason, setReason] = useState('')
-  const [officer, setOfficer] = useState('')
-  const [passphrase, setPassphrase] = useState('')
-  const registered = officers.data ?? []
-  // One registered officer: theirs is the only key that can sign, so the name is filled in.
-  const officerName = officer || (registered.length === 1 ? registered[0].name : '')
+  const [cred, setCred] = useState({ officer: '', passphrase: '' })
   const why =
-    officers.data && registered.length === 0
-      ? 'No privacy officer is registered in this workspace: register one first with “quiet-alarm officer init --name NAME”.'
+    officers.loaded && officers.names.length === 0
+      ? NO_OFFICER_WHY
       : reason.trim().length < 3
         ? 'Give the reason (a few words); it is recorded in the ledger.'
-        : officerName.trim() === ''
-          ? 'Give the officer’s registered name.'
-          : passphrase === ''
-            ? 'Give the officer’s passphrase: the declaration is signed with the officer’s key.'
-            : null
+        : officerWhy(officers, cred)
   if (!open) {
     return (
       <div className="button-row">
@@ -183,10 +199,15 @@ function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) 
         if (why) return
         void act
           .run(() =>
-            client.call('datasets/declare-public', { datasetId: props.dataset.id, reason: reason.trim(), officer: officerName.trim(), passphrase })
+            client.call('datasets/declare-public', {
+              datasetId: props.dataset.id,
+              reason: reason.trim(),
+              officer: officers.name(cred.officer),
+              passphrase: cred.passphrase
+            })
           )
           .then((r) => {
-            setPassphrase('')
+            setCred((c) => ({ ...c, passphrase: '' }))
             if (r) {
               setOpen(false)
               props.onDeclared()
@@ -200,6 +221,7 @@ function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) 
         analyst. The declaration is recorded in the ledger with your reason, signed with your key, and cannot be undone.
       </p>
       <ErrorText error={officers.error} />
+      <NoOfficerNotice act="Declaring a dataset public" officers={officers} />
       <div className="row">
         <TextField
           label="Reason (recorded)"
@@ -209,28 +231,7 @@ function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) 
           testId="declare-public-reason"
           placeholder="e.g. room capacities from the published fire-safety plan"
         />
-        {registered.length > 1 ? (
-          <SelectField
-            label="Officer"
-            value={officer}
-            onChange={setOfficer}
-            options={[{ value: '', label: 'Choose…' }, ...registered.map((o) => ({ value: o.name, label: o.name }))]}
-            testId="declare-public-officer"
-          />
-        ) : (
-          <TextField label="Officer" value={officerName} onChange={setOfficer} testId="declare-public-officer" />
-        )}
-        <div className="field narrow">
-          <label htmlFor="declare-public-passphrase">Passphrase</label>
-          <input
-            id="declare-public-passphrase"
-            type="password"
-            autoComplete="current-password"
-            value={passphrase}
-            onChange={(e) => setPassphrase(e.target.value)}
-            data-testid="declare-public-passphrase"
-          />
-        </div>
+        <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="declare-public" />
         <div className="field actions">
           <span className="button-row">
             <button

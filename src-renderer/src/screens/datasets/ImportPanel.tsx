@@ -1,17 +1,20 @@
 /**
- * Pick a file -> preview with inferred (editable) types -> import with progress and Cancel -> result with a bad-row report.
- * Headless: the file field uploads the file to the service. Desktop: the shell's native dialog. Either way the page gets
- * an opaque handle to the file, never a path (issue 15).
+ * Pick a file -> preview with inferred (editable) types -> the privacy unit (a person column found by its name is
+ * preselected, with the reason) and the columns with one value per person -> import with progress and Cancel -> result
+ * with a bad-row report. The form is one value changed by a reducer (importFormState.ts); the page holds an opaque
+ * handle to the file, never a path.
  */
-import { useEffect, useId, useRef, useState } from 'react'
-import type { ColumnType, FileHandle, ImportResult, JobProgress, PreviewFileResponse } from '../../../../src-main/contract'
+import { useEffect, useReducer, useRef } from 'react'
+import type { ColumnType, ImportResult } from '../../../../src-main/contract'
 import { useAction, useClient, useJob } from '../../api/hooks'
 import { ErrorText, SelectField, TextField } from '../../components/Fields'
+import { FilePicker } from '../../components/FilePicker'
+import { baseName } from '../../components/fileName'
 import { JobPanel } from '../../components/JobPanel'
-import { ProgressBar } from '../../components/ProgressBar'
+import { PrivacyUnitField } from '../../components/PrivacyUnitField'
 import { formatCount } from '../../format'
 import { BadRowReport } from './BadRowReport'
-import { likelyPersonColumn } from '../queries/columnDefaultsDefinition'
+import { importFormReducer, initialImportForm, resolveImportForm } from './importFormState'
 
 const TYPES: Array<{ value: ColumnType; label: string }> = [
   { value: 'integer', label: 'Whole number' },
@@ -20,98 +23,26 @@ const TYPES: Array<{ value: ColumnType; label: string }> = [
   { value: 'timestamp', label: 'Date and time' }
 ]
 
-type Picked = FileHandle
-
-function stripExtension(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? name
-  return base.replace(/\.[^.]+$/, '') || base
-}
-
 export function ImportPanel(props: { onImported: () => void }) {
   const client = useClient()
-  const fileFieldId = useId()
-  const headless = client.transport.kind === 'http'
-  const [picked, setPicked] = useState<Picked | null>(null)
-  const [upload, setUpload] = useState<{ sent: number; total: number; startedMs: number } | null>(null)
-  const [preview, setPreview] = useState<PreviewFileResponse | null>(null)
-  const [types, setTypes] = useState<Record<string, ColumnType>>({})
-  const [name, setName] = useState('')
-  const [onBadRow, setOnBadRow] = useState<'abort' | 'skip'>('abort')
-  /** The privacy unit: '' = each row is a different person (row-level), else the person column's name. */
-  const [personColumn, setPersonColumn] = useState('')
-  const [jobId, setJobId] = useState<string | null>(null)
-  const pick = useAction()
+  const [form, dispatch] = useReducer(importFormReducer, initialImportForm)
   const start = useAction()
-  const job = useJob(jobId)
+  const job = useJob(form.jobId)
   const result = job.info?.state === 'done' ? (job.info.result as ImportResult) : null
-
-  // Counts picks, so that a test (or a screen reader) can tell a new preview from the previous one.
-  const [picks, setPicks] = useState(0)
-  const reset = () => {
-    setPicks((n) => n + 1)
-    setPicked(null)
-    setPreview(null)
-    setTypes({})
-    setJobId(null)
-    setUpload(null)
-  }
-
-  const previewFile = async (p: Picked) => {
-    setPicked(p)
-    setName(stripExtension(p.fileName))
-    const pv = await client.call('datasets/preview-file', { fileId: p.fileId, rows: 8 })
-    setPreview(pv)
-    setTypes(Object.fromEntries(pv.columns.map((c) => [c.name, c.inferredType])))
-  }
-
-  const onFile = (file: File | undefined) => {
-    if (!file) return
-    reset()
-    void pick
-      .run(async () => {
-        if (!client.transport.upload) throw new Error('This window cannot upload files; use Choose file instead.')
-        const startedMs = Date.now()
-        setUpload({ sent: 0, total: file.size, startedMs })
-        const up = await client.transport.upload(file, (sent, total) => setUpload({ sent, total, startedMs }))
-        setUpload(null)
-        await previewFile(up)
-      })
-      .finally(() => setUpload(null))
-  }
-
-  const chooseNative = () => {
-    reset()
-    void pick.run(async () => {
-      const { file } = await client.call('app/choose-file', {
-        title: 'Choose a CSV or TSV file to import',
-        filters: [{ name: 'CSV and TSV', extensions: ['csv', 'tsv', 'txt'] }]
-      })
-      if (file) await previewFile(file)
-    })
-  }
+  const resolved = resolveImportForm(form)
+  const { preview, picked } = form
+  const importing = form.jobId !== null && (job.info === null || job.info.state === 'running' || job.info.state === 'queued')
+  const finished = job.info?.state === 'done'
 
   const doImport = () => {
-    if (!picked || !preview) return
-    const overrides = Object.fromEntries(
-      preview.columns.filter((c) => types[c.name] && types[c.name] !== c.inferredType).map((c) => [c.name, types[c.name]])
-    )
+    const request = resolved.request
+    if (!request) return
     void start.run(async () => {
-      const { jobId } = await client.call('datasets/import', {
-        fileId: picked.fileId,
-        name: name.trim(),
-        delimiter: preview.delimiter,
-        types: overrides,
-        onBadRow,
-        reportBadRows: 50,
-        ...(personColumn !== '' && preview.columns.some((c) => c.name === personColumn) ? { personColumn } : {})
-      })
-      setJobId(jobId)
+      const { jobId } = await client.call('datasets/import', request)
+      dispatch({ type: 'started', jobId })
     })
   }
 
-  const likelyPerson = preview ? likelyPersonColumn(preview.columns.map((c) => ({ name: c.name, type: types[c.name] ?? c.inferredType }))) : null
-  const importing = jobId !== null && (job.info === null || job.info.state === 'running' || job.info.state === 'queued')
-  const finished = job.info?.state === 'done'
   const onImported = useRef(props.onImported)
   onImported.current = props.onImported
   useEffect(() => {
@@ -119,53 +50,30 @@ export function ImportPanel(props: { onImported: () => void }) {
   }, [finished])
 
   return (
-    <section className="panel" aria-labelledby="import-title" data-testid="import-panel" data-picks={picks}>
+    <section className="panel" aria-labelledby="import-title" data-testid="import-panel" data-picks={form.picks}>
       <h2 id="import-title">Import a file</h2>
       <p className="hint">
         A CSV or TSV file with a header row. It stays on this machine: the data is copied into the workspace, nothing is released.
       </p>
-      <div className="row">
-        {headless ? (
-          <div className="field">
-            <label htmlFor={fileFieldId}>File to import</label>
-            <input
-              id={fileFieldId}
-              type="file"
-              accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
-              onChange={(e) => {
-                onFile(e.target.files?.[0])
-                // Clear the field so that picking the same file again (e.g. after fixing it) is a new pick.
-                e.target.value = ''
-              }}
-              disabled={importing}
-              data-testid="import-file"
-              aria-describedby={`${fileFieldId}-chosen`}
-            />
-            {/* The field is cleared after each pick (so that the same file can be picked again): say what was chosen. */}
-            <span className="field-hint" id={`${fileFieldId}-chosen`} data-testid="import-chosen">
-              {upload
-                ? 'Uploading…'
-                : picked
-                  ? `Chosen: ${picked.fileName.split(/[\\/]/).pop()}`
-                  : 'Pick a file: its first rows and their types are shown before anything is imported.'}
-            </span>
-          </div>
-        ) : (
-          <button type="button" onClick={chooseNative} disabled={importing} data-testid="import-choose">
-            Choose file…
-          </button>
-        )}
-      </div>
-      {upload && <ProgressBar label="Uploading to the service" progress={uploadProgress(upload)} />}
-      {pick.error && (
-        <p className="error" role="alert" data-testid="import-pick-error" data-pick={picks}>
-          {pick.error}
-        </p>
-      )}
+      <FilePicker
+        label="File to import"
+        accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
+        dialog={{ title: 'Choose a CSV or TSV file to import', filters: [{ name: 'CSV and TSV', extensions: ['csv', 'tsv', 'txt'] }] }}
+        chosen={picked}
+        emptyHint="Pick a file: its first rows and their types are shown before anything is imported."
+        disabled={importing}
+        testIdPrefix="import"
+        pickKey={form.picks}
+        onPick={() => dispatch({ type: 'pick' })}
+        onPicked={async (file) => {
+          const pv = await client.call('datasets/preview-file', { fileId: file.fileId, rows: 8 })
+          dispatch({ type: 'previewed', file, preview: pv })
+        }}
+      />
 
       {preview && picked && !finished && (
-        <div className="stack-tight" data-testid="import-preview" data-pick={picks}>
-          <h3>Preview of {picked.fileName.split(/[\\/]/).pop()}</h3>
+        <div className="stack-tight" data-testid="import-preview" data-pick={form.picks}>
+          <h3>Preview of {baseName(picked.fileName)}</h3>
           <p className="hint">
             {formatCount(preview.fileBytes)} bytes · delimiter {delimiterName(preview.delimiter)} · types inferred from the first{' '}
             {formatCount(preview.inferredFromRows)} rows; change a type if it is wrong.
@@ -179,8 +87,8 @@ export function ImportPanel(props: { onImported: () => void }) {
                       <div className="col-name">{c.name}</div>
                       <select
                         aria-label={`Type of column ${c.name}`}
-                        value={types[c.name] ?? c.inferredType}
-                        onChange={(e) => setTypes({ ...types, [c.name]: e.target.value as ColumnType })}
+                        value={form.types[c.name] ?? c.inferredType}
+                        onChange={(e) => dispatch({ type: 'columnType', column: c.name, columnType: e.target.value as ColumnType })}
                         data-testid={`type-${c.name}`}
                       >
                         {TYPES.map((t) => (
@@ -219,56 +127,78 @@ export function ImportPanel(props: { onImported: () => void }) {
               doImport()
             }}
           >
-            <TextField label="Dataset name" value={name} onChange={setName} testId="import-name" required />
+            <TextField label="Dataset name" value={form.name} onChange={(name) => dispatch({ type: 'name', name })} testId="import-name" required />
             <SelectField
               label="Bad rows"
-              value={onBadRow}
-              onChange={setOnBadRow}
+              value={form.onBadRow}
+              onChange={(onBadRow) => dispatch({ type: 'onBadRow', onBadRow })}
               options={[
                 { value: 'abort', label: 'Stop at the first bad row (nothing is stored)' },
                 { value: 'skip', label: 'Skip bad rows and list them' }
               ]}
               testId="import-bad-rows"
             />
-            <SelectField
-              label="Privacy unit (who is protected)"
-              value={personColumn}
-              onChange={setPersonColumn}
-              options={[
-                { value: '', label: 'Each row is a different person (row-level)' },
-                ...preview.columns.map((c) => ({ value: c.name, label: `A person is identified by “${c.name}” (person-level)` }))
-              ]}
+            <PrivacyUnitField
+              columns={resolved.columns}
+              value={form.personColumn}
+              onChange={(personColumn) => dispatch({ type: 'unit', personColumn })}
+              reason={resolved.unitReason}
               testId="import-unit"
             />
+            {resolved.perPersonOptions.length > 0 && (
+              <fieldset className="field full" data-testid="import-per-person">
+                <legend>Columns with one value per person (optional)</legend>
+                <p className="field-hint">
+                  Tick a column only if each person has a single value in it over the whole file (a home building, a department). A question grouped
+                  by such columns charges each person once instead of once per group, so it costs far less; the import checks every row and stops if a
+                  person has two values.
+                </p>
+                <div className="checks">
+                  {resolved.perPersonOptions.map((c) => (
+                    <label key={c} className="check">
+                      <input
+                        type="checkbox"
+                        checked={form.perPerson.includes(c)}
+                        onChange={(e) => dispatch({ type: 'perPerson', column: c, on: e.target.checked })}
+                        data-testid={`per-person-${c}`}
+                      />
+                      {c}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+            )}
             <div className="field actions">
-              <button type="submit" disabled={importing || start.busy || name.trim() === ''} data-testid="import-start">
-                Import
+              <button type="submit" disabled={importing || start.busy || resolved.request === null} data-testid="import-start">
+                {start.busy ? 'Starting…' : 'Import'}
               </button>
             </div>
           </form>
-          {name.trim() === '' && (
+          {resolved.why && (
             <p className="hint" data-testid="import-why">
-              Give the dataset a name to import it.
+              {resolved.why}
             </p>
           )}
-          {personColumn === '' && likelyPerson && (
+          {resolved.unitSuggestion && (
             <p className="hint" data-testid="import-unit-hint">
-              “{likelyPerson}” looks like it names a person: if one person can have many rows, choose it as the privacy unit so that each person (not
-              each row) is protected.
+              {resolved.unitSuggestion}
             </p>
           )}
           <ErrorText error={start.error} testId="import-error" />
         </div>
       )}
 
-      {jobId && <JobPanel jobId={jobId} info={job.info} progress={job.progress} label={`Importing ${name || 'file'}`} doneText="Imported" />}
+      {form.jobId && (
+        <JobPanel jobId={form.jobId} info={job.info} progress={job.progress} label={`Importing ${form.name || 'file'}`} doneText="Imported" />
+      )}
       {result && (
         <div className="notice ok-box" data-testid="import-result">
           <p>
             <strong>
               {formatCount(result.dataset.rowCount)} rows imported as “{result.dataset.name}”
             </strong>{' '}
-            ({result.dataset.columns.length} columns, {formatCount(result.bytes)} bytes in {result.seconds.toFixed(1)} s).
+            ({result.dataset.columns.length} columns, {formatCount(result.bytes)} bytes in {result.seconds.toFixed(1)} s;{' '}
+            {result.dataset.unit.kind === 'person' ? `unit: person, by “${result.dataset.unit.column}”` : 'unit: row'}).
             {result.badRowCount > 0 ? ` ${formatCount(result.badRowCount)} bad rows were skipped:` : ' No bad rows.'}
           </p>
           {result.badRowCount > 0 && <BadRowReport rows={result.badRows} total={result.badRowCount} />}
@@ -276,21 +206,6 @@ export function ImportPanel(props: { onImported: () => void }) {
       )}
     </section>
   )
-}
-
-/** The upload as a progress in bytes, with its rate and time left. */
-function uploadProgress(u: { sent: number; total: number; startedMs: number }): JobProgress {
-  const seconds = Math.max(1e-3, (Date.now() - u.startedMs) / 1000)
-  const rate = u.sent / seconds
-  return {
-    jobId: '',
-    kind: 'upload',
-    done: u.sent,
-    total: u.total,
-    unit: 'bytes',
-    rate,
-    etaSeconds: rate > 0 ? Math.max(0, u.total - u.sent) / rate : null
-  }
 }
 
 function delimiterName(d: string): string {

@@ -3,6 +3,7 @@ import type { ExperimentPreset, ExperimentSpec } from '../../../../src-main/cont
 import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
 import { SimulationBadge } from '../../components/Badges'
 import { ErrorText, SelectField, TextField } from '../../components/Fields'
+import { Loading } from '../../components/Loading'
 import { formatCount } from '../../format'
 import { formFromSpec, specFromForm, type SpecForm, type SweepForm } from './specForm'
 
@@ -70,6 +71,7 @@ export function SpecBuilder(props: { onStarted: (experimentId: string) => void }
       </div>
       <p className="hint">Simulations run on the ground truth with a seeded generator. They are never charged and never released.</p>
       <ErrorText error={presets.error} />
+      {presets.data === null && presets.loading && <Loading what="the paper figures" />}
       {list.length > 0 && (
         <SelectField
           label="Start from a paper figure"

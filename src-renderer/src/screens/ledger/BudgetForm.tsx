@@ -5,10 +5,18 @@ import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../
 import { formatExact } from '../../format'
 import { href } from '../../sections'
 import { NOTION_OPTIONS } from './notions'
-import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
+import { Loading } from '../../components/Loading'
+import { NoOfficerNotice, OfficerFields, officerWhy, useOfficers } from './OfficerFields'
 
 /** Privacy officer: set or change a budget. The reason is required and goes into the ledger. */
-export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number | null; ledgers: DatasetLedger[]; onSet: () => void }) {
+export function BudgetForm(props: {
+  /** null while loading. */
+  datasets: DatasetInfo[] | null
+  datasetsError: string | null
+  datasetId: number | null
+  ledgers: DatasetLedger[]
+  onSet: () => void
+}) {
   const client = useClient()
   const [datasetId, setDatasetId] = useState<string>(props.datasetId ? String(props.datasetId) : '')
   const [notion, setNotion] = useState<PrivacyNotion | 'all'>('all')
@@ -19,7 +27,8 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
   const [cred, setCred] = useState({ officer: '', passphrase: '' })
   const [done, setDone] = useState<string | null>(null)
   const act = useAction()
-  const ds = datasetId || (props.datasetId ? String(props.datasetId) : props.datasets[0] ? String(props.datasets[0].id) : '')
+  const list = props.datasets ?? []
+  const ds = datasetId || (props.datasetId ? String(props.datasetId) : list[0] ? String(list[0].id) : '')
   const eps = parseNumber(epsilon)
   // What is already spent where this budget applies: a budget below it is refused (the service refuses it too).
   const ledger = props.ledgers.find((l) => String(l.datasetId) === ds) ?? null
@@ -53,9 +62,17 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
       })
       .finally(() => setCred((c) => ({ ...c, passphrase: '' })))
 
-  if (props.datasets.length === 0) {
+  if (props.datasets === null) {
     return (
-      <section className="panel empty-state">
+      <section className="panel" data-testid="budget-form-loading">
+        <h2>Set a budget</h2>
+        {props.datasetsError ? <ErrorText error={props.datasetsError} /> : <Loading what="the datasets" />}
+      </section>
+    )
+  }
+  if (list.length === 0) {
+    return (
+      <section className="panel empty-state" data-testid="budget-no-dataset">
         <h2>Budgets</h2>
         <p>
           <a href={href('datasets')}>Import a dataset</a> first; then set its privacy budget here.
@@ -71,6 +88,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
         notion may also get its own, smaller cap. Without a budget every release on the dataset is denied. Each change is a ledger entry with its
         reason, signed with the officer’s key (the passphrase is not kept).
       </p>
+      <NoOfficerNotice act="A budget" officers={officers} testId="budget-no-officer" />
       <form
         className="row"
         onSubmit={(e) => {
@@ -82,7 +100,7 @@ export function BudgetForm(props: { datasets: DatasetInfo[]; datasetId: number |
           label="Dataset"
           value={ds}
           onChange={setDatasetId}
-          options={props.datasets.map((d) => ({ value: String(d.id), label: d.name }))}
+          options={list.map((d) => ({ value: String(d.id), label: d.name }))}
           testId="budget-dataset"
         />
         <SelectField

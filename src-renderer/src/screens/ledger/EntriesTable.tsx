@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { notionName } from './notions'
 import { useQuery } from '../../api/hooks'
 import { ErrorText } from '../../components/Fields'
+import { Loading } from '../../components/Loading'
 import { useReveal } from '../../components/reveal'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
@@ -25,6 +26,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
     <section className="panel" aria-labelledby="entries-title" data-testid="ledger-entries">
       <h2 id="entries-title">Entries</h2>
       <ErrorText error={q.error} />
+      {q.data === null && q.loading && <Loading what="the ledger entries" />}
       {q.data && q.data.entries.length === 0 && (
         <p className="empty-state">
           The ledger is empty. Every release is charged here before it is answered; budgets set by the officer appear here too.

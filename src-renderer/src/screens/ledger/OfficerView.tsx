@@ -5,6 +5,7 @@ import type { ExPostCosts, ReleaseRecord } from '../../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { ErrorText, TextField } from '../../components/Fields'
+import { Loading } from '../../components/Loading'
 import { formatDate, formatEpsilon, formatExact, mechanismName } from '../../format'
 import { href } from '../../sections'
 import { OfficerFields, officerWhy, useOfficers } from './OfficerFields'
@@ -34,6 +35,7 @@ export function OfficerView(props: { datasetId: number | null; version: number }
         <>
           <CheckpointForm />
           <ErrorText error={releases.error} />
+          {releases.data === null && releases.loading && <Loading what="the releases" />}
           {releases.data && list.length === 0 && <p className="empty-state">No releases yet, so nothing is sealed.</p>}
           {list.length > 0 && (
             <ul className="release-list">
