@@ -66,7 +66,7 @@ describe('layout at 1024x700 and 1440x900', () => {
     // Before a file is picked the hint says what comes next, not a second "No file chosen" under the browser's own.
     await shell.goTo(page, 'Datasets')
     expect(await page.getByTestId('import-chosen').innerText()).toMatch(/^Pick a file: its first rows and their types are shown/)
-    await datasets.importFile(page, OCCUPANCY, 'occupancy with a rather long name for a dataset')
+    await datasets.importFile(page, OCCUPANCY, 'occupancy with a rather long name for a dataset', { unit: '' }) // row-level: this story counts rows
     await datasets.importFile(page, CAPACITIES, 'capacities')
     // The finished import leaves its result, not the old preview and its Import button; the file field says what was chosen.
     expect(await page.getByTestId('import-preview').count()).toBe(0)
@@ -191,12 +191,16 @@ describe('denials are actionable (issue 17)', () => {
 })
 
 describe('what a new user tripped on (issue 17)', () => {
-  it('the Import button says why it is disabled; a person-like column is suggested as the privacy unit', async () => {
+  it('the Import button says why it is disabled; a person-like column is preselected as the privacy unit, with the reason', async () => {
     await datasets.pick(page, OCCUPANCY)
     expect(await page.getByTestId('import-chosen').innerText()).toBe('Chosen: occupancy.csv')
     await page.getByLabel('Dataset name').fill('')
     expect(await page.getByTestId('import-start').isDisabled()).toBe(true)
     expect(await page.getByTestId('import-why').innerText()).toBe('Give the dataset a name to import it.')
+    expect(await page.getByLabel('Privacy unit (who is protected)').inputValue()).toBe('person_id')
+    expect(await page.getByTestId('import-unit-reason').innerText()).toMatch(/^Preselected: the name “person_id” says it identifies a person/)
+    // Changed to row-level, the form still says what to consider.
+    await page.getByLabel('Privacy unit (who is protected)').selectOption('')
     expect(await page.getByTestId('import-unit-hint').innerText()).toMatch(/^“person_id” looks like it names a person/)
   })
 

@@ -81,7 +81,7 @@ export function SelectField<T extends string>(props: {
 }) {
   const id = useId()
   return (
-    <div className={`field ${props.width ?? ''}`}>
+    <div className={`field select ${props.width ?? ''}`}>
       <label htmlFor={id}>{props.label}</label>
       <select
         id={id}

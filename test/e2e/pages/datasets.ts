@@ -21,10 +21,15 @@ export const datasets = {
     await select.selectOption({ label: options.find((o) => o.startsWith(type))! })
   },
 
-  /** Start the import and return at once (the progress bar shows). */
-  async startImport(page: Page, opts: { name?: string; skipBadRows?: boolean } = {}) {
+  /**
+   * Start the import and return at once (the progress bar shows). `unit`: the privacy unit to choose ('' = row-level, else
+   * the person column); absent, the form's choice stands (a column named like a person is preselected).
+   */
+  async startImport(page: Page, opts: { name?: string; skipBadRows?: boolean; unit?: string; perPerson?: string[] } = {}) {
     if (opts.name !== undefined) await page.getByLabel('Dataset name').fill(opts.name)
     if (opts.skipBadRows) await page.getByLabel('Bad rows').selectOption('skip')
+    if (opts.unit !== undefined) await page.getByLabel('Privacy unit (who is protected)').selectOption(opts.unit)
+    for (const c of opts.perPerson ?? []) await page.getByTestId(`per-person-${c}`).check()
     await page.getByRole('button', { name: 'Import', exact: true }).click()
     await page.getByRole('progressbar', { name: /^Importing/ }).waitFor()
   },
@@ -41,9 +46,9 @@ export const datasets = {
     return { state, text }
   },
 
-  async importFile(page: Page, file: string, name: string) {
+  async importFile(page: Page, file: string, name: string, opts: { unit?: string; perPerson?: string[] } = {}) {
     await datasets.pick(page, file)
-    await datasets.startImport(page, { name })
+    await datasets.startImport(page, { name, ...opts })
     const out = await datasets.importOutcome(page)
     if (out.state !== 'done') throw new Error(`import of ${name} ended ${out.state}: ${out.text}`)
     return out

@@ -63,3 +63,24 @@ export async function overflowsAtBothSizes(page: Page, what: string): Promise<st
   if (before) await page.setViewportSize(before)
   return bad
 }
+
+/**
+ * Selects whose chosen option is cut (its text is wider than the box it shows in), as "label: text" for the failure
+ * message. Measured with the select's own font; the box is its inner width less the padding and the arrow.
+ */
+export async function cutSelects(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const ctx = document.createElement('canvas').getContext('2d')!
+    const out: string[] = []
+    for (const el of Array.from(document.querySelectorAll('select'))) {
+      const r = el.getBoundingClientRect()
+      if (r.width === 0 || el.selectedIndex < 0) continue
+      const cs = getComputedStyle(el)
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`
+      const text = el.options[el.selectedIndex].text
+      const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16
+      if (ctx.measureText(text).width > room + 0.5) out.push(`${el.labels?.[0]?.textContent ?? el.getAttribute('aria-label') ?? '?'}: "${text}"`)
+    }
+    return out
+  })
+}

@@ -23,5 +23,19 @@ export const ledger = {
     return { ok: (await r.getAttribute('data-ok')) === 'true', text: await r.innerText() }
   },
 
-  entry: (page: Page, seq: number) => page.getByTestId(`ledger-entry-${seq}`)
+  entry: (page: Page, seq: number) => page.getByTestId(`ledger-entry-${seq}`),
+
+  /** The officer opens the sealed ex-post costs of a release (signed and recorded); returns what the app shows. */
+  async unlock(page: Page, u: { releaseId: number; reason: string; passphrase: string }) {
+    await shell.goTo(page, 'Ledger')
+    const view = page.getByTestId('officer-view')
+    if ((await view.getByTestId('officer-toggle').getAttribute('aria-expanded')) !== 'true') await view.getByTestId('officer-toggle').click()
+    const item = view.getByTestId(`sealed-${u.releaseId}`)
+    await item.getByTestId('unlock-open').click()
+    await item.getByLabel('Passphrase').fill(u.passphrase)
+    await item.getByLabel('Reason (recorded)').fill(u.reason)
+    await item.getByTestId('unlock-confirm').click()
+    await item.getByTestId('sealed-costs').waitFor()
+    return item.getByTestId('sealed-costs').innerText()
+  }
 }

@@ -5,7 +5,8 @@ export interface ThresholdQuery {
   dataset: string
   name: string
   groupBy: string[]
-  person?: { column: string; cap: number }
+  /** Count persons: each at most `cap` times per group, and (person-level datasets) in at most `maxGroups` groups. */
+  person?: { column: string; cap: number; maxGroups?: number }
   period?: { column?: string; from: string; to: string }
   threshold:
     | { constant: number }
@@ -52,6 +53,7 @@ export const queries = {
       await page.getByLabel('What is counted').selectOption('persons')
       await page.getByLabel('Person column').selectOption(q.person.column)
       await page.getByLabel('Count each person at most').fill(String(q.person.cap))
+      if (q.person.maxGroups !== undefined) await page.getByLabel('Groups one person may add to').fill(String(q.person.maxGroups))
     }
     if (q.groups && 'from' in q.groups) {
       await page.getByTestId('groups-source-dataset').check()

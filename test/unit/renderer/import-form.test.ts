@@ -61,6 +61,31 @@ describe('import form', () => {
     })
   })
 
+  it('preselected only when the name says it identifies a person; a count of people ("persons") is only suggested', () => {
+    const pick = (cols: Array<[string, 'integer' | 'real' | 'text' | 'timestamp']>) =>
+      run({ type: 'previewed', file: FILE, preview: preview(cols) }).personColumn
+    expect(pick([['patient_no', 'integer']])).toBe('patient_no')
+    expect(pick([['User ID', 'text']])).toBe('User ID')
+    expect(pick([['badge', 'text']])).toBe('badge')
+    expect(
+      pick([
+        ['room', 'text'],
+        ['persons', 'integer']
+      ])
+    ).toBe('')
+    expect(pick([['visitors', 'text']])).toBe('')
+    expect(pick([['user', 'integer']])).toBe('')
+    const counted = run({
+      type: 'previewed',
+      file: FILE,
+      preview: preview([
+        ['room', 'text'],
+        ['persons', 'integer']
+      ])
+    })
+    expect(resolveImportForm(counted).unitSuggestion).toMatch(/^“persons” looks like it names a person/)
+  })
+
   it('no person-like column: row-level, no reason, no suggestion', () => {
     const f = run({
       type: 'previewed',

@@ -5,7 +5,7 @@
  */
 import type { ColumnType, FileHandle, ImportRequest, PreviewFileResponse } from '../../../../src-main/contract'
 import { stripExtension } from '../../components/fileName'
-import { likelyPersonColumn } from '../queries/columnDefaultsDefinition'
+import { likelyPersonColumn, preselectedPersonColumn } from '../queries/columnDefaultsDefinition'
 
 export interface ImportForm {
   /** Picks so far: tells a new preview (or pick error) from the previous one. */
@@ -59,7 +59,7 @@ export function importFormReducer(form: ImportForm, a: ImportFormAction): Import
       return { ...form, picks: form.picks + 1, picked: null, preview: null, types: {}, jobId: null }
     case 'previewed': {
       const types = Object.fromEntries(a.preview.columns.map((c) => [c.name, c.inferredType]))
-      const person = likelyPersonColumn(typedColumns(a.preview, types)) ?? ''
+      const person = preselectedPersonColumn(typedColumns(a.preview, types)) ?? ''
       return {
         ...form,
         picked: a.file,
@@ -76,7 +76,7 @@ export function importFormReducer(form: ImportForm, a: ImportFormAction): Import
       const types = { ...form.types, [a.column]: a.columnType }
       if (form.unitChosenBy === 'user' || !form.preview) return { ...form, types }
       // A preselected unit follows the types: a column typed as a time or a decimal no longer names a person.
-      const person = likelyPersonColumn(typedColumns(form.preview, types)) ?? ''
+      const person = preselectedPersonColumn(typedColumns(form.preview, types)) ?? ''
       return { ...form, types, personColumn: person, perPerson: form.perPerson.filter((c) => c !== person) }
     }
     case 'name':

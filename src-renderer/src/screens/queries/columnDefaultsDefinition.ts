@@ -44,6 +44,23 @@ export function likelyPersonColumn(cols: Col[]): string | null {
   return cols.find((c) => (c.type === 'text' || c.type === 'integer') && PERSON_NAME.test(c.name))?.name ?? null
 }
 
+const PERSON_ID_NAME =
+  /(^|[_\s-])(person|people|user|patient|employee|staff|member|customer|client|student|badge|visitor|driver|subject|owner|resident)s?[_\s-]?(id|no|number|key|code)$/i
+const PERSON_WORD = /(^|[_\s-])(person|user|patient|employee|member|customer|client|student|badge|visitor|driver|subject|owner|resident)$/i
+
+/**
+ * At import, the privacy unit chosen for the user (they see why, and may change it): a column whose name says it
+ * identifies a person, either with an id suffix ("person_id", "patient_no") or as one text word ("user", "badge"). A
+ * plural or a number without a suffix ("persons", "visitors") more likely counts people, and is only suggested.
+ */
+export function preselectedPersonColumn(cols: Col[]): string | null {
+  return (
+    cols.find((c) => (c.type === 'text' || c.type === 'integer') && PERSON_ID_NAME.test(c.name))?.name ??
+    cols.find((c) => c.type === 'text' && PERSON_WORD.test(c.name))?.name ??
+    null
+  )
+}
+
 const ENTITY_NAME = /(^|[_\s-])(id|key|code|name|host|hostname|machine|device|sensor|server|instance|account|node|station|unit)$/i
 
 /**
