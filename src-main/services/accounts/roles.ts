@@ -57,6 +57,8 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'officer/unlock-ex-post': OFFICER,
   'officer/list': ALL,
   'ledger/checkpoint': OFFICER,
+  /** An officer account sets up its signing key (the first one alone, later ones with a registered officer's passphrase). */
+  'officer/register': OFFICER,
   // experiments (sweeps over sample workloads, public data and saved queries' public parts)
   'experiments/presets': ALL,
   'experiments/validate': ANALYST,
