@@ -1,17 +1,20 @@
 import { useEffect, useState } from 'react'
+import { SignedInAs } from './components/SignedInAs'
 import { StatusPanel } from './components/StatusPanel'
-import { routeFromHash, sections, type Route } from './sections'
+import { routeFromHash, sectionsFor, type Route } from './sections'
+import { useWho } from './api/who'
 import { screens } from './screens'
 
 export function App() {
   const [route, setRoute] = useState<Route>(() => routeFromHash(window.location.hash))
+  const sections = sectionsFor(useWho().roles)
   useEffect(() => {
     const onHash = () => setRoute(routeFromHash(window.location.hash))
     window.addEventListener('hashchange', onHash)
     return () => window.removeEventListener('hashchange', onHash)
   }, [])
-  const current = sections.find((s) => s.id === route.section)!
-  const Screen = screens[route.section]
+  const current = sections.find((s) => s.id === route.section) ?? sections[0]
+  const Screen = screens[current.id]
   useEffect(() => {
     document.title = `${current.title} · Quiet Alarm`
   }, [current.title])
@@ -48,6 +51,7 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <SignedInAs />
         <StatusPanel />
       </aside>
       <main id="content" tabIndex={-1} className="content" aria-labelledby="section-title">

@@ -1,3 +1,5 @@
+import type { Role } from '../../src-main/contract'
+
 /** The app's sections, in navigation order. */
 export const sections = [
   { id: 'datasets', title: 'Datasets', blurb: 'Import local files and see what each dataset has spent.' },
@@ -14,6 +16,16 @@ export const sections = [
 ] as const
 
 export type SectionId = (typeof sections)[number]['id']
+
+/** Sections a service account sees only with one of these roles (the others are for every role). */
+const SECTION_ROLES: Partial<Record<SectionId, readonly Role[]>> = {
+  reports: ['officer'],
+  settings: ['custodian']
+}
+
+export function sectionsFor(roles: readonly Role[]): Array<(typeof sections)[number]> {
+  return sections.filter((s) => SECTION_ROLES[s.id]?.some((r) => roles.includes(r)) ?? true)
+}
 
 export interface Route {
   section: SectionId

@@ -38,12 +38,18 @@ export function ipcTransport(bridge: QuietAlarmBridge): Transport {
   return { kind: 'ipc', call: (m, r) => bridge.call(m, r), onEvent: (l) => bridge.onEvent(l) }
 }
 
-export function httpTransport(token: string, base = ''): Transport {
+/**
+ * HTTP to the headless server or a service. `token`: the workbench's session token (sent as a header, and in the event
+ * stream's address since EventSource sends no header); null: a service, where the sign-in cookie authenticates.
+ * `onSignedOut`: told when the service answers that the session is over (expired, revoked, signed out elsewhere).
+ */
+export function httpTransport(token: string | null, base = '', onSignedOut?: (message: string) => void): Transport {
+  const auth: Record<string, string> = token === null ? {} : { Authorization: `Bearer ${token}` }
   const listeners = new Set<(name: EventName, payload: unknown) => void>()
   let source: EventSource | null = null
   const ensureStream = () => {
     if (source) return
-    source = new EventSource(`${base}/api/events?token=${encodeURIComponent(token)}`)
+    source = new EventSource(token === null ? `${base}/api/events` : `${base}/api/events?token=${encodeURIComponent(token)}`)
     source.onmessage = (ev) => {
       try {
         const { name, payload } = JSON.parse(ev.data as string) as { name: EventName; payload: unknown }
@@ -60,7 +66,7 @@ export function httpTransport(token: string, base = ''): Transport {
       try {
         res = await fetch(`${base}/api/call/${encodeURIComponent(method)}`, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          headers: { 'Content-Type': 'application/json', ...auth },
           body: JSON.stringify({ req })
         })
       } catch {
@@ -68,6 +74,7 @@ export function httpTransport(token: string, base = ''): Transport {
       }
       const body = (await res.json().catch(() => null)) as CallOutcome<unknown> | null
       if (!body) return { ok: false, error: { message: `The service answered ${res.status} without a readable body`, code: 'bad-response' } }
+      if (!body.ok && body.error.code === 'unauthorized' && token === null) onSignedOut?.(body.error.message)
       return body
     },
     onEvent(listener) {
@@ -80,7 +87,7 @@ export function httpTransport(token: string, base = ''): Transport {
       return new Promise((resolve, reject) => {
         const xhr = new XMLHttpRequest()
         xhr.open('POST', `${base}/api/upload?name=${encodeURIComponent(file.name)}`)
-        xhr.setRequestHeader('Authorization', `Bearer ${token}`)
+        if (token !== null) xhr.setRequestHeader('Authorization', `Bearer ${token}`)
         xhr.upload.onprogress = (e) => onProgress?.(e.loaded, e.total)
         xhr.onload = () => {
           try {
@@ -132,10 +139,4 @@ export function headlessToken(): string | null {
     return m[1]
   }
   return sessionStorage.getItem(TOKEN_KEY)
-}
-
-export function connect(): Client | null {
-  if (window.quietAlarm) return createClient(ipcTransport(window.quietAlarm))
-  const token = headlessToken()
-  return token ? createClient(httpTransport(token)) : null
 }

@@ -17,11 +17,17 @@ export function StatusPanel() {
       {s && (
         <dl>
           <dt>Mode</dt>
-          <dd>{s.mode === 'desktop' ? 'Desktop' : 'Headless (browser)'}</dd>
-          <dt>Workspace</dt>
-          <dd className="path" title={s.databasePath} data-testid="status-db-path">
-            {s.databasePath}
+          <dd data-testid="status-mode">
+            {s.deployment === 'service' ? 'Service (your organisation’s host)' : s.mode === 'desktop' ? 'Desktop' : 'Headless (browser)'}
           </dd>
+          {s.databasePath !== undefined && (
+            <>
+              <dt>Workspace</dt>
+              <dd className="path" title={s.databasePath} data-testid="status-db-path">
+                {s.databasePath}
+              </dd>
+            </>
+          )}
           <dt>Schema</dt>
           <dd data-testid="status-schema">
             version {s.schemaVersion}

@@ -5,12 +5,15 @@ import { Loading } from '../components/Loading'
 import { Catalog } from './datasets/Catalog'
 import { DatasetDetail } from './datasets/DatasetDetail'
 import { FirstRunGuide } from './datasets/FirstRunGuide'
+import { ForRoles } from '../components/ForRoles'
+import { useWho } from '../api/who'
 import { ImportPanel } from './datasets/ImportPanel'
 import { LinkFilePanel } from './datasets/LinkFilePanel'
 import { PostgresPanel } from './datasets/PostgresPanel'
 import type { ScreenProps } from '.'
 
 export function DatasetsScreen(_props: ScreenProps) {
+  const who = useWho()
   const [version, setVersion] = useState(0)
   const list = useQuery('datasets/list', {}, [version])
   const summary = useQuery('ledger/summary', { cellLimit: 1 }, [version])
@@ -23,10 +26,15 @@ export function DatasetsScreen(_props: ScreenProps) {
   }, [list.data, selected])
   return (
     <div className="stack" data-testid="screen-datasets">
-      <FirstRunGuide version={version} />
-      <ImportPanel onImported={reload} />
-      <LinkFilePanel onLinked={reload} />
-      <PostgresPanel onLinked={reload} />
+      {/* The first run's steps are the workbench's; a service is set up by its custodian and officer on the host. */}
+      {who.kind === 'workbench' && <FirstRunGuide version={version} />}
+      <ForRoles roles={['custodian', 'officer']}>
+        <ForRoles roles={['custodian']}>
+          <ImportPanel onImported={reload} />
+          <LinkFilePanel onLinked={reload} />
+        </ForRoles>
+        <PostgresPanel onLinked={reload} />
+      </ForRoles>
       <ErrorText error={list.error} />
       {list.data === null && list.loading && (
         <section className="panel" aria-label="Catalog">

@@ -3,6 +3,7 @@ import { useQuery } from '../api/hooks'
 import { ErrorText, SelectField } from '../components/Fields'
 import { formatDate, formatExact } from '../format'
 import { Loading } from '../components/Loading'
+import { ForRoles } from '../components/ForRoles'
 import { BudgetForm } from './ledger/BudgetForm'
 import { EntriesTable } from './ledger/EntriesTable'
 import { OfficersPanel } from './ledger/OfficersPanel'
@@ -26,7 +27,9 @@ export function LedgerScreen(props: ScreenProps) {
   return (
     <div className="stack" data-testid="screen-ledger">
       <OfficersPanel focus={props.param === 'officers'} />
-      <VerifyPanel />
+      <ForRoles roles={['custodian', 'officer']}>
+        <VerifyPanel />
+      </ForRoles>
       <section className="panel" aria-labelledby="spend-title" data-testid="ledger-spend">
         <div className="panel-head">
           <h2 id="spend-title">Spend and budgets</h2>
@@ -87,15 +90,19 @@ export function LedgerScreen(props: ScreenProps) {
           </>
         )}
       </section>
-      <BudgetForm
-        datasets={datasets.data}
-        datasetsError={datasets.error}
-        datasetId={current?.exists ? current.datasetId : null}
-        ledgers={ledgers}
-        onSet={bump}
-      />
+      <ForRoles roles={['officer']}>
+        <BudgetForm
+          datasets={datasets.data}
+          datasetsError={datasets.error}
+          datasetId={current?.exists ? current.datasetId : null}
+          ledgers={ledgers}
+          onSet={bump}
+        />
+      </ForRoles>
       <EntriesTable datasetId={null} highlight={highlight} version={version} />
-      <OfficerView datasetId={null} version={version} />
+      <ForRoles roles={['officer']}>
+        <OfficerView datasetId={null} version={version} />
+      </ForRoles>
     </div>
   )
 }

@@ -104,11 +104,18 @@ export function SettingsScreen(_props: ScreenProps) {
     <div className="stack" data-testid="screen-settings">
       <section className="panel">
         <h2>Workspace</h2>
-        <p>
-          All datasets, queries, releases and the ledger live in one SQLite file on this machine:
-          <br />
-          <code data-testid="settings-db-path">{status.data?.databasePath ?? '…'}</code>
-        </p>
+        {status.data?.deployment === 'service' ? (
+          <p data-testid="settings-service">
+            All datasets, queries, releases and the ledger live in the service&apos;s workspace on your organisation&apos;s host; its custodian
+            manages it there.
+          </p>
+        ) : (
+          <p>
+            All datasets, queries, releases and the ledger live in one SQLite file on this machine:
+            <br />
+            <code data-testid="settings-db-path">{status.data?.databasePath ?? '…'}</code>
+          </p>
+        )}
         <p className="hint">
           To use another workspace, start the app with <code>--db PATH</code> (headless: <code>npm run serve -- --db PATH</code>) or set{' '}
           <code>QUIET_ALARM_DB</code>.

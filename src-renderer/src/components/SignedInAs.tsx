@@ -1,0 +1,27 @@
+import { useWho } from '../api/who'
+
+const ROLE_WORDS = { custodian: 'custodian', officer: 'privacy officer', analyst: 'analyst' } as const
+
+/** The sidebar's "signed in as": which service account, with which role, until when; nothing in the workbench. */
+export function SignedInAs() {
+  const who = useWho()
+  if (who.kind === 'workbench') return null
+  const until = who.expiresAt ? new Date(who.expiresAt) : null
+  return (
+    <section className="signed-in" aria-label="Account" data-testid="signed-in">
+      <p>
+        Signed in as <strong data-testid="signed-in-name">{who.name}</strong>
+        <br />
+        <span className="hint" data-testid="signed-in-role">
+          {who.roles.map((r) => ROLE_WORDS[r]).join(', ')}
+          {until && !Number.isNaN(until.getTime()) ? ` · until ${until.toLocaleString()}` : ''}
+        </span>
+      </p>
+      {who.signOut && (
+        <button type="button" className="button-link" onClick={who.signOut} data-testid="sign-out">
+          Sign out
+        </button>
+      )}
+    </section>
+  )
+}
