@@ -1,6 +1,5 @@
 import { declarePublic } from './declare-public'
 import type { DatasetMethods } from '../../contract/datasets'
-import { UserError } from '../platform/errors'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { FileHandles } from '../platform/file-handles'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from '../catalog/catalog'
@@ -15,24 +14,20 @@ import { linkHandleFile } from './link-file'
 import { checkClickHouseDoorHost, checkClickHouseUrl } from '../sources/linked-clickhouse'
 import { linkClickHouse, listClickHouseTables } from './link-clickhouse'
 
-/** Handlers of the datasets area (issue 6). */
+/** Handlers of the datasets area's contract (datasets, linked sources, saved queries): each hands its request to its service. */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
   const db = ctx.store.db
-  // Files are named by opaque handles (desktop dialog, headless upload), never by a path (issue 15).
+  // A door names files by opaque handles (desktop dialog, headless upload), never by a path.
   const files = (ctx.files ??= new FileHandles())
-  // Startup: a crash during an import leaves an orphan staging table; drop it (never a partial dataset).
+  // A crash during an import leaves an orphan staging table, never a partial dataset: dropped on start.
   dropOrphanStagingTables(db)
-  const req = <T>(r: T): T => {
-    if (r === null || typeof r !== 'object') throw new UserError('The request must be an object', 'bad-input')
-    return r
-  }
   return {
     'datasets/preview-file': async (r) => {
-      const f = files.resolve(req(r).fileId)
+      const f = files.resolve(r.fileId)
       return previewFile({ delimiter: r.delimiter, rows: r.rows, path: f.path })
     },
     'datasets/import': async (r) => {
-      const { fileId, ...rest } = req(r)
+      const { fileId, ...rest } = r
       const f = files.resolve(fileId)
       const plan = planImport(db, { ...rest, path: f.path, sourceName: f.fileName })
       // Progress in rows; the total is estimated from the bytes read until the end (then exact). The bytes read and the
@@ -48,32 +43,29 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       )
       return { jobId: job.jobId }
     },
-    // A file linked in place (issue 16): the dialog's file where it lies, or an upload kept beside the workspace.
+    // A file linked in place: the dialog's file where it lies, or an upload kept beside the workspace.
     'datasets/link-file': async (r) => {
-      const f = files.resolve(req(r).fileId)
-      const personColumn = typeof r.personColumn === 'string' && r.personColumn !== '' ? r.personColumn : null
-      const info = linkHandleFile(db, ctx.store.path, f, { name: r.name, personColumn })
+      const f = files.resolve(r.fileId)
+      const info = linkHandleFile(db, ctx.store.path, f, { name: r.name, personColumn: r.personColumn ?? null })
       if (f.owned) files.release(r.fileId)
       return info
     },
-    // PostgreSQL (issue 16): from a door, only to this machine or the hosts in QA_PG_HOSTS, and only by the privacy
-    // officer (the password is the server's and goes to the URL's host: review finding 6).
+    // PostgreSQL from a door: only to this machine or the hosts in QA_PG_HOSTS, and only by the privacy officer (the
+    // password is the server's and goes to the URL's host).
     'datasets/postgres-relations': async (r) => {
-      checkDoorHost(checkPostgresUrl(req(r).url))
+      checkDoorHost(checkPostgresUrl(r.url))
       unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
       return { relations: listPostgresRelations({ url: r.url, passwordEnv: r.passwordEnv }) }
     },
     'datasets/link-postgres': async (r) => {
-      checkDoorHost(checkPostgresUrl(req(r).url))
-      const perPersonColumns = Array.isArray(r.perPersonColumns) ? r.perPersonColumns.filter((c): c is string => typeof c === 'string') : []
-      const personColumn = typeof r.personColumn === 'string' ? r.personColumn : null
+      checkDoorHost(checkPostgresUrl(r.url))
       return linkPostgres(db, {
         name: r.name,
         url: r.url,
         passwordEnv: r.passwordEnv,
         table: r.table,
-        personColumn,
-        perPersonColumns,
+        personColumn: r.personColumn ?? null,
+        perPersonColumns: r.perPersonColumns ?? [],
         officer: r.officer,
         passphrase: r.passphrase
       })
@@ -98,23 +90,22 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       })
     },
     'datasets/list': async () => listDatasets(db),
-    'datasets/get': async (r) => getDataset(db, req(r).datasetId).info,
-    'datasets/rows': async (r) => datasetRows(db, req(r).datasetId, r.offset ?? 0, r.limit ?? 50),
-    'datasets/rename': async (r) => renameDataset(db, req(r).datasetId, r.name),
+    'datasets/get': async (r) => getDataset(db, r.datasetId).info,
+    'datasets/rows': async (r) => datasetRows(db, r.datasetId, r.offset ?? 0, r.limit ?? 50),
+    'datasets/rename': async (r) => renameDataset(db, r.datasetId, r.name),
     'datasets/delete': async (r) => {
-      deleteDataset(db, req(r).datasetId)
+      deleteDataset(db, r.datasetId)
       return { deleted: true as const }
     },
     'datasets/declare-public': async (r) => {
-      const q = req(r)
-      declarePublic(db, { datasetId: q.datasetId, reason: q.reason, officer: q.officer, passphrase: q.passphrase })
-      return getDataset(db, q.datasetId).info
+      declarePublic(db, { datasetId: r.datasetId, reason: r.reason, officer: r.officer, passphrase: r.passphrase })
+      return getDataset(db, r.datasetId).info
     },
-    'queries/save': async (r) => saveQuery(db, req(r).datasetId, r.name, r.definition),
-    'queries/list': async (r) => listQueries(db, (r ?? {}).datasetId),
-    'queries/get': async (r) => getQuery(db, req(r).queryId),
+    'queries/save': async (r) => saveQuery(db, r.datasetId, r.name, r.definition),
+    'queries/list': async (r) => listQueries(db, r.datasetId),
+    'queries/get': async (r) => getQuery(db, r.queryId),
     'queries/delete': async (r) => {
-      deleteQuery(db, req(r).queryId)
+      deleteQuery(db, r.queryId)
       return { deleted: true as const }
     }
   }
