@@ -241,21 +241,14 @@ export function storedRows(db: Database.Database, idOrDataset: unknown, offset =
 
 /** The dataset's current name, or null when it was deleted (or never existed). */
 export function datasetName(db: Database.Database, datasetId: number): string | null {
-  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'datasets'`).get()
-  if (!hasTable) return null
   const row = db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string } | undefined
   return row ? row.name : null
 }
 
-function hasTable(db: Database.Database, name: string): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
-}
-
 /** How a dataset's rows are held, for the catalog. */
 export function sourceKind(db: Database.Database, datasetId: number): 'imported' | 'linked-file' | 'linked-postgres' | 'linked-clickhouse' {
-  const inTable = (t: string) => hasTable(db, t) && db.prepare(`SELECT 1 FROM ${t} WHERE dataset_id = ?`).get(datasetId) !== undefined
+  const inTable = (t: string) => db.prepare(`SELECT 1 FROM ${t} WHERE dataset_id = ?`).get(datasetId) !== undefined
   if (inTable('dataset_postgres_sources')) return 'linked-postgres'
   if (inTable('dataset_clickhouse_sources')) return 'linked-clickhouse'
-  if (!hasTable(db, 'dataset_sources')) return 'imported'
   return db.prepare('SELECT 1 FROM dataset_sources WHERE dataset_id = ?').get(datasetId) === undefined ? 'imported' : 'linked-file'
 }

@@ -71,20 +71,19 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       })
     },
     'datasets/clickhouse-tables': async (r) => {
-      checkClickHouseDoorHost(checkClickHouseUrl(req(r).url))
+      checkClickHouseDoorHost(checkClickHouseUrl(r.url))
       unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
       return { tables: listClickHouseTables({ url: r.url, passwordEnv: r.passwordEnv }) }
     },
     'datasets/link-clickhouse': async (r) => {
-      checkClickHouseDoorHost(checkClickHouseUrl(req(r).url))
-      const perPersonColumns = Array.isArray(r.perPersonColumns) ? r.perPersonColumns.filter((c): c is string => typeof c === 'string') : []
+      checkClickHouseDoorHost(checkClickHouseUrl(r.url))
       return linkClickHouse(db, {
         name: r.name,
         url: r.url,
         passwordEnv: r.passwordEnv,
         table: r.table,
-        personColumn: typeof r.personColumn === 'string' ? r.personColumn : null,
-        perPersonColumns,
+        personColumn: r.personColumn ?? null,
+        perPersonColumns: r.perPersonColumns ?? [],
         officer: r.officer,
         passphrase: r.passphrase
       })

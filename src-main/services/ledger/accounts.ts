@@ -72,8 +72,6 @@ export function unitSpend(db: Db, datasetId: number): { spentNano: number; byNot
 }
 
 export function rowLevelThroughSeq(db: Db): number {
-  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_unit_epoch'`).get()
-  if (!hasTable) return 0
   const row = db.prepare('SELECT row_level_through_seq AS seq FROM ledger_unit_epoch WHERE id = 1').get() as { seq: number } | undefined
   return row ? row.seq : 0
 }

@@ -59,10 +59,6 @@ export interface GatherOptions {
   onProgress?: (done: number, total: number) => void
 }
 
-function hasTable(db: Db, name: string): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
-}
-
 function checkAbort(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CancelledError()
 }
@@ -164,9 +160,7 @@ function datasetIdsInScope(db: Db, scope: number | null, period: Period): number
   const fromLedger = (db.prepare('SELECT DISTINCT dataset_id AS id FROM ledger_entries WHERE at < ?').all(period.to) as Array<{ id: number }>).map(
     (r) => r.id
   )
-  const live = hasTable(db, 'datasets')
-    ? (db.prepare('SELECT id FROM datasets WHERE created_at < ?').all(period.to) as Array<{ id: number }>).map((r) => r.id)
-    : []
+  const live = (db.prepare('SELECT id FROM datasets WHERE created_at < ?').all(period.to) as Array<{ id: number }>).map((r) => r.id)
   return [...new Set([...live, ...fromLedger])].sort((a, b) => a - b)
 }
 
@@ -285,7 +279,6 @@ function auditEvents(db: Db, kind: string, period: Period): AuditRow[] {
 }
 
 function queryNames(db: Db): Map<number, string> {
-  if (!hasTable(db, 'queries')) return new Map()
   return new Map((db.prepare('SELECT id, name FROM queries').all() as Array<{ id: number; name: string }>).map((r) => [r.id, r.name]))
 }
 
@@ -294,10 +287,9 @@ function queryNames(db: Db): Map<number, string> {
 
 function experimentsFor(store: Store, scope: number | null, period: Period): ReportExperiment[] {
   const db = store.db
-  if (!hasTable(db, 'experiments')) return []
   const repo = new ExperimentRepository(store)
   const queryDataset =
-    scope === null || !hasTable(db, 'queries')
+    scope === null
       ? new Map<number, number>()
       : new Map(
           (db.prepare('SELECT id, dataset_id FROM queries').all() as Array<{ id: number; dataset_id: number }>).map((r) => [r.id, r.dataset_id])

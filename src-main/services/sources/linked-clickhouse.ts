@@ -80,10 +80,6 @@ export function clickhouseLinkFacts(l: Omit<LinkedClickHouseRecord, 'datasetName
   }
 }
 
-function hasTable(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_clickhouse_sources'`).get() !== undefined
-}
-
 interface SourceRow {
   url: string
   password_env: string | null
@@ -103,7 +99,6 @@ interface SourceRow {
  * otherwise one sentence and no connection is made.
  */
 export function linkedClickHouseOf(db: Database.Database, datasetId: number): LinkedClickHouseRecord | null {
-  if (!hasTable(db)) return null
   const row = db
     .prepare(
       `SELECT s.url, s.password_env, s.database_name, s.table_name, s.table_engine, s.columns, s.signer, s.signature, d.name, u.person_column
@@ -146,7 +141,7 @@ export function linkedClickHouseOf(db: Database.Database, datasetId: number): Li
 }
 
 export function isLinkedClickHouse(db: Database.Database, datasetId: number): boolean {
-  return hasTable(db) && db.prepare('SELECT 1 FROM dataset_clickhouse_sources WHERE dataset_id = ?').get(datasetId) !== undefined
+  return db.prepare('SELECT 1 FROM dataset_clickhouse_sources WHERE dataset_id = ?').get(datasetId) !== undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------

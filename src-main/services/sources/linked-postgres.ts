@@ -48,10 +48,6 @@ export interface LinkedPostgresRecord extends LinkedRelation {
 
 export const KINDS: Record<string, string> = { r: 'table', p: 'partitioned table', v: 'view', m: 'materialized view', f: 'foreign table' }
 
-function hasTable(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_postgres_sources'`).get() !== undefined
-}
-
 interface SourceRow {
   url: string
   password_env: string | null
@@ -71,7 +67,6 @@ interface SourceRow {
  * unit), otherwise one sentence and no connection is made (review finding 6).
  */
 export function linkedPostgresOf(db: Database.Database, datasetId: number): LinkedPostgresRecord | null {
-  if (!hasTable(db)) return null
   const row = db
     .prepare(
       `SELECT s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint, s.signer, s.signature, d.name, u.person_column
@@ -124,7 +119,7 @@ export function linkedPostgresOf(db: Database.Database, datasetId: number): Link
 }
 
 export function isLinkedPostgres(db: Database.Database, datasetId: number): boolean {
-  return hasTable(db) && db.prepare('SELECT 1 FROM dataset_postgres_sources WHERE dataset_id = ?').get(datasetId) !== undefined
+  return db.prepare('SELECT 1 FROM dataset_postgres_sources WHERE dataset_id = ?').get(datasetId) !== undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
