@@ -30,7 +30,7 @@ import type { StoredValue } from '../catalog/column-types'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import { findColumn } from '../catalog/columns'
 import { type Dialect, type Truncation, type Where, whereCondition } from './dialect'
-import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
+import { RANK_MODULUS, RANK_WORDS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
 
 export interface ChSchemaColumn {
   /** The column's name in the table. */
@@ -267,13 +267,32 @@ function predicateIndex(d: Dialect, ds: CatalogDataset, keys: CatalogColumn[], p
   }
 }
 
-/** The keyed rank (keyed-hash.ts) of person `p` and predicate index `i`: MD5's first 8 bytes as a big-endian UInt64, shifted to 52 bits. */
-function rankExpr(key: string, person: string, personType: ColumnType, i: string): string {
-  const text =
-    personType === 'real'
-      ? `toString(toInt64(floor(least(greatest(${person}, toFloat64(${-REAL_PERSON_CLAMP})), toFloat64(${REAL_PERSON_CLAMP})) * 1000000)))`
-      : `toString(${person})`
-  return `bitShiftRight(reinterpretAsUInt64(reverse(substring(MD5(concat('${checkedKey(key)}:', ${text}, ':', toString(${i}))), 1, 8))), ${64 - 4 * RANK_HEX_DIGITS})`
+/** text(person) of keyed-hash.ts in ClickHouse. */
+function personTextExpr(person: string, personType: ColumnType): string {
+  return personType === 'real'
+    ? `toString(toInt64(floor(least(greatest(${person}, toFloat64(${-REAL_PERSON_CLAMP})), toFloat64(${REAL_PERSON_CLAMP})) * 1000000)))`
+    : `toString(${person})`
+}
+
+/**
+ * The keyed rank's coefficients (keyed-hash.ts) of the person `p`, as aliases `<prefix>c0..c3` defined once per person
+ * (outside any lambda): c_j = bytes 4j .. 4j+3 of MD5(key ":" text(p)) as a big-endian UInt32 (= hex digits 8j+1 ..
+ * 8j+8), mod P, as Int64.
+ */
+function rankCoefficients(key: string, person: string, personType: ColumnType, prefix: string): string {
+  const digest = `MD5(concat('${checkedKey(key)}:', ${personTextExpr(person, personType)})) AS ${prefix}d`
+  return Array.from(
+    { length: RANK_WORDS },
+    (_, j) =>
+      `(toInt64(reinterpretAsUInt32(reverse(substring(${j === 0 ? `(${digest})` : `${prefix}d`}, ${4 * j + 1}, 4)))) % ${RANK_MODULUS}) AS ${prefix}c${j}`
+  ).join(', ')
+}
+
+/** rank(person, i) = c3 i^3 + c2 i^2 + c1 i + c0 mod P by Horner (keyed-hash.ts), over the coefficient aliases; below 2^63 throughout. */
+function rankExpr(prefix: string, i: string): string {
+  let r = `${prefix}c${RANK_WORDS - 1}`
+  for (let j = RANK_WORDS - 2; j >= 0; j--) r = `((${r} * ${i} + ${prefix}c${j}) % ${RANK_MODULUS})`
+  return r
 }
 
 function wholeNumber(x: number, what: string): number {
@@ -317,10 +336,11 @@ function perPersonLevel(
   const mainCond = whereCondition(main)
   const refCond = reference ? whereCondition(reference) : null
   const person = d.column(ds, t.person)
-  const rank = rankExpr(t.key, `${a}p`, t.person.type, 'x')
+  const rank = rankExpr(a, 'x')
   const kept = `arraySlice(arraySort(x -> (${rank}, x), groupUniqArray(${a}i)), 1, ${m})`
   // Aliases are defined outside lambdas (what a lambda's body defines is computed again for every element).
-  const select: string[] = []
+  // The person's rank coefficients: one MD5 per person (a function of the GROUP BY key), not one per predicate.
+  const select: string[] = [rankCoefficients(t.key, `${a}p`, t.person.type, a)]
   const params: StoredValue[] = []
   let ref: string | null = null
   if (bucketMs === null) {
@@ -396,7 +416,10 @@ export function clickhouseDialect(table: LinkedChTable): Dialect {
     sameValue: (a, b) => `(${a} = ${b} OR (isNull(${a}) AND isNull(${b})))`,
     values: (rows, names, alias) =>
       `(SELECT ${names.map((n, j) => `tupleElement(t, ${j + 1}) AS ${n}`).join(', ')} FROM (SELECT arrayJoin([${rows.map((r) => `tuple(${r.join(', ')})`).join(', ')}]) AS t)) AS ${alias}`,
-    keyedRank: (key, person, personType, i) => rankExpr(key, person, personType, i),
+    personDigest: (key, person, personType) => `lower(hex(MD5(concat('${checkedKey(key)}:', ${personTextExpr(person, personType)}))))`,
+    digestWord: (digest, j) => `(toInt64(reinterpretAsUInt32(reverse(unhex(substring(${digest}, ${8 * j + 1}, 8))))) % ${RANK_MODULUS})`,
+    // No common table expressions to materialize: the maxGroups bound has its own form here (`truncation`).
+    materialized: '',
     truncation: clickhouseTruncation(table.columns)
   }
 }

@@ -7,7 +7,7 @@ import type { ColumnType } from '../../contract/datasets'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import type { Dialect } from './dialect'
 import { duckString } from './duckdb-sync'
-import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
+import { RANK_MODULUS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
 
 const DUCK_TYPES: Record<ColumnType, string> = { integer: 'BIGINT', timestamp: 'BIGINT', real: 'DOUBLE', text: 'VARCHAR' }
 
@@ -89,12 +89,14 @@ export function duckdbDialect(file: LinkedFile): Dialect {
     typed: (e, type) => `CAST(${e} AS ${DUCK_TYPES[type]})`,
     sameValue: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
     values: (rows, names, alias) => `(VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')}) AS ${alias}(${names.join(', ')})`,
-    keyedRank: (key, person, personType, i) => {
+    personDigest: (key, person, personType) => {
       const text =
         personType === 'real'
           ? `CAST(CAST(floor(least(greatest(${person}, CAST(${-REAL_PERSON_CLAMP} AS DOUBLE)), CAST(${REAL_PERSON_CLAMP} AS DOUBLE)) * 1000000) AS BIGINT) AS VARCHAR)`
           : `CAST(${person} AS VARCHAR)`
-      return `CAST('0x' || substr(md5('${checkedKey(key)}:' || ${text} || ':' || CAST(${i} AS VARCHAR)), 1, ${RANK_HEX_DIGITS}) AS BIGINT)`
-    }
+      return `md5('${checkedKey(key)}:' || ${text})`
+    },
+    digestWord: (digest, j) => `(CAST('0x' || substr(${digest}, ${8 * j + 1}, 8) AS BIGINT) % ${RANK_MODULUS})`,
+    materialized: 'MATERIALIZED'
   }
 }

@@ -8,7 +8,7 @@
 import type { ColumnType } from '../../contract/datasets'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import type { Dialect } from './dialect'
-import { RANK_HEX_DIGITS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
+import { RANK_MODULUS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
 
 const PG_TYPES: Record<ColumnType, string> = { integer: 'bigint', timestamp: 'bigint', real: 'double precision', text: 'text' }
 
@@ -96,14 +96,17 @@ export function postgresDialect(rel: LinkedRelation): Dialect {
     typed: (e, type) => `CAST(${e} AS ${PG_TYPES[type]})`,
     sameValue: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
     values: (rows, names, alias) => `(VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')}) AS ${alias}(${names.join(', ')})`,
-    keyedRank: (key, person, personType, i) => {
+    personDigest: (key, person, personType) => {
       const dbl = (x: number) => `CAST(${x} AS double precision)`
       const text =
         personType === 'real'
           ? `CAST(CAST(floor(least(greatest(${person}, ${dbl(-REAL_PERSON_CLAMP)}), ${dbl(REAL_PERSON_CLAMP)}) * 1000000) AS bigint) AS text)`
           : `CAST(${person} AS text)`
-      // 'x' and 16 hex digits (zeros, then the MD5's first ones) read as 64 bits: a non-negative bigint.
-      return `CAST(CAST('x${'0'.repeat(16 - RANK_HEX_DIGITS)}' || substr(md5('${checkedKey(key)}:' || ${text} || ':' || CAST(${i} AS text)), 1, ${RANK_HEX_DIGITS}) AS bit(64)) AS bigint)`
-    }
+      return `md5('${checkedKey(key)}:' || ${text})`
+    },
+    // 'x' and 16 hex digits (eight zeros, then the word's) read as 64 bits: a non-negative bigint.
+    digestWord: (digest, j) => `(CAST(CAST('x00000000' || substr(${digest}, ${8 * j + 1}, 8) AS bit(64)) AS bigint) % ${RANK_MODULUS})`,
+    // PostgreSQL 12 and later (earlier versions materialize every common table expression and lack the keyword).
+    materialized: 'MATERIALIZED'
   }
 }

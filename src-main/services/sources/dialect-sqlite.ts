@@ -1,7 +1,7 @@
 /** The SQLite compiler (imported datasets: the workspace's `ds_<id>` table with generated column names `c1..cN`). */
 import { type CatalogColumn, type CatalogDataset, ident } from '../catalog/catalog'
 import type { Dialect } from './dialect'
-import { SQLITE_RANK_FUNCTION, checkedKey } from './keyed-hash'
+import { SQLITE_DIGEST_FUNCTION, SQLITE_WORD_FUNCTION, checkedKey } from './keyed-hash'
 
 export const sqliteDialect: Dialect = {
   engine: 'sqlite',
@@ -23,6 +23,9 @@ export const sqliteDialect: Dialect = {
   // SQLite's VALUES columns are column1..columnN: renamed in a subquery.
   values: (rows, names, alias) =>
     `(SELECT ${names.map((n, j) => `column${j + 1} AS ${n}`).join(', ')} FROM (VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')})) AS ${alias}`,
-  // SQLite has no MD5: the function registered on the connection (keyed-hash.ts registerKeyedHash, by sqliteSource).
-  keyedRank: (key, person, personType, i) => `${SQLITE_RANK_FUNCTION}('${checkedKey(key)}', ${person}, ${i}, ${personType === 'real' ? 1 : 0})`
+  // SQLite has no MD5: the functions registered on the connection (keyed-hash.ts registerKeyedHash, by sqliteSource).
+  personDigest: (key, person, personType) => `${SQLITE_DIGEST_FUNCTION}('${checkedKey(key)}', ${person}, ${personType === 'real' ? 1 : 0})`,
+  // A function's number comes back as a REAL: cast, so that the rank's arithmetic is in 64-bit integers, not doubles.
+  digestWord: (digest, j) => `CAST(${SQLITE_WORD_FUNCTION}(${digest}, ${j}) AS INTEGER)`,
+  materialized: 'MATERIALIZED'
 }

@@ -22,7 +22,8 @@
  * - `groupCountSql`: per group (k1..kG[, b]) the row count, or the sum over persons of min(rows, cap);
  * - `truncatedCountSql` / `truncatedReferenceSql`: the same with the `maxGroups` bound applied in the engine: each
  *   person keeps the predicates of smallest keyed rank (a window function over the person's predicates; the rank is
- *   `Dialect.keyedRank`, identical in every engine, keyed per evaluation: keyed-hash.ts has the soundness argument);
+ *   a cubic in the predicate index whose coefficients come from one keyed digest per person, `Dialect.personDigest`,
+ *   identical in every engine, keyed per evaluation: keyed-hash.ts has the rule and the soundness argument);
  * - `referenceSql`: per group the max and the sum over time buckets of the per-bucket count;
  * - `columnValuesSql`: the AIQ columns (and person) of every row with no empty value, in file order;
  * - `maxScoreSql`: the search's largest score per individual.
@@ -32,6 +33,7 @@ import { UserError } from '../platform/errors'
 import type { StoredValue } from '../catalog/column-types'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import { findColumn, storedValueFor } from '../catalog/columns'
+import { RANK_INDEX_SPAN, RANK_MODULUS, RANK_WORDS } from './keyed-hash'
 
 export interface Dialect {
   readonly engine: 'sqlite' | 'duckdb' | 'postgres' | 'clickhouse'
@@ -54,10 +56,14 @@ export interface Dialect {
   /** A relation of literal rows (at least one) with the given column names, aliased `alias`. */
   values(rows: string[][], names: string[], alias: string): string
   /**
-   * The keyed rank of (person, predicate index i) for the `maxGroups` bound: the first 13 hex digits of
-   * MD5(key ":" text(person) ":" i) as an integer (keyed-hash.ts); `key` is 32 hex digits, inlined.
+   * The keyed digest of a person for the `maxGroups` bound: MD5(key ":" text(person)) as 32 lowercase hex digits
+   * (keyed-hash.ts); `key` is 32 hex digits, inlined.
    */
-  keyedRank(key: string, person: string, personType: ColumnType, i: string): string
+  personDigest(key: string, person: string, personType: ColumnType): string
+  /** c_j of a digest: its hex digits 8j+1 .. 8j+8 as an unsigned 32-bit integer, mod 2^31 - 1 (keyed-hash.ts). */
+  digestWord(digest: string, j: number): string
+  /** The keyword that makes a common table expression computed once ('MATERIALIZED'). */
+  readonly materialized: string
   /**
    * The `maxGroups` aggregates built another way, for an engine without window functions (ClickHouse); absent: the
    * portable form below. Same results as `truncatedCountSql` / `truncatedReferenceSql`, same arguments.
@@ -252,10 +258,28 @@ function predicateTuples(
   }
 }
 
-/** `row_number() OVER` a person's predicates in keyed-rank order (then by index): the first `maxGroups` are kept. */
-function ranked(d: Dialect, t: Truncation, from: string, cols: string): string {
-  const h = d.keyedRank(t.key, 'p', t.person.type, 'i')
-  return `SELECT ${cols}, row_number() OVER (PARTITION BY p ORDER BY h, i) AS rk FROM (SELECT ${cols}, ${h} AS h FROM (${from}) AS t0) AS th`
+/**
+ * `row_number() OVER` a person's predicates in keyed-rank order (then by index): the first `maxGroups` are kept. The
+ * rows of `from` (columns i, p and the rest of `cols`; p never empty: `whereOf` leaves out rows without a person) are
+ * computed once (a materialized common table expression); each distinct person's digest once, with a whole number
+ * `pid` of its own, joined back to the person's rows; the rank is keyed-hash.ts's cubic in i mod P, and the order key
+ * h 2^31 + i (below 2^62) sorts by (rank, i) as one integer. One integer key partitioned by an integer lets DuckDB run
+ * the window as a grouped top-n, and costs every engine less than sorting text.
+ */
+function ranked(d: Dialect, t: Truncation, from: string, cols: string[]): string {
+  const P = RANK_MODULUS
+  const words = Array.from({ length: RANK_WORDS }, (_, j) => `${d.digestWord('pd.hx', j)} AS c${j}`)
+  const persons =
+    `SELECT pd.p AS p, row_number() OVER () AS pid, ${words.join(', ')} FROM (SELECT dp.p AS p, ` +
+    `${d.personDigest(t.key, 'dp.p', t.person.type)} AS hx FROM (SELECT DISTINCT p FROM pt) AS dp) AS pd`
+  let rank = `ph.c${RANK_WORDS - 1}`
+  for (let j = RANK_WORDS - 2; j >= 0; j--) rank = `(${rank} * t0.i + ph.c${j}) % ${P}`
+  return (
+    `WITH pt AS ${d.materialized} (${from}), ph AS (${persons}) ` +
+    `SELECT ${cols.join(', ')}, row_number() OVER (PARTITION BY pid ORDER BY hk) AS rk ` +
+    `FROM (SELECT ${cols.map((c) => `t0.${c} AS ${c}`).join(', ')}, ph.pid AS pid, ${rank} * ${RANK_INDEX_SPAN} + t0.i AS hk ` +
+    `FROM pt AS t0 JOIN ph ON t0.p = ph.p) AS th`
+  )
 }
 
 /**
@@ -280,7 +304,7 @@ export function truncatedCountSql(
   if (!tuples) return null
   if (!reference) {
     return {
-      sql: `SELECT i, sum(${d.least('c', cap)}) AS n FROM (${ranked(d, t, tuples.sql, 'i, p, c')}) AS w WHERE rk <= ${m} GROUP BY i`,
+      sql: `SELECT i, sum(${d.least('c', cap)}) AS n FROM (${ranked(d, t, tuples.sql, ['i', 'p', 'c'])}) AS w WHERE rk <= ${m} GROUP BY i`,
       params: tuples.params
     }
   }
@@ -298,7 +322,7 @@ function keptSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, 
   if (!a || !b) return null
   const both = `SELECT DISTINCT i, p FROM (SELECT i, p FROM (${a.sql}) AS ta UNION ALL SELECT i, p FROM (${b.sql}) AS tb) AS u`
   return {
-    sql: `SELECT i, p FROM (${ranked(d, t, both, 'i, p')}) AS w WHERE rk <= ${wholeNumber(t.maxGroups, 'maxGroups')}`,
+    sql: `SELECT i, p FROM (${ranked(d, t, both, ['i', 'p'])}) AS w WHERE rk <= ${wholeNumber(t.maxGroups, 'maxGroups')}`,
     params: [...a.params, ...b.params]
   }
 }

@@ -1,35 +1,47 @@
 /**
- * The keyed hash that orders a person's groups for the `maxGroups` bound (ALGORITHMS.md section 6), computed inside
+ * The keyed rank that orders a person's groups for the `maxGroups` bound (ALGORITHMS.md section 6), computed inside
  * every engine (dialect.ts `truncatedCountSql`), identically in SQLite, DuckDB and PostgreSQL:
  *
- *   rank(person, i) = the first 13 hex digits (52 bits) of MD5(key ":" text(person) ":" i), as an integer,
+ *   d = MD5(key ":" text(person)) as 32 lowercase hex digits (one MD5 per person, not per predicate),
+ *   c_j = (hex digits 8j+1 .. 8j+8 of d, an unsigned 32-bit integer) mod P, j = 0..3, P = 2^31 - 1 (a prime),
+ *   rank(person, i) = c_3 i^3 + c_2 i^2 + c_1 i + c_0 mod P, by Horner: (((c_3 i + c_2) mod P) i + c_1) mod P) i + c_0) mod P,
  *
  * where `key` is 32 lowercase hex digits (128 bits) drawn for each evaluation from the caller's generator (a release's
- * secure generator; a simulation's seeded one), `i` is the predicate's index in the public predicate list, and
- * text(person) is the person's stored value as text (integers and timestamps in decimal, text as it is, reals as
- * `personRealText`). A person over the bound keeps the `maxGroups` predicates of smallest (rank, i).
+ * secure generator; a simulation's seeded one), `i` (0 <= i < P) is the predicate's index in the public predicate list,
+ * and text(person) is the person's stored value as text (integers and timestamps in decimal, text as it is, reals as
+ * `personRealText`). A person over the bound keeps the `maxGroups` predicates of smallest (rank, i). Every intermediate
+ * value is below 2^63 (a value below P times i below 2^31, plus one below P), so the 64-bit integer arithmetic of every
+ * engine computes it exactly: no overflow error (DuckDB, PostgreSQL) and no silent turn to a float (SQLite).
  *
  * Why this is sound: the predicates a person keeps depend on that person's own rows and on the key only (the key is
  * drawn independently of the data, and nothing of other persons enters the person's ranks). So with the key fixed,
  * adding or removing one person leaves every other person's kept predicates as they were, and changes at most
  * `maxGroups` counts by at most `cap` each: the sensitivity the charge assumes holds for every key, hence also for the
  * random one. The hash's quality is not part of this argument; it matters for what the bound means: with MD5 as a
- * random function, a person's kept set is a uniformly random subset of their predicates, independent across persons
- * (what the earlier truncation in JS drew with the generator). A test checks both (equivalence.test.ts and
- * truncation.test.ts).
+ * random function, a person's coefficients are independent uniform values mod P, so the person's ranks are a 4-wise
+ * independent family over the predicates (a uniformly random cubic over GF(P)), independent across persons; a person's
+ * kept set is then a uniformly random subset of their predicates up to the small departure of 4-wise independence from
+ * full independence, which the tests' chi-square checks do not see (maxgroups-truncation.test.ts). One MD5 per person
+ * instead of one per (person, predicate) is what makes the bound cheap (the engines' MD5 was most of its cost).
  *
- * SQLite has no MD5: `registerKeyedHash` gives the workspace connection a deterministic function computing the same
- * value (node:crypto). DuckDB and PostgreSQL use their `md5()` (over UTF-8: a PostgreSQL database in another encoding
- * gives other ranks for non-ASCII text persons, still sound). 52 bits are exact in a double, so every engine and
- * JavaScript compare the same integers; ties (never seen in practice) are broken by the predicate index.
+ * SQLite has no MD5: `registerKeyedHash` gives the workspace connection deterministic functions computing the same
+ * digest and words (node:crypto). DuckDB and PostgreSQL use their `md5()` (over UTF-8: a PostgreSQL database in another
+ * encoding gives other ranks for non-ASCII text persons, still sound). Ties (probability about 1/P per pair of a
+ * person's predicates) are broken by the predicate index.
  */
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { ColumnType } from '../../contract/datasets'
 import type { Rng } from '../../../src-worker/engine/random'
 
-/** Hex digits of the MD5 taken as the rank (52 bits: exact in a double and in every engine's BIGINT). */
-export const RANK_HEX_DIGITS = 13
+/** P: the prime modulus of the rank's arithmetic (2^31 - 1). */
+export const RANK_MODULUS = 2147483647
+/** The rank's coefficients per person: four 32-bit words of the person's MD5. */
+export const RANK_WORDS = 4
+/** Predicate indices must stay below P (and 2^31) for the arithmetic to be exact. */
+export const MAX_RANKED_PREDICATES = RANK_MODULUS
+/** 2^31: the engines order by rank 2^31 + i, one integer below 2^62 that sorts as (rank, i). */
+export const RANK_INDEX_SPAN = 2147483648
 
 /** A truncation key: 32 lowercase hex digits (128 bits) from `rng` (a release's secure generator; never seeded in one). */
 export function truncationKey(rng: Rng): string {
@@ -57,24 +69,53 @@ export function personText(value: unknown, type: ColumnType): string {
   return String(value)
 }
 
-/** rank(person, i) in JavaScript (SQLite's function, and the tests' reference). */
-export function keyedRank(key: string, personTextValue: string, i: number): number {
-  const hex = createHash('md5').update(`${key}:${personTextValue}:${i}`, 'utf8').digest('hex')
-  return parseInt(hex.slice(0, RANK_HEX_DIGITS), 16)
+/** d: MD5(key ":" text(person)) as 32 lowercase hex digits. */
+export function personDigest(key: string, personTextValue: string): string {
+  return createHash('md5').update(`${key}:${personTextValue}`, 'utf8').digest('hex')
 }
 
-/** The SQLite function's name: qa_keyed_rank(key, person, i, isReal). */
-export const SQLITE_RANK_FUNCTION = 'qa_keyed_rank'
+/** c_j: hex digits 8j+1 .. 8j+8 of a digest as an unsigned integer, mod P. */
+export function digestWord(digest: string, j: number): number {
+  return parseInt(digest.slice(8 * j, 8 * j + 8), 16) % RANK_MODULUS
+}
+
+/** rank(person, i) in JavaScript (the tests' reference; the engines compute it in SQL, dialect.ts `ranked`). */
+export function keyedRank(key: string, personTextValue: string, i: number): number {
+  if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_RANKED_PREDICATES) throw new RangeError('a predicate index is a whole number below 2^31 - 1')
+  const d = personDigest(key, personTextValue)
+  const P = BigInt(RANK_MODULUS)
+  const x = BigInt(i)
+  let r = 0n
+  for (let j = RANK_WORDS - 1; j >= 0; j--) r = (r * x + BigInt(digestWord(d, j))) % P
+  return Number(r)
+}
+
+/** The SQLite functions: qa_person_digest(key, person, isReal) (d, NULL for a NULL person) and qa_digest_word(d, j) (c_j). */
+export const SQLITE_DIGEST_FUNCTION = 'qa_person_digest'
+export const SQLITE_WORD_FUNCTION = 'qa_digest_word'
 
 const registered = new WeakSet<Database.Database>()
 
-/** Gives a SQLite connection `qa_keyed_rank` (deterministic; once per connection). */
+/** Gives a SQLite connection `qa_person_digest` and `qa_digest_word` (deterministic; once per connection). */
 export function registerKeyedHash(db: Database.Database): void {
   if (registered.has(db)) return
-  db.function(SQLITE_RANK_FUNCTION, { deterministic: true }, (key: unknown, person: unknown, i: unknown, isReal: unknown) => {
+  // SQLite may evaluate a person's digest once per word it feeds (a flattened subquery): the last one is remembered.
+  let lastKey = ''
+  let lastText = ''
+  let lastDigest = ''
+  db.function(SQLITE_DIGEST_FUNCTION, { deterministic: true }, (key: unknown, person: unknown, isReal: unknown) => {
     if (person === null || person === undefined) return null
     const text = isReal === 1 && typeof person === 'number' ? personRealText(person) : String(person)
-    return keyedRank(String(key), text, Number(i))
+    const k = String(key)
+    if (k !== lastKey || text !== lastText) {
+      lastDigest = personDigest(k, text)
+      lastKey = k
+      lastText = text
+    }
+    return lastDigest
   })
+  db.function(SQLITE_WORD_FUNCTION, { deterministic: true }, (digest: unknown, j: unknown) =>
+    typeof digest === 'string' ? digestWord(digest, Number(j)) : null
+  )
   registered.add(db)
 }
