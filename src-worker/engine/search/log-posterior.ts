@@ -17,8 +17,20 @@
  */
 import type { NextParts } from './random-prefix'
 import { PART_BITS, PARTS, PARTS_PER_WORD, partOf } from './packed-parts'
+import { type SearchUpdateKernel, searchUpdateKernel } from '../wasm/kernels'
 
 const REFRESH_BELOW = 2 ** -64
+/** PARTS and PARTS_PER_WORD as constants of this module (see PART_SHIFT) */
+const NPARTS = PARTS
+const PER_WORD = PARTS_PER_WORD
+/** Bytes of `updateWithNext`'s factor and shift tables and pair sums (256 pairs of doubles each). */
+const TABLE_BYTES = 3 * 4096
+/** Below this many individuals the update stays in JavaScript (the tables cost a round about as much as the pass). */
+const KERNEL_MIN_SIZE = 256
+
+function align16(bytes: number): number {
+  return Math.ceil(bytes / 16) * 16
+}
 /** PART_BITS as a constant of this module: the hot loops shift by it, and imported bindings are read afresh at each use */
 const PART_SHIFT = PART_BITS
 
@@ -37,14 +49,53 @@ export class LogPosterior {
    * access in V8): [factor for the complement, factor for Q, shift for the complement, shift for Q, then the next
    * sixteen parts' masses].
    */
-  private readonly round = new Float64Array(4 + PARTS)
+  private readonly round = new Float64Array(4)
+  /** `updateWithNext`'s tables and pair sums (in the kernel's memory when it runs) */
+  private readonly tables: Float64Array
+  /** the WebAssembly kernel and where its arrays lie in its memory (null: the JavaScript loop does everything) */
+  private readonly kernel: {
+    run: SearchUpdateKernel
+    parts: Int32Array
+    next: Int32Array
+    partsAt: number
+    nextAt: number
+    w: number
+    l: number
+  } | null
 
   constructor(size: number) {
     if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`the posterior needs at least one individual (got ${size})`)
     this.size = size
-    this.logF = new Float64Array(size)
+    // The kernel's memory (search-update.wat): tables and pair sums, a copy of the round's whole words of parts and of
+    // the next round's, then the weights and log-weights (16-byte aligned).
+    const words = (size / PARTS_PER_WORD) | 0
+    const partsAt = TABLE_BYTES
+    const nextAt = partsAt + align16(4 * words)
+    const wAt = nextAt + align16(4 * words)
+    const lAt = wAt + align16(8 * size)
+    const run = size >= KERNEL_MIN_SIZE ? searchUpdateKernel(lAt + align16(8 * size)) : null
+    if (run !== null) {
+      const buffer = run.memory.buffer
+      this.tables = new Float64Array(buffer, 0, TABLE_BYTES / 8)
+      this.weight = new Float64Array(buffer, wAt, size)
+      this.logF = new Float64Array(buffer, lAt, size)
+      this.kernel = {
+        run,
+        parts: new Int32Array(buffer, partsAt, words),
+        next: new Int32Array(buffer, nextAt, words),
+        partsAt,
+        nextAt,
+        w: wAt,
+        l: lAt
+      }
+    } else {
+      this.tables = new Float64Array(TABLE_BYTES / 8)
+      this.weight = new Float64Array(size)
+      this.logF = new Float64Array(size)
+      this.kernel = null
+    }
     // The uniform prior: logF = 0 and weight = exp(0) = 1 exactly (no exp pass needed).
-    this.weight = new Float64Array(size).fill(1)
+    this.weight.fill(1)
     this.total = size
     this.maxWeight = 1
   }
@@ -123,8 +174,8 @@ export class LogPosterior {
     // Imported bindings are read afresh at every use (live bindings): the hot loops use local copies.
     const perWord = PARTS_PER_WORD
     const fieldMask = PARTS - 1
-    // Eight individuals per word, in an inner loop that keeps the words in registers.
     if (next === undefined) {
+      // Eight individuals per word, in an inner loop that keeps the words in registers.
       for (let i = 0, k = 0; i < n; k++) {
         let word = parts[k] | 0
         const end = Math.min(n, i + perWord)
@@ -139,26 +190,9 @@ export class LogPosterior {
         }
       }
     } else {
-      r.fill(0, 4)
-      const fresh = next.parts
-      for (let i = 0, k = 0; i < n; k++) {
-        let word = parts[k] | 0
-        let nextWord = fresh[k] | 0
-        const end = Math.min(n, i + perWord)
-        for (; i < end; i++) {
-          const side = ((word & fieldMask) - threshold) >>> 31
-          word >>= PART_SHIFT
-          const v = w[i] * r[side]
-          w[i] = v
-          l[i] += r[2 + side]
-          if (v > wMax) wMax = v
-          const g = nextWord & fieldMask
-          nextWord >>= PART_SHIFT
-          r[4 + g] += v // the total is the sum of the parts' masses
-        }
-      }
-      for (let g = 4; g < r.length; g++) total += r[g]
-      next.partMass.set(r.subarray(4))
+      wMax = this.updateWithNext(parts, threshold, next)
+      const mass = next.partMass
+      for (let g = 0; g < NPARTS; g++) total += mass[g]
     }
     if (!(wMax >= REFRESH_BELOW)) {
       this.refresh()
@@ -173,6 +207,65 @@ export class LogPosterior {
     this.total = total
     this.maxWeight = wMax
     this.others = NaN
+  }
+
+  /**
+   * The update of `updateSplit` with the next round's parts: multiplies each weight by its side's factor, adds its
+   * side's shift to its log-weight, and sums the updated weights by next part into `next.partMass`; returns the largest
+   * updated weight. Individuals are taken in pairs (2m, 2m + 1): the pair's byte of current parts selects both factors
+   * and shifts from two 256-entry tables, and the pair's byte of next parts selects a pair of sums (lane 0: the even
+   * individual, lane 1: the odd one), reduced to the sixteen parts at the end. The WebAssembly kernel
+   * (wasm/search-update.wat, two individuals per vector) runs the whole words; this method's loop the rest (or
+   * everything, without the kernel), with the same operations in the same order: the same bits either way.
+   */
+  private updateWithNext(parts: Int32Array, threshold: number, next: NextParts): number {
+    const n = this.size
+    const w = this.weight
+    const l = this.logF
+    const r = this.round
+    const t = this.tables
+    // Factor table at 0, shift table at 512 (two doubles per byte), pair sums at 1024.
+    for (let hi = 0; hi < NPARTS; hi++) {
+      const sideHi = (hi - threshold) >>> 31
+      for (let lo = 0; lo < NPARTS; lo++) {
+        const sideLo = (lo - threshold) >>> 31
+        const b = 2 * (hi * NPARTS + lo)
+        t[b] = r[sideLo]
+        t[b + 1] = r[sideHi]
+        t[512 + b] = r[2 + sideLo]
+        t[513 + b] = r[2 + sideHi]
+      }
+    }
+    t.fill(0, 1024, 1536)
+    let wMax = -Infinity
+    let start = 0
+    const kernel = this.kernel
+    if (kernel !== null) {
+      const full = (n / PER_WORD) | 0
+      kernel.parts.set(parts.subarray(0, full))
+      kernel.next.set(next.parts.subarray(0, full))
+      wMax = kernel.run.update(kernel.w, kernel.l, kernel.partsAt, kernel.nextAt, full)
+      start = full * PER_WORD
+    }
+    const fresh = next.parts
+    const fieldMask = NPARTS - 1
+    for (let i = start; i < n; i++) {
+      const k = i >>> 3
+      const side = (((parts[k] >>> (PART_SHIFT * (i & 7))) & fieldMask) - threshold) >>> 31
+      const pair = (fresh[k] >>> (8 * ((i >>> 1) & 3))) & 255
+      const v = w[i] * r[side]
+      w[i] = v
+      l[i] += r[2 + side]
+      if (v > wMax) wMax = v
+      t[1024 + 2 * pair + (i & 1)] += v
+    }
+    const mass = next.partMass
+    mass.fill(0)
+    for (let b = 0; b < 256; b++) {
+      mass[b & fieldMask] += t[1024 + 2 * b]
+      mass[b >>> PART_SHIFT] += t[1025 + 2 * b]
+    }
+    return wMax
   }
 
   /** Shift logF so that its maximum is 0 and recompute every weight and the totals (O(N) exp). */

@@ -20,11 +20,11 @@
  * parts' masses inside the posterior update of the round before (`LogPosterior.updateSplit` with `NextParts`), so a
  * round reads the weights once for the update and once more only for the crossing part's members.
  *
- * The random words come in batches (`Rng.fillWords`: the CSPRNG itself for releases, the seeded generator's 32-bit
- * steps for simulations), so the hot loops do not call the generator. Uniform integers (for tie-breaking) are exact:
- * Lemire's multiply-and-reject on 26-bit blocks (the top 26 bits of a word). (The buffers draw ahead: the generator's
- * stream is shared with the oracle's noise in another interleaving than one-at-a-time drawing, which changes seeded
- * outputs but no distribution: every word is used once.)
+ * The random words come in batches (`Rng.fillSampleWords`: the CSPRNG itself for releases, the seeded generator's
+ * xoshiro128** stream for simulations), so the hot loops do not call the generator. Uniform integers (for tie-breaking)
+ * are exact: Lemire's multiply-and-reject on 26-bit blocks (the top 26 bits of a word). (The buffers draw ahead, and a
+ * seeded generator's oracle noise comes from its other stream: seeded outputs differ from drawing one word at a time,
+ * no distribution does: every word is used once.)
  */
 import type { Rng } from '../random'
 import * as layout from './packed-parts'
@@ -92,7 +92,7 @@ export class RandomPrefix {
   /** 26 uniform random bits (an integer in [0, 2^26)). */
   bits26(): number {
     if (this.tiePos === TIE_WORDS) {
-      this.rng.fillWords(this.tieWords)
+      this.rng.fillSampleWords(this.tieWords)
       this.tiePos = 0
     }
     return this.tieWords[this.tiePos++] >>> 6
@@ -144,7 +144,7 @@ export class RandomPrefix {
     const n = this.size
     const parts = this.current
     const mass = this.partMass
-    this.rng.fillWords(parts)
+    this.rng.fillSampleWords(parts)
     mass.fill(0)
     for (let i = 0, k = 0; i < n; k++) {
       let word = parts[k] | 0
@@ -162,7 +162,7 @@ export class RandomPrefix {
    * `partMass`; `adoptNext` then makes it the current parts.
    */
   drawNext(): NextParts {
-    this.rng.fillWords(this.spare)
+    this.rng.fillSampleWords(this.spare)
     return this.next
   }
 
@@ -249,7 +249,7 @@ export class RandomPrefix {
       count.fill(0)
       mass.fill(0)
       const words = this.keyWords
-      this.rng.fillWords(words, Math.ceil(cnt / WAYS_PER_WORD))
+      this.rng.fillSampleWords(words, Math.ceil(cnt / WAYS_PER_WORD))
       for (let r = 0, pos = 0; r < cnt;) {
         let word = words[pos++] | 0
         const end = Math.min(cnt, r + WAYS_PER_WORD)

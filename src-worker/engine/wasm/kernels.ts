@@ -1,0 +1,63 @@
+/**
+ * The engine's WebAssembly kernels: hand-written WebAssembly text (`*.wat` beside this file), assembled by
+ * resources/scripts/build-wasm.mjs into `*.wasm.ts` (the bytes as base64; a unit test assembles the sources again and
+ * compares). Each kernel has a JavaScript twin that performs the same IEEE operations in the same order, so results do
+ * not depend on which one ran; the twin runs where WebAssembly (with 128-bit SIMD) is missing, for inputs too small to
+ * be worth a call, and when `useWasmKernels(false)` was called (tests and benchmarks compare the two).
+ */
+import { SearchUpdateWasm } from './search-update.wasm'
+
+let enabled = true
+const compiled = new Map<string, WebAssembly.Module | null>()
+
+/** Turns the kernels off (false: every caller takes its JavaScript twin) or on again. */
+export function useWasmKernels(on: boolean): void {
+  enabled = on
+}
+
+/** Whether the kernels run (WebAssembly with SIMD is present and they were not turned off). */
+export function wasmKernelsEnabled(): boolean {
+  return enabled && searchUpdateModule() !== null
+}
+
+function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
+  const text = atob(b64)
+  const bytes = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i)
+  return bytes
+}
+
+function compile(name: string, b64: string): WebAssembly.Module | null {
+  if (!compiled.has(name)) {
+    let mod: WebAssembly.Module | null = null
+    try {
+      // Compiling validates; a runtime without SIMD refuses the module and the callers use their twins.
+      if (typeof WebAssembly === 'object') mod = new WebAssembly.Module(decodeBase64(b64))
+    } catch {
+      mod = null
+    }
+    compiled.set(name, mod)
+  }
+  return compiled.get(name) ?? null
+}
+
+function searchUpdateModule(): WebAssembly.Module | null {
+  return compile('search-update', SearchUpdateWasm)
+}
+
+/** search-update.wat: the search round's posterior update over whole words of parts (see the .wat for the layout). */
+export interface SearchUpdateKernel {
+  readonly memory: WebAssembly.Memory
+  update(w: number, l: number, parts: number, next: number, words: number): number
+}
+
+/** A search-update kernel on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
+export function searchUpdateKernel(bytes: number): SearchUpdateKernel | null {
+  if (!enabled) return null
+  const mod = searchUpdateModule()
+  if (mod === null) return null
+  const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / 65536) })
+  const instance = new WebAssembly.Instance(mod, { env: { memory } })
+  const update = instance.exports.update as SearchUpdateKernel['update']
+  return { memory, update }
+}

@@ -1,0 +1,49 @@
+;; The search round's posterior update (search/log-posterior.ts `updateSplit` with the next round's parts), two
+;; individuals per 128-bit vector. Assembled by resources/scripts/build-wasm.mjs (wabt) into search-update.wasm.ts.
+;;
+;; Memory (imported; the caller lays it out, offsets in bytes):
+;;   0     factor table: 256 pairs of f64: for a byte b holding the parts of individuals 2m (low nibble) and 2m + 1
+;;         (high nibble), the factors their weights are multiplied by (Q's or the complement's)
+;;   4096  shift table: the same layout, the increments added to their log-weights
+;;   8192  pair masses: 256 pairs of f64, indexed by the byte of the two individuals' NEXT parts; lane 0 sums the weights
+;;         of the even individual, lane 1 of the odd one (the caller zeroes them, then reduces them to the 16 parts)
+;;   w, l  the weights and log-weights (f64, 16-byte aligned), parts and next: the packed parts (eight 4-bit fields a
+;;         word, packed-parts.ts)
+;;
+;; `update` processes `words` whole words (8 individuals each) and returns the largest updated weight. Each weight is
+;; multiplied once, each log-weight incremented once, and each pair mass accumulates in index order: the same IEEE
+;; operations, in the same order, as the JavaScript fallback (log-posterior.ts), so both give the same bits.
+(module
+  (import "env" "memory" (memory 1))
+  (func (export "update")
+    (param $w i32) (param $l i32) (param $parts i32) (param $next i32) (param $words i32) (result f64)
+    (local $end i32) (local $word i32) (local $nword i32) (local $s i32)
+    (local $b i32) (local $pm i32) (local $v v128) (local $max v128)
+    (local.set $max (f64x2.splat (f64.const -inf)))
+    (local.set $end (i32.add (local.get $parts) (i32.shl (local.get $words) (i32.const 2))))
+    (block $done
+      (loop $word_loop
+        (br_if $done (i32.ge_u (local.get $parts) (local.get $end)))
+        (local.set $word (i32.load (local.get $parts)))
+        (local.set $nword (i32.load (local.get $next)))
+        (local.set $s (i32.const 0))
+        (loop $pair_loop
+          ;; the pair's current parts -> its factor and shift, its next parts -> its pair-mass slot
+          (local.set $b (i32.shl (i32.and (i32.shr_u (local.get $word) (local.get $s)) (i32.const 255)) (i32.const 4)))
+          (local.set $pm
+            (i32.add (i32.const 8192) (i32.shl (i32.and (i32.shr_u (local.get $nword) (local.get $s)) (i32.const 255)) (i32.const 4))))
+          (local.set $v (f64x2.mul (v128.load (local.get $w)) (v128.load (local.get $b))))
+          (v128.store (local.get $w) (local.get $v))
+          (v128.store (local.get $l)
+            (f64x2.add (v128.load (local.get $l)) (v128.load offset=4096 (local.get $b))))
+          (local.set $max (f64x2.pmax (local.get $max) (local.get $v)))
+          (v128.store (local.get $pm) (f64x2.add (v128.load (local.get $pm)) (local.get $v)))
+          (local.set $w (i32.add (local.get $w) (i32.const 16)))
+          (local.set $l (i32.add (local.get $l) (i32.const 16)))
+          (local.set $s (i32.add (local.get $s) (i32.const 8)))
+          (br_if $pair_loop (i32.lt_u (local.get $s) (i32.const 32))))
+        (local.set $parts (i32.add (local.get $parts) (i32.const 4)))
+        (local.set $next (i32.add (local.get $next) (i32.const 4)))
+        (br $word_loop)))
+    (f64.max (f64x2.extract_lane 0 (local.get $max)) (f64x2.extract_lane 1 (local.get $max))))
+)

@@ -1,0 +1,50 @@
+/**
+ * The search's WebAssembly update kernel (wasm/search-update.wat) against its JavaScript twin (log-posterior.ts): the
+ * same runs give the same bits, whole posterior included, for every oracle, for sizes that leave a partial last word
+ * (the twin finishes it) and runs of hundreds of rounds. Without the kernel in this runtime the test fails
+ * instead of comparing the twin with itself.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { seededRng } from '../../../src-worker/engine/random'
+import { type SearchParams, privateBinarySearch } from '../../../src-worker/engine/search'
+import { useWasmKernels, wasmKernelsEnabled } from '../../../src-worker/engine/wasm/kernels'
+import { synthetic } from './synthetic'
+
+function bits(a: Float64Array): string {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64')
+}
+
+describe('search update kernel', () => {
+  afterEach(() => useWasmKernels(true))
+
+  it('runs here (WebAssembly with SIMD)', () => {
+    expect(wasmKernelsEnabled()).toBe(true)
+  })
+
+  it('gives the bits of the JavaScript twin: every oracle, partial last words, refreshes', () => {
+    let compared = 0
+    for (const n of [256, 1001, 4099]) {
+      const scores = synthetic(n, n >> 1, `kernel/${n}`)
+      for (const oracle of ['rr', 'binary', 'direct'] as const) {
+        for (const eps of [0.25, 4]) {
+          const params: SearchParams = {
+            epsilon: eps,
+            tLow: 1,
+            tHigh: 2,
+            oracle,
+            top: 4,
+            halting: { tau: eps > 1 ? 0.999999 : 0.5, maxQueries: 400 }
+          }
+          const seed = `kernel/${n}/${oracle}/${eps}`
+          useWasmKernels(true)
+          const a = privateBinarySearch(scores, params, seededRng(seed))
+          useWasmKernels(false)
+          const b = privateBinarySearch(scores, params, seededRng(seed))
+          expect({ ...a, posterior: bits(a.posterior) }).toEqual({ ...b, posterior: bits(b.posterior) })
+          compared += a.rounds
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000)
+  })
+})
