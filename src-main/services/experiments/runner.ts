@@ -64,9 +64,12 @@ interface Group {
 export const DEFAULT_TRIALS_PER_BATCH = 25
 const FLUSH_EVERY_MS = 250
 
-/** Trials per message: the spec's choice, else about a quarter of a cell, at most 25 (results do not depend on it). */
-export function trialsPerBatch(spec: ExperimentSpec): number {
-  return spec.trialsPerBatch ?? Math.max(1, Math.min(DEFAULT_TRIALS_PER_BATCH, Math.ceil(spec.trials / 4)))
+/**
+ * Trials per message: the spec's choice, else the engine's (`EngineAdapter.trialsPerBatch`), else about a quarter of a
+ * cell, at most 25 (results do not depend on it).
+ */
+export function trialsPerBatch(spec: ExperimentSpec, engineDefault?: number): number {
+  return spec.trialsPerBatch ?? engineDefault ?? Math.max(1, Math.min(DEFAULT_TRIALS_PER_BATCH, Math.ceil(spec.trials / 4)))
 }
 
 /** A batch's failure in the cell's words (the pool's own sentence names the batch, not the cell). */
@@ -98,7 +101,7 @@ export async function runExperiment(
     }
   }
 
-  const per = trialsPerBatch(spec)
+  const per = trialsPerBatch(spec, adapter.trialsPerBatch)
   const batches: Array<Batch<ExperimentTaskKind>> = []
   const owner: Array<{ group: Group; slot: number }> = []
   for (const g of groups.values()) {

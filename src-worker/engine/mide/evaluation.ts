@@ -52,6 +52,13 @@ export interface WorkloadArrays {
 export interface ThresholdTrialOptions {
   /** false: leave the min-entropy metrics null (to time the mechanism alone; default true) */
   minEntropy?: boolean
+  /**
+   * The workspace to run the trials on (its size must be the workload's): a caller that runs one cell's trials in
+   * several calls passes the same one, so that DPPWLM's remembered candidate scores (workspace.ts) carry over. The
+   * scores are deterministic in their input, so results are the same bits with a fresh workspace or a used one, as long
+   * as it was only used for this cell (same workload and parameters).
+   */
+  workspace?: ThresholdWorkspace
 }
 
 export function runThresholdTrials(
@@ -74,7 +81,9 @@ export function runThresholdTrials(
   const negatives = k - positives
   const out: ThresholdTrialMetrics[] = []
   // One workspace for every trial: a trial allocates no per-predicate arrays.
-  const ws = denied ? null : new ThresholdWorkspace(k)
+  const given = options.workspace
+  if (given !== undefined && given.k !== k) throw new RangeError(`the workspace is for ${given.k} predicates, the workload has ${k}`)
+  const ws = denied ? null : (given ?? new ThresholdWorkspace(k))
   for (let t = firstTrial; t < firstTrial + count; t++) {
     if (ws === null) {
       // Denied: no noise is drawn (nor a generator made), nothing is released.

@@ -42,6 +42,7 @@ export { relaxNoise } from './relax'
 export { laplaceSumTail, laplaceSumCdf, laplaceSumInterval } from './laplace-sum'
 export { predictUndecided, chooseNextStep } from './data-dependent'
 export { parseWorkload, WorkloadError, type Workload } from './workload'
+export { ThresholdWorkspace } from './workspace'
 export { runThresholdTrials, aggregateThresholdTrials, type ThresholdTrialMetrics, type ThresholdSummary, type WorkloadArrays } from './evaluation'
 
 /** What a release may show: the decisions (and the data-independent charge). The sealed part goes to the officer. */

@@ -3,6 +3,8 @@ import { deriveSeed, seededRng } from '../../../src-worker/engine/random'
 import { chooseNextStep, runDppwlm } from '../../../src-worker/engine/mide/data-dependent'
 import { PAPER_DEFAULTS } from '../../../src-worker/engine/mide/params'
 import { ThresholdWorkspace } from '../../../src-worker/engine/mide/workspace'
+import { runThresholdTrials } from '../../../src-worker/engine/mide/evaluation'
+import { thresholdTrialBatch } from '../../../src-worker/tasks/mide-tasks'
 
 // DPPWLM remembers candidate scores in the workspace across trials: the memo must change nothing, bit for bit.
 describe('DPPWLM candidate score memo', () => {
@@ -39,5 +41,36 @@ describe('DPPWLM candidate score memo', () => {
       expect(withMemo).toEqual(without)
     }
     expect(memo.size).toBeGreaterThan(0)
+  })
+})
+
+describe("a worker's cell workspaces (mide-tasks.ts)", () => {
+  it("batches of one cell share the cell's workspace: each batch's metrics are those of a fresh run, in any order", () => {
+    const rng = seededRng('cell-workspaces')
+    const k = 80
+    const counts = Float64Array.from({ length: k }, () => Math.floor(rng.next() * 40))
+    const thresholds = Float64Array.from({ length: k }, (_, i) => counts[i] + Math.floor(rng.next() * 9) - 4)
+    const cells = [
+      { cellSeed: 'cell-a', ...PAPER_DEFAULTS, eps1: 1e-5, steps: 8, epsMax: 8 },
+      { cellSeed: 'cell-b', ...PAPER_DEFAULTS, eps1: 1e-3, steps: 6, epsMax: 8 }
+    ]
+    const ctx = { progress: () => {}, signal: new AbortController().signal } as unknown as Parameters<typeof thresholdTrialBatch>[1]
+    // Interleaved batches, one cell's later batch before its earlier one.
+    const order: Array<[number, number]> = [
+      [0, 10],
+      [1, 0],
+      [0, 0],
+      [1, 10],
+      [0, 20]
+    ]
+    for (const [c, first] of order) {
+      const cell = cells[c]
+      const batch = thresholdTrialBatch({ ...cell, mechanism: 'dppwlm', counts, thresholds, firstTrial: first, count: 10 }, ctx)
+      const fresh = runThresholdTrials('dppwlm', { counts, thresholds }, cell, cell.cellSeed, first, 10)
+      expect(fresh.every((r) => !r.denied)).toBe(true)
+      expect(Array.from(batch.metrics.fnr)).toEqual(fresh.map((r) => r.fnr ?? NaN))
+      expect(Array.from(batch.metrics.epsilonExPost)).toEqual(fresh.map((r) => r.epsStar))
+      expect(Array.from(batch.metrics.minEntropyNats)).toEqual(fresh.map((r) => r.minEntropyNats))
+    }
   })
 })

@@ -50,6 +50,9 @@ export const thresholdAdapter: EngineAdapter<ThresholdWorkload> = {
   ],
   workloadKinds: ['csv', 'saved-query'],
   taskKind: 'experiments/threshold',
+  // Whole cells (of the presets' 100 trials) per batch: a worker remembers DPPWLM's candidate scores per cell
+  // (mide-tasks.ts), so a cell split over batches and workers scores the same candidates again.
+  trialsPerBatch: 100,
   relevantParams(mechanism) {
     if (mechanism === 'ppwlm') return ['alpha', 'beta', 'eps_max', 'eps_1', 'm']
     if (mechanism === 'dppwlm') return ['alpha', 'beta', 'eps_max', 'eps_1', 'm', 'm_f']

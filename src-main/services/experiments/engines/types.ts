@@ -54,6 +54,12 @@ export interface EngineAdapter<D = unknown, K extends ExperimentTaskKind = Exper
    * individuals). For time left only; without it every trial counts 1.
    */
   trialCost?(cell: BatchCell, workload: LoadedWorkload<D>): number
+  /**
+   * Trials per batch when the spec does not say (default: about a quarter of a cell, at most 25). Results do not depend
+   * on it; an engine whose worker keeps per-cell state between trials (the threshold engine's remembered DPPWLM scores)
+   * does less work with whole cells per batch.
+   */
+  trialsPerBatch?: number
   /** The structured-cloneable payload of one batch of a cell (the task kind's payload type). */
   batchPayload(cell: BatchCell, workload: LoadedWorkload<D>, firstTrial: number, count: number, crash: boolean): TaskPayload<K>
 }
