@@ -6,6 +6,7 @@
 import { readlinkSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 import { type OracleKind, type SearchParams, prop3QueriesBound, runSearchTrials, searchQueriesBound } from '../engine/search'
+import { expectedRounds } from '../engine/search/expected-rounds'
 import type { TaskContext } from './types'
 
 export interface SearchTrialBatch {
@@ -60,9 +61,12 @@ export function searchTrialBatch(p: SearchTrialBatch, ctx: TaskContext): TrialBa
   const capped = new Float64Array(p.count)
   const failed = new Float64Array(p.count)
   const half = Math.floor(p.count / 2)
+  // Progress inside a run (a run of a large cell takes seconds): the share of the expected rounds done, kept below the
+  // next whole trial, which the run's end reports.
+  const expected = Math.max(1, expectedRounds(p.scores.length, params, p.scores[p.anomaly], nearestScore(p.scores, p.anomaly)))
   for (let i = 0; i < p.count; i++) {
     if (i === half) crashIfAsked(p.crash)
-    const [m] = runSearchTrials(ev, p.cellSeed, p.firstTrial + i, 1)
+    const [m] = runSearchTrials(ev, p.cellSeed, p.firstTrial + i, 1, (_t, rounds) => ctx.progress(i + Math.min(IN_RUN_SHARE, rounds / expected)))
     error[i] = m.found ? 0 : 1
     risk[i] = m.privacyRisk
     queries[i] = m.queries
@@ -83,6 +87,16 @@ export function searchTrialBatch(p: SearchTrialBatch, ctx: TaskContext): TrialBa
     },
     elapsedMs: performance.now() - t0
   }
+}
+
+/** The largest share of a trial that progress inside a run may report. */
+const IN_RUN_SHARE = 0.9
+
+/** The highest score other than the anomaly's. */
+function nearestScore(scores: Float64Array, anomaly: number): number {
+  let m = -Infinity
+  for (let i = 0; i < scores.length; i++) if (i !== anomaly && scores[i] > m) m = scores[i]
+  return m
 }
 
 const finiteOrNull = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : x)

@@ -173,8 +173,10 @@ export async function runExperiment(
       failFast: false,
       onBatchDone,
       onProgress: (done, total, work) => {
-        live.trialsDone = done
-        jc.progress(done, total, undefined, { workDone: work.done, workTotal: work.total })
+        // Workers may report a share of a trial (progress inside a long search run): whole trials are shown, the
+        // estimated work (time left) keeps the share.
+        live.trialsDone = Math.floor(done)
+        jc.progress(Math.floor(done), total, undefined, { workDone: work.done, workTotal: work.total })
       }
     })
   } catch (e) {

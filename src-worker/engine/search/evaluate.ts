@@ -55,14 +55,20 @@ export function validateEvaluation(ev: SearchEvaluation): void {
   if (subsets === 1 && ev.anomalies.length > 1) throw new RangeError('several anomalies need the partitioned search (subsets > 1)')
 }
 
-export function runSearchTrials(ev: SearchEvaluation, seed: string | number, firstTrial: number, count: number): SearchTrialMetrics[] {
+export function runSearchTrials(
+  ev: SearchEvaluation,
+  seed: string | number,
+  firstTrial: number,
+  count: number,
+  onRounds?: (trial: number, rounds: number) => void
+): SearchTrialMetrics[] {
   validateEvaluation(ev)
   const subsets = ev.subsets ?? 1
   const out: SearchTrialMetrics[] = []
   for (let t = firstTrial; t < firstTrial + count; t++) {
     const rng = seededRng(deriveSeed(seed, t))
     if (subsets === 1) {
-      const r = privateBinarySearch(ev.scores, ev.params, rng)
+      const r = privateBinarySearch(ev.scores, ev.params, rng, onRounds === undefined ? undefined : (rounds) => onRounds(t, rounds))
       const found = r.top.includes(ev.anomalies[0])
       out.push({ trial: t, found, foundShare: found ? 1 : 0, queries: r.queries, privacyRisk: r.privacyRisk, haltedBy: r.haltedBy })
     } else {

@@ -59,6 +59,9 @@ export function validateSearchParams(p: SearchParams, individuals: number): void
   if (!(Number.isInteger(p.top) && p.top >= 1)) throw new RangeError(`top must be a whole number >= 1 (got ${p.top})`)
 }
 
+/** `onRounds` is called every this many rounds (a power of two). */
+const ROUNDS_PER_REPORT = 64
+
 /** How many of the highest scores are kept in order to find the two sides' maxima without a pass over the individuals. */
 const TOP_SCORES = 64
 
@@ -88,8 +91,9 @@ function highestScores(scores: ArrayLike<number>, count: number): Int32Array {
  * scores (a pass only when all of them fall on one side), and `updateSplit` (one sequential pass and one exp, which also
  * sums the next round's first-level parts: log-posterior.ts). The random numbers are drawn in another order than in
  * earlier versions of the engine, so seeded outputs differ from theirs; the distribution of every output is unchanged.
+ * `onRounds` (optional) hears the rounds computed so far every 64 rounds (progress of a long run); it changes nothing.
  */
-export function privateBinarySearch(scores: ArrayLike<number>, params: SearchParams, rng: Rng): SearchResult {
+export function privateBinarySearch(scores: ArrayLike<number>, params: SearchParams, rng: Rng, onRounds?: (rounds: number) => void): SearchResult {
   const n = scores.length
   validateSearchParams(params, n)
   const oracle = prepareOracle({ kind: params.oracle, eps: params.epsilon, tLow: params.tLow, tHigh: params.tHigh })
@@ -129,6 +133,7 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
     post.updateSplit(parts, T, u.inQ - u.outQ, prefix.drawNext())
     prefix.adoptNext()
     asked++
+    if (onRounds !== undefined && (asked & (ROUNDS_PER_REPORT - 1)) === 0) onRounds(asked)
     if (answer === null) queries++
   }
   answer.rounds = asked
