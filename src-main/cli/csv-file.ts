@@ -1,10 +1,11 @@
 /**
- * Reading a small CSV file given on the command line (workloads, series). Whole-file, strict RFC 4180 via csv-parse.
+ * Reading a small CSV file given on the command line (workloads, series; `bundled:<path>` names one the app ships in
+ * resources/). Whole-file, strict RFC 4180 via csv-parse.
  * Large dataset imports go through the streaming importer of the datasets service instead.
  */
 import { readFileSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { resolveDataPath } from '../services/local'
 import { UsageError } from './command'
 
 export interface CsvTable {
@@ -14,7 +15,7 @@ export interface CsvTable {
 }
 
 export function readCsvFile(path: string, cwd = process.cwd(), what = 'file'): CsvTable {
-  const abs = resolve(cwd, path)
+  const abs = resolveDataPath(path, cwd)
   let text: string
   try {
     if (!statSync(abs).isFile()) throw new UsageError(`${what} ${path} is not a file`)

@@ -27,8 +27,10 @@ export async function startApp(extraArgs: string[] = []): Promise<RunningApp> {
   if (!existsSync(server)) throw new Error('out/main/server.js is missing: run "npm run build" first')
   const dir = mkdtempSync(join(tmpdir(), 'qa-e2e-'))
   const db = join(dir, 'workspace.sqlite')
+  // Started in its temporary folder, outside the repository, as an installed copy would be: nothing may depend on the
+  // working folder (the presets' workloads ship in resources/).
   const child: ChildProcess = spawn(process.execPath, [server, '--db', db, '--workers', '2', ...extraArgs], {
-    cwd: ROOT,
+    cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let out = ''

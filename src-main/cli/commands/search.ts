@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { type CliCommand, type CliValues, UsageError, choice, fmt, optNumber, optString, reqNumber, reqString } from '../command'
 import { columnIndex, numericColumn, readCsvFile } from '../csv-file'
+import { resolveDataPath } from '../../services/local'
 import {
   ORACLE_KINDS,
   type OracleKind,
@@ -51,7 +52,7 @@ export function loadNabPreset(file: string, cwd: string, opts: NabPresetOptions 
   const values = numericColumn(table, 'value', 'series')
   const tsCol = columnIndex(table, 'timestamp', 'series')
   const ts = table.rows.map((r) => r[tsCol].trim().slice(0, 19))
-  const dir = resolve(cwd, opts.labelsDir ?? dirname(file))
+  const dir = opts.labelsDir !== undefined ? resolveDataPath(opts.labelsDir, cwd) : dirname(resolveDataPath(file, cwd))
   const labels = readJson(resolve(dir, 'combined_labels.json'), 'labels file')
   const windows = readJson(resolve(dir, 'combined_windows.json'), 'windows file')
   const name = basename(file)

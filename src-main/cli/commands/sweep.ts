@@ -57,7 +57,7 @@ function headline(c: CellResult, metrics: string[]): string {
 export const sweepCommand: CliCommand = {
   name: 'sweep',
   summary: 'Run an experiment spec (parameter sweep of seeded simulations) on the worker pool and store its results',
-  usage: 'sweep --spec FILE | --preset NAME | --resume ID [--workers N] [--db PATH] [--csv FILE]',
+  usage: 'sweep --spec FILE | --preset NAME | --resume ID [--trials N] [--workers N] [--db PATH] [--csv FILE]',
   options: {
     spec: { type: 'string', description: 'experiment spec (JSON, see docs/guide/experiments.md)' },
     preset: { type: 'string', description: `run a preset instead of a spec: ${PRESETS.map((p) => p.name).join(', ')}` },
@@ -65,6 +65,11 @@ export const sweepCommand: CliCommand = {
     workers: { type: 'string', description: 'worker threads', defaultText: 'cores - 1, at least 1' },
     db: { type: 'string', description: 'workspace database', defaultText: '$QUIET_ALARM_DB or the user data folder' },
     csv: { type: 'string', description: 'also write the results as CSV to this file' },
+    trials: {
+      type: 'string',
+      description: "trials per cell instead of the spec's or preset's (fewer for a quick look: the confidence intervals widen)",
+      defaultText: "the spec's"
+    },
     'list-presets': { type: 'boolean', description: 'list the presets and exit' }
   },
   async run(values, _positionals, ctx: CliContext) {
@@ -89,6 +94,12 @@ export const sweepCommand: CliCommand = {
       if (!p) throw new UsageError(`--preset must be one of ${PRESETS.map((x) => x.name).join(', ')} (got "${presetName}")`)
       raw = p.spec
     } else if (specPath !== undefined) raw = readSpec(specPath, ctx.cwd)
+    const trialsRaw = optString(values, 'trials')
+    if (trialsRaw !== undefined) {
+      if (resumeId !== undefined) throw new UsageError('--trials does not apply to --resume: a resumed experiment keeps its trials per cell')
+      const trials = optNumber(values, 'trials', 0, { integer: true, ge: 1, le: 100_000 })
+      if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) raw = { ...(raw as Record<string, unknown>), trials }
+    }
     // Validate before opening anything, so that bad input writes nothing.
     if (raw !== undefined && !usesSavedQuery(raw)) {
       const out = await planExperiment(raw, { cwd: ctx.cwd, store: noStore })

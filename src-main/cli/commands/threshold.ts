@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { resolveDataPath } from '../../services/local'
 import { type CliCommand, UsageError, choice, fmt, optNumber, optString, reqNumber, reqString } from '../command'
 import { SecureRandom } from '../../../src-worker/engine/random'
 import {
@@ -22,7 +22,7 @@ export function freshSeed(): string {
 }
 
 function readWorkloadText(path: string, cwd: string): string {
-  const abs = resolve(cwd, path)
+  const abs = resolveDataPath(path, cwd)
   let text: string
   try {
     if (!statSync(abs).isFile()) throw new UsageError(`workload ${path} is not a file`)
@@ -45,7 +45,10 @@ export const thresholdCommand: CliCommand = {
   usage:
     'threshold --workload FILE.csv --mechanism nlm|tslm|ppwlm|dppwlm --alpha A --beta B [--eps-max 4] [--eps1 1e-5] [--steps 4] [--fine-steps 3] [--trials 100] [--seed S]',
   options: {
-    workload: { type: 'string', description: 'CSV with columns predicate,count,threshold (true counts: simulation only)' },
+    workload: {
+      type: 'string',
+      description: 'CSV with columns predicate,count,threshold (true counts: simulation only); bundled:workloads/taxi-jan2015-L.csv is shipped'
+    },
     mechanism: { type: 'string', description: 'nlm | tslm | ppwlm | dppwlm' },
     alpha: { type: 'string', description: 'width parameter (> 0): false positives allowed in [c - 2 alpha, c]' },
     beta: { type: 'string', description: 'false-negative bound per positive predicate, in (0, 0.5)' },

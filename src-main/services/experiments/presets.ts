@@ -1,12 +1,13 @@
 /**
- * Presets that reproduce the papers' figures (UX.md, "The papers' figures as presets"). Paths are relative to the project
- * root (the services' working directory here); the data lives in ../shared.
+ * Presets that reproduce the papers' figures (UX.md, "The papers' figures as presets"). Their data ships with the app in
+ * resources/ (workloads/, data/nab/, with their licences) and is named `bundled:...`: found beside the app, from any
+ * working folder.
  */
 import type { ExperimentPreset, ExperimentSpec, WorkloadRef } from '../../contract/experiments'
 
 const TAXI: WorkloadRef[] = (['H', 'M', 'L'] as const).map((level) => ({
   kind: 'csv',
-  path: `../shared/workloads/taxi-jan2015-${level}.csv`,
+  path: `bundled:workloads/taxi-jan2015-${level}.csv`,
   label: `taxi-${level}`
 }))
 const TAXI_L: WorkloadRef[] = [TAXI[2]]
@@ -22,11 +23,11 @@ const MULTI = ['ppwlm', 'dppwlm']
 const NAB =
   'ambient_temperature_system_failure cpu_utilization_asg_misconfiguration ec2_request_latency_system_failure machine_temperature_system_failure nyc_taxi rogue_agent_key_hold rogue_agent_key_updown'
     .split(' ')
-    .map((f): WorkloadRef => ({ kind: 'series', path: `../shared/data/nab/${f}.csv`, label: f }))
+    .map((f): WorkloadRef => ({ kind: 'series', path: `bundled:data/nab/${f}.csv`, label: f }))
 /** Two series in the roles of the paper's datasets 6 and 8 (a mixture of levels, and one heavily skewed towards 0). */
 const NAB_TWO: WorkloadRef[] = [
-  { kind: 'series', path: '../shared/data/nab/nyc_taxi.csv', label: 'nyc_taxi' },
-  { kind: 'series', path: '../shared/data/nab/ec2_request_latency_system_failure.csv', label: 'ec2_request_latency' }
+  { kind: 'series', path: 'bundled:data/nab/nyc_taxi.csv', label: 'nyc_taxi' },
+  { kind: 'series', path: 'bundled:data/nab/ec2_request_latency_system_failure.csv', label: 'ec2_request_latency' }
 ]
 const ORACLES = ['rr', 'binary', 'direct']
 /**
@@ -152,7 +153,7 @@ export const PRESETS: ExperimentPreset[] = [
       workloads: [
         {
           kind: 'records',
-          path: '../shared/data/nab/nyc_taxi.csv',
+          path: 'bundled:data/nab/nyc_taxi.csv',
           columns: [{ name: 'value', kind: 'numeric', binWidth: 500 }],
           metric: 'l1',
           label: 'nyc_taxi'

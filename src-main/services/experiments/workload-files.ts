@@ -4,8 +4,9 @@
  */
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
-import { basename, extname, resolve } from 'node:path'
+import { basename, extname } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { resolveDataPath } from '../platform/bundled-files'
 import { UserError } from '../platform/errors'
 
 export interface CsvTable {
@@ -17,7 +18,7 @@ export interface CsvTable {
 const MAX_BYTES = 256 * 1024 * 1024
 
 export function readText(path: string, cwd: string, what: string): { abs: string; text: string } {
-  const abs = resolve(cwd, path)
+  const abs = resolveDataPath(path, cwd)
   let text: string
   try {
     const st = statSync(abs)

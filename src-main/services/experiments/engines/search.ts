@@ -4,11 +4,12 @@
  * (paper section 6.1, margin 0.1): this uses the truth, so it is for simulations only.
  */
 import { existsSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { ORACLE_KINDS, type OracleKind, labelledSeriesPreset } from '../../../../src-worker/engine/search'
 import { expectedRounds } from '../../../../src-worker/engine/search/expected-rounds'
 import type { SearchTrialBatch } from '../../../../src-worker/tasks/search-tasks'
 import type { ParamValue, WorkloadRef } from '../../../contract/experiments'
+import { resolveDataPath } from '../../platform/bundled-files'
 import { UserError } from '../../platform/errors'
 import { contentHash, defaultLabel, numbers, readCsv, readText, column } from '../workload-files'
 import { type EngineAdapter, type ParamDef, num, openUnit, optNum, positive, wholeAtLeast } from './types'
@@ -124,8 +125,8 @@ export const searchAdapter: EngineAdapter<SearchWorkload> = {
     const values = numbers(table, ref.column ?? 'value', what)
     const ti = column(table, 'timestamp', what)
     const times = table.rows.map((r) => parseTime(r[ti]))
-    const abs = resolve(ctx.cwd, ref.path)
-    const windowsPath = ref.windows ? resolve(ctx.cwd, ref.windows) : join(dirname(abs), 'combined_windows.json')
+    const abs = resolveDataPath(ref.path, ctx.cwd)
+    const windowsPath = ref.windows ? resolveDataPath(ref.windows, ctx.cwd) : join(dirname(abs), 'combined_windows.json')
     if (!existsSync(windowsPath)) {
       throw new UserError(
         `The series ${ref.path} needs its labelled windows (${windowsPath} not found); give "windows" with the path of combined_windows.json.`
