@@ -75,7 +75,9 @@ export function runThresholdTrials(
   const { epsilon, denied } = thresholdCharge(mechanism, params)
   const withMinEntropy = options.minEntropy ?? true
   const k = counts.length
-  const truth = new Uint8Array(k)
+  // the truth four predicates a word, laid out like the workspace's decisionWords (zero padding)
+  const truthWords = new Uint32Array(Math.ceil(k / 4))
+  const truth = new Uint8Array(truthWords.buffer, 0, k)
   let positives = 0
   for (let i = 0; i < k; i++) positives += truth[i] = counts[i] > thresholds[i] ? 1 : 0
   const negatives = k - positives
@@ -104,14 +106,16 @@ export function runThresholdTrials(
       continue
     }
     const core = runMechanismCore(mechanism, counts, thresholds, params, epsilon, seededRng(deriveSeed(seed, t)), ws)
-    const decisions = core.decisions
+    // Errors four predicates at a time: each byte is 0 or 1, so a word's byte sum is its count (the top byte of x 0x01010101).
+    if (core.decisions !== ws.decisions) throw new Error('a mechanism returned decisions outside its workspace')
+    const decided = ws.decisionWords
     let fn = 0
     let fp = 0
-    for (let i = 0; i < k; i++) {
-      const t = truth[i]
-      const d = decisions[i]
-      fn += t & (d ^ 1)
-      fp += d & (t ^ 1)
+    for (let q = 0; q < truthWords.length; q++) {
+      const t = truthWords[q]
+      const d = decided[q]
+      fn += Math.imul(t & ~d, 0x01010101) >>> 24
+      fp += Math.imul(d & ~t, 0x01010101) >>> 24
     }
     // eps* = the largest level (every level holds at least one predicate)
     let epsStar = 0

@@ -2,7 +2,8 @@
 import { drawSampleWords } from '../batch-samplers'
 import type { Rng } from '../random'
 import type { MechanismCore } from './outcome'
-import { ThresholdWorkspace } from './workspace'
+import { singleStepKernel } from '../wasm/kernels'
+import { type SingleStepRun, ThresholdWorkspace } from './workspace'
 
 const TWO_32 = 4294967296
 const TWO_52 = 4503599627370496
@@ -16,9 +17,14 @@ const TWO_52 = 4503599627370496
  * for s = 0 and X = -scale ln U(~x) > 0 for s = 1, U(x) = (x + 1/2) 2^-52), and with q = exp(-|tau|/scale):
  *   tau >= 0: X > tau  <=>  s = 1 and U(~x) < q   <=>  s = 1 and x > 2^52 - 1/2 - q 2^52;
  *   tau <  0: X > tau  <=>  s = 1 or  U(x) > q    <=>  s = 1 or  x > q 2^52 - 1/2.
- * The cut on x per predicate (`cutsFor`) depends on the inputs only, so a Monte Carlo batch computes it once for all its
- * trials; a trial then draws its 2k words in one call and compares integers: no logarithm. The decisions are those of
- * the inverse-CDF draw `laplaceFromBits` for the same words, but for draws within rounding (about 1e-14) of a cut.
+ * Both are one comparison of the draw's 53-bit key y = s 2^52 + x with a whole number: y > 2^52 + floor(2^52 - 1/2 - q 2^52)
+ * and y > floor(q 2^52 - 1/2) (x is whole, and x <= 2^52 - 1 < 2^52 <= y when s = 1). The cut per predicate (`cutsFor`)
+ * depends on the inputs only, so a Monte Carlo batch computes it once for all its trials; a trial then draws its 2k words
+ * in one call and compares integers: no logarithm. The decisions are those of the inverse-CDF draw `laplaceFromBits` for
+ * the same words, but for draws within rounding (about 1e-14) of a cut.
+ *
+ * The comparisons run in the WebAssembly kernel (wasm/single-step.wat, two draws per vector) when it runs, else in the
+ * loop below, its twin: the same integer comparisons, so the same decisions.
  */
 export function runShiftedLaplace(
   counts: ArrayLike<number>,
@@ -31,15 +37,22 @@ export function runShiftedLaplace(
 ): MechanismCore {
   const k = counts.length
   const { decisions, exPost } = ws
-  const { cut, orSign } = cutsFor(ws, counts, thresholds, eps, shift)
-  const w = drawSampleWords(rng, 2 * k)
+  const { cut, kernel } = cutsFor(ws, counts, thresholds, eps, shift)
+  let w: Int32Array
   let pos = 0
-  for (let i = 0; i < k; i++) {
+  let from = 0
+  if (kernel) {
+    // whole pairs in the kernel, an odd last draw below
+    w = kernel.words
+    rng.fillSampleWords(w, 2 * k)
+    pos = kernel.kernel.decide(kernel.wordsAt, kernel.cutsAt, kernel.outAt, k >> 1)
+    from = k & ~1
+    decisions.set(kernel.out.subarray(0, from))
+  } else w = drawSampleWords(rng, 2 * k)
+  for (let i = from; i < k; i++) {
     const hi = w[2 * i]
-    const x = (hi & 0xfffff) * TWO_32 + (w[2 * i + 1] >>> 0)
-    const s = hi >>> 31
-    const above = x > cut[i] ? 1 : 0
-    const d = orSign[i] === 1 ? s | above : s & above
+    const y = (hi >>> 31) * TWO_52 + (hi & 0xfffff) * TWO_32 + (w[2 * i + 1] >>> 0)
+    const d = y > cut[i] ? 1 : 0
     decisions[i] = d
     pos += d
   }
@@ -52,20 +65,28 @@ export function runShiftedLaplace(
   }
 }
 
+/** Below this many predicates the loop runs alone (the kernel's memory is not worth making). */
+const KERNEL_MIN_PREDICATES = 16
+
 /** The per-predicate cuts of the header for these inputs, kept in the workspace while the inputs stay the same. */
 function cutsFor(ws: ThresholdWorkspace, counts: ArrayLike<number>, thresholds: ArrayLike<number>, eps: number, shift: number) {
   const c = ws.singleStepCuts
   if (c.counts === counts && c.thresholds === thresholds && c.eps === eps && c.shift === shift) return c
+  const k = counts.length
+  if (c.kernel === undefined) c.kernel = k >= KERNEL_MIN_PREDICATES ? singleStepRun(k) : null
   const scale = 1 / eps
-  for (let i = 0; i < counts.length; i++) {
+  for (let i = 0; i < k; i++) {
     const tau = thresholds[i] - shift - counts[i]
     const q = Math.exp(-Math.abs(tau) / scale)
-    if (tau >= 0) {
-      c.cut[i] = TWO_52 - 0.5 - q * TWO_52
-      c.orSign[i] = 0
-    } else {
-      c.cut[i] = q * TWO_52 - 0.5
-      c.orSign[i] = 1
+    c.cut[i] = tau >= 0 ? TWO_52 + Math.floor(TWO_52 - 0.5 - q * TWO_52) : Math.floor(q * TWO_52 - 0.5)
+  }
+  if (c.kernel) {
+    // the same whole numbers (-1 <= cut < 2^53) as little-endian 64-bit integers
+    const words = c.kernel.cuts
+    for (let i = 0; i < k; i++) {
+      const high = Math.floor(c.cut[i] / TWO_32)
+      words[2 * i] = (c.cut[i] - high * TWO_32) | 0
+      words[2 * i + 1] = high | 0
     }
   }
   c.counts = counts
@@ -73,4 +94,25 @@ function cutsFor(ws: ThresholdWorkspace, counts: ArrayLike<number>, thresholds: 
   c.eps = eps
   c.shift = shift
   return c
+}
+
+const align16 = (bytes: number) => (bytes + 15) & ~15
+
+/** The kernel for k predicates with its arrays (words, cuts, decisions) in its memory, or null when it does not run. */
+function singleStepRun(k: number): SingleStepRun | null {
+  const wordsAt = 0
+  const cutsAt = align16(8 * k)
+  const outAt = cutsAt + align16(8 * k)
+  const kernel = singleStepKernel(outAt + align16(k))
+  if (kernel === null) return null
+  const buffer = kernel.memory.buffer
+  return {
+    kernel,
+    words: new Int32Array(buffer, wordsAt, 2 * k),
+    cuts: new Int32Array(buffer, cutsAt, 2 * k),
+    out: new Uint8Array(buffer, outAt, k),
+    wordsAt,
+    cutsAt,
+    outAt
+  }
 }

@@ -1,3 +1,16 @@
+import type { SingleStepKernel } from '../wasm/kernels'
+
+/** The single-step kernel (wasm/single-step.wat) and its arrays, views on its memory at the byte offsets given. */
+export interface SingleStepRun {
+  kernel: SingleStepKernel
+  words: Int32Array
+  cuts: Int32Array
+  out: Uint8Array
+  wordsAt: number
+  cutsAt: number
+  outAt: number
+}
+
 /**
  * The buffers of one threshold run. A single run (a release, `runThresholdMechanism`) gets fresh ones; a Monte Carlo
  * batch (`runThresholdTrials`) makes one workspace and reuses it for every trial, so a trial allocates no per-predicate
@@ -7,6 +20,8 @@ export class ThresholdWorkspace {
   readonly k: number
   /** 1 = reported positive */
   readonly decisions: Uint8Array
+  /** the same bytes four at a time (the buffer is padded to whole words with zeros that nothing writes) */
+  readonly decisionWords: Uint32Array
   /** ex-post eps per predicate */
   readonly exPost: Float64Array
   /** the current noise value per predicate (relaxed in place by the multi-step mechanisms) */
@@ -16,28 +31,30 @@ export class ThresholdWorkspace {
   /** indices still undecided, and the next step's list */
   undecided: Int32Array
   next: Int32Array
-  /** NLM/TSLM: the cut on each draw's 52-bit integer and how the sign bit combines with it (single-step.ts), and the
-   * inputs they were computed for */
+  /** NLM/TSLM: the cut on each draw's 53-bit key (single-step.ts), the inputs they were computed for, and the
+   * WebAssembly kernel with its copy of the cuts (made with the first cuts; null where the kernels do not run) */
   readonly singleStepCuts: {
     cut: Float64Array
-    orSign: Uint8Array
     counts: ArrayLike<number> | null
     thresholds: ArrayLike<number> | null
     eps: number
     shift: number
+    kernel: SingleStepRun | null | undefined
   }
   /** DPPWLM: candidate scores by their exact level sequence (the scoring is deterministic: same input, same bits) */
   readonly scoreMemo = new Map<string, number>()
 
   constructor(k: number) {
     this.k = k
-    this.decisions = new Uint8Array(k)
+    const words = Math.ceil(k / 4)
+    this.decisionWords = new Uint32Array(words)
+    this.decisions = new Uint8Array(this.decisionWords.buffer, 0, k)
     this.exPost = new Float64Array(k)
     this.noise = new Float64Array(k)
     this.noisy = new Float64Array(k)
     this.undecided = new Int32Array(k)
     this.next = new Int32Array(k)
-    this.singleStepCuts = { cut: new Float64Array(k), orSign: new Uint8Array(k), counts: null, thresholds: null, eps: NaN, shift: NaN }
+    this.singleStepCuts = { cut: new Float64Array(k), counts: null, thresholds: null, eps: NaN, shift: NaN, kernel: undefined }
   }
 
   /** Swap the undecided list with the next step's. */

@@ -6,6 +6,7 @@
  * be worth a call, and when `useWasmKernels(false)` was called (tests and benchmarks compare the two).
  */
 import { SearchUpdateWasm } from './search-update.wasm'
+import { SingleStepWasm } from './single-step.wasm'
 
 let enabled = true
 const compiled = new Map<string, WebAssembly.Module | null>()
@@ -17,7 +18,7 @@ export function useWasmKernels(on: boolean): void {
 
 /** Whether the kernels run (WebAssembly with SIMD is present and they were not turned off). */
 export function wasmKernelsEnabled(): boolean {
-  return enabled && searchUpdateModule() !== null
+  return enabled && searchUpdateModule() !== null && compile('single-step', SingleStepWasm) !== null
 }
 
 function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
@@ -51,13 +52,28 @@ export interface SearchUpdateKernel {
   update(w: number, l: number, parts: number, next: number, words: number): number
 }
 
+/** An instance of `mod` on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
+function instantiate(mod: WebAssembly.Module | null, bytes: number): { memory: WebAssembly.Memory; exports: WebAssembly.Exports } | null {
+  if (!enabled || mod === null) return null
+  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) })
+  const instance = new WebAssembly.Instance(mod, { env: { memory } })
+  return { memory, exports: instance.exports }
+}
+
 /** A search-update kernel on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
 export function searchUpdateKernel(bytes: number): SearchUpdateKernel | null {
-  if (!enabled) return null
-  const mod = searchUpdateModule()
-  if (mod === null) return null
-  const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / 65536) })
-  const instance = new WebAssembly.Instance(mod, { env: { memory } })
-  const update = instance.exports.update as SearchUpdateKernel['update']
-  return { memory, update }
+  const k = instantiate(searchUpdateModule(), bytes)
+  return k === null ? null : { memory: k.memory, update: k.exports.update as SearchUpdateKernel['update'] }
+}
+
+/** single-step.wat: NLM / TSLM decisions from sample words and 64-bit cuts (see the .wat for the layout). */
+export interface SingleStepKernel {
+  readonly memory: WebAssembly.Memory
+  decide(words: number, cuts: number, out: number, pairs: number): number
+}
+
+/** A single-step kernel on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
+export function singleStepKernel(bytes: number): SingleStepKernel | null {
+  const k = instantiate(compile('single-step', SingleStepWasm), bytes)
+  return k === null ? null : { memory: k.memory, decide: k.exports.decide as SingleStepKernel['decide'] }
 }

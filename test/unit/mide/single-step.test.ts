@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { laplaceFromBits } from '../../../src-worker/engine/batch-samplers'
 import { runShiftedLaplace } from '../../../src-worker/engine/mide/single-step'
 import { ThresholdWorkspace } from '../../../src-worker/engine/mide/workspace'
-import { seededRng } from '../../../src-worker/engine/random'
+import { PAPER_DEFAULTS, runThresholdTrials, singleStepEpsilon } from '../../../src-worker/engine/mide/index'
+import { deriveSeed, seededRng } from '../../../src-worker/engine/random'
+import { useWasmKernels, wasmKernelsEnabled } from '../../../src-worker/engine/wasm/kernels'
 
 describe('NLM/TSLM decisions read from the uniform (single-step.ts)', () => {
   it('equal the inverse-CDF Laplace draw of the same words compared with c - shift (all but draws within rounding of a cut)', () => {
@@ -44,5 +46,82 @@ describe('NLM/TSLM decisions read from the uniform (single-step.ts)', () => {
     expect(Array.from(high.decisions)).toEqual([1, 1, 1])
     const low = runShiftedLaplace(new Float64Array([-1e6, -1e6, -1e6]), thresholds, 1, 0, 0.05, seededRng(1), ws)
     expect(Array.from(low.decisions)).toEqual([0, 0, 0])
+  })
+
+  describe('the WebAssembly kernel (wasm/single-step.wat)', () => {
+    afterEach(() => useWasmKernels(true))
+
+    it('runs here (WebAssembly with SIMD)', () => {
+      expect(wasmKernelsEnabled()).toBe(true)
+    })
+
+    it('gives the decisions of its JavaScript twin: odd sizes, tau = 0, cuts at both ends, a workspace reused for new inputs', () => {
+      let positives = 0
+      let compared = 0
+      for (const k of [17, 1001, 2000]) {
+        const thresholds = Float64Array.from({ length: k }, (_, i) => 100 + (i % 13))
+        for (const [eps, shift] of [
+          [2.3, 1],
+          [0.05, 20],
+          [40, 0.01]
+        ]) {
+          // noise units from -40 to 40: cuts near -1 and near 2^53 as well as in between
+          const counts = Float64Array.from({ length: k }, (_, i) => thresholds[i] + ((i / k) * 80 - 40) / eps)
+          counts[3] = thresholds[3] - shift // tau = 0 exactly
+          const runs = (on: boolean) => {
+            useWasmKernels(on)
+            const ws = new ThresholdWorkspace(k)
+            const out: number[][] = []
+            for (const c of [counts, thresholds]) {
+              for (let t = 0; t < 5; t++) {
+                const core = runShiftedLaplace(c, thresholds, eps, shift, 0.05, seededRng(`twin/${k}/${eps}/${t}`), ws)
+                out.push([core.steps[0].decidedPositive, ...core.decisions])
+              }
+            }
+            return out
+          }
+          const kernel = runs(true)
+          expect(kernel).toEqual(runs(false))
+          for (const r of kernel) positives += r[0]
+          compared += kernel.length * k
+        }
+      }
+      expect(positives).toBeGreaterThan(0.2 * compared) // both outcomes occur
+      expect(positives).toBeLessThan(0.8 * compared)
+    })
+
+    it('leaves Monte Carlo results as they were (error counts over the decisions, kernel or not)', () => {
+      const k = 999
+      const counts = Float64Array.from({ length: k }, (_, i) => 50 + (i % 40))
+      const thresholds = Float64Array.from({ length: k }, (_, i) => 60 + (i % 7))
+      const trials = (on: boolean) => {
+        useWasmKernels(on)
+        return runThresholdTrials('tslm', { counts, thresholds }, PAPER_DEFAULTS, 'twin-trials', 0, 8)
+      }
+      const kernel = trials(true)
+      expect(kernel).toEqual(trials(false))
+      // the error counts are those of the decisions themselves
+      const { alpha, beta } = PAPER_DEFAULTS
+      const ws = new ThresholdWorkspace(k)
+      for (const r of kernel) {
+        const core = runShiftedLaplace(
+          counts,
+          thresholds,
+          singleStepEpsilon(alpha, beta),
+          alpha,
+          beta,
+          seededRng(deriveSeed('twin-trials', r.trial)),
+          ws
+        )
+        let fn = 0
+        let fp = 0
+        for (let i = 0; i < k; i++) {
+          const truth = counts[i] > thresholds[i] ? 1 : 0
+          if (truth === 1 && core.decisions[i] === 0) fn++
+          if (truth === 0 && core.decisions[i] === 1) fp++
+        }
+        expect([r.falseNegatives, r.falsePositives]).toEqual([fn, fp])
+      }
+    })
   })
 })
