@@ -7,6 +7,7 @@ import { isMethodName } from '../contract'
 import type { Principal } from '../contract/accounts'
 import { accountsHandlers } from './accounts/accounts-handlers'
 import { AccountGate, type GateOptions } from './accounts/gate'
+import { assertPrivateWorkspace } from './accounts/host-hygiene'
 import { LOCAL_PRINCIPAL, asCaller } from './platform/caller'
 import { appHandlers } from './app/app-handlers'
 import { FileHandles } from './platform/file-handles'
@@ -76,6 +77,15 @@ export interface Services {
 
 export function createServices(options: ServicesOptions): Services {
   const store = openStore(options.dbPath ?? defaultDatabasePath(), { projectRoot: projectRoot() })
+  // The service holds the raw rows for its analysts: it does not start on a workspace other users of the host can read.
+  if (options.deployment === 'service' && store.path !== ':memory:') {
+    try {
+      assertPrivateWorkspace(store.path)
+    } catch (e) {
+      store.close()
+      throw e
+    }
+  }
   const events = new EventHub()
   const script = resolveWorkerScript({ ...process.env, ...options.workerEnv })
   let pool: WorkerPool
