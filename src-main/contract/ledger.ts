@@ -152,6 +152,11 @@ export interface LedgerVerifyResult {
   firstBroken: { seq: number; reason: string } | null
   /** One sentence: green or red. */
   message: string
+  /**
+   * Only when a head was given (`expectHead`): whether it names an entry of this ledger. A head not found is not a proven
+   * rewrite (it may be mistyped or another workspace's): `ok` is false, `firstBroken` stays null unless something else broke.
+   */
+  headFound?: boolean
   /** Officer acts with a valid signature (budgets, public declarations, unlocks, registrations), and signed checkpoints. */
   signedActs?: number
   checkpoints?: number

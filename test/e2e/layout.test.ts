@@ -284,6 +284,13 @@ describe('officer guard rails (issue 17)', () => {
     })
     expect(r.ok).toBe(false)
     expect(r.error?.message).toMatch(/^The head hash must be at least 16 hexadecimal digits/)
+    // A well-formed head that is not this ledger's is reported as that, not as a broken entry.
+    await page.getByTestId('verify-expect-head').fill('0123456789abcdef')
+    await page.getByTestId('verify-start').click()
+    const verdict = page.getByTestId('verify-result')
+    await verdict.waitFor()
+    expect(await verdict.innerText()).toMatch(/^✘ Head not found — The head 0123456789abcdef… is not in this ledger: check that you copied it/)
+    expect(await verdict.innerText()).not.toMatch(/Broken|FAILED|First broken entry/)
     await page.getByTestId('verify-expect-head').fill('')
     expect(await page.getByTestId('verify-start').isEnabled()).toBe(true)
   })

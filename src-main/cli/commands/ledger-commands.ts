@@ -171,7 +171,11 @@ function checkpointResult(c: CheckpointResult): CliResult {
 }
 
 function verifyResult(v: LedgerVerifyResult): CliResult {
-  if (!v.ok) return { json: { verify: v }, text: v.message, exitCode: 3, stderrLine: v.message }
+  if (!v.ok) {
+    // A head not found beside an intact chain: the head this workspace has now, to compare with the one written down.
+    const text = v.firstBroken === null ? `${v.message}\nThis ledger's head now: ${v.headHash}` : v.message
+    return { json: { verify: v }, text, exitCode: 3, stderrLine: v.message }
+  }
   return { json: { verify: v }, text: `${v.message}\nFull head hash (keep it elsewhere; pass it back with --head): ${v.headHash}` }
 }
 

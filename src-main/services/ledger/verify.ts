@@ -150,9 +150,9 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
       })
     }
   }
-  if (expect !== undefined && ![...hashes.keys()].some((h) => h.startsWith(expect))) {
-    problems.push({ seq: 1, reason: 'the head hash you recorded earlier is not in this ledger: it was rewritten' })
-  }
+  // A head that names no entry proves nothing by itself (a mistyped or foreign hash looks the same as a cut tail): it is
+  // reported as that, never as a broken entry.
+  const headNotFound = expect !== undefined && ![...hashes.keys()].some((h) => h.startsWith(expect))
   const trust = verifyTrust(db, entryBySeq, lastSeq)
   problems.push(...trust.problems)
   problems.sort((a, b) => a.seq - b.seq)
@@ -167,20 +167,31 @@ export function verifyLedger(db: Database.Database, expectHead?: string): Ledger
         (trust.notCheckpointed.entries + trust.notCheckpointed.auditEvents === 0
           ? '; nothing after it.'
           : `; not yet checkpointed: ${trust.notCheckpointed.entries} ${trust.notCheckpointed.entries === 1 ? 'entry' : 'entries'} and ${trust.notCheckpointed.auditEvents} audit ${trust.notCheckpointed.auditEvents === 1 ? 'event' : 'events'} after it.`)
+  const headText = headNotFound ? headNotFoundText(expect ?? '') : ''
   return {
-    ok: first === null,
+    ok: first === null && !headNotFound,
     entries: count,
     headHash,
     firstBroken: first,
+    ...(expect === undefined ? {} : { headFound: !headNotFound }),
     message: first
-      ? `Ledger verification FAILED at entry ${first.seq}: ${first.reason}.`
-      : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.${trustText}`,
+      ? `Ledger verification FAILED at entry ${first.seq}: ${first.reason}.${headText ? ` ${headText}` : ''}`
+      : headNotFound
+        ? `${headText} The chain itself is intact: ${count} ${count === 1 ? 'entry' : 'entries'}, head ${headHash.slice(0, 16)}.${trustText}`
+        : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.${trustText}`,
     signedActs: trust.signedActs,
     checkpoints: trust.checkpoints,
     lastCheckpoint: cp,
     notCheckpointed: trust.notCheckpointed,
     officers: trust.officers
   }
+}
+
+function headNotFoundText(expect: string): string {
+  return (
+    `The head ${expect.slice(0, 16)}… is not in this ledger: check that you copied it from this workspace's verify;` +
+    ' if you did, entries after it were cut or rewritten.'
+  )
 }
 
 interface TrustResult {

@@ -271,7 +271,21 @@ describe("ledger verify detects tampering behind the app's back", () => {
     )
     const r = await cli(['ledger', 'verify', '--db', ws.db, '--head', head])
     expect(r.code).toBe(3)
-    expect(r.err).toMatch(/head hash you recorded earlier is not in this ledger/)
+    expect(r.err).toMatch(/FAILED at entry 1: .* The head [0-9a-f]{16}… is not in this ledger/)
+  })
+
+  it('a mistyped --head is reported as a head not in this ledger, not as a rewrite', async () => {
+    const raw = await threeEntries()
+    const head = (raw.prepare('SELECT hash FROM ledger_head').get() as { hash: string }).hash
+    raw.close()
+    const typo = head.slice(0, 15) + (head[15] === '0' ? '1' : '0')
+    const r = await cli(['ledger', 'verify', '--db', ws.db, '--head', typo])
+    expect(r.code).toBe(3)
+    expect(r.err).not.toMatch(/FAILED|rewritten after/)
+    expect(r.err).toMatch(/^quiet-alarm: The head [0-9a-f]{16}… is not in this ledger: check that you copied it/)
+    expect(r.out).toContain(`This ledger's head now: ${head}`)
+    const ok = await cli(['ledger', 'verify', '--db', ws.db, '--head', head.slice(0, 16)])
+    expect(ok.code).toBe(0)
   })
 })
 

@@ -507,6 +507,25 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     expect(verifyLedger(db, kept).ok).toBe(true)
     const withHead = verifyLedger(db, keptAfter.slice(0, 16))
     expect(withHead.ok).toBe(false)
-    expect(withHead.message).toMatch(/the head hash you recorded earlier is not in this ledger: it was rewritten/)
+    expect(withHead.headFound).toBe(false)
+    expect(withHead.firstBroken).toBeNull()
+    expect(withHead.message).toMatch(
+      /^The head [0-9a-f]{16}… is not in this ledger: check that you copied it .* if you did, entries after it were cut or rewritten\./
+    )
+  })
+
+  it('a mistyped head is reported as not in this ledger, never as a broken entry (no false tamper alarm)', async () => {
+    const db = await checkpointed()
+    const head = verifyLedger(db).headHash
+    const typo = (head[0] === 'a' ? 'b' : 'a') + head.slice(1, 20)
+    const v = verifyLedger(db, typo)
+    expect(v.ok).toBe(false)
+    expect(v.headFound).toBe(false)
+    expect(v.firstBroken).toBeNull()
+    expect(v.message).not.toMatch(/FAILED|rewritten at|broken/i)
+    expect(v.message).toMatch(/is not in this ledger: check that you copied it/)
+    expect(v.message).toMatch(/The chain itself is intact: \d+ entries/)
+    expect(verifyLedger(db, head)).toMatchObject({ ok: true, headFound: true })
+    expect(verifyLedger(db).headFound).toBeUndefined()
   })
 })

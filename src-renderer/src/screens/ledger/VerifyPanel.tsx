@@ -58,7 +58,7 @@ export function VerifyPanel() {
       <ErrorText error={act.error} />
       {result && (
         <div className={`verdict ${result.ok ? 'good' : 'bad'}`} role="status" data-testid="verify-result" data-ok={result.ok}>
-          <strong>{result.ok ? '✔ Intact' : '✘ Broken'}</strong> — {result.message}
+          <strong>{result.ok ? '✔ Intact' : result.firstBroken === null ? '✘ Head not found' : '✘ Broken'}</strong> — {result.message}
           {result.firstBroken && (
             <div>
               First broken entry: {result.firstBroken.seq} ({result.firstBroken.reason})
