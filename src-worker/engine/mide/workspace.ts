@@ -1,3 +1,4 @@
+import { type LaneSamplerMemory, laneSamplerMemory } from '../lane-samplers'
 import type { SingleStepKernel } from '../wasm/kernels'
 
 /** The single-step kernel (wasm/single-step.wat) and its arrays, views on its memory at the byte offsets given. */
@@ -55,6 +56,13 @@ export class ThresholdWorkspace {
     this.undecided = new Int32Array(k)
     this.next = new Int32Array(k)
     this.singleStepCuts = { cut: new Float64Array(k), counts: null, thresholds: null, eps: NaN, shift: NaN, kernel: undefined }
+  }
+
+  private laneMemory: LaneSamplerMemory | null = null
+
+  /** PPWLM's noise values and sample words (lane-samplers.ts: in the kernel's memory when it runs), made on first use. */
+  lanes(): LaneSamplerMemory {
+    return (this.laneMemory ??= laneSamplerMemory(this.k))
   }
 
   /** Swap the undecided list with the next step's. */

@@ -6,6 +6,7 @@
  * be worth a call, and when `useWasmKernels(false)` was called (tests and benchmarks compare the two).
  */
 import { SearchUpdateWasm } from './search-update.wasm'
+import { SamplersWasm } from './samplers.wasm'
 import { SingleStepWasm } from './single-step.wasm'
 
 let enabled = true
@@ -18,7 +19,7 @@ export function useWasmKernels(on: boolean): void {
 
 /** Whether the kernels run (WebAssembly with SIMD is present and they were not turned off). */
 export function wasmKernelsEnabled(): boolean {
-  return enabled && searchUpdateModule() !== null && compile('single-step', SingleStepWasm) !== null
+  return enabled && searchUpdateModule() !== null && compile('single-step', SingleStepWasm) !== null && compile('samplers', SamplersWasm) !== null
 }
 
 function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
@@ -76,4 +77,29 @@ export interface SingleStepKernel {
 export function singleStepKernel(bytes: number): SingleStepKernel | null {
   const k = instantiate(compile('single-step', SingleStepWasm), bytes)
   return k === null ? null : { memory: k.memory, decide: k.exports.decide as SingleStepKernel['decide'] }
+}
+
+/** samplers.wat: Laplace draws and noise relaxation, two lanes per vector (see the .wat for the layout). */
+export interface SamplersKernel {
+  readonly memory: WebAssembly.Memory
+  laplace(words: number, out: number, pairs: number, scale: number): void
+  relax(
+    values: number,
+    words: number,
+    pairs: number,
+    rate: number,
+    keepScale: number,
+    pNeg: number,
+    insideScale: number,
+    invSum: number,
+    invDiff: number
+  ): void
+}
+
+/** A samplers kernel on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
+export function samplersKernel(bytes: number): SamplersKernel | null {
+  const k = instantiate(compile('samplers', SamplersWasm), bytes)
+  return k === null
+    ? null
+    : { memory: k.memory, laplace: k.exports.laplace as SamplersKernel['laplace'], relax: k.exports.relax as SamplersKernel['relax'] }
 }
