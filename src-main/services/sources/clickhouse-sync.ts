@@ -17,7 +17,7 @@
  * rows: callers turn it into their own sentence (`chFailureKind`) and never show the message.
  */
 import { createRequire } from 'node:module'
-import { syncWorker } from './sync-worker'
+import { SyncWorkerError, syncWorker } from './sync-worker'
 
 /** A connection: the URL WITHOUT a password (user in it), and the password (from the environment at use, never stored). */
 export interface ChConnection {
@@ -106,14 +106,7 @@ async function handle({ conn, sql, queryParams, settings, timeoutMs }) {
 `
 
 /** A ClickHouse failure: `code` is "CH<number>" (ClickHouse's error code) or the network error's code; the message may quote data (never shown). */
-export class ChError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | null
-  ) {
-    super(message)
-  }
-}
+export class ChError extends SyncWorkerError {}
 
 /** The default execution-time limit of one aggregate (ms); `QA_CH_EXECUTION_TIMEOUT_MS` overrides it. */
 export const DEFAULT_EXECUTION_TIMEOUT_MS = 5 * 60_000

@@ -39,6 +39,7 @@ import {
   forgetClickHouseCapabilities
 } from './clickhouse-sync'
 import { linkFactsSignedByOfficer } from '../trust/link-signature'
+import { catalogIsSigned, checkDoorHosts, checkPasswordVariable, connectionWithPassword, durationText, schemaChange } from './warehouse-link'
 
 export interface LinkedClickHouseRecord extends LinkedChTable {
   datasetId: number
@@ -130,13 +131,9 @@ export function linkedClickHouseOf(db: Database.Database, datasetId: number): Li
     columns,
     personColumn: row.person_column
   }
-  // The catalog's columns (what definitions are checked against) must be the signed ones too.
-  const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
-    name: string
-    type: string
-  }>
-  const sameCatalog = catalog.length === columns.length && catalog.every((c, i) => c.name === columns[i].name && c.type === columns[i].type)
-  if (!sameCatalog || !linkFactsSignedByOfficer(db, 'clickhouse', clickhouseLinkFacts(rec), row.signer, row.signature)) throw unsigned()
+  const signed =
+    catalogIsSigned(db, datasetId, columns) && linkFactsSignedByOfficer(db, 'clickhouse', clickhouseLinkFacts(rec), row.signer, row.signature)
+  if (!signed) throw unsigned()
   return rec
 }
 
@@ -179,47 +176,17 @@ export function checkClickHouseUrl(url: unknown): string {
  * HR_CLICKHOUSE_PASSWORD): a connection can only ever be given a variable meant for ClickHouse, never another secret.
  */
 export function checkClickHousePasswordEnv(name: unknown): string | null {
-  if (name === undefined || name === null || name === '') return null
-  if (typeof name !== 'string' || !/^[A-Za-z0-9_]{0,100}CLICKHOUSE_PASSWORD$/.test(name)) {
-    throw new UserError(
-      'The password variable must be the name of an environment variable ending in CLICKHOUSE_PASSWORD (e.g. HR_CLICKHOUSE_PASSWORD)',
-      'bad-input'
-    )
-  }
-  return name
+  return checkPasswordVariable(name, 'CLICKHOUSE_PASSWORD')
 }
 
-/**
- * Through a door (the app, the HTTP server) a connection may go only to this machine (loopback) or to the hosts
- * listed in QA_CLICKHOUSE_HOSTS (comma-separated): the password comes from the server's environment, and a server of
- * the caller's choosing would be sent it. The CLI (the local user) is not limited.
- */
+/** The door's host check (warehouse-link.ts) over the URL's host; the list of other allowed hosts is QA_CLICKHOUSE_HOSTS. */
 export function checkClickHouseDoorHost(url: string): void {
-  const allowed = new Set([
-    'localhost',
-    '127.0.0.1',
-    '[::1]',
-    ...(process.env.QA_CLICKHOUSE_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean)
-  ])
-  if (!allowed.has(new URL(url).hostname.toLowerCase())) {
-    throw new UserError(
-      'From the app, ClickHouse connections go to this machine or to the hosts listed in QA_CLICKHOUSE_HOSTS; ask the administrator to add the host, or link with the CLI',
-      'forbidden'
-    )
-  }
+  checkDoorHosts([new URL(url).hostname], 'ClickHouse', 'QA_CLICKHOUSE_HOSTS')
 }
 
 /** The connection of a URL at use: the password from the environment (never stored). */
 export function clickhouseConnectionAtUse(url: string, passwordEnv: string | null): ChConnection {
-  const password = process.env[passwordEnv ?? 'CLICKHOUSE_PASSWORD']
-  return password === undefined ? { url } : { url, password }
-}
-
-function duration(ms: number): string {
-  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`
+  return connectionWithPassword(url, passwordEnv, 'CLICKHOUSE_PASSWORD')
 }
 
 /** What a ClickHouse failure means, in one sentence about `what` (never the server's message, the URL or a password). */
@@ -243,7 +210,7 @@ export function chFailureSentence(e: unknown, what: string, passwordEnv: string 
     case 'data':
       return `The ClickHouse table ${table ?? ''} of ${what} no longer has the columns and types it was linked with`
     case 'timeout':
-      return `The aggregate on ${what} took longer than the ClickHouse execution-time limit (${duration(executionTimeoutMs())}; QA_CH_EXECUTION_TIMEOUT_MS sets it)`
+      return `The aggregate on ${what} took longer than the ClickHouse execution-time limit (${durationText(executionTimeoutMs())}; QA_CH_EXECUTION_TIMEOUT_MS sets it)`
     case 'resources':
       return `ClickHouse ran out of memory or another limit computing the aggregate on ${what}`
     default:
@@ -450,17 +417,6 @@ export function shardingMode(engine: string, engineFull: string, personColumn: s
 // ---------------------------------------------------------------------------------------------------------------
 // Before a charge
 
-function schemaChange(linked: ChSchemaColumn[], now: Array<{ name: string; chType: string }>): string | null {
-  if (linked.length === now.length && linked.every((c, i) => c.name === now[i].name && c.chType === now[i].chType)) return null
-  const byName = new Map(now.map((c) => [c.name, c.chType]))
-  for (const c of linked) {
-    const t = byName.get(c.name)
-    if (t === undefined) return `column "${c.name.slice(0, 80)}" is gone`
-    if (t !== c.chType) return `column "${c.name.slice(0, 80)}" changed type from ${c.chType.slice(0, 60)} to ${t.slice(0, 60)}`
-  }
-  return 'its columns are not the ones it had (names or order changed)'
-}
-
 /** The sharding mode of a linked table now (system.tables), for a per-person level. */
 export function shardingModeNow(conn: ChConnection, rec: LinkedClickHouseRecord): ShardingMode {
   const info = chTableInfo(conn, rec.database, rec.table)
@@ -494,7 +450,7 @@ export function checkClickHouseSource(rec: LinkedClickHouseRecord): ChFingerprin
       `The ClickHouse table ${shown} linked as ${what} is now a ${info.engine.slice(0, 40)} table (it was ${rec.engine}); link it again as a new dataset`
     )
   }
-  const change = schemaChange(rec.columns, cols)
+  const change = schemaChange(rec.columns, cols, 'chType')
   if (change) throw nothing(`The ClickHouse table ${shown} linked as ${what} has changed its schema: ${change}; link it again as a new dataset`)
   try {
     probeShards(conn, rec)

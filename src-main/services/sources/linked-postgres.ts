@@ -24,6 +24,7 @@ import { UserError } from '../platform/errors'
 import { type LinkedRelation, type PgSchemaColumn, pgRelation } from './dialect-postgres'
 import { type PgConnection, PgError, pgAll, pgFailureKind, statementTimeoutMs } from './pg-sync'
 import { linkSignedByOfficer } from '../trust/link-signature'
+import { catalogIsSigned, checkDoorHosts, checkPasswordVariable, connectionWithPassword, durationText, schemaChange } from './warehouse-link'
 
 export interface PgFingerprint {
   /** schema.table */
@@ -98,13 +99,7 @@ export function linkedPostgresOf(db: Database.Database, datasetId: number): Link
     columns,
     personColumn: row.person_column
   }
-  // The catalog's columns (what definitions are checked against) must be the signed ones too.
-  const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
-    name: string
-    type: string
-  }>
-  const sameCatalog = catalog.length === columns.length && catalog.every((c, i) => c.name === columns[i].name && c.type === columns[i].type)
-  if (!sameCatalog || !linkSignedByOfficer(db, signed, row.signer, row.signature)) throw unsigned()
+  if (!catalogIsSigned(db, datasetId, columns) || !linkSignedByOfficer(db, signed, row.signer, row.signature)) throw unsigned()
   return {
     datasetId,
     datasetName: row.name,
@@ -152,11 +147,7 @@ export function checkPostgresUrl(url: unknown): string {
  * connection can only ever be given a variable meant for PostgreSQL, never another secret of the process.
  */
 export function checkPasswordEnv(name: unknown): string | null {
-  if (name === undefined || name === null || name === '') return null
-  if (typeof name !== 'string' || !/^[A-Za-z0-9_]{0,100}PGPASSWORD$/.test(name)) {
-    throw new UserError('The password variable must be the name of an environment variable ending in PGPASSWORD (e.g. HR_PGPASSWORD)', 'bad-input')
-  }
-  return name
+  return checkPasswordVariable(name, 'PGPASSWORD')
 }
 
 /** The URL's hosts (pg's own parser; a unix socket is its directory; several hosts are comma-separated). */
@@ -167,40 +158,14 @@ export function postgresHosts(url: string): string[] {
   return host.split(',').map((h) => h.trim().toLowerCase())
 }
 
-/**
- * Through a door (the app, the HTTP server) a connection may go only to this machine (loopback or a unix socket) or to
- * the hosts listed in QA_PG_HOSTS (comma-separated): the password comes from the server's environment, and a server
- * of the caller's choosing could ask for it in clear. The CLI (the local user) is not limited.
- */
+/** The door's host check (warehouse-link.ts) over the URL's hosts; the list of other allowed hosts is QA_PG_HOSTS. */
 export function checkDoorHost(url: string): void {
-  const allowed = new Set([
-    'localhost',
-    '127.0.0.1',
-    '::1',
-    '[::1]',
-    ...(process.env.QA_PG_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean)
-  ])
-  for (const h of postgresHosts(url)) {
-    if (!h.startsWith('/') && !allowed.has(h)) {
-      throw new UserError(
-        'From the app, PostgreSQL connections go to this machine or to the hosts listed in QA_PG_HOSTS; ask the administrator to add the host, or link with the CLI',
-        'forbidden'
-      )
-    }
-  }
+  checkDoorHosts(postgresHosts(url), 'PostgreSQL', 'QA_PG_HOSTS')
 }
 
 /** The connection of a URL at use: the password from the environment (never stored). */
 export function connectionAtUse(url: string, passwordEnv: string | null): PgConnection {
-  const password = process.env[passwordEnv ?? 'PGPASSWORD']
-  return password === undefined ? { url } : { url, password }
-}
-
-function duration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 100) / 10} s`
+  return connectionWithPassword(url, passwordEnv, 'PGPASSWORD')
 }
 
 /** What a PostgreSQL failure means, in one sentence about `what` (never the driver's message, the URL or a password). */
@@ -222,7 +187,7 @@ export function failureSentence(e: unknown, what: string, passwordEnv: string | 
     case 'data':
       return `The PostgreSQL relation ${relation ?? ''} of ${what} no longer has the columns and types it was linked with`
     case 'timeout':
-      return `The aggregate on ${what} took longer than the PostgreSQL statement timeout (${duration(statementTimeoutMs())}; QA_PG_STATEMENT_TIMEOUT_MS sets it)`
+      return `The aggregate on ${what} took longer than the PostgreSQL statement timeout (${durationText(statementTimeoutMs())}; QA_PG_STATEMENT_TIMEOUT_MS sets it)`
     default:
       return `PostgreSQL could not answer for ${what} (SQLSTATE ${e instanceof PgError && e.code ? e.code.slice(0, 16) : 'unknown'})`
   }
@@ -271,17 +236,6 @@ export function fingerprintOf(rel: RelationInfo): PgFingerprint {
 // ---------------------------------------------------------------------------------------------------------------
 // Before a charge
 
-function schemaChange(linked: PgSchemaColumn[], now: Array<{ name: string; pgType: string }>): string | null {
-  if (linked.length === now.length && linked.every((c, i) => c.name === now[i].name && c.pgType === now[i].pgType)) return null
-  const byName = new Map(now.map((c) => [c.name, c.pgType]))
-  for (const c of linked) {
-    const t = byName.get(c.name)
-    if (t === undefined) return `column "${c.name.slice(0, 80)}" is gone`
-    if (t !== c.pgType) return `column "${c.name.slice(0, 80)}" changed type from ${c.pgType} to ${t.slice(0, 60)}`
-  }
-  return 'its columns are not the ones it had (names or order changed)'
-}
-
 /**
  * Checks a linked relation before a release is charged: reachable, readable, with the columns and types it was linked
  * with. Returns its fingerprint now (for the ledger entry). Reads no rows; one sentence ending "Nothing was charged."
@@ -301,7 +255,7 @@ export function checkPostgresSource(rec: LinkedPostgresRecord): PgFingerprint & 
   }
   if (!info) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} is gone; link the dataset again`)
   if (!info.canRead) throw nothing(`The PostgreSQL role of ${what} may not read ${rel}; ask the database's owner to grant SELECT on it`)
-  const change = schemaChange(rec.columns, cols)
+  const change = schemaChange(rec.columns, cols, 'pgType')
   if (change) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} has changed its schema: ${change}; link it again as a new dataset`)
   return { engine: 'postgres', ...fingerprintOf(info) }
 }

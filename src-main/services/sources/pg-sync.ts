@@ -12,7 +12,7 @@
  * values, so callers turn it into their own sentence (`pgFailureKind`) and never show the message.
  */
 import { createRequire } from 'node:module'
-import { syncWorker } from './sync-worker'
+import { SyncWorkerError, syncWorker } from './sync-worker'
 
 export type PgParam = number | string | null
 
@@ -94,14 +94,7 @@ async function handle(request) {
 `
 
 /** A PostgreSQL failure: `code` is the SQLSTATE or the network error's code; the message may quote data (never shown). */
-export class PgError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | null
-  ) {
-    super(message)
-  }
-}
+export class PgError extends SyncWorkerError {}
 
 /** The default statement timeout of one aggregate (ms); `QA_PG_STATEMENT_TIMEOUT_MS` overrides it. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5 * 60_000
