@@ -3,7 +3,6 @@
  * the individuals of a search come from public inputs only (issue 13), and every "not yet" is one sentence.
  */
 import { describe, expect, it } from 'vitest'
-import type { DatasetInfo } from '../../../src-main/contract'
 import { buildSearchDefinition, parseIndividuals, type SearchForm } from '../../../src-renderer/src/screens/queries/searchDefinition'
 import {
   buildThresholdDefinition,
@@ -13,55 +12,10 @@ import {
   splitValues,
   type ThresholdForm
 } from '../../../src-renderer/src/screens/queries/thresholdDefinition'
+import { OCCUPANCY_COLUMNS, capacities, datasetInfo, rooms } from './dataset-fixtures'
 
-function ds(id: number, name: string, cols: Array<[string, DatasetInfo['columns'][number]['type']]>, isPublic: boolean): DatasetInfo {
-  return {
-    id,
-    name,
-    rowCount: 10,
-    skippedRows: 0,
-    columns: cols.map(([n, type], i) => ({ position: i + 1, name: n, type, typeSource: 'inferred' })),
-    sourceFile: `${name}.csv`,
-    sourceBytes: 100,
-    delimiter: ',',
-    createdAt: '2026-01-01T00:00:00Z',
-    public: isPublic,
-    unit: { kind: 'row' }
-  }
-}
-
-const occupancy = ds(
-  1,
-  'occupancy',
-  [
-    ['timestamp', 'timestamp'],
-    ['person_id', 'text'],
-    ['building', 'text'],
-    ['room', 'text'],
-    ['minutes', 'integer']
-  ],
-  false
-)
-const capacities = ds(
-  2,
-  'capacities',
-  [
-    ['building', 'text'],
-    ['room', 'text'],
-    ['capacity', 'integer']
-  ],
-  true
-)
-const rooms = ds(
-  3,
-  'room-list',
-  [
-    ['bldg', 'text'],
-    ['room_name', 'text']
-  ],
-  true
-)
-const personHours = ds(
+const occupancy = datasetInfo(1, 'occupancy', OCCUPANCY_COLUMNS, false)
+const personHours = datasetInfo(
   4,
   'person-hours',
   [
@@ -214,7 +168,7 @@ describe('threshold definition', () => {
 })
 
 describe('search definition', () => {
-  const taxi = ds(
+  const taxi = datasetInfo(
     5,
     'taxi',
     [
@@ -223,7 +177,7 @@ describe('search definition', () => {
     ],
     false
   )
-  const halfHours = ds(6, 'half-hours', [['timestamp', 'timestamp']], true)
+  const halfHours = datasetInfo(6, 'half-hours', [['timestamp', 'timestamp']], true)
   const sform = (p: Partial<SearchForm> = {}): SearchForm => ({
     score: 'value',
     idColumn: 'timestamp',

@@ -3,65 +3,12 @@
  * stands for (thresholdDefinition.ts: buildThresholdDefinition, resolveThresholdForm). Every "not yet" is one sentence.
  */
 import { describe, expect, it } from 'vitest'
-import type { DatasetInfo } from '../../../src-main/contract'
 import { buildThresholdDefinition, resolveThresholdForm, type ThresholdForm } from '../../../src-renderer/src/screens/queries/thresholdDefinition'
 import { initialThresholdForm, thresholdFormReducer, type ThresholdFormAction } from '../../../src-renderer/src/screens/queries/thresholdBuilderState'
+import { OCCUPANCY_COLUMNS, capacities, datasetInfo, rooms } from './dataset-fixtures'
 
-function ds(
-  id: number,
-  name: string,
-  cols: Array<[string, DatasetInfo['columns'][number]['type']]>,
-  isPublic: boolean,
-  unit: DatasetInfo['unit'] = { kind: 'row' }
-): DatasetInfo {
-  return {
-    id,
-    name,
-    rowCount: 10,
-    skippedRows: 0,
-    columns: cols.map(([n, type], i) => ({ position: i + 1, name: n, type, typeSource: 'inferred' })),
-    sourceFile: `${name}.csv`,
-    sourceBytes: 100,
-    delimiter: ',',
-    createdAt: '2026-01-01T00:00:00Z',
-    public: isPublic,
-    unit
-  }
-}
-
-const occupancy = ds(
-  1,
-  'occupancy',
-  [
-    ['timestamp', 'timestamp'],
-    ['person_id', 'text'],
-    ['building', 'text'],
-    ['room', 'text'],
-    ['minutes', 'integer']
-  ],
-  false,
-  { kind: 'person', column: 'person_id' }
-)
-const capacities = ds(
-  2,
-  'capacities',
-  [
-    ['building', 'text'],
-    ['room', 'text'],
-    ['capacity', 'integer']
-  ],
-  true
-)
-const rooms = ds(
-  3,
-  'room-list',
-  [
-    ['bldg', 'text'],
-    ['room_name', 'text']
-  ],
-  true
-)
-const badges = ds(
+const occupancy = datasetInfo(1, 'occupancy', OCCUPANCY_COLUMNS, false, { unit: { kind: 'person', column: 'person_id' } })
+const badges = datasetInfo(
   5,
   'badges',
   [
