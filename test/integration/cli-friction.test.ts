@@ -7,36 +7,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src-main/cli'
 import { QUERY_SAVE_EXAMPLE } from '../../src-main/cli/commands/dataset-commands'
 import { DEMO_PASSPHRASE } from '../../src-main/cli/commands/ledger-commands'
 import { closest } from '../../src-main/cli/suggest'
+import { runCli } from './cli-runner'
 
 const ROOT = resolve(__dirname, '..', '..')
 
-async function cli(argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  let stdout = ''
-  let stderr = ''
-  const io = {
-    stdout: { write: (s: string) => ((stdout += s), true) },
-    stderr: { write: (s: string) => ((stderr += s), true) },
-    cwd: opts.cwd ?? ROOT
-  }
-  const saved: Record<string, string | undefined> = {}
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
-    saved[k] = process.env[k]
-    process.env[k] = v
-  }
-  try {
-    const code = await main(argv, io as never)
-    return { code, stdout, stderr }
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
-  }
-}
+const cli = (args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) => runCli(args, { cwd: ROOT, ...opts })
 
 let dir: string
 let db: string
@@ -47,31 +25,31 @@ beforeAll(async () => {
   db = join(dir, 'demo workspace.sqlite')
   const r = await cli(['demo', '--db', db], { cwd: dir })
   expect(r.code).toBe(0)
-  demoOut = r.stdout
+  demoOut = r.out
 }, 120_000)
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('did you mean', () => {
   it('suggests the command for a typo, and says where the list is otherwise', async () => {
-    expect(await cli(['relase'])).toEqual({ code: 2, stdout: '', stderr: 'quiet-alarm: unknown command "relase"; did you mean "release"?\n' })
-    expect((await cli(['ledgr'])).stderr).toBe('quiet-alarm: unknown command "ledgr"; did you mean "ledger"?\n')
-    expect((await cli(['frobnicate'])).stderr).toBe('quiet-alarm: unknown command "frobnicate"; run "quiet-alarm --help" for the list\n')
+    expect(await cli(['relase'])).toEqual({ code: 2, out: '', err: 'quiet-alarm: unknown command "relase"; did you mean "release"?\n' })
+    expect((await cli(['ledgr'])).err).toBe('quiet-alarm: unknown command "ledgr"; did you mean "ledger"?\n')
+    expect((await cli(['frobnicate'])).err).toBe('quiet-alarm: unknown command "frobnicate"; run "quiet-alarm --help" for the list\n')
   })
 
   it('suggests the option for a typo (before anything is read or written)', async () => {
     const r = await cli(['release', '--db', db, '--query', '1', '--bta', '0.05', '--alpha', '1'])
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'quiet-alarm: "release" has no option --bta; did you mean --beta?\n' })
-    expect((await cli(['budget', '--datset', 'x'])).stderr).toBe('quiet-alarm: "budget" has no option --datset; did you mean --dataset?\n')
-    expect((await cli(['ledger', '--hed=abc'])).stderr).toBe('quiet-alarm: "ledger" has no option --hed; did you mean --head?\n')
-    expect((await cli(['status', '--nope'])).stderr).toBe(
+    expect(r).toEqual({ code: 2, out: '', err: 'quiet-alarm: "release" has no option --bta; did you mean --beta?\n' })
+    expect((await cli(['budget', '--datset', 'x'])).err).toBe('quiet-alarm: "budget" has no option --datset; did you mean --dataset?\n')
+    expect((await cli(['ledger', '--hed=abc'])).err).toBe('quiet-alarm: "ledger" has no option --hed; did you mean --head?\n')
+    expect((await cli(['status', '--nope'])).err).toBe(
       'quiet-alarm: "status" has no option --nope; run "quiet-alarm status --help" for its options\n'
     )
   })
 
   it('suggests the sub-command for a typo', async () => {
     const r = await cli(['ledger', 'verfy', '--db', db])
-    expect(r.stderr).toBe('quiet-alarm: "ledger" takes one of: verify, unlock, checkpoint (got "verfy"); did you mean "verify"?\n')
+    expect(r.err).toBe('quiet-alarm: "ledger" takes one of: verify, unlock, checkpoint (got "verfy"); did you mean "verify"?\n')
   })
 
   it('closest: a swap of two letters is one edit; words far apart get no suggestion', () => {
@@ -84,27 +62,27 @@ describe('did you mean', () => {
 describe('missing options are named in one line', () => {
   it('release of a threshold query names --beta and --alpha together', async () => {
     const r = await cli(['release', '--db', db, '--query', '1'])
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'quiet-alarm: --beta and --alpha are required for a threshold release\n' })
+    expect(r).toEqual({ code: 2, out: '', err: 'quiet-alarm: --beta and --alpha are required for a threshold release\n' })
   })
 
   it('each command names all its missing options before it runs', async () => {
-    expect((await cli(['threshold'])).stderr).toBe(
+    expect((await cli(['threshold'])).err).toBe(
       'quiet-alarm: --workload, --mechanism, --alpha and --beta are required; see "quiet-alarm threshold --help"\n'
     )
-    expect((await cli(['threshold', '--alpha', '1'])).stderr).toBe(
+    expect((await cli(['threshold', '--alpha', '1'])).err).toBe(
       'quiet-alarm: --workload, --mechanism and --beta are required; see "quiet-alarm threshold --help"\n'
     )
-    expect((await cli(['budget', '--db', db])).stderr).toBe(
+    expect((await cli(['budget', '--db', db])).err).toBe(
       'quiet-alarm: --dataset, --epsilon and --reason are required; see "quiet-alarm budget --help"\n'
     )
-    expect((await cli(['budget', '--db', db, '--freeze'])).stderr).toBe(
+    expect((await cli(['budget', '--db', db, '--freeze'])).err).toBe(
       'quiet-alarm: --dataset and --reason are required; see "quiet-alarm budget --help"\n'
     )
-    expect((await cli(['report', '--db', db])).stderr).toBe('quiet-alarm: --format and --out are required; see "quiet-alarm report --help"\n')
-    expect((await cli(['ledger', 'unlock', '--db', db])).stderr).toBe(
+    expect((await cli(['report', '--db', db])).err).toBe('quiet-alarm: --format and --out are required; see "quiet-alarm report --help"\n')
+    expect((await cli(['ledger', 'unlock', '--db', db])).err).toBe(
       'quiet-alarm: --release and --reason are required; see "quiet-alarm ledger --help"\n'
     )
-    expect((await cli(['search', '--nab-preset', 'x.csv'])).stderr).toBe(
+    expect((await cli(['search', '--nab-preset', 'x.csv'])).err).toBe(
       'quiet-alarm: --epsilon and --oracle are required; see "quiet-alarm search --help"\n'
     )
     // Nothing missing: no complaint (help and plain listing still work).
@@ -117,20 +95,20 @@ describe('query save --help', () => {
     const help = await cli(['query', 'save', '--help'])
     expect(help.code).toBe(0)
     const schema = join(ROOT, 'resources', 'schemas', 'query.schema.json')
-    expect(help.stdout).toContain(schema)
-    expect(help.stdout).toContain('quiet-alarm query save --db quiet-alarm-demo.sqlite --spec rooms.json')
+    expect(help.out).toContain(schema)
+    expect(help.out).toContain('quiet-alarm query save --db quiet-alarm-demo.sqlite --spec rooms.json')
     // The example is printed as JSON that parses back to the exported one.
-    const start = help.stdout.indexOf('  {')
-    const end = help.stdout.indexOf('\n  }\n', start) + 4
-    expect(JSON.parse(help.stdout.slice(start, end))).toEqual(QUERY_SAVE_EXAMPLE)
+    const start = help.out.indexOf('  {')
+    const end = help.out.indexOf('\n  }\n', start) + 4
+    expect(JSON.parse(help.out.slice(start, end))).toEqual(QUERY_SAVE_EXAMPLE)
     // Without "save", the notes are not shown.
-    expect((await cli(['query', '--help'])).stdout).not.toContain('query.schema.json')
+    expect((await cli(['query', '--help'])).out).not.toContain('query.schema.json')
     // And it saves on the demo workspace as it is.
     const file = join(dir, 'rooms.json')
     writeFileSync(file, JSON.stringify(QUERY_SAVE_EXAMPLE))
     const saved = await cli(['query', 'save', '--db', db, '--spec', file, '--json'])
-    expect(saved.stderr).toBe('')
-    expect(JSON.parse(saved.stdout).query).toMatchObject({ name: QUERY_SAVE_EXAMPLE.name, kind: 'threshold' })
+    expect(saved.err).toBe('')
+    expect(JSON.parse(saved.out).query).toMatchObject({ name: QUERY_SAVE_EXAMPLE.name, kind: 'threshold' })
   })
 })
 
@@ -145,17 +123,17 @@ describe('numbers in any ordinary notation', () => {
       ['4000.', '4000']
     ]) {
       const r = await cli(['budget', '--db', db, '--dataset', 'occupancy', '--epsilon', typed, '--reason', 'raise for the audit', '--json'], { env })
-      expect(r.stderr, typed).toBe('')
-      expect(JSON.parse(r.stdout).entry.epsilonExact, typed).toBe(exact)
+      expect(r.err, typed).toBe('')
+      expect(JSON.parse(r.out).entry.epsilonExact, typed).toBe(exact)
     }
     const bad = await cli(['budget', '--db', db, '--dataset', 'occupancy', '--epsilon', '1,000', '--reason', 'x y z'], { env })
-    expect(bad.stderr).toBe('quiet-alarm: --epsilon must be a number of 0 or more, such as 2.5, 10000000.0 or 1e3 (got "1,000")\n')
+    expect(bad.err).toBe('quiet-alarm: --epsilon must be a number of 0 or more, such as 2.5, 10000000.0 or 1e3 (got "1,000")\n')
   })
 
   it('release parameters too: --beta 5e-2 --alpha 1.0 preview a threshold release', async () => {
     const r = await cli(['release', '--db', db, '--query', '1', '--preview', '--beta', '5e-2', '--alpha', '1.0', '--json'])
-    expect(r.stderr).toBe('')
-    expect(JSON.parse(r.stdout).preview).toBeTruthy()
+    expect(r.err).toBe('')
+    expect(JSON.parse(r.out).preview).toBeTruthy()
   })
 })
 

@@ -2,23 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { main } from '../../src-main/cli'
+import { runCli } from './cli-runner'
 
-function sink() {
-  let data = ''
-  return {
-    write: (s: string) => ((data += s), true),
-    get text() {
-      return data
-    }
-  }
-}
-async function cli(args: string[], cwd = process.cwd()) {
-  const stdout = sink(),
-    stderr = sink()
-  const code = await main(args, { stdout: stdout as never, stderr: stderr as never, cwd })
-  return { code, stdout: stdout.text, stderr: stderr.text }
-}
+const cli = (args: string[], cwd?: string) => runCli(args, { cwd })
 
 const dir = mkdtempSync(join(tmpdir(), 'qa-mide-'))
 const file = (name: string, text: string) => {
@@ -34,7 +20,7 @@ describe('cli: minent', () => {
   it('prints {k, gamma, gammaNormalized, p} with a feasible minimiser', async () => {
     const r = await cli(['minent', '--eps', '0.1,0.5,1,1', '--json'])
     expect(r.code).toBe(0)
-    const out = JSON.parse(r.stdout)
+    const out = JSON.parse(r.out)
     expect(out.k).toBe(4)
     expect(out.p.length).toBe(4)
     const sum = out.p.reduce((s: number, x: number) => s + x, 0)
@@ -42,7 +28,7 @@ describe('cli: minent', () => {
     expect(sum).toBeCloseTo(1, 12)
     expect(ent).toBeCloseTo(out.gamma, 12)
     expect(out.gammaNormalized).toBeCloseTo(out.gamma / Math.log(4), 12)
-    expect(r.stdout.trim().split('\n').length).toBe(1)
+    expect(r.out.trim().split('\n').length).toBe(1)
   })
 })
 
@@ -50,7 +36,7 @@ describe('cli: threshold', () => {
   it('runs a Monte Carlo evaluation, reproducible from the reported seed', async () => {
     const a = await cli(['threshold', '--workload', TAXI, '--mechanism', 'dppwlm', '--alpha', '1', '--beta', '0.05', '--trials', '5', '--json'])
     expect(a.code).toBe(0)
-    const ja = JSON.parse(a.stdout)
+    const ja = JSON.parse(a.out)
     expect(ja).toMatchObject({ mechanism: 'dppwlm', trials: 5, predicates: 1488, denied: 0 })
     for (const key of ['fnr', 'fpr', 'epsilonExPost', 'minEntropy', 'positives', 'seed']) expect(ja).toHaveProperty(key)
     expect(ja.epsilonExPost).toBeLessThanOrEqual(ja.epsilonCharge)
@@ -70,13 +56,13 @@ describe('cli: threshold', () => {
       ja.seed,
       '--json'
     ])
-    expect(JSON.parse(b.stdout)).toEqual(ja)
+    expect(JSON.parse(b.out)).toEqual(ja)
   })
 
   it('reports denial without failing', async () => {
     const r = await cli([...base, '--alpha', '0.1', '--trials', '3', '--seed', '1', '--json'])
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout)).toMatchObject({ denied: 3, fnr: null, epsilonExPost: null })
+    expect(JSON.parse(r.out)).toMatchObject({ denied: 3, fnr: null, epsilonExPost: null })
   })
 
   const cases: Array<[string, string[]]> = [
@@ -111,9 +97,9 @@ describe('cli: threshold', () => {
       it(`rejects ${name}${json ? ' (--json)' : ''}: exit 2, one stderr line, nothing on stdout`, async () => {
         const r = await cli(json ? [...args, '--json'] : args)
         expect(r.code).toBe(2)
-        expect(r.stdout).toBe('')
-        expect(r.stderr.endsWith('\n')).toBe(true)
-        expect(r.stderr.trimEnd().split('\n').length).toBe(1)
+        expect(r.out).toBe('')
+        expect(r.err.endsWith('\n')).toBe(true)
+        expect(r.err.trimEnd().split('\n').length).toBe(1)
       })
     }
   }
@@ -121,7 +107,7 @@ describe('cli: threshold', () => {
   it('error messages about a workload never echo true counts', async () => {
     const r = await cli([...base, '--workload', file('neg.csv', 'predicate,count,threshold\na,-12345,2\n')])
     expect(r.code).toBe(2)
-    expect(r.stderr).not.toContain('12345')
+    expect(r.err).not.toContain('12345')
   })
 })
 
@@ -129,12 +115,12 @@ describe('cli: noise', () => {
   it('prints one sample per line (v1,v2 for relax), reproducible with --seed', async () => {
     const a = await cli(['noise', '--kind', 'relax', '--eps', '0.5,1.5', '--samples', '50', '--seed', '7'])
     expect(a.code).toBe(0)
-    const lines = a.stdout.trim().split('\n')
+    const lines = a.out.trim().split('\n')
     expect(lines.length).toBe(50)
     for (const l of lines) expect(l.split(',').map(Number).every(Number.isFinite)).toBe(true)
-    const j = JSON.parse((await cli(['noise', '--kind', 'relax', '--eps', '0.5,1.5', '--samples', '50', '--seed', '7', '--json'])).stdout)
+    const j = JSON.parse((await cli(['noise', '--kind', 'relax', '--eps', '0.5,1.5', '--samples', '50', '--seed', '7', '--json'])).out)
     expect(j.samples.map((s: number[]) => s.join(','))).toEqual(lines)
-    const l = JSON.parse((await cli(['noise', '--kind', 'laplace', '--eps', '2', '--samples', '4', '--json'])).stdout)
+    const l = JSON.parse((await cli(['noise', '--kind', 'laplace', '--eps', '2', '--samples', '4', '--json'])).out)
     expect(l.samples.length).toBe(4)
     expect(typeof l.seed).toBe('string')
   })

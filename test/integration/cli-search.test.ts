@@ -2,23 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main } from '../../src-main/cli'
+import { runCli } from './cli-runner'
 
-function capture() {
-  let text = ''
-  return {
-    write: (s: string) => ((text += s), true),
-    get text() {
-      return text
-    }
-  }
-}
-async function cli(args: string[], cwd = process.cwd()) {
-  const stdout = capture(),
-    stderr = capture()
-  const code = await main(args, { stdout: stdout as never, stderr: stderr as never, cwd })
-  return { code, stdout: stdout.text, stderr: stderr.text }
-}
+const cli = (args: string[], cwd?: string) => runCli(args, { cwd })
 
 const dir = mkdtempSync(join(tmpdir(), 'qa-search-'))
 const rows = ['id,score,name', ...Array.from({ length: 200 }, (_, i) => `${i},${i === 37 ? 9 : ((i * 7) % 10) / 10},r${i}`)]
@@ -31,21 +17,21 @@ describe('cli search', () => {
   it('prints one JSON object with the contract fields; a large eps finds the anomaly every time', async () => {
     const r = await cli([...good, '--trials', '20', '--seed', '7', '--json'])
     expect(r.code).toBe(0)
-    expect(r.stdout.trim().split('\n')).toHaveLength(1)
-    const j = JSON.parse(r.stdout)
+    expect(r.out.trim().split('\n')).toHaveLength(1)
+    const j = JSON.parse(r.out)
     for (const k of ['errorRate', 'meanPrivacyRisk', 'meanQueries', 'expectedQueriesBound']) expect(typeof j[k]).toBe('number')
     expect(j.errorRate).toBe(0)
     expect(j.meanPrivacyRisk).toBeCloseTo(50 * j.meanQueries, 9)
     expect(j.meanQueries).toBeLessThanOrEqual(Math.ceil(Math.log2(200)) + 2)
     // same seed, same answer
     const again = await cli([...good, '--trials', '20', '--seed', '7', '--json'])
-    expect(again.stdout).toBe(r.stdout)
+    expect(again.out).toBe(r.out)
   })
 
   it('budget, delta and no-tau options combine; the risk stays within the budget', async () => {
     const r = await cli([...good, '--epsilon', '0.3', '--budget', '2', '--halt', 'none', '--delta', '0.01', '--trials', '10', '--json'])
     expect(r.code).toBe(0)
-    const j = JSON.parse(r.stdout)
+    const j = JSON.parse(r.out)
     expect(j.meanPrivacyRisk).toBeLessThanOrEqual(2 + 1e-9)
   })
 
@@ -73,7 +59,7 @@ describe('cli search', () => {
       '--json'
     ])
     expect(r.code).toBe(0)
-    const j = JSON.parse(r.stdout)
+    const j = JSON.parse(r.out)
     expect(j.anomalies).toBe(2)
     expect(j.subsets).toBe(8)
     expect(j.missRate).toBeLessThanOrEqual(j.errorRate)
@@ -93,7 +79,7 @@ describe('cli search', () => {
       '--json'
     ])
     expect(r.code).toBe(0)
-    const j = JSON.parse(r.stdout)
+    const j = JSON.parse(r.out)
     expect(j.tLow).toBeLessThan(j.tHigh)
     expect(j.preset.series).toBe('realKnownCause/ec2_request_latency_system_failure.csv')
   })
@@ -119,9 +105,9 @@ describe('cli search', () => {
     it(`bad input: ${name} -> exit 2, one stderr line, nothing on stdout`, async () => {
       const r = await cli([...args, '--json'])
       expect(r.code).toBe(2)
-      expect(r.stdout).toBe('')
-      expect(r.stderr.endsWith('\n')).toBe(true)
-      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
+      expect(r.out).toBe('')
+      expect(r.err.endsWith('\n')).toBe(true)
+      expect(r.err.trimEnd().split('\n')).toHaveLength(1)
     })
   }
 })

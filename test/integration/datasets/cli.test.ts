@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { main } from '../../../src-main/cli'
+import { runCli } from '../cli-runner'
 import { createServices } from '../../../src-main/services'
 import { openStore } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
@@ -13,16 +13,7 @@ beforeAll(() => {
 })
 afterAll(() => ws.cleanup())
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await main(args, {
-    stdout: { write: (s: string) => ((out += s), true) },
-    stderr: { write: (s: string) => ((err += s), true) },
-    cwd: ws.dir
-  } as never)
-  return { code, out, err }
-}
+const cli = (...args: string[]) => runCli(args, { cwd: ws.dir })
 
 describe('CLI: import, datasets, query', () => {
   it('imports with type overrides and skip, prints JSON, and progress goes to stderr only', async () => {

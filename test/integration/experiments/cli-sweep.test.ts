@@ -3,20 +3,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { afterAll, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
+import { runCli } from '../cli-runner'
 import { tempWorkspace } from '../helpers'
 import { thresholdSpec, writeThresholdWorkload } from './harness'
 
 const ws = tempWorkspace('qa-exp-cli-')
 afterAll(() => ws.cleanup())
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: process.cwd() }
-  const code = await main(args, io as never)
-  return { code, out, err }
-}
+const cli = (args: string[]) => runCli(args)
 
 const THRESHOLD_HEADER =
   'kind,experiment_id,experiment,engine,base_seed,cell,sweep,workload,mechanism,alpha,beta,eps_max,eps_1,m,m_f,cell_seed,trials,status,error,metric,n,mean,sd,ci_low,ci_high,interval'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
+import { runCli } from '../cli-runner'
 import { openStore } from '../../../src-main/services/store/store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { tempWorkspace } from '../helpers'
@@ -10,13 +10,7 @@ import { DEMO_PASSPHRASE } from '../../../src-main/cli/commands/ledger-commands'
 let cleanup: (() => void) | undefined
 afterEach(() => cleanup?.())
 
-async function cli(args: string[], cwd: string) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd }
-  const code = await main(args, io as never)
-  return { code, out, err }
-}
+const cli = (args: string[], cwd: string) => runCli(args, { cwd })
 
 describe('CLI: demo, budget, ledger, release', () => {
   it('demo builds a workspace from the bundled sample, releases, and prints a verified ledger', async () => {
