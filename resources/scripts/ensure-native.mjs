@@ -36,18 +36,22 @@ if (target === 'node') {
 
 if (target !== 'electron') fail(`unknown target "${target}" (use node or electron)`)
 
+const noBinary =
+  "Electron's binary is not installed (it was skipped, e.g. ELECTRON_SKIP_BINARY_DOWNLOAD=1, or could not be downloaded). " +
+  'Install it with `node node_modules/electron/install.js` on a machine with internet access, or run the app headless: npm run serve'
+try {
+  require.resolve('electron/package.json')
+} catch {
+  fail('the electron package is not installed (npm ci).')
+}
 let electronPath
 try {
+  // The package's index throws when its binary was never downloaded (no path.txt).
   electronPath = require('electron')
 } catch {
-  fail('the electron package is not installed (npm install).')
+  fail(noBinary)
 }
-if (typeof electronPath !== 'string' || !existsSync(electronPath)) {
-  fail(
-    "Electron's binary is not installed (it was skipped, e.g. ELECTRON_SKIP_BINARY_DOWNLOAD=1, or could not be downloaded). " +
-      'Install it with `node node_modules/electron/install.js` on a machine with internet access, or run the app headless: npm run serve'
-  )
-}
+if (typeof electronPath !== 'string' || !existsSync(electronPath)) fail(noBinary)
 const probe = spawnSync(electronPath, ['-p', 'process.versions.modules + " " + process.versions.electron'], {
   env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
   encoding: 'utf8'
