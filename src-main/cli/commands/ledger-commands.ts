@@ -473,11 +473,11 @@ export const demoCommand: CliCommand = {
       const open = openInAppCommand(path, ctx.cwd)
       out.push(
         '',
-        'Explore:',
-        `  quiet-alarm ledger --db ${db}`,
-        `  quiet-alarm ledger verify --db ${db}`,
-        `  quiet-alarm release --db ${db} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
-        `  QUIET_ALARM_PASSPHRASE='${DEMO_PASSPHRASE}' quiet-alarm ledger unlock --db ${db} --release 1 --reason "officer review"   (privacy officer; signed and recorded)`,
+        'Explore (from this folder):',
+        `  npx quiet-alarm ledger --db ${db}`,
+        `  npx quiet-alarm ledger verify --db ${db}`,
+        `  npx quiet-alarm release --db ${db} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
+        `  QUIET_ALARM_PASSPHRASE='${DEMO_PASSPHRASE}' npx quiet-alarm ledger unlock --db ${db} --release 1 --reason "officer review"   (privacy officer; signed and recorded)`,
         '',
         'Open it in the app (it prints an address to open in a browser on this machine; with Electron: npm start -- --db ...):',
         `  ${open}`
