@@ -5,7 +5,8 @@
  *   renderer -> contract <- services -> worker -> engine        (the engine imports nothing outside itself)
  *   services: platform -> store -> chain -> trust -> accounts -> catalog -> sources -> ledger -> datasets -> releases
  *             -> experiments -> reports -> app                 (each folder imports only itself and folders to its left)
- *   HTTP server, Electron shell -> the services' public surface only (src-main/services/index.ts, app/door-guard.ts)
+ *   HTTP server, Electron shell -> the doors' shared code (src-main/door) -> the services' public surface only
+ *                                   (src-main/services/index.ts, app/door-guard.ts)
  *   CLI -> that surface, plus src-main/services/local.ts (what a door that opens the workspace file itself may call)
  *   service client (src-main/client: a Node client of a remote service) -> the contract only; the CLI and the shell use it
  *
@@ -224,9 +225,14 @@ export default tseslint.config(
     allow: ['src-main/services/', ...CONTRACT, 'src-worker/'],
     packages: 'any'
   }),
+  boundary(['src-main/door/**/*.ts'], {
+    layer: 'doors (src-main/door)',
+    allow: ['src-main/door/', ...CONTRACT, ...SERVICES_PUBLIC],
+    packages: 'any'
+  }),
   boundary(['src-main/server.ts'], {
     layer: 'HTTP server (src-main/server.ts)',
-    allow: [...CONTRACT, ...SERVICES_PUBLIC],
+    allow: ['src-main/door/', ...CONTRACT, ...SERVICES_PUBLIC],
     packages: 'any'
   }),
   boundary(['src-main/client/**/*.ts'], {
@@ -236,12 +242,22 @@ export default tseslint.config(
   }),
   boundary(['src-main/electron/**/*.ts'], {
     layer: 'Electron shell (src-main/electron)',
-    allow: ['src-main/electron/', ...CONTRACT, ...SERVICES_PUBLIC, 'src-main/client/'],
+    allow: ['src-main/electron/', 'src-main/door/', ...CONTRACT, ...SERVICES_PUBLIC, 'src-main/client/'],
     packages: 'any'
   }),
   boundary(['src-main/cli.ts', 'src-main/cli/**/*.ts'], {
     layer: 'CLI (src-main/cli)',
-    allow: ['src-main/cli', 'src-main/cli/', ...CONTRACT, ...SERVICES_PUBLIC, 'src-main/services/local', 'src-worker/engine/', 'src-main/client/'],
+    // `serve` starts the HTTP door (src-main/door/headless).
+    allow: [
+      'src-main/cli',
+      'src-main/cli/',
+      ...CONTRACT,
+      ...SERVICES_PUBLIC,
+      'src-main/services/local',
+      'src-main/door/headless',
+      'src-worker/engine/',
+      'src-main/client/'
+    ],
     packages: 'any'
   })
 )

@@ -10,7 +10,8 @@
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import type { CallOutcome, ChooseFileRequest, FileHandle } from '../contract'
-import { FileHandles, afterPaddedAnswers, checkRequest, createServices, writeAtomically, type Services } from '../services'
+import { FileHandles, afterPaddedAnswers, createServices, writeAtomically, type Services } from '../services'
+import { callDoor, forwardEvents } from '../door/calls'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
 import { createElectronPdfPrinter } from './pdf-printer'
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler, denyAllPermissions, isOurPage, rendererSource, windowOptions } from './shell-options'
@@ -113,27 +114,21 @@ void app.whenReady().then(() => {
     // The window still opens and shows the reason (e.g. a workspace from a newer version).
     process.stderr.write(`Quiet Alarm could not open its workspace: ${(e as Error).message}\n`)
   }
-  const startError = 'The workspace could not be opened; see the terminal for the reason.'
+  const call = callDoor({
+    services: () => services,
+    unavailable: 'The workspace could not be opened; see the terminal for the reason.',
+    local: { 'app/choose-file': chooseFile, 'reports/save': saveReport }
+  })
   ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown): Promise<CallOutcome<unknown>> => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
-    // Before any handler runs: no parameter may name a file (issue 15), and the request must fit its method's schema
-    // (issue 18): one sentence naming the field, nothing written.
-    const checked = checkRequest(method, req)
-    if (!checked.ok) return { ok: false, error: checked.error }
-    if (method === 'app/choose-file') return chooseFile(checked.req)
-    if (method === 'reports/save') return saveReport(checked.req)
-    if (!services) return { ok: false, error: { message: startError, code: 'store' } }
-    return services.dispatch(method, checked.req)
+    return call(method, req)
   })
-  // Events go out in order, and not before a running release's padded answer time, as the HTTP server's frames (review
-  // H10: an event sent the moment a release's data read ended timed that read in the renderer).
-  let events: Promise<void> = Promise.resolve()
-  services?.events.on((name, payload) => {
-    events = events
-      .then(afterPaddedAnswers)
-      .then(() => mainWindow?.webContents.send(IPC_EVENT, name, payload))
-      .catch(() => undefined)
-  })
+  if (services)
+    forwardEvents(
+      services,
+      (name, payload) => mainWindow?.webContents.send(IPC_EVENT, name, payload),
+      () => afterPaddedAnswers()
+    )
   createWindow()
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow()

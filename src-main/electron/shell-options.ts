@@ -8,8 +8,7 @@
  * - every permission check and request is denied.
  */
 import type { Session } from 'electron'
-import { readFile } from 'node:fs/promises'
-import { extname, normalize, resolve, sep } from 'node:path'
+import { readStaticFile, rendererFileFor } from '../door/static-files'
 
 export const APP_SCHEME = 'app'
 export const APP_HOST = 'quiet-alarm'
@@ -97,18 +96,6 @@ export function isOurPage(url: string, source: RendererSource): boolean {
   }
 }
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json; charset=utf-8',
-  '.woff2': 'font/woff2'
-}
-
 /** The file of the renderer folder an `app://quiet-alarm/...` URL names, or null (another host, outside the folder). */
 export function appFileFor(url: string, rendererDir: string): string | null {
   let u: URL
@@ -118,16 +105,8 @@ export function appFileFor(url: string, rendererDir: string): string | null {
     return null
   }
   if (u.protocol !== `${APP_SCHEME}:` || u.host !== APP_HOST) return null
-  let rel: string
-  try {
-    rel = normalize(decodeURIComponent(u.pathname)).replace(/^([/\\])+/, '')
-  } catch {
-    return null
-  }
-  const root = resolve(rendererDir)
-  const file = resolve(root, rel === '' ? 'index.html' : rel)
-  if (!file.startsWith(root + sep)) return null
-  return file
+  const file = rendererFileFor(u.pathname, rendererDir)
+  return file === 'undecodable' || file === 'outside' ? null : file
 }
 
 /** The `app://` protocol handler: the renderer's files with the CSP header, 404 for anything else. */
@@ -139,16 +118,9 @@ export function appProtocolHandler(rendererDir: string): (request: Request) => P
       'Cache-Control': 'no-store'
     }
     const file = request.method === 'GET' ? appFileFor(request.url, rendererDir) : null
-    if (!file) return new Response('Not found', { status: 404, headers })
-    try {
-      const body = await readFile(file)
-      return new Response(new Uint8Array(body), {
-        status: 200,
-        headers: { ...headers, 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }
-      })
-    } catch {
-      return new Response('Not found', { status: 404, headers })
-    }
+    const found = file ? await readStaticFile(file) : null
+    if (!found) return new Response('Not found', { status: 404, headers })
+    return new Response(new Uint8Array(found.body), { status: 200, headers: { ...headers, 'Content-Type': found.contentType } })
   }
 }
 

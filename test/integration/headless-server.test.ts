@@ -105,6 +105,26 @@ describe('headless server', () => {
     expect(bad.status).toBe(400)
   })
 
+  it('answers an address that is not valid percent-encoding with 400 and one sentence, and logs no stack', async () => {
+    const logged: string[] = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      logged.push(String(chunk))
+      return write(chunk, ...rest)
+    }) as typeof process.stderr.write
+    try {
+      const page = await raw('/%E0%A4%A')
+      expect(page.status).toBe(400)
+      expect(JSON.parse(page.body)).toEqual({ ok: false, error: { message: 'The address is not valid percent-encoding', code: 'bad-request' } })
+      const method = await raw('/api/call/%E0%A4%A', { method: 'POST', body: '{}', headers: { Authorization: `Bearer ${h.token}` } })
+      expect(method.status).toBe(400)
+      expect(JSON.parse(method.body).error.code).toBe('bad-request')
+    } finally {
+      process.stderr.write = write
+    }
+    expect(logged.join('')).not.toMatch(/URIError|\n\s+at /)
+  })
+
   it('streams job events to a token holder and serves the UI with a CSP', async () => {
     const events: string[] = []
     const stream = request({ host: '127.0.0.1', port: h.port, path: `/api/events?token=${h.token}` }, (res) => {

@@ -70,6 +70,18 @@ describe('layer boundaries (eslint.config.mjs, layers/imports)', () => {
     expect(await boundaryMessages('src-main/electron/main.ts', "import { FileHandles } from '../services/platform/file-handles'\n")).toHaveLength(1)
   })
 
+  it("the doors' shared code (src-main/door) uses the services' public surface only, and the shell and server may use it", async () => {
+    expect(
+      await boundaryMessages('src-main/door/probe.ts', "import { createServices } from '../services'\nimport { send } from './http-io'\n")
+    ).toEqual([])
+    expect(await boundaryMessages('src-main/door/probe.ts', "import { runRelease } from '../services/local'\n")).toHaveLength(1)
+    expect(await boundaryMessages('src-main/door/probe.ts', "import { main } from '../electron/main'\n")).toHaveLength(1)
+    expect(await boundaryMessages('src-main/electron/main.ts', "import { callDoor } from '../door/calls'\n")).toEqual([])
+    expect(await boundaryMessages('src-main/server.ts', "import { startHeadless } from './door/headless'\n")).toEqual([])
+    expect(await boundaryMessages('src-main/cli/commands/probe.ts', "import { startHeadless } from '../../door/headless'\n")).toEqual([])
+    expect(await boundaryMessages('src-main/cli/commands/probe.ts', "import { callDoor } from '../../door/calls'\n")).toHaveLength(1)
+  })
+
   it('the renderer imports only the contract and its own files, and no Node built-in', async () => {
     const file = 'src-renderer/src/screens/Probe.tsx'
     expect(

@@ -1,0 +1,54 @@
+/**
+ * What every door does with a call and with the services' events, written once for the HTTP server and the Electron
+ * shell:
+ * - a call is checked before any handler runs (`checkRequest`: no parameter may name a file, and the request must fit
+ *   its method's schema: one sentence naming the field, nothing written), then dispatched; a door's own methods (the
+ *   desktop's native dialogs) take the checked request in place of the services;
+ * - events reach the door's sink in the order the services emitted them, and a failing sink never stops the others.
+ */
+import type { CallOutcome } from '../contract'
+import { checkRequest, type Services } from '../services'
+
+/** A method a door answers itself, after the same check (the desktop's file dialogs). */
+export type LocalMethod = (req: unknown) => Promise<CallOutcome<unknown>>
+
+export interface CallDoorOptions {
+  /** The services, or null when the workspace could not be opened (every call then gets `unavailable`). */
+  services: () => Services | null
+  /** The sentence a call gets when there are no services. */
+  unavailable: string
+  local?: Readonly<Record<string, LocalMethod>>
+}
+
+export type CallDoor = (method: unknown, req: unknown) => Promise<CallOutcome<unknown>>
+
+export function callDoor(options: CallDoorOptions): CallDoor {
+  return async (method, req) => {
+    const checked = checkRequest(method, req)
+    if (!checked.ok) return { ok: false, error: checked.error }
+    const local = typeof method === 'string' && options.local && Object.hasOwn(options.local, method) ? options.local[method] : undefined
+    if (local) return local(checked.req)
+    const services = options.services()
+    if (!services) return { ok: false, error: { message: options.unavailable, code: 'store' } }
+    return services.dispatch(method, checked.req)
+  }
+}
+
+/**
+ * Hands every services event to `deliver`, in emit order, each once `hold` (if given) has resolved after the event.
+ * Returns the unsubscribe function.
+ */
+export function forwardEvents(services: Services, deliver: (name: string, payload: unknown) => void, hold?: () => Promise<void>): () => void {
+  let chain: Promise<void> = Promise.resolve()
+  const safely = (name: string, payload: unknown) => {
+    try {
+      deliver(name, payload)
+    } catch (e) {
+      process.stderr.write(`event delivery failed: ${(e as Error)?.message ?? String(e)}\n`)
+    }
+  }
+  return services.events.on((name, payload) => {
+    if (!hold) return safely(name, payload)
+    chain = chain.then(hold).then(() => safely(name, payload))
+  })
+}

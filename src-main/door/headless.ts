@@ -1,0 +1,295 @@
+/**
+ * Headless mode (`npm run serve`): the same services over loopback HTTP and an event stream, serving the built renderer.
+ *
+ * - Binds 127.0.0.1 only. Requests whose Host is not this loopback address are refused (DNS-rebinding defence).
+ * - A random session token is required on every API call (`Authorization: Bearer <token>`) and on the event stream
+ *   (`/api/events?token=<token>`, since EventSource cannot set headers). The UI gets it from the URL fragment
+ *   printed at start, which browsers never send to the server.
+ * - Static files (the UI bundle) need no token: they hold no data.
+ *
+ * One guard (Host, then for the API the Origin and the token) runs before one route table.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { dirname, join, resolve } from 'node:path'
+import { tmpdir } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { FileHandles, afterPaddedAnswers, createServices, type Services, type ServicesOptions } from '../services'
+import { callDoor, forwardEvents } from './calls'
+import { BodyError, readJson, receiveUpload, refuse, send, sizeText } from './http-io'
+import { readPageOrIndex, rendererFileFor } from './static-files'
+
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
+  "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer'
+}
+
+/** Largest file the browser may hand over for import (counted on the bytes received, not on what the client declares). */
+export const MAX_UPLOAD_BYTES = 16 * 1024 ** 3
+
+export interface HeadlessOptions extends Omit<ServicesOptions, 'mode'> {
+  port?: number
+  /** Folder of the built renderer (default: out/renderer next to this bundle). */
+  rendererDir?: string
+  /** Where uploaded files are kept until the server stops (default: a private temporary folder, removed at close). */
+  uploadDir?: string
+  /** Use this token instead of a random one (tests only). */
+  token?: string
+  /** Largest upload accepted (default 16 GiB; tests use less). */
+  maxUploadBytes?: number
+}
+
+export interface HeadlessServer {
+  url: string
+  port: number
+  token: string
+  services: Services
+  server: Server
+  close(): Promise<void>
+}
+
+function defaultRendererDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  for (const c of [join(here, '..', 'renderer'), join(here, '..', '..', 'out', 'renderer'), join(here, '..', 'out', 'renderer')]) {
+    if (existsSync(join(c, 'index.html'))) return c
+  }
+  return join(here, '..', 'renderer')
+}
+
+function sameToken(given: string | null | undefined, token: string): boolean {
+  if (!given) return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+function safeUploadName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? 'upload'
+  return base.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'upload'
+}
+
+/** One request as a route sees it, after the guard. */
+interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  url: URL
+}
+
+interface Route {
+  method: 'GET' | 'POST'
+  /** An exact path, or a prefix ending in '/'. */
+  path: string
+  handle(x: Exchange): Promise<void> | void
+}
+
+const matches = (route: Route, path: string) =>
+  route.path.endsWith('/') ? path.startsWith(route.path) && path.length > route.path.length : path === route.path
+
+export async function startHeadless(options: HeadlessOptions = {}): Promise<HeadlessServer> {
+  const token = options.token ?? randomBytes(24).toString('base64url')
+  const rendererDir = resolve(options.rendererDir ?? defaultRendererDir())
+  // Uploaded files are personal data: a folder of our own (0700), files 0600, removed when the server stops.
+  const uploadDir = resolve(options.uploadDir ?? mkdtempSync(join(tmpdir(), 'quiet-alarm-uploads-')))
+  const ownsUploadDir = options.uploadDir === undefined
+  const maxUpload = options.maxUploadBytes ?? MAX_UPLOAD_BYTES
+  const services = createServices({ ...options, mode: 'headless' })
+  const files = (services.context.files ??= new FileHandles())
+  const call = callDoor({ services: () => services, unavailable: 'The workspace is not open.' })
+  const streams = new Set<ServerResponse>()
+  let port = 0
+
+  // Event frames and pings are written in order, and not before a running release's padded answer time.
+  let frames: Promise<void> = Promise.resolve()
+  const writeHeld = (write: () => void) => {
+    frames = frames.then(afterPaddedAnswers).then(write)
+  }
+  const unsubscribe = forwardEvents(
+    services,
+    (name, payload) => {
+      const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
+      for (const s of streams) s.write(frame)
+    },
+    afterPaddedAnswers
+  )
+
+  const hostAllowed = (host: string | undefined) => host === `127.0.0.1:${port}` || host === `localhost:${port}`
+  const originAllowed = (origin: string | undefined) =>
+    origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`
+
+  const events: Route = {
+    method: 'GET',
+    path: '/api/events',
+    handle({ req, res }) {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS })
+      res.write(': connected\n\n')
+      streams.add(res)
+      const ping = setInterval(
+        () =>
+          writeHeld(() => {
+            if (streams.has(res)) res.write(': ping\n\n')
+          }),
+        15_000
+      )
+      req.on('close', () => {
+        clearInterval(ping)
+        streams.delete(res)
+      })
+    }
+  }
+
+  const calls: Route = {
+    method: 'POST',
+    path: '/api/call/',
+    async handle({ req, res, url }) {
+      let method: string
+      try {
+        method = decodeURIComponent(url.pathname.slice('/api/call/'.length))
+      } catch {
+        return refuse(res, 400, 'The method name in the address is not valid percent-encoding', 'bad-request', SECURITY_HEADERS)
+      }
+      let body: unknown
+      try {
+        body = await readJson(req)
+      } catch (e) {
+        const tooLarge = e instanceof BodyError && e.reason === 'too-large'
+        return refuse(
+          res,
+          tooLarge ? 413 : 400,
+          tooLarge ? 'Request too large' : 'The request body is not valid JSON',
+          'bad-request',
+          SECURITY_HEADERS
+        )
+      }
+      send(res, 200, await call(method, (body as { req?: unknown })?.req), SECURITY_HEADERS)
+    }
+  }
+
+  const upload: Route = {
+    method: 'POST',
+    path: '/api/upload',
+    // The browser's way to hand a local file to the services: streamed into a private folder, registered under an opaque
+    // handle (the answer names no path). The cap is enforced on the bytes received, whatever the client declares.
+    async handle({ req, res, url }) {
+      const tooLarge = () => {
+        refuse(
+          res,
+          413,
+          `The file is larger than ${sizeText(maxUpload)}, the most that can be uploaded; import it with the CLI instead`,
+          'too-large',
+          { Connection: 'close', ...SECURITY_HEADERS }
+        )
+        // Stop reading the rest: the connection goes once the answer is out.
+        res.once('finish', () => req.socket.destroy())
+      }
+      const declared = req.headers['content-length']
+      if (declared !== undefined && !(Number(declared) <= maxUpload)) return tooLarge()
+      const fileName = safeUploadName(url.searchParams.get('name') ?? 'upload.csv')
+      mkdirSync(uploadDir, { recursive: true, mode: 0o700 })
+      const path = join(uploadDir, `${randomUUID()}-${fileName}`)
+      const outcome = await receiveUpload(req, path, maxUpload)
+      if (outcome !== 'ok') {
+        rmSync(path, { force: true })
+        if (outcome === 'too-large') tooLarge()
+        else if (outcome === 'disk') refuse(res, 507, `The upload could not be saved: the disk holding ${uploadDir} is full`, 'disk-full')
+        else if (!res.headersSent && !req.socket.destroyed) refuse(res, 500, 'The upload could not be saved', 'upload')
+        return
+      }
+      const handle = files.register(path, { fileName: url.searchParams.get('name') ?? fileName, owned: true })
+      send(res, 200, { ok: true, value: handle }, SECURITY_HEADERS)
+    }
+  }
+
+  const apiRoutes: readonly Route[] = [events, calls, upload]
+
+  /** The UI's files: GET and HEAD only; a page path the UI routes itself gets index.html. */
+  async function page({ req, res, url }: Exchange): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405).end()
+      return
+    }
+    const file = rendererFileFor(url.pathname, rendererDir)
+    if (file === 'undecodable') return refuse(res, 400, 'The address is not valid percent-encoding', 'bad-request', SECURITY_HEADERS)
+    if (file === 'outside') {
+      res.writeHead(404).end()
+      return
+    }
+    const found = await readPageOrIndex(file, rendererDir)
+    if (!found) {
+      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('The UI is not built yet: run "npm run build".')
+      return
+    }
+    res.writeHead(200, {
+      'Content-Type': found.contentType,
+      'Cache-Control': found.file.endsWith('index.html') ? 'no-store' : 'public, max-age=3600',
+      ...SECURITY_HEADERS
+    })
+    res.end(req.method === 'HEAD' ? undefined : found.body)
+  }
+
+  /** The guard: Host for everything; for the API, the Origin and the token (query-string token for the event stream only). */
+  async function guarded(x: Exchange): Promise<void> {
+    const { req, res, url } = x
+    if (!hostAllowed(req.headers.host)) return refuse(res, 403, 'Refused: unexpected Host header', 'forbidden')
+    if (!url.pathname.startsWith('/api/')) return page(x)
+    if (!originAllowed(req.headers.origin)) return refuse(res, 403, 'Refused: cross-origin request', 'forbidden')
+    const route = apiRoutes.find((r) => r.method === req.method && matches(r, url.pathname))
+    const auth = req.headers.authorization
+    const given = auth?.startsWith('Bearer ') ? auth.slice(7) : route === events ? url.searchParams.get('token') : null
+    if (!sameToken(given, token)) return refuse(res, 401, 'Missing or wrong session token', 'unauthorized', SECURITY_HEADERS)
+    if (!route) return refuse(res, 404, 'No such API route', 'not-found')
+    return route.handle(x)
+  }
+
+  const server = createServer(async (req, res) => {
+    try {
+      // Whatever arrived while a release ran is answered at its padded answer time (pages and refusals too).
+      await afterPaddedAnswers()
+      await guarded({ req, res, url: new URL(req.url ?? '/', `http://127.0.0.1:${port}`) })
+    } catch (e) {
+      process.stderr.write(`request failed: ${(e as Error)?.stack ?? String(e)}\n`)
+      if (!res.headersSent) refuse(res, 500, 'Internal error', 'internal')
+      else res.end()
+    }
+  })
+
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolvePromise()
+    })
+  }).catch(async (e) => {
+    unsubscribe()
+    await services.close()
+    throw e
+  })
+  const address = server.address()
+  port = typeof address === 'object' && address ? address.port : 0
+
+  return {
+    url: `http://127.0.0.1:${port}/#token=${token}`,
+    port,
+    token,
+    services,
+    server,
+    async close() {
+      unsubscribe()
+      for (const s of streams) s.end()
+      streams.clear()
+      // Close every connection now: awaiting close() first waits for any open connection (a second page's event
+      // stream, a request in flight) to end on its own, so a stop could hang.
+      const closed = new Promise<void>((r) => server.close(() => r()))
+      server.closeAllConnections?.()
+      await closed
+      await services.close()
+      if (ownsUploadDir) rmSync(uploadDir, { recursive: true, force: true })
+    }
+  }
+}
