@@ -3,7 +3,8 @@ import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 
 // One build for the three doors: out/main holds the Electron main (index.js), the headless server (server.js), the
-// CLI (cli.js) and the worker thread entry (worker.js); out/preload the sandboxed preload; out/renderer the React UI.
+// CLI (cli.js), the worker pool's thread entry (worker.js) and the release runner's (release-runner.js); out/preload the
+// sandboxed preload; out/renderer the React UI.
 export default defineConfig({
   main: {
     build: {
@@ -14,7 +15,8 @@ export default defineConfig({
           index: resolve(__dirname, 'src-main/electron/main.ts'),
           server: resolve(__dirname, 'src-main/server.ts'),
           cli: resolve(__dirname, 'src-main/cli.ts'),
-          worker: resolve(__dirname, 'src-worker/worker.ts')
+          worker: resolve(__dirname, 'src-worker/worker.ts'),
+          'release-runner': resolve(__dirname, 'src-main/services/releases/release-runner.ts')
         }
       }
     }

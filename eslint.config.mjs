@@ -247,7 +247,7 @@ export default tseslint.config(
   }),
   boundary(['src-main/cli.ts', 'src-main/cli/**/*.ts'], {
     layer: 'CLI (src-main/cli)',
-    // `serve` starts the HTTP door (src-main/door/headless).
+    // `serve` starts the HTTP door (src-main/door/headless, with the service's flags: door/serve-flags).
     allow: [
       'src-main/cli',
       'src-main/cli/',
@@ -255,6 +255,7 @@ export default tseslint.config(
       ...SERVICES_PUBLIC,
       'src-main/services/local',
       'src-main/door/headless',
+      'src-main/door/serve-flags',
       'src-worker/engine/',
       'src-main/client/'
     ],

@@ -8,8 +8,8 @@ export interface JobProgress {
   done: number
   total: number
   unit: string
-  /** Units per second since the job started. */
-  rate: number
+  /** Units per second since the job started (absent in the service: a rate would date the event finer than its cadence). */
+  rate?: number
   /** Seconds left at the current rate, or null when unknown (from the bytes when `detail` is given). */
   etaSeconds: number | null
   /** Byte-level progress of jobs that read a file (imports): the unit total may be an estimate, the bytes are exact. */
@@ -19,8 +19,8 @@ export interface JobProgress {
 export interface JobProgressDetail {
   bytesDone: number
   bytesTotal: number
-  /** Bytes per second since the job started. */
-  bytesPerSecond: number
+  /** Bytes per second since the job started (absent in the service, as `rate`). */
+  bytesPerSecond?: number
 }
 
 export interface JobInfo {

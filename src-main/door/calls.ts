@@ -34,21 +34,13 @@ export function callDoor(options: CallDoorOptions): CallDoor {
   }
 }
 
-/**
- * Hands every services event to `deliver`, in emit order, each once `hold` (if given) has resolved after the event.
- * Returns the unsubscribe function.
- */
-export function forwardEvents(services: Services, deliver: (name: string, payload: unknown) => void, hold?: () => Promise<void>): () => void {
-  let chain: Promise<void> = Promise.resolve()
-  const safely = (name: string, payload: unknown) => {
+/** Hands every services event to `deliver` at once, in emit order. Returns the unsubscribe function. */
+export function forwardEvents(services: Services, deliver: (name: string, payload: unknown) => void): () => void {
+  return services.events.on((name, payload) => {
     try {
       deliver(name, payload)
     } catch (e) {
       process.stderr.write(`event delivery failed: ${(e as Error)?.message ?? String(e)}\n`)
     }
-  }
-  return services.events.on((name, payload) => {
-    if (!hold) return safely(name, payload)
-    chain = chain.then(hold).then(() => safely(name, payload))
   })
 }

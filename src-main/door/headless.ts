@@ -1,7 +1,10 @@
 /**
- * Headless mode (`npm run serve`): the same services over loopback HTTP and an event stream, serving the built renderer.
+ * The HTTP door: the same services over HTTP(S) and an event stream, serving the built renderer.
  *
- * - Binds 127.0.0.1 only. Requests whose Host is not this loopback address are refused (DNS-rebinding defence).
+ * - The workbench (`npm run serve`): binds 127.0.0.1 only, plain HTTP, nothing padded or held.
+ * - The service (`deployment: 'service'`): listens where it is told (HTTPS required off loopback: listener.ts), and every
+ *   byte a client reads leaves at a tick of the public cadence (cadence.ts).
+ * - Requests whose Host is not this server's are refused (DNS-rebinding defence); API calls from another origin too.
  * - A random session token is required on every API call (`Authorization: Bearer <token>`) and on the event stream
  *   (`/api/events?token=<token>`, since EventSource cannot set headers). The UI gets it from the URL fragment
  *   printed at start, which browsers never send to the server.
@@ -9,13 +12,17 @@
  *
  * One guard (Host, then for the API the Origin and the token) runs before one route table.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { hostname } from 'node:os'
+import type { Server as NetServer } from 'node:net'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { dirname, join, resolve } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { FileHandles, afterPaddedAnswers, createServices, type Services, type ServicesOptions } from '../services'
+import { FileHandles, UserError, createServices, type Services, type ServicesOptions } from '../services'
+import { Cadence, type GateRecord } from './cadence'
+import { type ListenAddress, type TlsFiles, checkListen, hostForUrl, isLoopback, listenDoor } from './listener'
 import { callDoor, forwardEvents } from './calls'
 import { BodyError, readJson, receiveUpload, refuse, send, sizeText } from './http-io'
 import { readPageOrIndex, rendererFileFor } from './static-files'
@@ -35,7 +42,14 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export const MAX_UPLOAD_BYTES = 16 * 1024 ** 3
 
 export interface HeadlessOptions extends Omit<ServicesOptions, 'mode'> {
+  /** Loopback port (the workbench); `listen` gives host and port. */
   port?: number
+  /** Where to listen (default 127.0.0.1 and `port`). Not loopback: only as a service, and only with `tls`. */
+  listen?: ListenAddress
+  /** HTTPS: the certificate chain and key (PEM contents). */
+  tls?: TlsFiles
+  /** Tests: each write a gated socket lets out (the service). */
+  onGateLeave?: (r: GateRecord) => void
   /** Folder of the built renderer (default: out/renderer next to this bundle). */
   rendererDir?: string
   /** Where uploaded files are kept until the server stops (default: a private temporary folder, removed at close). */
@@ -50,8 +64,11 @@ export interface HeadlessServer {
   url: string
   port: number
   token: string
+  /** The service's cadence (ms); null in the workbench. */
+  cadenceMs: number | null
   services: Services
-  server: Server
+  /** The server bound to the port. */
+  server: NetServer
   close(): Promise<void>
 }
 
@@ -93,6 +110,13 @@ const matches = (route: Route, path: string) =>
   route.path.endsWith('/') ? path.startsWith(route.path) && path.length > route.path.length : path === route.path
 
 export async function startHeadless(options: HeadlessOptions = {}): Promise<HeadlessServer> {
+  const listen: ListenAddress = options.listen ?? { host: '127.0.0.1', port: options.port ?? 0 }
+  const service = options.deployment === 'service'
+  if (!service && !isLoopback(listen.host)) {
+    throw new UserError(`The workbench listens on loopback only; serve ${hostForUrl(listen.host)} as a service (with HTTPS)`)
+  }
+  checkListen(listen, options.tls)
+  const scheme = options.tls ? 'https' : 'http'
   const token = options.token ?? randomBytes(24).toString('base64url')
   const rendererDir = resolve(options.rendererDir ?? defaultRendererDir())
   // Uploaded files are personal data: a folder of our own (0700), files 0600, removed when the server stops.
@@ -100,28 +124,26 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const ownsUploadDir = options.uploadDir === undefined
   const maxUpload = options.maxUploadBytes ?? MAX_UPLOAD_BYTES
   const services = createServices({ ...options, mode: 'headless' })
+  const cadenceMs = services.context.cadenceMs
   const files = (services.context.files ??= new FileHandles())
   const call = callDoor({ services: () => services, unavailable: 'The workspace is not open.' })
   const streams = new Set<ServerResponse>()
   let port = 0
 
-  // Event frames and pings are written in order, and not before a running release's padded answer time.
-  let frames: Promise<void> = Promise.resolve()
-  const writeHeld = (write: () => void) => {
-    frames = frames.then(afterPaddedAnswers).then(write)
-  }
-  const unsubscribe = forwardEvents(
-    services,
-    (name, payload) => {
-      const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
-      for (const s of streams) s.write(frame)
-    },
-    afterPaddedAnswers
-  )
+  const unsubscribe = forwardEvents(services, (name, payload) => {
+    const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
+    for (const s of streams) s.write(frame)
+  })
 
-  const hostAllowed = (host: string | undefined) => host === `127.0.0.1:${port}` || host === `localhost:${port}`
-  const originAllowed = (origin: string | undefined) =>
-    origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`
+  // The Host names this server: loopback names on loopback, the listen host elsewhere (any, on a wildcard address).
+  const wildcard = listen.host === '0.0.0.0' || listen.host === '::'
+  const hostAllowed = (host: string | undefined) => {
+    if (host === undefined) return false
+    if (wildcard) return true
+    const names = isLoopback(listen.host) ? ['127.0.0.1', 'localhost', '[::1]', hostForUrl(listen.host)] : [hostForUrl(listen.host)]
+    return names.some((n) => host === `${n}:${port}`)
+  }
+  const originAllowed = (origin: string | undefined, host: string | undefined) => origin === undefined || origin === `${scheme}://${host}`
 
   const events: Route = {
     method: 'GET',
@@ -130,13 +152,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS })
       res.write(': connected\n\n')
       streams.add(res)
-      const ping = setInterval(
-        () =>
-          writeHeld(() => {
-            if (streams.has(res)) res.write(': ping\n\n')
-          }),
-        15_000
-      )
+      const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
       req.on('close', () => {
         clearInterval(ping)
         streams.delete(res)
@@ -238,7 +254,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     const { req, res, url } = x
     if (!hostAllowed(req.headers.host)) return refuse(res, 403, 'Refused: unexpected Host header', 'forbidden')
     if (!url.pathname.startsWith('/api/')) return page(x)
-    if (!originAllowed(req.headers.origin)) return refuse(res, 403, 'Refused: cross-origin request', 'forbidden')
+    if (!originAllowed(req.headers.origin, req.headers.host)) return refuse(res, 403, 'Refused: cross-origin request', 'forbidden')
     const route = apiRoutes.find((r) => r.method === req.method && matches(r, url.pathname))
     const auth = req.headers.authorization
     const given = auth?.startsWith('Bearer ') ? auth.slice(7) : route === events ? url.searchParams.get('token') : null
@@ -247,47 +263,45 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     return route.handle(x)
   }
 
-  const server = createServer(async (req, res) => {
-    try {
-      // Whatever arrived while a release ran is answered at its padded answer time (pages and refusals too).
-      await afterPaddedAnswers()
-      await guarded({ req, res, url: new URL(req.url ?? '/', `http://127.0.0.1:${port}`) })
-    } catch (e) {
-      process.stderr.write(`request failed: ${(e as Error)?.stack ?? String(e)}\n`)
-      if (!res.headersSent) refuse(res, 500, 'Internal error', 'internal')
-      else res.end()
-    }
-  })
-
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject)
-      resolvePromise()
+  let door
+  try {
+    door = await listenDoor({
+      listen,
+      tls: options.tls,
+      cadence: cadenceMs === null ? null : new Cadence(cadenceMs),
+      onGateLeave: options.onGateLeave,
+      handler: async (req, res) => {
+        try {
+          await guarded({ req, res, url: new URL(req.url ?? '/', `${scheme}://127.0.0.1`) })
+        } catch (e) {
+          process.stderr.write(`request failed: ${(e as Error)?.stack ?? String(e)}\n`)
+          if (!res.headersSent) refuse(res, 500, 'Internal error', 'internal')
+          else res.end()
+        }
+      }
     })
-  }).catch(async (e) => {
+  } catch (e) {
     unsubscribe()
     await services.close()
     throw e
-  })
-  const address = server.address()
+  }
+  const address = door.bound.address()
   port = typeof address === 'object' && address ? address.port : 0
+  const shownHost = wildcard ? hostname() : hostForUrl(listen.host)
 
+  const listening = door
   return {
-    url: `http://127.0.0.1:${port}/#token=${token}`,
+    url: `${scheme}://${shownHost}:${port}/#token=${token}`,
     port,
     token,
+    cadenceMs,
     services,
-    server,
+    server: listening.bound,
     async close() {
       unsubscribe()
       for (const s of streams) s.end()
       streams.clear()
-      // Close every connection now: awaiting close() first waits for any open connection (a second page's event
-      // stream, a request in flight) to end on its own, so a stop could hang.
-      const closed = new Promise<void>((r) => server.close(() => r()))
-      server.closeAllConnections?.()
-      await closed
+      await listening.close()
       await services.close()
       if (ownsUploadDir) rmSync(uploadDir, { recursive: true, force: true })
     }

@@ -10,7 +10,7 @@
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import type { CallOutcome, ChooseFileRequest, FileHandle } from '../contract'
-import { FileHandles, afterPaddedAnswers, createServices, writeAtomically, type Services } from '../services'
+import { FileHandles, createServices, writeAtomically, type Services } from '../services'
 import { callDoor, forwardEvents } from '../door/calls'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
 import { createElectronPdfPrinter } from './pdf-printer'
@@ -123,12 +123,8 @@ void app.whenReady().then(() => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
     return call(method, req)
   })
-  if (services)
-    forwardEvents(
-      services,
-      (name, payload) => mainWindow?.webContents.send(IPC_EVENT, name, payload),
-      () => afterPaddedAnswers()
-    )
+  // The desktop is the workbench: events go to the window at once, in the order the services emitted them.
+  if (services) forwardEvents(services, (name, payload) => mainWindow?.webContents.send(IPC_EVENT, name, payload))
   createWindow()
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow()

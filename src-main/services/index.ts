@@ -15,10 +15,8 @@ import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
 import { ledgerHandlers } from './releases/ledger-handlers'
 import { reportsHandlers } from './reports/reports-handlers'
-import { afterPaddedAnswers } from './releases/release-service'
-
-/** The doors hold what they do after a release's run until its padded answer time (release-service.ts). */
-export { afterPaddedAnswers }
+import { ReleaseLane, resolveRunnerScript } from './releases/release-lane'
+import { ANSWER_STEP_UNIT_MS } from './releases/release-service'
 import { UserError, isUserError } from './platform/errors'
 import { EventHub } from './platform/events'
 import type { Handlers, PdfPrinter, ServiceContext } from './platform/handler-types'
@@ -45,10 +43,17 @@ export { LOCAL_PRINCIPAL } from './platform/caller'
 export type { AuthFailure, AuthResult, SignInResult } from './accounts/gate'
 export type { RouteName } from './accounts/roles'
 
+/** The service's public cadence when none is given (ms). */
+export const DEFAULT_CADENCE_MS = 250
+
 export interface ServicesOptions {
   mode: 'desktop' | 'headless'
   /** service: the custodian's deployment, every caller an account (ARCHITECTURE.md "Deployments"). Default: workbench. */
   deployment?: 'workbench' | 'service'
+  /** The service's public cadence in ms (a multiple of 50 from 50 to 5000; default DEFAULT_CADENCE_MS). */
+  cadenceMs?: number
+  /** Tests only: a latch the release runner waits on after each charge (release-lane.ts `holdAfterCharge`). */
+  testHoldAfterCharge?: Int32Array
   dbPath?: string
   poolSize?: number
   /** Extra environment for the workers (tests turn diagnostics on). */
@@ -75,7 +80,18 @@ export interface Services {
   close(): Promise<void>
 }
 
+/** The service's cadence the options ask for (null in the workbench); one that is not a multiple of 50 ms from 50 to 5000 is refused. */
+export function cadenceOf(options: Pick<ServicesOptions, 'deployment' | 'cadenceMs'>): number | null {
+  if ((options.deployment ?? 'workbench') === 'workbench') return null
+  const ms = options.cadenceMs ?? DEFAULT_CADENCE_MS
+  if (!Number.isInteger(ms) || ms < 50 || ms > 5000 || ms % ANSWER_STEP_UNIT_MS !== 0) {
+    throw new UserError(`The cadence must be a whole number of milliseconds from 50 to 5000 in steps of 50 (got ${String(ms)})`)
+  }
+  return ms
+}
+
 export function createServices(options: ServicesOptions): Services {
+  const cadenceMs = cadenceOf(options)
   const store = openStore(options.dbPath ?? defaultDatabasePath(), { projectRoot: projectRoot() })
   // The service holds the raw rows for its analysts: it does not start on a workspace other users of the host can read.
   if (options.deployment === 'service' && store.path !== ':memory:') {
@@ -95,11 +111,21 @@ export function createServices(options: ServicesOptions): Services {
     store.close()
     throw e
   }
-  const jobs = new JobRegistry(events)
+  const jobs = new JobRegistry(events, { cadenceMs })
   const gate = new AccountGate(store.db, options.gate, (jobId) => jobs.ownerOf(jobId))
+  const releases = new ReleaseLane({
+    db: store.db,
+    dbPath: store.path,
+    projectRoot: projectRoot(),
+    script: resolveRunnerScript({ ...process.env, ...options.workerEnv }),
+    cadenceMs,
+    holdAfterCharge: options.testHoldAfterCharge
+  })
   const context: ServiceContext = {
     mode: options.mode,
     deployment: options.deployment ?? 'workbench',
+    cadenceMs,
+    releases,
     store,
     pool,
     jobs,
@@ -133,8 +159,6 @@ export function createServices(options: ServicesOptions): Services {
     const allowed = gate.authorize(caller, method)
     if (!allowed.ok) return allowed
     try {
-      // A request that arrived while a release ran is handled at the release's padded answer time, not at the run's end.
-      await afterPaddedAnswers()
       const value = await run(method, req ?? {}, caller)
       return { ok: true, value }
     } catch (e) {
@@ -158,6 +182,7 @@ export function createServices(options: ServicesOptions): Services {
     dispatch,
     async close() {
       jobs.cancelAll()
+      await releases.close()
       await context.pool.shutdown()
       store.close()
       // Temporary files (report exports, officer editions included; uploads) go with the services.

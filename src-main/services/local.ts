@@ -38,7 +38,7 @@ export { entriesText, previewText, releaseText, summaryText } from './ledger/led
 export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views'
 export { NOTIONS } from './chain/notions'
 export { verifyLedger } from './ledger/verify'
-export { previewRelease, runRelease, runReleaseTimed, unlockExPost } from './releases/release-service'
+export { previewRelease, runRelease, unlockExPost } from './releases/release-service'
 export { checkpoint, fingerprint, listOfficers, officerRows, registerOfficer } from './trust/officers'
 
 // Accounts of the service (officer acts), credentials, the service's host hygiene

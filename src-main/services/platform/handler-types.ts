@@ -5,6 +5,7 @@ import type { Principal } from '../../contract/accounts'
 import type { EventHub } from './events'
 import type { JobRegistry } from './job-registry'
 import type { WorkerPool } from './worker-pool'
+import type { ReleaseRecord, ReleaseRequest } from '../../contract/ledger'
 
 /**
  * Handlers of one area: each method of its contract map, request in, response out. `caller` is who calls (the role
@@ -37,11 +38,34 @@ export interface Store {
   close(): void
 }
 
+/**
+ * How `releases/list` and `releases/get` show a release: which charged releases are still being answered (inline on
+ * this thread, or on the release runner: releases/release-lane.ts), and whether an answer stored before its recorded
+ * answer time is shown as still running until then (the service, where the analyst must not see the run's end).
+ */
+export interface ReleaseView {
+  running(db: Database.Database, releaseId: number): boolean
+  hideUntilAnswerTime: boolean
+}
+
+/** How the services run releases and show them (releases/release-lane.ts; tests may run them inline). */
+export interface Releases {
+  run(req: ReleaseRequest): Promise<ReleaseRecord>
+  readonly view: ReleaseView
+}
+
 /** What every area's handlers are built from. */
 export interface ServiceContext {
   mode: 'desktop' | 'headless'
   /** workbench (absent): the user's own workspace, every role; service: the custodian's deployment, every caller an account over TLS. */
   deployment?: 'workbench' | 'service'
+  /**
+   * The service's public cadence in ms (a multiple of 50); null in the workbench. Analysts see every response and event
+   * only at its ticks, and release answers in whole cadences after their charge.
+   */
+  cadenceMs: number | null
+  /** Releases run whole on a thread of their own, one at a time (releases/release-lane.ts). */
+  releases: Releases
   store: Store
   pool: WorkerPool
   jobs: JobRegistry

@@ -1,6 +1,9 @@
 /**
  * Long-running jobs: each gets an id, an AbortController, throttled progress events (with rate and ETA) and a final
  * state event. Jobs never throw into the caller: their failure is recorded as one sentence.
+ *
+ * In the service (`cadenceMs` set) nothing a job shows is dated finer than the cadence: no rates (units or bytes per
+ * second since the start), and start and finish times floored to a tick.
  */
 import { randomUUID } from 'node:crypto'
 import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
@@ -45,10 +48,26 @@ interface Entry {
   owner: number | null
 }
 
+export interface JobRegistryOptions {
+  /** The service's public cadence (ms); null or absent in the workbench. */
+  cadenceMs?: number | null
+}
+
 export class JobRegistry {
   private jobs = new Map<string, Entry>()
+  private readonly cadenceMs: number | null
 
-  constructor(private readonly events: EventHub) {}
+  constructor(
+    private readonly events: EventHub,
+    options: JobRegistryOptions = {}
+  ) {
+    this.cadenceMs = options.cadenceMs ?? null
+  }
+
+  /** A time as jobs show it: to the millisecond in the workbench, floored to the cadence in the service. */
+  private shownTime(ms: number): string {
+    return new Date(this.cadenceMs === null ? ms : Math.floor(ms / this.cadenceMs) * this.cadenceMs).toISOString()
+  }
 
   start<T>(kind: string, label: string, unit: string, fn: (ctx: JobContext) => Promise<T>): JobInfo {
     const jobId = randomUUID()
@@ -58,7 +77,7 @@ export class JobRegistry {
       kind,
       label,
       state: 'running',
-      startedAt: new Date().toISOString(),
+      startedAt: this.shownTime(Date.now()),
       finishedAt: null,
       progress: null,
       error: null,
@@ -102,7 +121,7 @@ export class JobRegistry {
           if (!isUserError(e)) process.stderr.write(`job ${kind} failed: ${(e as Error)?.stack ?? String(e)}\n`)
         }
       } finally {
-        info.finishedAt = new Date().toISOString()
+        info.finishedAt = this.shownTime(Date.now())
         this.events.emit('job/state', { ...info })
       }
     })()
@@ -145,15 +164,14 @@ export class JobRegistry {
   private progress(entry: Entry, done: number, total: number, force = false, bytes?: ProgressBytes, work?: ProgressWork): void {
     const now = Date.now()
     const elapsed = Math.max(1e-3, (now - entry.startedMs) / 1000)
-    const rate = done / elapsed
+    const rates = this.cadenceMs === null
     let workDone = done
     let workTotal = total
     let detail: JobProgressDetail | undefined
     if (bytes && Number.isFinite(bytes.bytesDone) && Number.isFinite(bytes.bytesTotal)) {
       const bytesDone = Math.max(0, bytes.bytesDone)
       const bytesTotal = Math.max(bytesDone, bytes.bytesTotal)
-      const bytesPerSecond = bytesDone / elapsed
-      detail = { bytesDone, bytesTotal, bytesPerSecond }
+      detail = rates ? { bytesDone, bytesTotal, bytesPerSecond: bytesDone / elapsed } : { bytesDone, bytesTotal }
       // The bytes are exact where the unit total may be an estimate: time left follows them.
       workDone = bytesDone
       workTotal = bytesTotal
@@ -169,7 +187,7 @@ export class JobRegistry {
       done,
       total,
       unit: entry.unit,
-      rate,
+      ...(rates ? { rate: done / elapsed } : {}),
       etaSeconds,
       ...(detail ? { detail } : {})
     }

@@ -1,6 +1,6 @@
 import type { LedgerMethods } from '../../contract/ledger'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
-import { getRelease, listReleases, previewRelease, runReleaseTimed, unlockExPost } from './release-service'
+import { getRelease, listReleases, previewRelease, unlockExPost } from './release-service'
 import { setBudget } from '../ledger/budgets'
 import { datasetLedger, ledgerSummary, listEntries } from '../ledger/ledger-views'
 import { verifyLedger } from '../ledger/verify'
@@ -20,9 +20,10 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
       return { entry, account: datasetLedger(db(), req.datasetId) }
     },
     'releases/preview': async (req) => previewRelease(db(), req),
-    'releases/run': async (req) => runReleaseTimed(db(), req, ctx.pool),
-    'releases/list': async (req, caller) => listReleases(db(), req.datasetId, ownRecordsOnly(caller)),
-    'releases/get': async (req, caller) => getRelease(db(), req.releaseId, ownRecordsOnly(caller)),
+    'releases/run': async (req) => ctx.releases.run(req),
+    'releases/list': async (req, caller) =>
+      listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
+    'releases/get': async (req, caller) => getRelease(db(), req.releaseId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
     'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
     'officer/register': async (req) => {

@@ -29,28 +29,39 @@ import { type Sealed, seal, unseal } from '../trust/officer-crypto'
 import { type OfficerKey, unlockOfficer, verifiedOfficerRows } from '../trust/officers'
 import { writeCheckpoint } from '../trust/checkpoints'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
-import { type ReleasePool, executeOnPool } from './kinds/release-kind'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
+import type { ReleaseView } from '../platform/handler-types'
+
+export type { ReleaseView }
 
 type Db = Database.Database
 
+/** The step of recorded answer times in the workbench: whole seconds after the charge. */
+export const ANSWER_STEP_MS = 1000
+/** Every step (the workbench's, the service's cadence) is a whole multiple of this. */
+export const ANSWER_STEP_UNIT_MS = 50
+
 /**
- * When an answer (or a failure) counts as given, as the analyst sees it (ALGORITHMS.md section 5): the charge time plus
- * the run time rounded UP to whole seconds (at least one). The doors (`runReleaseTimed`) also hold the response until
- * then, so neither a time shown nor the time a call takes tells the data-dependent run time below a second. (The charge
- * time, `created_at`, is the ledger entry's time: it comes before any data is read and keeps its milliseconds.)
+ * When an answer (or a failure) counts as given, as recorded and shown (ALGORITHMS.md section 5): the charge time plus
+ * the run time rounded UP to whole steps (at least one), so no time a report or the ledger shows tells the
+ * data-dependent run time below a step. In the service the step is the public cadence and the door hands the answer
+ * over at that time (release-lane.ts). (The charge time, `created_at`, is the ledger entry's time: it comes before any
+ * data is read and keeps its milliseconds.)
  */
-export function answerTime(chargedAt: string, now: Date = new Date()): string {
+export function answerTime(chargedAt: string, now: Date = new Date(), stepMs = ANSWER_STEP_MS): string {
   const start = Date.parse(chargedAt)
   const elapsed = Math.max(1, now.getTime() - start)
-  return new Date(start + Math.ceil(elapsed / 1000) * 1000).toISOString()
+  return new Date(start + Math.ceil(elapsed / stepMs) * stepMs).toISOString()
 }
 
-/** The stored answer time; one written before answers were padded (not whole seconds after the charge) is rounded up. */
+/**
+ * The stored answer time; one written before answers were padded (not a whole number of steps after the charge; every
+ * step is a multiple of ANSWER_STEP_UNIT_MS) is rounded up to whole seconds.
+ */
 function shownAnswerTime(createdAt: string, answeredAt: string): string {
   const a = Date.parse(answeredAt)
   const c = Date.parse(createdAt)
-  if (!Number.isFinite(a) || !Number.isFinite(c) || (a - c) % 1000 === 0) return answeredAt
+  if (!Number.isFinite(a) || !Number.isFinite(c) || (a - c) % ANSWER_STEP_UNIT_MS === 0) return answeredAt
   return answerTime(createdAt, new Date(a))
 }
 
@@ -61,35 +72,12 @@ function shownAnswerTime(createdAt: string, answeredAt: string): string {
  */
 export const NEUTRAL_FAILURE = 'the answer could not be computed from the data'
 
-/**
- * The latest padded answer time (ms since the epoch) of a release this process ran. A release's mechanism runs on the
- * services' thread, so every request that arrives while it runs is handled the moment the run ends: without a hold,
- * how long any call beside a release took, or the charge time of a release asked meanwhile, told the data-dependent
- * run time to the millisecond (review finding). The doors wait for `afterPaddedAnswers` before they handle a request
- * or write an event, so what they do after a run shows only at its padded time.
- */
-let heldUntilMs = 0
-
-function holdUntil(iso: string): void {
-  const t = Date.parse(iso)
-  if (t > heldUntilMs) heldUntilMs = t
-}
-
-/** Resolves once every release run by this process has reached its padded answer time (at once when none is pending). */
-export async function afterPaddedAnswers(): Promise<void> {
-  // A release computed on the worker pool leaves this thread free while it runs: what arrives meanwhile is held until
-  // its padded answer time too, as when the run blocked the thread (else the moment calls stop being answered at once
-  // would tell the run's end).
-  while (runsOnPool.size > 0) await Promise.all([...runsOnPool])
-  for (let ms = heldUntilMs - Date.now(); ms > 0; ms = heldUntilMs - Date.now()) await new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-/** Releases of this process whose computation is on the worker pool (each settles once its answer is stored). */
-const runsOnPool = new Set<Promise<unknown>>()
-
-/** Releases being answered by this process right now (anything else left 'charged' was interrupted). */
+/** Releases being answered inline by this thread right now (anything else left 'charged' was interrupted). */
 const inFlight = new Set<string>()
 const flightKey = (db: Db, id: number) => `${db.name}#${id}`
+
+/** The view of a thread that runs releases inline (the CLI, tests): nothing hidden. */
+export const INLINE_VIEW: ReleaseView = { running: (db, id) => inFlight.has(flightKey(db, id)), hideUntilAnswerTime: false }
 
 /** Who asks: in the service, the calling account (whatever the request says); in the workbench, the request's name. */
 function actorOf(req: ReleaseRequest): string {
@@ -133,7 +121,7 @@ export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
 }
 
 /** Charge and record the release (one transaction). Returns the release id, or throws the denial (nothing spent, audited). */
-export function chargeRelease(db: Db, p: PreparedRelease, actor: string): { releaseId: number; seq: number } {
+export function chargeRelease(db: Db, p: PreparedRelease, actor: string, charging?: (releaseId: number) => void): { releaseId: number; seq: number } {
   const tx = db.transaction(() => {
     p.recheck?.()
     const adm = admission(db, p.query.datasetId, p.datasetName, p.notion, p.cells, p.chargeNano)
@@ -169,6 +157,8 @@ export function chargeRelease(db: Db, p: PreparedRelease, actor: string): { rele
       description: p.description,
       detail: { queryId: p.query.id, kind: p.kind, mechanism: p.mechanism, params: p.publicParams, chargeExplained: p.chargeExplained }
     })
+    // Before the commit: whoever watches this release sees it in flight from the moment it exists for other connections.
+    charging?.(releaseId)
     return { releaseId, seq: entry.seq }
   })
   const r = tx.immediate()
@@ -195,9 +185,8 @@ export function executePrepared(p: PreparedRelease, rng: Rng): ExecutionResult {
   return p.execute(rng)
 }
 
-function storeAnswer(db: Db, releaseId: number, chargedAt: string, result: ExecutionResult): void {
-  const at = answerTime(chargedAt)
-  holdUntil(at)
+function storeAnswer(db: Db, releaseId: number, chargedAt: string, result: ExecutionResult, stepMs: number): void {
+  const at = answerTime(chargedAt, new Date(), stepMs)
   db.transaction(() => {
     db.prepare(`UPDATE releases SET status = 'answered', answer = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
       canonicalJson(result.answer),
@@ -222,6 +211,10 @@ function sealExPost(db: Db, releaseId: number, exPost: unknown): string {
 export interface RunHooks {
   /** Test hook: called after the charge committed, before the mechanism runs. */
   afterCharge?: (releaseId: number) => void
+  /** Called inside the charge's transaction, before it commits (the release runner marks the release in flight). */
+  charging?: (releaseId: number) => void
+  /** The step of the recorded answer time (default ANSWER_STEP_MS; the service's cadence there). */
+  answerStepMs?: number
 }
 
 interface ChargedRelease {
@@ -232,37 +225,38 @@ interface ChargedRelease {
 }
 
 /** Validate, price and charge (one transaction); the release is then in flight until its answer or failure is stored. */
-function chargeAndBegin(db: Db, req: ReleaseRequest): ChargedRelease {
+function chargeAndBegin(db: Db, req: ReleaseRequest, charging?: (releaseId: number) => void): ChargedRelease {
   const actor = actorOf(req)
   const prepared = prepareRelease(db, req.queryId, req.params)
-  const { releaseId } = chargeRelease(db, prepared, actor)
+  const { releaseId } = chargeRelease(db, prepared, actor, charging)
   const chargedAt = (db.prepare('SELECT created_at FROM releases WHERE id = ?').get(releaseId) as { created_at: string }).created_at
   const key = flightKey(db, releaseId)
   inFlight.add(key)
   return { prepared, releaseId, chargedAt, key }
 }
 
-/** A charged release that could not be computed: the charge stays (noise may have been drawn); the cause is not recorded. */
-function failCharged(db: Db, c: ChargedRelease): never {
+/**
+ * A charged release that could not be computed (or whose runner was lost): the charge stays (noise may have been
+ * drawn); the cause is not recorded. Returns the error to throw.
+ */
+export function failCharged(db: Db, releaseId: number, chargedAt: string, stepMs = ANSWER_STEP_MS): ReleaseFailedError {
   const reason = NEUTRAL_FAILURE
-  const failedAt = answerTime(c.chargedAt)
-  holdUntil(failedAt)
   db.prepare(`UPDATE releases SET status = 'failed', failure = ?, answered_at = ? WHERE id = ? AND status = 'charged'`).run(
     reason,
-    failedAt,
-    c.releaseId
+    answerTime(chargedAt, new Date(), stepMs),
+    releaseId
   )
-  throw new ReleaseFailedError(c.releaseId, reason)
+  return new ReleaseFailedError(releaseId, reason)
 }
 
-function answered(db: Db, c: ChargedRelease, result: ExecutionResult): ReleaseRecord {
-  storeAnswer(db, c.releaseId, c.chargedAt, result)
-  return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(c.releaseId) as ReleaseRow, true)
-}
-
-/** A release computed inline on this thread (the CLI, tests): the kind's one computation with a fresh secure generator. */
+/**
+ * A release run on this thread: validate, charge, the kind's read and its one computation with a fresh secure
+ * generator, store. The CLI and tests call it; the services run it on the release runner (release-runner.ts), so that
+ * no data read or computation of a release holds the services' thread.
+ */
 export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): ReleaseRecord {
-  const c = chargeAndBegin(db, req)
+  const stepMs = hooks.answerStepMs ?? ANSWER_STEP_MS
+  const c = chargeAndBegin(db, req, hooks.charging)
   try {
     hooks.afterCharge?.(c.releaseId)
     let result: ExecutionResult
@@ -270,71 +264,12 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
       result = executePrepared(c.prepared, SecureRandom.create())
     } catch {
       // The cause may depend on the data: never shown.
-      failCharged(db, c)
+      throw failCharged(db, c.releaseId, c.chargedAt, stepMs)
     }
-    return answered(db, c, result)
+    storeAnswer(db, c.releaseId, c.chargedAt, result, stepMs)
+    return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(c.releaseId) as ReleaseRow, INLINE_VIEW)
   } finally {
     inFlight.delete(c.key)
-  }
-}
-
-/**
- * A release whose computation runs on the worker pool (issue 18): the data read and the charge stay on this thread; the
- * mechanism, the ball counts or the search run on a worker with its own secure generator, once (no retry, no time-out).
- * A worker's failure is the neutral release failure; the answer time is measured from the charge, here, as inline.
- */
-export function runReleaseOnPool(db: Db, req: ReleaseRequest, pool: ReleasePool, hooks: RunHooks = {}): Promise<ReleaseRecord> {
-  const run = (async () => {
-    const c = chargeAndBegin(db, req)
-    try {
-      hooks.afterCharge?.(c.releaseId)
-      let result: ExecutionResult
-      try {
-        result = await executeOnPool(c.prepared, pool)
-      } catch {
-        failCharged(db, c)
-      }
-      return answered(db, c, result)
-    } finally {
-      inFlight.delete(c.key)
-    }
-  })()
-  const settled = run.then(
-    () => undefined,
-    () => undefined
-  )
-  runsOnPool.add(settled)
-  void settled.then(() => runsOnPool.delete(settled))
-  return run
-}
-
-/** Waits until an ISO time (a release's padded answer time). */
-async function until(iso: string | null): Promise<void> {
-  const at = iso === null ? NaN : Date.parse(iso)
-  // A timer may fire a millisecond early by the wall clock: wait again until the time has really come.
-  for (let ms = at - Date.now(); ms > 0; ms = at - Date.now()) await new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-/**
- * `runRelease` (or `runReleaseOnPool` given a pool) as the doors (HTTP, desktop, CLI) call it: the answer, or the failure of a charged release, is handed
- * over at its padded answer time (`answerTime`), so how long the call takes tells the analyst only the run time rounded
- * up to whole seconds. Refusals before the charge (bad input, denials) depend on public inputs only and are not held.
- */
-export async function runReleaseTimed(db: Db, req: ReleaseRequest, pool?: ReleasePool): Promise<ReleaseRecord> {
-  // A release asked while another ran is charged after that one's padded time: its charge time would tell the run's end.
-  await afterPaddedAnswers()
-  try {
-    // On the pool when the services have one (the desktop and the headless server): this thread never blocks on it.
-    const r = pool ? await runReleaseOnPool(db, req, pool) : runRelease(db, req)
-    await until(r.answeredAt)
-    return r
-  } catch (e) {
-    const id = e instanceof ReleaseFailedError ? e.releaseId : NaN
-    if (Number.isInteger(id)) {
-      const row = db.prepare('SELECT answered_at FROM releases WHERE id = ?').get(id) as { answered_at: string | null } | undefined
-      await until(row?.answered_at ?? null)
-    }
-    throw e
   }
 }
 
@@ -362,16 +297,15 @@ interface ReleaseRow {
 const RELEASE_SELECT = `SELECT r.*, e.seq AS seq FROM releases r LEFT JOIN ledger_entries e ON e.release_id = r.id`
 
 /**
- * A release row as the analyst may see it. An answer (or failure) is stored as soon as it exists, with its padded
- * answer time (`answerTime`); until that time the release shows as still running and without its answer, so that
- * polling `releases/list` or `releases/get` beside a release does not show the moment its run ended (review finding:
- * a 1 ms poll saw "answered" at the run's end, undoing the whole-second padding). `early`: the runner's own copy,
- * which `runReleaseTimed` holds until the padded time before handing it over.
+ * A release row as the analyst may see it. An answer (or failure) is stored as soon as it exists, with its recorded
+ * answer time (`answerTime`); where the view hides it (the service), until that time the release shows as still
+ * running and without its answer, so that polling `releases/list` or `releases/get` beside a release does not show the
+ * moment its run ended.
  */
-function toRecord(db: Db, r: ReleaseRow, early = false): ReleaseRecord {
+function toRecord(db: Db, r: ReleaseRow, view: ReleaseView): ReleaseRecord {
   let status: ReleaseStatus
   let statusText: string
-  const notYet = !early && r.status !== 'charged' && r.answered_at !== null && Date.parse(r.answered_at) > Date.now()
+  const notYet = view.hideUntilAnswerTime && r.status !== 'charged' && r.answered_at !== null && Date.parse(r.answered_at) > Date.now()
   if (notYet) {
     status = 'running'
     statusText = 'charged, answer being computed'
@@ -382,7 +316,7 @@ function toRecord(db: Db, r: ReleaseRow, early = false): ReleaseRecord {
     status = 'failed'
     // Whatever was stored (older versions stored the cause), the analyst sees the neutral sentence.
     statusText = `charged, no answer: failed (${NEUTRAL_FAILURE})`
-  } else if (inFlight.has(flightKey(db, r.id))) {
+  } else if (view.running(db, r.id)) {
     status = 'running'
     statusText = 'charged, answer being computed'
   } else {
@@ -413,19 +347,28 @@ function toRecord(db: Db, r: ReleaseRow, early = false): ReleaseRecord {
 /** Releases charged by this service account only (the account named in the charge's hashed detail); null: every release. */
 const OWNED = `(@account IS NULL OR json_extract(e.detail, '$.account.id') = @account)`
 
+/**
+ * Which releases a reader sees and how: `onlyAccount` narrows to the releases that service account charged (null or
+ * absent: every release); `view` says which are in flight and whether answers wait for their recorded time.
+ */
+export interface ReleaseReading {
+  onlyAccount?: number | null
+  view?: ReleaseView
+}
+
 /** A release; another account's is "no release with id N" to an analyst narrowed to its own (`onlyAccount`). */
-export function getRelease(db: Db, releaseId: number, onlyAccount: number | null = null): ReleaseRecord {
+export function getRelease(db: Db, releaseId: number, { onlyAccount = null, view = INLINE_VIEW }: ReleaseReading = {}): ReleaseRecord {
   if (!Number.isInteger(releaseId)) throw new UserError('releaseId must be a whole number')
   const row = db.prepare(`${RELEASE_SELECT} WHERE r.id = @id AND ${OWNED}`).get({ id: releaseId, account: onlyAccount }) as ReleaseRow | undefined
   if (!row) throw new UserError(`There is no release with id ${releaseId}`, 'not-found')
-  return toRecord(db, row)
+  return toRecord(db, row, view)
 }
 
-export function listReleases(db: Db, datasetId?: number, onlyAccount: number | null = null): ReleaseRecord[] {
+export function listReleases(db: Db, datasetId?: number, { onlyAccount = null, view = INLINE_VIEW }: ReleaseReading = {}): ReleaseRecord[] {
   const rows = db
     .prepare(`${RELEASE_SELECT} WHERE (@dataset IS NULL OR r.dataset_id = @dataset) AND ${OWNED} ORDER BY r.id`)
     .all({ dataset: datasetId ?? null, account: onlyAccount }) as ReleaseRow[]
-  return rows.map((r) => toRecord(db, r))
+  return rows.map((r) => toRecord(db, r, view))
 }
 
 /**

@@ -3,6 +3,7 @@
  * the HTML template, a CSV table, the canonical JSON, or the HTML itself) -> write it atomically (temp file + rename).
  * Shared by the `reports/*` handlers (as a job) and the `report` CLI command.
  */
+import type { ReleaseView } from '../releases/release-service'
 import { closeSync, constants, accessSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type {
@@ -154,6 +155,8 @@ export interface ProduceOptions {
   /** Progress in steps out of 100. */
   onProgress?: (done: number, total: number) => void
   now?: Date
+  /** How releases are shown (the service hides an answer until its recorded time); default: as stored. */
+  releaseView?: ReleaseView
 }
 
 /** Data, verification and HTML (the preview, and the first half of every export). */
@@ -170,6 +173,7 @@ export async function prepareReport(
     officerKey: r.officerKey,
     reason: r.reason,
     signal: o.signal,
+    releaseView: o.releaseView,
     onProgress: (done, total) => o.onProgress?.(Math.round(5 + (total === 0 ? 60 : (60 * done) / total)), 100)
   })
   if (o.signal?.aborted) throw new CancelledError()

@@ -32,7 +32,7 @@ import type { EntryRow } from '../chain/ledger-chain'
 import { NOTIONS_NOTE, toLedgerEntry } from '../ledger/ledger-views'
 import { NOTIONS, NOTION_LABEL } from '../chain/notions'
 import { nanoToDecimal } from '../chain/nano-epsilon'
-import { listReleases, unlockExPost } from '../releases/release-service'
+import { type ReleaseView, listReleases, unlockExPost } from '../releases/release-service'
 import { engineAdapter } from '../experiments/engines'
 import { ExperimentRepository } from '../experiments/repository'
 import type { Store } from '../store/store'
@@ -57,6 +57,8 @@ export interface GatherOptions {
   signal?: AbortSignal
   /** Called as releases are gathered (the slow part of an officer edition). */
   onProgress?: (done: number, total: number) => void
+  /** How releases are shown (the service hides an answer until its recorded time); default: as stored. */
+  releaseView?: ReleaseView
 }
 
 function checkAbort(signal?: AbortSignal): void {
@@ -408,7 +410,7 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
 
   // Releases: the release service's records, with their recorded parameters.
   const params = releaseParams(db)
-  const records = listReleases(db, scope ?? undefined).filter((r) => inPeriod(r.createdAt, period))
+  const records = listReleases(db, scope ?? undefined, { view: o.releaseView }).filter((r) => inPeriod(r.createdAt, period))
   const releases: ReportRelease[] = []
   const total = records.length
   for (let i = 0; i < records.length; i++) {

@@ -40,7 +40,7 @@ export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {
   return {
     'reports/preview': async (req) => {
       const r = resolveRequest(ctx.store, req ?? {})
-      return prepareReport(ctx.store, r)
+      return prepareReport(ctx.store, r, { releaseView: ctx.releases.view })
     },
 
     'reports/export': async (req) => {
@@ -57,7 +57,12 @@ export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {
         const started = Date.now()
         // Let the handler answer with the job id before the (synchronous) database reads begin.
         await new Promise((res) => setImmediate(res))
-        const produced = await produceReport(ctx.store, r, { printer: ctx.pdfPrinter, signal: jc.signal, onProgress: jc.progress })
+        const produced = await produceReport(ctx.store, r, {
+          printer: ctx.pdfPrinter,
+          signal: jc.signal,
+          onProgress: jc.progress,
+          releaseView: ctx.releases.view
+        })
         const dir = join(downloadRoot(), job.jobId)
         mkdirSync(dir, { recursive: true, mode: 0o700 })
         const path = join(dir, produced.fileName)

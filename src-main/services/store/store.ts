@@ -20,6 +20,11 @@ export interface OpenStoreOptions {
   /** Project root, to find the Electron build of the native module. */
   projectRoot?: string
   readonly?: boolean
+  /**
+   * Another connection of a process that opened this workspace already (the release runner): no migration (the schema
+   * must be the latest) and no clean-up of staging tables (this process's imports may be running).
+   */
+  secondary?: boolean
 }
 
 /** Default workspace file: $QUIET_ALARM_DB, else the user's data directory. */
@@ -71,6 +76,11 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     db.pragma('foreign_keys = ON')
     db.pragma('busy_timeout = 5000')
     db.pragma('synchronous = NORMAL')
+    if (options.secondary) {
+      const v = (db.prepare('SELECT max(version) v FROM schema_migrations').get() as { v: number | null }).v ?? 0
+      if (v !== latest) throw new UserError(`The workspace changed while open (schema ${v}, expected ${latest}); restart Quiet Alarm`, 'store')
+      return storeOf(db, abs)
+    }
     migrate(db, list, latest)
     // A crash during an import leaves its staging table: dropped on every open (CLI, services, tests), never kept
     // until the next import. Tables of imports still running in a live process are left alone.
@@ -84,9 +94,13 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     }
     throw new UserError(`Cannot open the workspace database ${abs}: ${msg}`, 'store')
   }
+  return storeOf(db, abs)
+}
+
+function storeOf(db: Database.Database, path: string): Store {
   return {
     db,
-    path: abs,
+    path,
     schemaVersion: () => (db.prepare('SELECT max(version) v FROM schema_migrations').get() as { v: number | null }).v ?? 0,
     close: () => db.close()
   }

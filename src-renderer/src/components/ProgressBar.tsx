@@ -6,24 +6,33 @@ function timeLeft(p: JobProgress): string {
   return p.etaSeconds === null ? 'time left unknown' : `about ${formatDuration(p.etaSeconds)} left`
 }
 
-/** What the bar says under it. Jobs that read a file (imports) also give bytes: "rows · MB of MB · rate · time left". */
+/**
+ * What the bar says under it. Jobs that read a file (imports) also give bytes: "rows · MB of MB · rate · time left".
+ * The service sends no rates (they would date each event): the rate part is left out there.
+ */
 export function progressText(p: JobProgress, finished: JobState | undefined): string {
   const d = p.detail
+  const rate = p.rate
   if (d) {
     if (finished) return `${formatCount(p.done)} ${p.unit} · ${formatBytesOf(finished === 'done' ? d.bytesTotal : d.bytesDone, d.bytesTotal)}`
+    const bytesRate = d.bytesPerSecond === undefined ? '' : ` (${formatBytes(d.bytesPerSecond)}/s)`
     return [
       `${formatCount(p.done)} ${p.unit}`,
       formatBytesOf(d.bytesDone, d.bytesTotal),
-      `${formatCount(Math.round(p.rate))} ${p.unit}/s (${formatBytes(d.bytesPerSecond)}/s)`,
+      ...(rate === undefined ? [] : [`${formatCount(Math.round(rate))} ${p.unit}/s${bytesRate}`]),
       timeLeft(p)
     ].join(' · ')
   }
   if (p.unit === 'bytes') {
     const done = formatBytesOf(p.done, p.total)
-    return finished ? done : `${done} · ${formatBytes(p.rate)}/s · ${timeLeft(p)}`
+    return finished ? done : [done, ...(rate === undefined ? [] : [`${formatBytes(rate)}/s`]), timeLeft(p)].join(' · ')
   }
   if (finished) return `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit}`
-  return `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit} · ${formatCount(Math.round(p.rate))} ${p.unit}/s · ${timeLeft(p)}`
+  return [
+    `${formatCount(p.done)} of ${formatCount(p.total)} ${p.unit}`,
+    ...(rate === undefined ? [] : [`${formatCount(Math.round(rate))} ${p.unit}/s`]),
+    timeLeft(p)
+  ].join(' · ')
 }
 
 /** How full the bar is: by bytes when the job gives them (exact where a unit total may be an estimate). */

@@ -41,7 +41,17 @@ export function harness(): Harness {
   hub.on((name, payload) => events.push({ name, payload }))
   const jobs = new JobRegistry(hub)
   const files = new FileHandles()
-  const ctx: ServiceContext = { mode: 'headless', store, jobs, events: hub, pool: null as unknown as WorkerPool, files }
+  const ctx: ServiceContext = {
+    mode: 'headless',
+    deployment: 'workbench',
+    cadenceMs: null,
+    releases: null as unknown as ServiceContext['releases'],
+    store,
+    jobs,
+    events: hub,
+    pool: null as unknown as WorkerPool,
+    files
+  }
   const handlers = datasetsHandlers(ctx)
   return {
     dir: ws.dir,

@@ -3,7 +3,6 @@ import Database from 'better-sqlite3'
 import { main } from '../../../src-main/cli'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
-import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
 import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { admission } from '../../../src-main/services/ledger/admission'
 import { cellKey } from '../../../src-main/services/ledger/cells'
@@ -13,7 +12,7 @@ import { deleteDataset, lookupDataset, resolveDataset } from '../../../src-main/
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { findDataset } from '../../../src-main/services/reports/report-data'
 import { tempWorkspace } from '../helpers'
-import { craftDataset, saveQuery, closeLedgerWorkspace, openLedgerWorkspace } from './fixtures'
+import { craftDataset, saveQuery, closeLedgerWorkspace, inlineContext, openLedgerWorkspace } from './fixtures'
 import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -260,7 +259,7 @@ describe("ledger verify detects tampering behind the app's back", () => {
     )
     raw.close()
     store = openStore(ws.db)
-    h = ledgerHandlers({ store } as unknown as ServiceContext)
+    h = ledgerHandlers(inlineContext(store))
     await h['budgets/set']({ datasetId: 1, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })
     store.close()
     // Issue 15: the officer's signed checkpoint (written with the first budget) no longer matches: caught without --head.

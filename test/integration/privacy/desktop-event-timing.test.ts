@@ -1,39 +1,30 @@
 /**
- * Attack (H10 review of b98c057, the padded answer time held at the doors): the HTTP server holds its event frames until
- * a running release's padded answer time (server.ts `writeHeld`), but the desktop shell forwarded every services event
- * to the renderer at once. A release's data read (its aggregate over the private rows, on the services' thread) is
- * data-dependent work; an analyst who keeps a public sweep running gets a progress event every few hundred ms, and the
- * first one after a release starts arrives when the read ends: its duration to the millisecond, in the renderer.
- * Now the shell holds events as the server does (`afterPaddedAnswers`). Electron cannot be launched here: this loads
- * the real src-main/electron/main.ts against a fake `electron` (as test/unit/electron-shell.test.ts does) and fake
- * services whose release is still within its padded time.
+ * The desktop app is the workbench (ARCHITECTURE.md "Deployments"): the analyst holds the data, so nothing is held to
+ * hide a release's run from them. Services events reach the window at once and in the order they were emitted, also
+ * while a release is running (before: every event waited for the release's padded answer time, so a sweep's progress
+ * froze on every release). Electron cannot be launched here: this loads the real src-main/electron/main.ts against a
+ * fake `electron` (as test/unit/electron-shell.test.ts does) and fake services whose release never ends.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { fake } from '../../support/fake-electron'
 
 vi.mock('electron', async () => (await import('../../support/fake-electron')).fakeElectronModule())
 
-/** Fake services: a release is running (its padded answer time not reached) until `releaseDone` is called. */
-const services = vi.hoisted(() => {
-  let resolveHeld: () => void = () => undefined
-  let held: Promise<void> = Promise.resolve()
-  return {
-    listener: null as null | ((name: string, payload: unknown) => void),
-    hold() {
-      held = new Promise<void>((r) => (resolveHeld = r))
-    },
-    releaseDone: () => resolveHeld(),
-    afterPaddedAnswers: () => held
-  }
-})
+/** Fake services: `releases/run` stays running for as long as the test lasts. */
+const services = vi.hoisted(() => ({
+  listener: null as null | ((name: string, payload: unknown) => void),
+  dispatched: [] as string[]
+}))
 vi.mock('../../../src-main/services', async () => ({
   FileHandles: (await import('../../../src-main/services/platform/file-handles')).FileHandles,
   writeAtomically: (await import('../../../src-main/services/reports/build-report')).writeAtomically,
   checkRequest: (await import('../../../src-main/services/app/request-check')).checkRequest,
-  afterPaddedAnswers: () => services.afterPaddedAnswers(),
   createServices: () => ({
     context: { files: null },
-    dispatch: async () => ({ ok: true, value: null }),
+    dispatch: (method: string) => {
+      services.dispatched.push(method)
+      return method === 'releases/run' ? new Promise(() => undefined) : Promise.resolve({ ok: true, value: method })
+    },
     events: {
       on: (l: (name: string, payload: unknown) => void) => {
         services.listener = l
@@ -54,25 +45,27 @@ beforeEach(() => {
   fake.ipcHandlers.clear()
 })
 
-describe('desktop shell: services events during a release', () => {
-  it("are not sent to the renderer before the release's padded answer time, then in order", async () => {
+describe('desktop shell (the workbench) while a release runs', () => {
+  it('sends services events at once and in order, and answers other calls', async () => {
     fake.isPackaged = true
     await import('../../../src-main/electron/main')
     fake.ready!()
     await tick()
     const send = fake.windows[0].webContents.send
-    expect(services.listener).not.toBeNull()
-    services.listener!('jobs/progress', { n: 1 })
+    const frame = { url: 'app://quiet-alarm/index.html' }
+    fake.windows[0].webContents.mainFrame = frame
+    const ipc = (method: string, req: unknown) => fake.ipcHandlers.get('quiet-alarm:call')!({ senderFrame: frame }, method, req) as Promise<unknown>
+    let released = false
+    void ipc('releases/run', { queryId: 1, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 } }).then(() => (released = true))
     await tick()
-    expect(send).toHaveBeenCalledTimes(1) // nothing running: at once
-    services.hold() // a release's read has ended, its padded answer time is still ahead
-    services.listener!('jobs/progress', { n: 2 })
-    services.listener!('jobs/progress', { n: 3 })
-    for (let i = 0; i < 5; i++) await tick()
-    expect(send).toHaveBeenCalledTimes(1)
-    services.releaseDone()
-    for (let i = 0; i < 5; i++) await tick()
-    expect(send).toHaveBeenCalledTimes(3)
+    expect(services.dispatched).toEqual(['releases/run'])
+    services.listener!('job/progress', { n: 1 })
+    services.listener!('job/progress', { n: 2 })
+    // Sent synchronously with the emit: no hold, no reordering.
+    expect(send.mock.calls.map((c) => (c[2] as { n: number }).n)).toEqual([1, 2])
+    expect(await ipc('datasets/list', {})).toEqual({ ok: true, value: 'datasets/list' })
+    services.listener!('job/progress', { n: 3 })
     expect(send.mock.calls.map((c) => (c[2] as { n: number }).n)).toEqual([1, 2, 3])
+    expect(released).toBe(false)
   })
 })

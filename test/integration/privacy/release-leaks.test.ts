@@ -12,10 +12,16 @@ import { datasetRows, lookupDataset, renameDataset } from '../../../src-main/ser
 import { declarePublic } from '../../../src-main/services/datasets/declare-public'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
-import { NEUTRAL_FAILURE, getRelease, listReleases, previewRelease, runRelease } from '../../../src-main/services/releases/release-service'
+import {
+  INLINE_VIEW,
+  NEUTRAL_FAILURE,
+  getRelease,
+  listReleases,
+  previewRelease,
+  runRelease
+} from '../../../src-main/services/releases/release-service'
+import { ReleaseLane, resolveRunnerScript } from '../../../src-main/services/releases/release-lane'
 import { openStore, type Store } from '../../../src-main/services/store/store'
-import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
-import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
 import { type Rng, seededRng } from '../../../src-worker/engine/random'
 import { privateBinarySearch } from '../../../src-worker/engine/search'
 import { saveQuery as insertQueryUnchecked } from '../ledger/fixtures'
@@ -344,11 +350,14 @@ describe('finding 3: the free preview and error messages read the data', () => {
     expect(ledgerRows(w.store.db)).toBe(before + 1)
     const id = Number(/^Release (\d+) /.exec(message)?.[1])
     expect(message).toBe(`Release ${id} was charged but not answered (${NEUTRAL_FAILURE}); the charge stays in the ledger`)
-    // Until its padded answer time the failure shows as still running (as an answer would).
-    expect(getRelease(w.store.db, id).statusText).toBe('charged, answer being computed')
+    // Where answers are hidden until their recorded time (the service), the failure shows as still running until then,
+    // as an answer would; the workbench shows it at once.
+    const serviceView = { ...INLINE_VIEW, hideUntilAnswerTime: true }
     const at = w.store.db.prepare('SELECT answered_at FROM releases WHERE id = ?').pluck().get(id) as string
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(at) - Date.now() + 5)))
+    if (Date.parse(at) > Date.now()) expect(getRelease(w.store.db, id, { view: serviceView }).statusText).toBe('charged, answer being computed')
     expect(getRelease(w.store.db, id).statusText).toBe(`charged, no answer: failed (${NEUTRAL_FAILURE})`)
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(at) - Date.now() + 5)))
+    expect(getRelease(w.store.db, id, { view: serviceView }).statusText).toBe(`charged, no answer: failed (${NEUTRAL_FAILURE})`)
   })
 })
 
@@ -374,7 +383,17 @@ describe('finding 4: anomaly search scores were not clipped', () => {
 })
 
 describe('finding 5: timing', () => {
-  it('the answer time is the charge time plus whole seconds, and the door hands the answer over no earlier', async () => {
+  /** The service's release lane on this workspace (cadence 250 ms): the runner's thread, answers handed over at their time. */
+  async function withServiceLane<T>(f: (lane: ReleaseLane) => Promise<T>): Promise<T> {
+    const lane = new ReleaseLane({ db: w.store.db, dbPath: w.store.path, script: resolveRunnerScript(), cadenceMs: 250 })
+    try {
+      return await f(lane)
+    } finally {
+      await lane.close()
+    }
+  }
+
+  it('in the service the answer time is the charge time plus whole cadences, and the lane hands the answer over no earlier', async () => {
     const q = saveQuery(w.store.db, w.occ, 'timed', {
       kind: 'threshold',
       groupBy: ['building'],
@@ -382,20 +401,20 @@ describe('finding 5: timing', () => {
       threshold: { kind: 'constant', value: 10 },
       groups: [['A'], ['B']]
     })
-    const h = ledgerHandlers({ store: w.store } as unknown as ServiceContext)
-    for (let i = 0; i < 2; i++) {
-      const r = await h['releases/run']({ queryId: q.id, params: TSLM })
-      const held = Date.parse(r.answeredAt!) - Date.parse(r.createdAt)
-      expect(held % 1000).toBe(0)
-      expect(held).toBeGreaterThanOrEqual(1000)
-      // The call returned at the padded time, not when the data work ended.
-      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(r.answeredAt!))
-    }
+    await withServiceLane(async (lane) => {
+      for (let i = 0; i < 2; i++) {
+        const r = await lane.run({ queryId: q.id, params: TSLM })
+        const held = Date.parse(r.answeredAt!) - Date.parse(r.createdAt)
+        expect(held % 250).toBe(0)
+        expect(held).toBeGreaterThanOrEqual(250)
+        // The call returned at the recorded time, not when the data work ended.
+        expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(r.answeredAt!))
+      }
+    })
   })
 
-  it('polling releases/list and releases/get beside a release shows it running, without its answer, until the padded answer time', async () => {
-    // Review finding: the answer was stored (and listed as answered) when the run ended, so a 1 ms poll beside
-    // releases/run read the run time to the millisecond, whatever the door's padding.
+  it('in the service, polling releases/list and releases/get beside a release shows it running, without its answer, until its answer time', async () => {
+    // The answer is stored when the run ends: a 1 ms poll beside releases/run would read the run time to the millisecond.
     const q = saveQuery(w.store.db, w.occ, 'polled', {
       kind: 'threshold',
       groupBy: ['building'],
@@ -403,30 +422,31 @@ describe('finding 5: timing', () => {
       threshold: { kind: 'constant', value: 10 },
       groups: [['A'], ['B']]
     })
-    const h = ledgerHandlers({ store: w.store } as unknown as ServiceContext)
-    const seen: Array<{ at: number; status: string; answer: boolean }> = []
-    let done = false
-    const poll = (async () => {
-      while (!done) {
-        for (const r of listReleases(w.store.db).filter((x) => x.queryId === q.id))
-          seen.push({ at: Date.now(), status: r.status, answer: r.answer !== null })
-        await new Promise((resolve) => setTimeout(resolve, 1))
+    await withServiceLane(async (lane) => {
+      const seen: Array<{ at: number; status: string; answer: boolean }> = []
+      let done = false
+      const poll = (async () => {
+        while (!done) {
+          for (const r of listReleases(w.store.db, undefined, { view: lane.view }).filter((x) => x.queryId === q.id))
+            seen.push({ at: Date.now(), status: r.status, answer: r.answer !== null })
+          await new Promise((resolve) => setTimeout(resolve, 1))
+        }
+      })()
+      const r = await lane.run({ queryId: q.id, params: TSLM })
+      const returned = Date.now()
+      done = true
+      await poll
+      const answerAt = Date.parse(r.answeredAt!)
+      // The runner's thread leaves this one free: the poll ran all along.
+      expect(seen.length).toBeGreaterThan(0)
+      for (const s of seen) {
+        if (s.at < answerAt) expect(s).toMatchObject({ status: 'running', answer: false })
       }
-    })()
-    const r = await h['releases/run']({ queryId: q.id, params: TSLM })
-    const returned = Date.now()
-    done = true
-    await poll
-    const answerAt = Date.parse(r.answeredAt!)
-    // The poll ran while the call was held (the run itself is short, the hold up to a second).
-    expect(seen.length).toBeGreaterThan(0)
-    for (const s of seen) {
-      if (s.at < answerAt) expect(s).toMatchObject({ status: 'running', answer: false })
-    }
-    expect(returned).toBeGreaterThanOrEqual(answerAt)
-    const got = getRelease(w.store.db, r.releaseId)
-    expect(got.status).toBe('answered')
-    expect(got.answer).toEqual(r.answer)
+      expect(returned).toBeGreaterThanOrEqual(answerAt)
+      const got = getRelease(w.store.db, r.releaseId, { view: lane.view })
+      expect(got.status).toBe('answered')
+      expect(got.answer).toEqual(r.answer)
+    })
   })
 
   it('a search computes as many rounds whether it stops after a few questions or uses its whole budget', () => {

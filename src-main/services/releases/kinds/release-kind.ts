@@ -4,19 +4,17 @@
  * price (the data-independent charge, computed from the definition, public tables and the ledger only), its guarantee
  * sentence, the run (after the charge, with the secure generator) and the answer's shape.
  *
- * The run is split (issue 18): `run.read` reads the private data on the services' thread after the charge (SQLite,
- * DuckDB and PostgreSQL are read synchronously there), `run.task` names the pure computation (`release:<kind>` in
- * src-worker/tasks) that the worker pool runs with its own `SecureRandom.create()`, and `run.finish` turns its result into
- * the answer. `execute(rng)` runs the same three steps inline (the synchronous `runRelease`, the privacy tests).
+ * The run is split: `run.read` reads the private data after the charge (SQLite, DuckDB and PostgreSQL are read
+ * synchronously), `run.task` names the pure computation (`release:<kind>`, src-worker/tasks/release-compute.ts), and
+ * `run.finish` turns its result into the answer. `execute(rng)` runs the three steps with the secure generator: on the
+ * release runner's thread in the services (release-runner.ts), inline in the CLI and the tests.
  */
 import type Database from 'better-sqlite3'
 import type { PrivacyNotion, ReleaseAnswer, ReleaseKind, ReleaseParams } from '../../../contract/ledger'
 import { type NumberRange, inRange, rangeText } from '../../../contract/release-params'
-import { type Rng, SecureRandom, assertSecure } from '../../../../src-worker/engine/random'
+import { type Rng, assertSecure } from '../../../../src-worker/engine/random'
 import type { ReleaseTaskKind, TaskPayload, TaskResult } from '../../../../src-worker/tasks'
 import { RELEASE_COMPUTE } from '../../../../src-worker/tasks/release-compute'
-import type { WorkerPool } from '../../platform/worker-pool'
-import { batchOf } from '../../platform/worker-pool'
 import { UserError } from '../../platform/errors'
 import type { CellKey } from '../../ledger/cells'
 import { MAX_NANO } from '../../chain/nano-epsilon'
@@ -28,15 +26,15 @@ export interface ExecutionResult {
   exPost: Record<string, unknown>
 }
 
-/** A release's run after the charge, split between the services' thread (read, finish) and a pure task (`task`). */
+/** A release's run after the charge: the read and the finish around a pure computation (`task`). */
 export interface ReleaseRun<K extends ReleaseTaskKind = ReleaseTaskKind> {
   task: K
   /**
-   * On the services' thread, after the charge: reads the private data and returns the task's payload (data only, never a
-   * generator or a seed). `rng` (secure) draws what the read needs (a keyed-hash key, the rows kept per person).
+   * After the charge: reads the private data and returns the task's payload (data only, never a generator or a seed).
+   * `rng` (secure) draws what the read needs (a keyed-hash key, the rows kept per person).
    */
   read(rng: Rng): TaskPayload<K>
-  /** On the services' thread: the answer and the sealed costs from the task's result. */
+  /** The answer and the sealed costs from the task's result. */
   finish(result: TaskResult<K>): ExecutionResult
 }
 
@@ -58,7 +56,7 @@ export interface PreparedRelease {
   description: string
   /** Checks of the ledger that must hold at the charge: run again inside the charge's transaction (throws to refuse). */
   recheck?: () => void
-  /** The run, split for the worker pool (`executeOnPool`). */
+  /** The run, split into read, computation and finish. */
   run: AnyReleaseRun
   /** The same run inline with `rng` (which must be the secure generator): read, the kind's one computation, finish. */
   execute(rng: Rng): ExecutionResult
@@ -74,22 +72,6 @@ export function releaseRun<K extends ReleaseTaskKind>(run: ReleaseRun<K>): { run
       return run.finish(compute(run.read(rng), rng))
     }
   }
-}
-
-/** The pool a release runs on (its `run`; a stand-in in tests). */
-export type ReleasePool = Pick<WorkerPool, 'run'>
-
-/**
- * The run with the computation on the worker pool: the read (and its draws, from a fresh secure generator) on this
- * thread, the task once (no retry, no time-out) on a worker with the worker's own secure generator, the finish here.
- * Throws when the read, the task or the worker fails (the caller reports the neutral release failure).
- */
-export async function executeOnPool(p: PreparedRelease, pool: ReleasePool): Promise<ExecutionResult> {
-  const run = p.run as ReleaseRun
-  const payload = run.read(SecureRandom.create())
-  const [outcome] = await pool.run([batchOf(run.task, payload, 1)], { once: true, failFast: false })
-  if (!outcome || !outcome.ok) throw new Error(outcome ? outcome.error : 'the release task gave no outcome')
-  return run.finish(outcome.value)
 }
 
 /** One release kind: validates a request for a saved query of its kind and prices it, before anything is read. */

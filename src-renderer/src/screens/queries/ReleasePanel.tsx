@@ -208,11 +208,13 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
           <button
             type="submit"
             disabled={!pv?.allowed || stale || act.busy}
+            aria-busy={act.busy}
             data-testid="release-run"
             aria-describedby={pv && !pv.allowed ? 'preview-denial' : undefined}
             title={pv && !pv.allowed ? 'Denied: see why above' : undefined}
           >
-            {pv ? `Release and spend ε ${formatExact(pv.epsilonExact)}` : 'Release'}
+            {/* The rest of the app stays live meanwhile: the release runs on a thread of its own. */}
+            {act.busy ? 'Releasing…' : pv ? `Release and spend ε ${formatExact(pv.epsilonExact)}` : 'Release'}
           </button>
         </div>
         <ErrorText error={act.error} testId="release-error" />

@@ -1,0 +1,187 @@
+/**
+ * `npm run bench -- service`: releases through the HTTP door, and what they do to the calls beside them.
+ *
+ * - `releases`: ANALYSTS analysts (parallel clients) x RELEASES releases each of a threshold query on the bundled
+ *   occupancy sample, while one more client calls unrelated methods (`app/status`, `datasets/list`) in a loop: releases
+ *   per second, and the latency of the unrelated calls (p50/p99/max). In the service each response should leave at the
+ *   first tick of the public cadence after it is ready: `lateMs` is how long after that tick it arrived.
+ * - `behindSweep`: a public sweep (preset search-fig2) keeps the worker pool busy; one release, then `jobs/cancel` of the
+ *   sweep while the release runs: how long each took.
+ *
+ * Deployments: the workbench (plain HTTP on loopback) and, where the door has it, the service (TLS on loopback with the
+ * cadence). Certificates are made with openssl. BENCH_SERVICE_RELEASES / BENCH_SERVICE_ANALYSTS shrink the run.
+ */
+import { request as httpRequest, Agent as HttpAgent } from 'node:http'
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { startHeadless, type HeadlessServer } from '../../src-main/server'
+import { planImport, runImport } from '../../src-main/services/datasets/import-dataset'
+import { saveQuery } from '../../src-main/services/datasets/query-store'
+import { setBudget } from '../../src-main/services/ledger/budgets'
+import { officerAct } from '../integration/officer-fixture'
+import { makeCertificate } from '../integration/tls-fixture'
+import { report, round } from './timing'
+
+const ANALYSTS = Number(process.env.BENCH_SERVICE_ANALYSTS ?? 4)
+const RELEASES = Number(process.env.BENCH_SERVICE_RELEASES ?? 50)
+const SAMPLE = resolve(__dirname, '../../resources/sample')
+
+interface Client {
+  call(method: string, req: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }>
+}
+
+function client(h: HeadlessServer, ca?: Buffer): Client {
+  const https = h.url.startsWith('https:')
+  const agent = https ? new HttpsAgent({ keepAlive: true, ca }) : new HttpAgent({ keepAlive: true })
+  const request = https ? httpsRequest : httpRequest
+  return {
+    call: (method, req) =>
+      new Promise((ok, fail) => {
+        const r = request(
+          {
+            host: '127.0.0.1',
+            port: h.port,
+            path: `/api/call/${method}`,
+            method: 'POST',
+            agent,
+            headers: { Authorization: `Bearer ${h.token}`, 'Content-Type': 'application/json' }
+          },
+          (res) => {
+            let body = ''
+            res.setEncoding('utf8')
+            res.on('data', (d: string) => (body += d))
+            res.on('end', () => ok(JSON.parse(body)))
+          }
+        )
+        r.on('error', fail)
+        r.end(JSON.stringify({ req }))
+      })
+  }
+}
+
+function quantiles(xs: number[]) {
+  const t = [...xs].sort((a, b) => a - b)
+  const q = (p: number) => t[Math.min(t.length - 1, Math.floor(p * t.length))] ?? NaN
+  return { n: t.length, p50Ms: round(q(0.5), 1), p99Ms: round(q(0.99), 1), maxMs: round(t[t.length - 1] ?? NaN, 1) }
+}
+
+async function workspace(dir: string): Promise<{ dbPath: string; queryId: number }> {
+  const dbPath = join(dir, 'workspace.sqlite')
+  // Data and budget set up in-process (the services' own functions), then the server opens the same file.
+  const h = await startHeadless({ dbPath, poolSize: 1, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads') })
+  const db = h.services.context.store.db
+  const occ = (await runImport(db, planImport(db, { path: join(SAMPLE, 'occupancy.csv'), name: 'occupancy', onBadRow: 'abort' }))).dataset.id
+  setBudget(db, { datasetId: occ, epsilon: '100000', reason: 'service benchmark', ...officerAct(db) })
+  const queryId = saveQuery(db, occ, 'busy buildings', {
+    kind: 'threshold',
+    groupBy: ['building'],
+    count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+    threshold: { kind: 'constant', value: 10 },
+    groups: [['A'], ['B']]
+  }).id
+  await h.close()
+  return { dbPath, queryId }
+}
+
+const PARAMS = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 }
+
+async function releases(h: HeadlessServer, queryId: number, ca: Buffer | undefined, cadenceMs: number | null) {
+  const unrelated: number[] = []
+  const late: number[] = []
+  let running = true
+  const side = client(h, ca)
+  const sideLoop = (async () => {
+    let i = 0
+    while (running) {
+      const sent = Date.now()
+      const o = await side.call(i++ % 2 ? 'app/status' : 'datasets/list', {})
+      const at = Date.now()
+      if (!o.ok) throw new Error(o.error?.message)
+      unrelated.push(at - sent)
+      if (cadenceMs) late.push(at - Math.ceil(sent / cadenceMs) * cadenceMs)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })()
+  const started = performance.now()
+  const releaseMs: number[] = []
+  await Promise.all(
+    Array.from({ length: ANALYSTS }, async () => {
+      const c = client(h, ca)
+      for (let i = 0; i < RELEASES; i++) {
+        const t = performance.now()
+        const o = await c.call('releases/run', { queryId, params: PARAMS })
+        if (!o.ok) throw new Error(o.error?.message)
+        releaseMs.push(performance.now() - t)
+      }
+    })
+  )
+  const wallS = (performance.now() - started) / 1000
+  running = false
+  await sideLoop
+  return {
+    releases: ANALYSTS * RELEASES,
+    wallS: round(wallS, 2),
+    releasesPerS: round((ANALYSTS * RELEASES) / wallS, 2),
+    release: quantiles(releaseMs),
+    unrelatedCalls: quantiles(unrelated),
+    ...(cadenceMs ? { cadenceMs, lateAfterTick: quantiles(late) } : {})
+  }
+}
+
+async function behindSweep(h: HeadlessServer, queryId: number, ca: Buffer | undefined) {
+  const c = client(h, ca)
+  const started = await c.call('experiments/start', { preset: 'search-fig2' })
+  if (!started.ok) throw new Error(started.error?.message)
+  const jobId = (started.value as { jobId: string }).jobId
+  // Until the sweep's batches occupy the pool.
+  for (;;) {
+    const s = await c.call('app/status', {})
+    const pool = (s.value as { pool?: { busy: number } }).pool
+    if (pool && pool.busy > 0) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  await new Promise((r) => setTimeout(r, 500))
+  const t0 = performance.now()
+  const release = c.call('releases/run', { queryId, params: PARAMS }).then(() => performance.now() - t0)
+  await new Promise((r) => setTimeout(r, 100))
+  const t1 = performance.now()
+  const cancel = await c.call('jobs/cancel', { jobId }).then(() => performance.now() - t1)
+  return { releaseMs: round(await release, 1), jobsCancelMs: round(cancel, 1) }
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'qa-bench-service-'))
+  mkdirSync(join(dir, 'renderer'))
+  writeFileSync(join(dir, 'renderer', 'index.html'), '<!doctype html><title>ui</title>')
+  const out: Record<string, unknown> = { analysts: ANALYSTS, releasesEach: RELEASES }
+  try {
+    const { dbPath, queryId } = await workspace(dir)
+    const { cert, key } = makeCertificate(dir)
+    const tls = { cert, key }
+    const deployments: Array<[string, Record<string, unknown>]> = [
+      ['workbench', {}],
+      ['service', { deployment: 'service', listen: { host: '127.0.0.1', port: 0 }, tls }]
+    ]
+    for (const [name, options] of deployments) {
+      const h = await startHeadless({ dbPath, poolSize: 1, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), ...options })
+      try {
+        const isService = h.url.startsWith('https:')
+        if (name === 'service' && !isService) {
+          out[name] = { skipped: 'this door has no service mode' }
+          continue
+        }
+        const cadenceMs = h.cadenceMs
+        const ca = isService ? tls.cert : undefined
+        out[name] = { releases: await releases(h, queryId, ca, cadenceMs), behindSweep: await behindSweep(h, queryId, ca) }
+      } finally {
+        await h.close()
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  report(out)
+}
+void main()
