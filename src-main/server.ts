@@ -68,7 +68,7 @@ async function runFromCommandLine(): Promise<void> {
           `Only this machine can connect (127.0.0.1). Keep the address private: it contains the session token. Ctrl+C stops.\n`
       : // A service prints its address on the first line (scripts read it).
         `${h.url}\nQuiet Alarm (service, every answer at a ${h.cadenceMs} ms cadence) is running.\n${workspace}` +
-          `Keep the address private: it contains the session token. Ctrl+C stops.\n`
+          `Accounts sign in with their credentials (quiet-alarm account add). Ctrl+C stops.\n`
   )
   const stop = () => {
     void h.close().finally(() => process.exit(0))

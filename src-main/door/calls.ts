@@ -7,6 +7,7 @@
  * - events reach the door's sink in the order the services emitted them, and a failing sink never stops the others.
  */
 import type { CallOutcome } from '../contract'
+import type { Principal } from '../contract/accounts'
 import { checkRequest, type Services } from '../services'
 
 /** A method a door answers itself, after the same check (the desktop's file dialogs). */
@@ -20,17 +21,18 @@ export interface CallDoorOptions {
   local?: Readonly<Record<string, LocalMethod>>
 }
 
-export type CallDoor = (method: unknown, req: unknown) => Promise<CallOutcome<unknown>>
+/** `caller`: who calls (a service account); absent, the workbench's local user. */
+export type CallDoor = (method: unknown, req: unknown, caller?: Principal) => Promise<CallOutcome<unknown>>
 
 export function callDoor(options: CallDoorOptions): CallDoor {
-  return async (method, req) => {
+  return async (method, req, caller) => {
     const checked = checkRequest(method, req)
     if (!checked.ok) return { ok: false, error: checked.error }
     const local = typeof method === 'string' && options.local && Object.hasOwn(options.local, method) ? options.local[method] : undefined
     if (local) return local(checked.req)
     const services = options.services()
     if (!services) return { ok: false, error: { message: options.unavailable, code: 'store' } }
-    return services.dispatch(method, checked.req)
+    return services.dispatch(method, checked.req, caller)
   }
 }
 

@@ -20,7 +20,17 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { dirname, join, resolve } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { FileHandles, UserError, createServices, type Services, type ServicesOptions } from '../services'
+import type { Principal } from '../contract/accounts'
+import {
+  FileHandles,
+  LOCAL_PRINCIPAL,
+  UserError,
+  createServices,
+  type AuthFailure,
+  type RouteName,
+  type Services,
+  type ServicesOptions
+} from '../services'
 import { Cadence, type GateRecord } from './cadence'
 import { type ListenAddress, type TlsFiles, checkListen, hostForUrl, isLoopback, listenDoor } from './listener'
 import { callDoor, forwardEvents } from './calls'
@@ -92,18 +102,34 @@ function safeUploadName(name: string): string {
   return base.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'upload'
 }
 
-/** One request as a route sees it, after the guard. */
+/** One request as a route sees it, after the guard: `caller` is who it is (null on a route that needs nobody). */
 interface Exchange {
   req: IncomingMessage
   res: ServerResponse
   url: URL
+  caller: Principal | null
 }
 
 interface Route {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** An exact path, or a prefix ending in '/'. */
   path: string
-  handle(x: Exchange): Promise<void> | void
+  /** Who may use it: a caller (the workbench's token, or a service account the role table allows `role` to), or anyone. */
+  needs: 'caller' | 'nobody'
+  /** The role table's name for the route (calls are checked per method by dispatch). */
+  role?: RouteName
+  handle(x: Exchange & { caller: Principal }): Promise<void> | void
+}
+
+/** The browser's sign-in session in the service (HttpOnly: scripts never see it; SameSite=Strict: no other site sends it). */
+const SESSION_COOKIE = 'qa_session'
+
+function cookie(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=')
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim()
+  }
+  return null
 }
 
 const matches = (route: Route, path: string) =>
@@ -127,13 +153,20 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const cadenceMs = services.context.cadenceMs
   const files = (services.context.files ??= new FileHandles())
   const call = callDoor({ services: () => services, unavailable: 'The workspace is not open.' })
-  const streams = new Set<ServerResponse>()
+  /** Open event streams and who opened each. */
+  const streams = new Map<ServerResponse, Principal>()
   let port = 0
 
   const unsubscribe = forwardEvents(services, (name, payload) => {
     const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
-    for (const s of streams) s.write(frame)
+    for (const [s, who] of streams) if (mayReceive(who, name, payload)) s.write(frame)
   })
+
+  /** Whether an account's stream gets an event (the accounts gate decides where it can: another account's job is not theirs). */
+  const mayReceive = (who: Principal, name: string, payload: unknown): boolean => {
+    const gate = services.accounts as { mayReceive?: (who: Principal, name: string, payload: unknown) => boolean }
+    return who.accountId === null || gate.mayReceive === undefined || gate.mayReceive(who, name, payload)
+  }
 
   // The Host names this server: loopback names on loopback, the listen host elsewhere (any, on a wildcard address).
   const wildcard = listen.host === '0.0.0.0' || listen.host === '::'
@@ -148,10 +181,12 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const events: Route = {
     method: 'GET',
     path: '/api/events',
-    handle({ req, res }) {
+    needs: 'caller',
+    role: 'route:events',
+    handle({ req, res, caller }) {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', ...SECURITY_HEADERS })
       res.write(': connected\n\n')
-      streams.add(res)
+      streams.set(res, caller)
       const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
       req.on('close', () => {
         clearInterval(ping)
@@ -163,7 +198,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const calls: Route = {
     method: 'POST',
     path: '/api/call/',
-    async handle({ req, res, url }) {
+    needs: 'caller',
+    async handle({ req, res, url, caller }) {
       let method: string
       try {
         method = decodeURIComponent(url.pathname.slice('/api/call/'.length))
@@ -183,13 +219,15 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           SECURITY_HEADERS
         )
       }
-      send(res, 200, await call(method, (body as { req?: unknown })?.req), SECURITY_HEADERS)
+      send(res, 200, await call(method, (body as { req?: unknown })?.req, caller), SECURITY_HEADERS)
     }
   }
 
   const upload: Route = {
     method: 'POST',
     path: '/api/upload',
+    needs: 'caller',
+    role: 'route:upload',
     // The browser's way to hand a local file to the services: streamed into a private folder, registered under an opaque
     // handle (the answer names no path). The cap is enforced on the bytes received, whatever the client declares.
     async handle({ req, res, url }) {
@@ -213,7 +251,14 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       if (outcome !== 'ok') {
         rmSync(path, { force: true })
         if (outcome === 'too-large') tooLarge()
-        else if (outcome === 'disk') refuse(res, 507, `The upload could not be saved: the disk holding ${uploadDir} is full`, 'disk-full')
+        // The service names no server-side path to its clients.
+        else if (outcome === 'disk')
+          refuse(
+            res,
+            507,
+            `The upload could not be saved: the disk holding ${service ? "the server's upload folder" : uploadDir} is full`,
+            'disk-full'
+          )
         else if (!res.headersSent && !req.socket.destroyed) refuse(res, 500, 'The upload could not be saved', 'upload')
         return
       }
@@ -222,7 +267,87 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     }
   }
 
-  const apiRoutes: readonly Route[] = [events, calls, upload]
+  const peer = (req: IncomingMessage) => req.socket.remoteAddress ?? ''
+  const sessionCookie = (value: string, maxAgeS: number) =>
+    `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/api; Max-Age=${maxAgeS}${options.tls ? '; Secure' : ''}`
+
+  /** The service's sign-in (the browser): the credential for a session in an HttpOnly cookie. */
+  const signIn: Route = {
+    method: 'POST',
+    path: '/api/session',
+    needs: 'nobody',
+    async handle({ req, res }) {
+      if (!service) return refuse(res, 404, 'The workbench has no sign-in: it opens with the address it printed', 'not-found', SECURITY_HEADERS)
+      let body: unknown
+      try {
+        body = await readJson(req)
+      } catch {
+        return refuse(res, 400, 'The request body is not valid JSON', 'bad-request', SECURITY_HEADERS)
+      }
+      const r = services.accounts.signIn((body as { credential?: unknown } | null)?.credential, peer(req))
+      if (!r.ok) return refuseAuth(res, r)
+      const maxAgeS = Math.max(0, Math.floor((Date.parse(r.expiresAt) - Date.now()) / 1000))
+      send(
+        res,
+        200,
+        { ok: true, value: { principal: r.principal, expiresAt: r.expiresAt } },
+        { ...SECURITY_HEADERS, 'Set-Cookie': sessionCookie(r.session, maxAgeS) }
+      )
+    }
+  }
+  const signOut: Route = {
+    method: 'DELETE',
+    path: '/api/session',
+    needs: 'nobody',
+    handle({ req, res }) {
+      services.accounts.signOut(cookie(req, SESSION_COOKIE))
+      send(res, 200, { ok: true, value: null }, { ...SECURITY_HEADERS, 'Set-Cookie': sessionCookie('', 0) })
+    }
+  }
+  /** Before any call: which deployment this is, and who the browser's session is (so the UI knows to show the sign-in). */
+  const whoIsSignedIn: Route = {
+    method: 'GET',
+    path: '/api/session',
+    needs: 'nobody',
+    handle({ req, res }) {
+      const session = service ? cookie(req, SESSION_COOKIE) : null
+      const auth = session ? services.accounts.authenticate(session, peer(req)) : null
+      const value = auth?.ok
+        ? { deployment: 'service', principal: auth.principal, expiresAt: auth.expiresAt }
+        : { deployment: service ? 'service' : 'workbench', principal: null, expiresAt: null }
+      send(res, 200, { ok: true, value }, SECURITY_HEADERS)
+    }
+  }
+
+  const apiRoutes: readonly Route[] = [events, calls, upload, signIn, signOut, whoIsSignedIn]
+
+  function refuseAuth(res: ServerResponse, r: AuthFailure): void {
+    const retry: Record<string, string> = r.retryAfterMs === undefined ? {} : { 'Retry-After': String(Math.ceil(r.retryAfterMs / 1000)) }
+    refuse(res, r.error.code === 'throttled' ? 429 : 401, r.error.message, r.error.code, { ...SECURITY_HEADERS, ...retry })
+  }
+
+  /**
+   * Who calls. The workbench: the session token (a header; in the query string for the event stream only, since
+   * EventSource cannot send headers) is the local user. The service: an account's credential or sign-in session, from
+   * the Authorization header or the session cookie, checked by the accounts gate (unknown, revoked, expired: refused;
+   * repeated failures from one address: throttled).
+   */
+  function callerOf(
+    req: IncomingMessage,
+    url: URL,
+    route: Route | undefined
+  ): { ok: true; caller: Principal } | { ok: false; refuse: (res: ServerResponse) => void } {
+    const auth = req.headers.authorization
+    const bearer = auth?.startsWith('Bearer ') ? auth.slice(7) : null
+    if (!service) {
+      const given = bearer ?? (route === events ? url.searchParams.get('token') : null)
+      if (sameToken(given, token)) return { ok: true, caller: LOCAL_PRINCIPAL }
+      return { ok: false, refuse: (res) => refuse(res, 401, 'Missing or wrong session token', 'unauthorized', SECURITY_HEADERS) }
+    }
+    const r = services.accounts.authenticate(bearer ?? cookie(req, SESSION_COOKIE), peer(req))
+    if (r.ok) return { ok: true, caller: r.principal }
+    return { ok: false, refuse: (res) => refuseAuth(res, r) }
+  }
 
   /** The UI's files: GET and HEAD only; a page path the UI routes itself gets index.html. */
   async function page({ req, res, url }: Exchange): Promise<void> {
@@ -249,18 +374,22 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     res.end(req.method === 'HEAD' ? undefined : found.body)
   }
 
-  /** The guard: Host for everything; for the API, the Origin and the token (query-string token for the event stream only). */
+  /** The guard: Host for everything; for the API, the Origin, then who calls (callerOf) and what the role table allows. */
   async function guarded(x: Exchange): Promise<void> {
     const { req, res, url } = x
     if (!hostAllowed(req.headers.host)) return refuse(res, 403, 'Refused: unexpected Host header', 'forbidden')
     if (!url.pathname.startsWith('/api/')) return page(x)
     if (!originAllowed(req.headers.origin, req.headers.host)) return refuse(res, 403, 'Refused: cross-origin request', 'forbidden')
     const route = apiRoutes.find((r) => r.method === req.method && matches(r, url.pathname))
-    const auth = req.headers.authorization
-    const given = auth?.startsWith('Bearer ') ? auth.slice(7) : route === events ? url.searchParams.get('token') : null
-    if (!sameToken(given, token)) return refuse(res, 401, 'Missing or wrong session token', 'unauthorized', SECURITY_HEADERS)
+    if (route?.needs === 'nobody') return route.handle({ ...x, caller: LOCAL_PRINCIPAL })
+    const who = callerOf(req, url, route)
+    if (!who.ok) return who.refuse(res)
     if (!route) return refuse(res, 404, 'No such API route', 'not-found')
-    return route.handle(x)
+    if (route.role) {
+      const allowed = services.accounts.authorize(who.caller, route.role)
+      if (!allowed.ok) return refuse(res, 403, allowed.error.message, 'forbidden', SECURITY_HEADERS)
+    }
+    return route.handle({ ...x, caller: who.caller })
   }
 
   let door
@@ -272,7 +401,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       onGateLeave: options.onGateLeave,
       handler: async (req, res) => {
         try {
-          await guarded({ req, res, url: new URL(req.url ?? '/', `${scheme}://127.0.0.1`) })
+          await guarded({ req, res, url: new URL(req.url ?? '/', `${scheme}://127.0.0.1`), caller: null })
         } catch (e) {
           process.stderr.write(`request failed: ${(e as Error)?.stack ?? String(e)}\n`)
           if (!res.headersSent) refuse(res, 500, 'Internal error', 'internal')
@@ -291,7 +420,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
 
   const listening = door
   return {
-    url: `${scheme}://${shownHost}:${port}/#token=${token}`,
+    // The workbench's address carries its token; a service's callers sign in with their accounts.
+    url: service ? `${scheme}://${shownHost}:${port}/` : `${scheme}://${shownHost}:${port}/#token=${token}`,
     port,
     token,
     cadenceMs,
@@ -299,7 +429,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     server: listening.bound,
     async close() {
       unsubscribe()
-      for (const s of streams) s.end()
+      for (const s of streams.keys()) s.end()
       streams.clear()
       await listening.close()
       await services.close()

@@ -21,7 +21,8 @@ import { planImport, runImport } from '../../src-main/services/datasets/import-d
 import { saveQuery } from '../../src-main/services/datasets/query-store'
 import { setBudget } from '../../src-main/services/ledger/budgets'
 import { officerAct } from '../integration/officer-fixture'
-import { makeCertificate } from '../integration/tls-fixture'
+import { makeTestPki } from '../support/tls'
+import { credentialFor } from '../integration/https-call'
 import { report, round } from './timing'
 
 const ANALYSTS = Number(process.env.BENCH_SERVICE_ANALYSTS ?? 4)
@@ -32,7 +33,8 @@ interface Client {
   call(method: string, req: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }>
 }
 
-function client(h: HeadlessServer, ca?: Buffer): Client {
+/** A client of the server: the workbench's token, or in the service an account's credential. */
+function client(h: HeadlessServer, ca?: Buffer, credential: string = h.token): Client {
   const https = h.url.startsWith('https:')
   const agent = https ? new HttpsAgent({ keepAlive: true, ca }) : new HttpAgent({ keepAlive: true })
   const request = https ? httpsRequest : httpRequest
@@ -46,7 +48,7 @@ function client(h: HeadlessServer, ca?: Buffer): Client {
             path: `/api/call/${method}`,
             method: 'POST',
             agent,
-            headers: { Authorization: `Bearer ${h.token}`, 'Content-Type': 'application/json' }
+            headers: { Authorization: `Bearer ${credential}`, 'Content-Type': 'application/json' }
           },
           (res) => {
             let body = ''
@@ -87,11 +89,20 @@ async function workspace(dir: string): Promise<{ dbPath: string; queryId: number
 
 const PARAMS = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 }
 
+/** Credentials in the service: one account per analyst, and one for the unrelated calls; the workbench's token otherwise. */
+let accounts = 0
+function credentials(h: HeadlessServer): string[] {
+  if (h.cadenceMs === null) return Array.from({ length: ANALYSTS + 1 }, () => h.token)
+  const db = h.services.context.store.db
+  return Array.from({ length: ANALYSTS + 1 }, () => credentialFor(db, `analyst-${++accounts}`, 'analyst'))
+}
+
 async function releases(h: HeadlessServer, queryId: number, ca: Buffer | undefined, cadenceMs: number | null) {
+  const who = credentials(h)
   const unrelated: number[] = []
   const late: number[] = []
   let running = true
-  const side = client(h, ca)
+  const side = client(h, ca, who[ANALYSTS])
   const sideLoop = (async () => {
     let i = 0
     while (running) {
@@ -107,8 +118,8 @@ async function releases(h: HeadlessServer, queryId: number, ca: Buffer | undefin
   const started = performance.now()
   const releaseMs: number[] = []
   await Promise.all(
-    Array.from({ length: ANALYSTS }, async () => {
-      const c = client(h, ca)
+    Array.from({ length: ANALYSTS }, async (_, a) => {
+      const c = client(h, ca, who[a])
       for (let i = 0; i < RELEASES; i++) {
         const t = performance.now()
         const o = await c.call('releases/run', { queryId, params: PARAMS })
@@ -131,7 +142,7 @@ async function releases(h: HeadlessServer, queryId: number, ca: Buffer | undefin
 }
 
 async function behindSweep(h: HeadlessServer, queryId: number, ca: Buffer | undefined) {
-  const c = client(h, ca)
+  const c = client(h, ca, credentials(h)[0])
   const started = await c.call('experiments/start', { preset: 'search-fig2' })
   if (!started.ok) throw new Error(started.error?.message)
   const jobId = (started.value as { jobId: string }).jobId
@@ -156,10 +167,10 @@ async function main(): Promise<void> {
   mkdirSync(join(dir, 'renderer'))
   writeFileSync(join(dir, 'renderer', 'index.html'), '<!doctype html><title>ui</title>')
   const out: Record<string, unknown> = { analysts: ANALYSTS, releasesEach: RELEASES }
+  const pki = makeTestPki()
   try {
     const { dbPath, queryId } = await workspace(dir)
-    const { cert, key } = makeCertificate(dir)
-    const tls = { cert, key }
+    const tls = { cert: pki.cert, key: pki.key }
     const deployments: Array<[string, Record<string, unknown>]> = [
       ['workbench', {}],
       ['service', { deployment: 'service', listen: { host: '127.0.0.1', port: 0 }, tls }]
@@ -173,7 +184,7 @@ async function main(): Promise<void> {
           continue
         }
         const cadenceMs = h.cadenceMs
-        const ca = isService ? tls.cert : undefined
+        const ca = isService ? pki.ca : undefined
         out[name] = { releases: await releases(h, queryId, ca, cadenceMs), behindSweep: await behindSweep(h, queryId, ca) }
       } finally {
         await h.close()
@@ -181,6 +192,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
+    pki.cleanup()
   }
   report(out)
 }

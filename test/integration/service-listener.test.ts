@@ -6,26 +6,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import { request } from 'node:http'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { request as httpsRequest } from 'node:https'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { startHeadless, type HeadlessServer } from '../../src-main/server'
 import { parseListen, isLoopback } from '../../src-main/door/listener'
 import { tempWorkspace } from './helpers'
-import { type TestCertificate, httpsCall, makeCertificate } from './tls-fixture'
+import { type TestPki, makeTestPki } from '../support/tls'
+import { credentialFor, httpsCall } from './https-call'
 
 const ROOT = resolve(__dirname, '../..')
 let ws: ReturnType<typeof tempWorkspace>
-let tls: TestCertificate
+let tls: TestPki
 let rendererDir: string
 
 beforeAll(() => {
   ws = tempWorkspace('qa-listener-')
-  tls = makeCertificate(ws.dir)
+  tls = makeTestPki()
   rendererDir = join(ws.dir, 'renderer')
   mkdirSync(rendererDir)
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>')
 })
-afterAll(() => ws?.cleanup())
+afterAll(() => {
+  ws?.cleanup()
+  tls?.cleanup()
+})
 
 function plain(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((ok, fail) => {
@@ -48,7 +53,9 @@ describe('the service listener', () => {
       '0.0.0.0:0 is not a loopback address, so the service must use HTTPS there: give --tls-cert and --tls-key (plain HTTP is only for 127.0.0.1)'
     )
     // The workbench listens on loopback only, TLS or not.
-    const wb = await startHeadless({ dbPath: db, rendererDir, listen: { host: '0.0.0.0', port: 0 }, tls }).catch((x: unknown) => x)
+    const wb = await startHeadless({ dbPath: db, rendererDir, listen: { host: '0.0.0.0', port: 0 }, tls: { cert: tls.cert, key: tls.key } }).catch(
+      (x: unknown) => x
+    )
     expect((wb as Error).message).toMatch(/^The workbench listens on loopback only/)
     expect(existsSync(db)).toBe(false)
   })
@@ -73,7 +80,7 @@ describe('the service listener', () => {
     expect(serve('--listen', 'nowhere').stderr).toMatch(/--listen takes HOST:PORT/)
   })
 
-  it('serves HTTPS with the certificate, and answers plain HTTP on the same port with one sentence only', async () => {
+  it('serves HTTPS to accounts, and answers plain HTTP on the same port with one sentence only', async () => {
     const h: HeadlessServer = await startHeadless({
       dbPath: ws.db,
       rendererDir,
@@ -81,17 +88,20 @@ describe('the service listener', () => {
       deployment: 'service',
       cadenceMs: 50,
       listen: { host: '127.0.0.1', port: 0 },
-      tls
+      tls: { cert: tls.cert, key: tls.key }
     })
     try {
-      expect(h.url).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${h.port}/#token=`))
-      const ok = await httpsCall(h.port, tls.cert, '/api/call/app/status', {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${h.token}` },
-        body: '{"req":{}}'
-      })
+      // No token in a service's address: its callers are accounts.
+      expect(h.url).toBe(`https://127.0.0.1:${h.port}/`)
+      const analyst = credentialFor(h.services.context.store.db, 'ana', 'analyst')
+      const status = (credential: string) =>
+        httpsCall(h.port, tls.ca, '/api/call/app/status', { method: 'POST', headers: { Authorization: `Bearer ${credential}` }, body: '{"req":{}}' })
+      const ok = await status(analyst)
       expect(ok.status).toBe(200)
-      expect(JSON.parse(ok.body).ok).toBe(true)
+      expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { deployment: 'service' } })
+      expect(JSON.parse(ok.body).value).not.toHaveProperty('databasePath')
+      // The workbench's token means nothing here.
+      expect((await status(h.token)).status).toBe(401)
       const page = await plain(h.port, '/api/call/app/status')
       expect(page.status).toBe(400)
       expect(JSON.parse(page.body)).toEqual({
@@ -99,7 +109,69 @@ describe('the service listener', () => {
         error: { message: `This Quiet Alarm service speaks HTTPS only: open https://127.0.0.1:${h.port}/`, code: 'bad-request' }
       })
       // A client that does not trust the certificate gets no answer at all.
-      await expect(httpsCall(h.port, Buffer.from(''), '/')).rejects.toThrow()
+      await expect(httpsCall(h.port, readFileSync(tls.otherCaPath), '/')).rejects.toThrow()
+    } finally {
+      await h.close()
+    }
+  })
+
+  it('signs a browser in with a session cookie (HttpOnly, Secure, SameSite=Strict) that calls, uploads by role and the event stream accept; signs out', async () => {
+    const h = await startHeadless({
+      dbPath: join(ws.dir, 'cookies.sqlite'),
+      rendererDir,
+      poolSize: 1,
+      deployment: 'service',
+      cadenceMs: 50,
+      listen: { host: '127.0.0.1', port: 0 },
+      tls: { cert: tls.cert, key: tls.key }
+    })
+    try {
+      const db = h.services.context.store.db
+      const analyst = credentialFor(db, 'ana', 'analyst')
+      const custodian = credentialFor(db, 'cody', 'custodian')
+      const api = (path: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}) => httpsCall(h.port, tls.ca, path, o)
+      expect(JSON.parse((await api('/api/session')).body)).toEqual({ ok: true, value: { deployment: 'service', principal: null, expiresAt: null } })
+      expect((await api('/api/call/app/status', { method: 'POST', body: '{}' })).status).toBe(401)
+      const bad = await api('/api/session', { method: 'POST', body: JSON.stringify({ credential: analyst.slice(0, -1) + 'x' }) })
+      expect(bad.status).toBe(401)
+      expect(JSON.parse(bad.body).error.code).toBe('unauthorized')
+      const signed = await api('/api/session', { method: 'POST', body: JSON.stringify({ credential: analyst }) })
+      expect(signed.status).toBe(200)
+      expect(JSON.parse(signed.body).value.principal).toEqual({ accountId: 1, name: 'ana', roles: ['analyst'] })
+      const setCookie = String(signed.headers['set-cookie'])
+      expect(setCookie).toMatch(/^qa_session=qas_[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=\/api; Max-Age=\d+; Secure$/)
+      const session = { Cookie: setCookie.split(';')[0] }
+      expect(JSON.parse((await api('/api/session', { headers: session })).body).value.principal.name).toBe('ana')
+      expect((await api('/api/call/datasets/list', { method: 'POST', headers: session, body: '{}' })).status).toBe(200)
+      // Another site's page cannot use it (SameSite, and the Origin check).
+      expect(
+        (await api('/api/call/datasets/list', { method: 'POST', headers: { ...session, Origin: 'https://evil.example' }, body: '{}' })).status
+      ).toBe(403)
+      // Uploads are the custodian's: one sentence, code forbidden, for the analyst.
+      const upload = await api('/api/upload?name=a.csv', { method: 'POST', headers: session, body: 'a,b\n1,2\n' })
+      expect(upload.status).toBe(403)
+      expect(JSON.parse(upload.body).error.code).toBe('forbidden')
+      const byCustodian = await api('/api/upload?name=a.csv', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${custodian}` },
+        body: 'a,b\n1,2\n'
+      })
+      expect(byCustodian.status).toBe(200)
+      // The event stream takes the cookie (EventSource sends it; no token in the address).
+      const events = await new Promise<string>((ok, fail) => {
+        const r = httpsRequest({ host: '127.0.0.1', port: h.port, path: '/api/events', headers: session, ca: tls.ca, agent: false }, (res) => {
+          res.once('data', (d) => {
+            ok(`${res.statusCode} ${String(d)}`)
+            r.destroy()
+          })
+        })
+        r.on('error', fail)
+        r.end()
+      })
+      expect(events).toBe('200 : connected\n\n')
+      const out = await api('/api/session', { method: 'DELETE', headers: session })
+      expect(String(out.headers['set-cookie'])).toMatch(/^qa_session=; .*Max-Age=0/)
+      expect((await api('/api/call/datasets/list', { method: 'POST', headers: session, body: '{}' })).status).toBe(401)
     } finally {
       await h.close()
     }

@@ -50,7 +50,8 @@ export interface ReleaseView {
 
 /** How the services run releases and show them (releases/release-lane.ts; tests may run them inline). */
 export interface Releases {
-  run(req: ReleaseRequest): Promise<ReleaseRecord>
+  /** Runs a release as `caller` (default: the workbench's local user). */
+  run(req: ReleaseRequest, caller?: Principal): Promise<ReleaseRecord>
   readonly view: ReleaseView
 }
 

@@ -20,7 +20,8 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
       return { entry, account: datasetLedger(db(), req.datasetId) }
     },
     'releases/preview': async (req) => previewRelease(db(), req),
-    'releases/run': async (req) => ctx.releases.run(req),
+    // The caller goes with the request: the release runs on another thread, as this account.
+    'releases/run': async (req, caller) => ctx.releases.run(req, caller),
     'releases/list': async (req, caller) =>
       listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
     'releases/get': async (req, caller) => getRelease(db(), req.releaseId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),

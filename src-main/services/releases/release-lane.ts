@@ -20,6 +20,8 @@ import type Database from 'better-sqlite3'
 import type { ErrorCode } from '../../contract/error-codes'
 import type { ReleaseRecord, ReleaseRequest } from '../../contract/ledger'
 import { ReleaseFailedError, UserError } from '../platform/errors'
+import type { Principal } from '../../contract/accounts'
+import { LOCAL_PRINCIPAL } from '../platform/caller'
 import type { ReleaseView, Releases } from '../platform/handler-types'
 import { ANSWER_STEP_MS, INLINE_VIEW, NEUTRAL_FAILURE, failCharged } from './release-service'
 
@@ -37,6 +39,8 @@ export interface RunnerData {
 export interface RunnerRequest {
   id: number
   req: ReleaseRequest
+  /** Who asks (the runner runs the release as this caller: the ledger names the account, admission checks its budget). */
+  caller: Principal
 }
 
 export type RunnerReply =
@@ -101,8 +105,8 @@ export class ReleaseLane implements Releases {
   }
 
   /** Runs one release on the runner after those asked before it; resolves with its record, or rejects as `runRelease` throws. */
-  run(req: ReleaseRequest): Promise<ReleaseRecord> {
-    const turn = this.tail.then(() => this.runOne(req))
+  run(req: ReleaseRequest, caller: Principal = LOCAL_PRINCIPAL): Promise<ReleaseRecord> {
+    const turn = this.tail.then(() => this.runOne(req, caller))
     this.tail = turn.catch(() => undefined)
     return turn
   }
@@ -117,8 +121,8 @@ export class ReleaseLane implements Releases {
     }
   }
 
-  private async runOne(req: ReleaseRequest): Promise<ReleaseRecord> {
-    const reply = await this.send(req)
+  private async runOne(req: ReleaseRequest, caller: Principal): Promise<ReleaseRecord> {
+    const reply = await this.send(req, caller)
     if (reply.ok) {
       if (this.options.cadenceMs !== null) await until(reply.record.answeredAt)
       return reply.record
@@ -136,14 +140,14 @@ export class ReleaseLane implements Releases {
     return row?.answered_at ?? null
   }
 
-  private send(req: ReleaseRequest): Promise<RunnerReply> {
+  private send(req: ReleaseRequest, caller: Principal): Promise<RunnerReply> {
     if (this.closed) return Promise.reject(new Error('The services are closed'))
     const w = this.runner()
     const id = this.nextId++
     return new Promise<RunnerReply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
       w.ref()
-      w.postMessage({ id, req } satisfies RunnerRequest)
+      w.postMessage({ id, req, caller } satisfies RunnerRequest)
     })
   }
 

@@ -11,6 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { isUserError } from '../platform/errors'
+import { asCaller } from '../platform/caller'
 import { openStore } from '../store/store'
 import { runRelease } from './release-service'
 import type { RunnerData, RunnerReply, RunnerRequest } from './release-lane'
@@ -25,18 +26,20 @@ port.on('message', (m: RunnerRequest) => {
     // A second connection of a process that has the workspace open already: no migration, no staging clean-up.
     store ??= openStore(data.dbPath, { projectRoot: data.projectRoot, secondary: true })
     const db = store.db
-    const record = runRelease(db, m.req, {
-      charging: (id) => Atomics.store(data.flight, 0, id),
-      answerStepMs: data.answerStepMs,
-      afterCharge: data.holdAfterCharge
-        ? () => {
-            // Tests only: the release stays within its run until the test lets it go (a data read as long as it likes).
-            Atomics.store(data.holdAfterCharge!, 0, 1)
-            Atomics.notify(data.holdAfterCharge!, 0)
-            Atomics.wait(data.holdAfterCharge!, 0, 1)
-          }
-        : undefined
-    })
+    const record = asCaller(m.caller, () =>
+      runRelease(db, m.req, {
+        charging: (id) => Atomics.store(data.flight, 0, id),
+        answerStepMs: data.answerStepMs,
+        afterCharge: data.holdAfterCharge
+          ? () => {
+              // Tests only: the release stays within its run until the test lets it go (a data read as long as it likes).
+              Atomics.store(data.holdAfterCharge!, 0, 1)
+              Atomics.notify(data.holdAfterCharge!, 0)
+              Atomics.wait(data.holdAfterCharge!, 0, 1)
+            }
+          : undefined
+      })
+    )
     reply = { id: m.id, ok: true, record }
   } catch (e) {
     if (isUserError(e)) {

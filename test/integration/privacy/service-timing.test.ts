@@ -30,12 +30,16 @@ import { startHeadless, type HeadlessServer } from '../../../src-main/server'
 import type { GateRecord } from '../../../src-main/door/cadence'
 import { tempWorkspace, waitFor } from '../helpers'
 import { officerAct } from '../officer-fixture'
-import { type TestCertificate, httpsCall, makeCertificate } from '../tls-fixture'
+import { type TestPki, makeTestPki } from '../../support/tls'
+import { credentialFor, httpsCall } from '../https-call'
 
 const CADENCE = 200
 let h: HeadlessServer
 let ws: ReturnType<typeof tempWorkspace>
-let tls: TestCertificate
+let tls: TestPki
+/** An analyst (releases) and a custodian (uploads, the long jobs): credentials of their own. */
+let analyst = ''
+let custodian = ''
 const latch = new Int32Array(new SharedArrayBuffer(4))
 const gate: GateRecord[] = []
 /** Saved queries on the two datasets of the distinguisher (the share of "guard" rows: 5% and 95%). */
@@ -53,7 +57,7 @@ function badgeCsv(dir: string, name: string, share: number, rows = 20_000): stri
 
 beforeAll(async () => {
   ws = tempWorkspace('qa-service-timing-')
-  tls = makeCertificate(ws.dir)
+  tls = makeTestPki()
   const rendererDir = join(ws.dir, 'renderer')
   mkdirSync(rendererDir)
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>')
@@ -85,14 +89,19 @@ beforeAll(async () => {
       groups: [['A'], ['B'], ['C'], ['D']]
     }).id
   }
+  analyst = credentialFor(db, 'ana', 'analyst')
+  custodian = credentialFor(db, 'cody', 'custodian')
 })
 afterAll(async () => {
   letGo()
   await h?.close()
   ws?.cleanup()
+  tls?.cleanup()
 })
 
-const auth = () => ({ Authorization: `Bearer ${h.token}` })
+const auth = (credential = analyst) => ({ Authorization: `Bearer ${credential}` })
+/** Who may call what (the role table): the custodian starts jobs and uploads, the analyst releases. */
+const asWho = (method: string) => (method === 'diagnostics/self-check' || method.startsWith('jobs/') ? custodian : analyst)
 const holding = () => Atomics.load(latch, 0) === 1
 function letGo(): void {
   Atomics.store(latch, 0, 0)
@@ -102,14 +111,14 @@ const firstTickAtOrAfter = (t: number) => Math.ceil(t / CADENCE) * CADENCE
 
 async function call(method: string, req: unknown): Promise<CallOutcome<unknown> & { sentAt: number; at: number }> {
   const sentAt = Date.now()
-  const r = await httpsCall(h.port, tls.cert, `/api/call/${method}`, { method: 'POST', headers: auth(), body: JSON.stringify({ req }) })
+  const r = await httpsCall(h.port, tls.ca, `/api/call/${method}`, { method: 'POST', headers: auth(asWho(method)), body: JSON.stringify({ req }) })
   return { ...(JSON.parse(r.body) as CallOutcome<unknown>), sentAt, at: r.at }
 }
 
 /** Bytes that are not HTTP, over TLS: the HTTP parser fails on them. */
 function malformed(): Promise<{ text: string; sentAt: number; at: number }> {
   return new Promise((resolve, reject) => {
-    const s = tlsConnect({ host: '127.0.0.1', port: h.port, ca: tls.cert, servername: undefined }, () => {
+    const s = tlsConnect({ host: '127.0.0.1', port: h.port, ca: tls.ca }, () => {
       const sentAt = Date.now()
       let text = ''
       s.setEncoding('utf8')
@@ -132,9 +141,9 @@ function uploadInFlight(): { finish: () => Promise<{ status: number; sentAt: num
       port: h.port,
       path: '/api/upload?name=a.csv',
       method: 'POST',
-      ca: tls.cert,
+      ca: tls.ca,
       agent: false,
-      headers: { ...auth(), 'Content-Length': String(body.length) }
+      headers: { ...auth(custodian), 'Content-Length': String(body.length) }
     },
     (res) => {
       res.resume()
@@ -156,7 +165,7 @@ function events(): { frames: Array<{ name: string; payload: unknown; at: number 
   const frames: Array<{ name: string; payload: unknown; at: number }> = []
   let opened: () => void
   const ready = new Promise<void>((r) => (opened = r))
-  const req = httpsRequest({ host: '127.0.0.1', port: h.port, path: `/api/events?token=${h.token}`, ca: tls.cert, agent: false }, (res) => {
+  const req = httpsRequest({ host: '127.0.0.1', port: h.port, path: '/api/events', headers: auth(custodian), ca: tls.ca, agent: false }, (res) => {
     let buf = ''
     res.setEncoding('utf8')
     res.on('data', (d: string) => {
