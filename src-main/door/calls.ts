@@ -6,7 +6,7 @@
  *   desktop's native dialogs) take the checked request in place of the services;
  * - events reach the door's sink in the order the services emitted them, and a failing sink never stops the others.
  */
-import type { CallOutcome } from '../contract'
+import type { CallOutcome, EventName } from '../contract'
 import type { Principal } from '../contract/accounts'
 import { checkRequest, type Services } from '../services'
 
@@ -37,7 +37,7 @@ export function callDoor(options: CallDoorOptions): CallDoor {
 }
 
 /** Hands every services event to `deliver` at once, in emit order. Returns the unsubscribe function. */
-export function forwardEvents(services: Services, deliver: (name: string, payload: unknown) => void): () => void {
+export function forwardEvents(services: Services, deliver: (name: EventName, payload: unknown) => void): () => void {
   return services.events.on((name, payload) => {
     try {
       deliver(name, payload)

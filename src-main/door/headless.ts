@@ -159,14 +159,9 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
 
   const unsubscribe = forwardEvents(services, (name, payload) => {
     const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
-    for (const [s, who] of streams) if (mayReceive(who, name, payload)) s.write(frame)
+    // Each stream gets what its opener may see (the accounts gate: another account's job is not theirs).
+    for (const [s, who] of streams) if (services.accounts.mayReceive(who, name, payload)) s.write(frame)
   })
-
-  /** Whether an account's stream gets an event (the accounts gate decides where it can: another account's job is not theirs). */
-  const mayReceive = (who: Principal, name: string, payload: unknown): boolean => {
-    const gate = services.accounts as { mayReceive?: (who: Principal, name: string, payload: unknown) => boolean }
-    return who.accountId === null || gate.mayReceive === undefined || gate.mayReceive(who, name, payload)
-  }
 
   // The Host names this server: loopback names on loopback, the listen host elsewhere (any, on a wildcard address).
   const wildcard = listen.host === '0.0.0.0' || listen.host === '::'

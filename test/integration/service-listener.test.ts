@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { startHeadless, type HeadlessServer } from '../../src-main/server'
 import { parseListen, isLoopback } from '../../src-main/door/listener'
-import { tempWorkspace } from './helpers'
+import { tempWorkspace, waitFor } from './helpers'
 import { type TestPki, makeTestPki } from '../support/tls'
 import { credentialFor, httpsCall } from './https-call'
 
@@ -169,6 +169,32 @@ describe('the service listener', () => {
         r.end()
       })
       expect(events).toBe('200 : connected\n\n')
+      // Each stream gets what its account may see: the custodian's job events reach the custodian, not the analyst.
+      const frames = { analyst: '', custodian: '' }
+      const open = (who: keyof typeof frames, headers: Record<string, string>) =>
+        new Promise<() => void>((ok, fail) => {
+          const r = httpsRequest({ host: '127.0.0.1', port: h.port, path: '/api/events', headers, ca: tls.ca, agent: false }, (res) => {
+            res.on('data', (d) => (frames[who] += String(d)))
+            ok(() => r.destroy())
+          })
+          r.on('error', fail)
+          r.end()
+        })
+      const closeAnalyst = await open('analyst', session)
+      const closeCustodian = await open('custodian', { Authorization: `Bearer ${custodian}` })
+      const job = await api('/api/call/diagnostics/self-check', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${custodian}` },
+        body: JSON.stringify({ req: { batches: 2, samplesPerBatch: 1000 } })
+      })
+      const jobId = JSON.parse(job.body).value.jobId as string
+      await waitFor(() => frames.custodian.includes('"state":"done"'), 'the custodian to see the job end', 60_000)
+      // Both streams are written in the same turn: three more ticks are plenty for anything sent to the analyst.
+      await new Promise((r) => setTimeout(r, 150))
+      expect(frames.custodian).toContain(`"jobId":"${jobId}"`)
+      expect(frames.analyst).not.toContain(jobId)
+      closeAnalyst()
+      closeCustodian()
       const out = await api('/api/session', { method: 'DELETE', headers: session })
       expect(String(out.headers['set-cookie'])).toMatch(/^qa_session=; .*Max-Age=0/)
       expect((await api('/api/call/datasets/list', { method: 'POST', headers: session, body: '{}' })).status).toBe(401)
