@@ -32,7 +32,7 @@ export function callDoor(options: CallDoorOptions): CallDoor {
     if (local) return local(checked.req)
     const services = options.services()
     if (!services) return { ok: false, error: { message: options.unavailable, code: 'store' } }
-    return services.dispatch(method, checked.req, caller)
+    return caller === undefined ? services.dispatch(method, checked.req) : services.dispatch(method, checked.req, caller)
   }
 }
 
