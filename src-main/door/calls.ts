@@ -1,9 +1,9 @@
 /**
  * What every door does with a call and with the services' events, written once for the HTTP server and the Electron
  * shell:
- * - a call is checked before any handler runs (`checkRequest`: no parameter may name a file, and the request must fit
- *   its method's schema: one sentence naming the field, nothing written), then dispatched; a door's own methods (the
- *   desktop's native dialogs) take the checked request in place of the services;
+ * - a call goes to `services.dispatch`, which checks it before any handler runs (`checkRequest`: no parameter may name
+ *   a file, and the request must fit its method's schema: one sentence naming the field, nothing written); a door's own
+ *   methods (the desktop's native dialogs) get the same check here and take the checked request in place of the services;
  * - events reach the door's sink in the order the services emitted them, and a failing sink never stops the others.
  */
 import type { CallOutcome, EventName } from '../contract'
@@ -26,13 +26,14 @@ export type CallDoor = (method: unknown, req: unknown, caller?: Principal) => Pr
 
 export function callDoor(options: CallDoorOptions): CallDoor {
   return async (method, req, caller) => {
-    const checked = checkRequest(method, req)
-    if (!checked.ok) return { ok: false, error: checked.error }
     const local = typeof method === 'string' && options.local && Object.hasOwn(options.local, method) ? options.local[method] : undefined
-    if (local) return local(checked.req)
+    if (local) {
+      const checked = checkRequest(method, req)
+      return checked.ok ? local(checked.req) : { ok: false, error: checked.error }
+    }
     const services = options.services()
     if (!services) return { ok: false, error: { message: options.unavailable, code: 'store' } }
-    return caller === undefined ? services.dispatch(method, checked.req) : services.dispatch(method, checked.req, caller)
+    return caller === undefined ? services.dispatch(method, req) : services.dispatch(method, req, caller)
   }
 }
 

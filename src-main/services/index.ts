@@ -10,6 +10,7 @@ import { AccountGate, type GateOptions } from './accounts/gate'
 import { assertPrivateWorkspace } from './accounts/host-hygiene'
 import { LOCAL_PRINCIPAL, asCaller } from './platform/caller'
 import { appHandlers } from './app/app-handlers'
+import { checkRequest } from './app/request-check'
 import { FileHandles } from './platform/file-handles'
 import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
@@ -74,7 +75,9 @@ export interface Services {
   call<M extends MethodName>(method: M, req: RequestOf<M>, caller?: Principal): Promise<ResponseOf<M>>
   /**
    * One call from a door: the role check (an account without the method's role gets one sentence, code `forbidden`,
-   * and nothing runs), then the handler, as `caller` (default: the workbench's local user, who holds every role).
+   * and nothing runs), the request check (`checkRequest`: no parameter names a file and the request fits its method's
+   * schema, else one sentence, code `bad-input`, and nothing runs), then the handler with the parsed request, as
+   * `caller` (default: the workbench's local user, who holds every role). Handlers rely on this check having run.
    */
   dispatch(method: unknown, req: unknown, caller?: Principal): Promise<CallOutcome<unknown>>
   close(): Promise<void>
@@ -158,8 +161,10 @@ export function createServices(options: ServicesOptions): Services {
     if (!isMethodName(method)) return { ok: false, error: { message: `Unknown method "${String(method).slice(0, 60)}"`, code: 'unknown-method' } }
     const allowed = gate.authorize(caller, method)
     if (!allowed.ok) return allowed
+    const checked = checkRequest(method, req)
+    if (!checked.ok) return { ok: false, error: checked.error }
     try {
-      const value = await run(method, req ?? {}, caller)
+      const value = await run(method, checked.req, caller)
       return { ok: true, value }
     } catch (e) {
       if (isUserError(e)) return { ok: false, error: { message: e.message, code: e.code } }

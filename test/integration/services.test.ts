@@ -75,9 +75,21 @@ describe('services: engine work on two workers, progress, store', () => {
   it('answers bad requests with one clear sentence through dispatch', async () => {
     expect(await services.dispatch('diagnostics/self-check', { batches: 0 })).toEqual({
       ok: false,
-      error: { message: 'batches must be a whole number from 1 to 1000', code: 'bad-input' }
+      error: { message: 'batches must be a whole number from 1 to 1,000', code: 'bad-input' }
     })
     expect(await services.dispatch('jobs/get', { jobId: 'nope' })).toMatchObject({ ok: false, error: { code: 'not-found' } })
     expect(await services.dispatch('no/such', {})).toMatchObject({ ok: false, error: { code: 'unknown-method' } })
+  })
+
+  it('checks every request inside dispatch: handlers that take the checked request never see one that does not fit', async () => {
+    // The ledger handlers pass datasetId/limit on as they are: only the schema check stands between these and the SQL.
+    const wrongType = await services.dispatch('ledger/entries', { limit: 'all; DROP TABLE ledger_entries' })
+    expect(wrongType).toMatchObject({ ok: false, error: { code: 'bad-input' } })
+    expect(await services.dispatch('releases/list', { datasetId: 1.5 })).toMatchObject({ ok: false, error: { code: 'bad-input' } })
+    // A field the schema does not know (strict objects) and a parameter naming a file are refused before any handler.
+    expect(await services.dispatch('ledger/summary', { cellLimit: 3, extra: true })).toMatchObject({ ok: false, error: { code: 'bad-input' } })
+    expect(await services.dispatch('datasets/list', { path: '/etc/passwd' })).toMatchObject({ ok: false, error: { code: 'bad-input' } })
+    // And what fits still runs.
+    expect(await services.dispatch('ledger/entries', { limit: 5 })).toMatchObject({ ok: true })
   })
 })

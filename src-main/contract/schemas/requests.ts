@@ -22,9 +22,9 @@ const experimentRequest = () => z.strictObject({ experimentId: id() })
 
 export const selfCheckRequestSchema = z.strictObject({
   /** Batches sent to the pool (spread over the workers). */
-  batches: positiveCount().optional(),
+  batches: rangedNumber({ integer: true, ge: 1, le: 1000 }).optional(),
   /** Laplace samples per batch. */
-  samplesPerBatch: positiveCount().optional()
+  samplesPerBatch: rangedNumber({ integer: true, ge: 100, le: 1_000_000 }).optional()
 })
 
 export const chooseFileRequestSchema = z.strictObject({

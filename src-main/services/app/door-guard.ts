@@ -1,7 +1,6 @@
 /**
- * The doors' path refusal. The HTTP server and the Electron main process call `checkRequest` (request-check.ts: this
- * refusal, then the method's schema) before dispatching; the sandboxed preload calls `refusePathParameters` alone (it
- * stays small: no schemas in it).
+ * The doors' path refusal. `services.dispatch` runs `checkRequest` (request-check.ts: this refusal, then the method's
+ * schema) before any handler; the sandboxed preload calls `refusePathParameters` alone (it stays small: no schemas in it).
  *
  * Paths (issue 15): No contract method takes a server-side path (files are opaque handles,
  * reports are downloaded or saved through the desktop dialog), so a parameter named like a path is an attempt to reach

@@ -1,6 +1,6 @@
 /**
- * The doors' check on every request (issue 18, "schemas at the doors"): the HTTP server and the Electron main process
- * call `checkRequest` before dispatching. First the path refusal (door-guard.ts, issue 15), then the method's schema
+ * The check on every request from a door: `services.dispatch` runs `checkRequest` before any handler (and the doors'
+ * own methods run it before theirs). First the path refusal (door-guard.ts), then the method's schema
  * (contract/schemas/requests.ts): a request that does not fit gets ONE sentence naming the field (code "bad-input") and
  * no handler runs, so nothing is written.
  */

@@ -22,8 +22,7 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     'releases/preview': async (req) => previewRelease(db(), req),
     // The caller goes with the request: the release runs on another thread, as this account.
     'releases/run': async (req, caller) => ctx.releases.run(req, caller),
-    'releases/list': async (req, caller) =>
-      listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
+    'releases/list': async (req, caller) => listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
     'releases/get': async (req, caller) => getRelease(db(), req.releaseId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
     'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
