@@ -37,6 +37,13 @@ export function drawSampleWords(rng: Rng, count: number): Int32Array {
   return scratch
 }
 
+/** The same from the lane stream (`Rng.fillLaneWords`): `count` words, reused buffer. */
+export function drawLaneWords(rng: Rng, count: number): Int32Array {
+  if (scratch.length < count) scratch = new Int32Array(count)
+  rng.fillLaneWords(scratch, count)
+  return scratch
+}
+
 const F = new Float64Array(256)
 const LN_F = new Float64Array(256)
 const INV_F = new Float64Array(256)

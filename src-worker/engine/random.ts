@@ -7,18 +7,20 @@
  * - `laplace(rng, scale)`, `uniformOpen(rng)`: one-draw samplers built on either generator; batch-samplers.ts has the
  *   batch ones (a block of Laplace draws or uniforms from one call for random words).
  *
- * A seeded generator has three streams, each created on first use from the seed text, so that a trial pays only for
+ * A seeded generator has four streams, each created on first use from the seed text, so that a trial pays only for
  * the streams it draws from:
  * - `next()`: Alea (alea.ts, equal to seedrandom's `alea(seed).double()`);
  * - `fillWords`: four Alea streams seeded from `seed + "\0words\0" + j`, stepped side by side (the search's split);
- * - `fillSampleWords`: xoshiro128** seeded by `seedHash128(seed)` (xoshiro.ts), the batch samplers' words.
+ * - `fillSampleWords`: xoshiro128** seeded by `seedHash128(seed)` (xoshiro.ts), the batch samplers' words;
+ * - `fillLaneWords`: four xoshiro128** streams stepped side by side, lane l seeded by `seedHash128(seed + "\0lanes\0" + l)`
+ *   (NLM / TSLM: the WebAssembly kernel steps the four lanes as one vector, from `laneState`).
  * The algorithms are pinned by our own copies and by fixed vectors in the unit tests, so seeded results do not change
  * with a dependency's version.
  *
  * Pure TypeScript: the CSPRNG is the Web Crypto `getRandomValues`, present in Node >= 20, Electron and browsers.
  */
 import { type AleaState, aleaDouble, aleaSeed } from './alea'
-import { type XoshiroState, seedHash128, xoshiroFill } from './xoshiro'
+import { LANES, type XoshiroLanes, type XoshiroState, seedHash128, xoshiroFill, xoshiroLanesFill } from './xoshiro'
 
 /** A source of uniform doubles in [0, 1). */
 export interface Rng {
@@ -30,6 +32,17 @@ export interface Rng {
    * xoshiro128** stream for a seeded one. Exactly `count` words are drawn.
    */
   fillSampleWords(out: Int32Array, count?: number): void
+  /**
+   * Words from four streams side by side (word 4 j + l is the j-th word of lane l; a count that is not a multiple of 4
+   * draws the last group whole and drops the rest): four xoshiro128** lanes for a seeded generator (xoshiro.ts
+   * `xoshiroLanesFill`), the CSPRNG for the secure one. Exactly ceil(count / 4) groups are drawn.
+   */
+  fillLaneWords(out: Int32Array, count?: number): void
+  /**
+   * The seeded generator's lane states (xoshiro.ts `XoshiroLanes`), which a kernel may advance in place exactly as
+   * `fillLaneWords` would; null for the secure generator.
+   */
+  laneState(): Int32Array | null
   /** 'seeded' for simulations, 'secure' for releases. */
   readonly kind: 'seeded' | 'secure'
 }
@@ -46,6 +59,8 @@ class SeededRng implements Rng {
   private streams: Float64Array | null = null
   /** xoshiro128** state of the sample stream, created on first use */
   private samples: XoshiroState | null = null
+  /** the four lanes' states of `fillLaneWords`, created on first use */
+  private lanes: XoshiroLanes | null = null
   constructor(private readonly seed: string) {}
   next(): number {
     // double(): 53 bits of randomness in [0, 1).
@@ -53,6 +68,21 @@ class SeededRng implements Rng {
   }
   fillSampleWords(out: Int32Array, count = out.length): void {
     xoshiroFill(this.samples ?? (this.samples = seedHash128(this.seed)), out, count)
+  }
+  fillLaneWords(out: Int32Array, count = out.length): void {
+    xoshiroLanesFill(this.laneState(), out, count)
+  }
+  laneState(): XoshiroLanes {
+    if (this.lanes === null) {
+      const lanes = new Int32Array(4 * LANES)
+      const one = new Int32Array(4)
+      for (let l = 0; l < LANES; l++) {
+        seedHash128(`${this.seed}\u0000lanes\u0000${l}`, one)
+        for (let w = 0; w < 4; w++) lanes[w * LANES + l] = one[w]
+      }
+      this.lanes = lanes
+    }
+    return this.lanes
   }
   /**
    * Words from four Alea streams of their own, seeded by Mash from this seed (as trial seeds are derived from a base
@@ -184,6 +214,14 @@ export class SecureRandom implements Rng {
 
   fillSampleWords(out: Int32Array, count = out.length): void {
     this.fillWords(out, count)
+  }
+
+  fillLaneWords(out: Int32Array, count = out.length): void {
+    this.fillWords(out, count)
+  }
+
+  laneState(): null {
+    return null
   }
 
   next(): number {

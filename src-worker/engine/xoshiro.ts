@@ -93,3 +93,38 @@ export function xoshiroFill(s: XoshiroState, out: Int32Array, count: number): vo
   s[2] = s2
   s[3] = s3
 }
+
+/** Lanes side by side (`xoshiroLanesFill`): four states, word 4 w + l of the array being state word w of lane l. */
+export type XoshiroLanes = Int32Array
+
+export const LANES = 4
+
+/**
+ * Fill out[0..count) with the next words of four xoshiro128** streams stepped together: word 4 j + l is the j-th next
+ * word of lane l. A count that is not a multiple of 4 steps the last group whole and drops the rest, so the lanes
+ * always advance together (the WebAssembly kernels step them as one vector: wasm/single-step.wat).
+ */
+export function xoshiroLanesFill(s: XoshiroLanes, out: Int32Array, count: number): void {
+  const groups = Math.ceil(count / LANES)
+  for (let l = 0; l < LANES; l++) {
+    let s0 = s[l] | 0
+    let s1 = s[LANES + l] | 0
+    let s2 = s[2 * LANES + l] | 0
+    let s3 = s[3 * LANES + l] | 0
+    for (let k = l; k < groups * LANES; k += LANES) {
+      const r = Math.imul(s1, 5)
+      if (k < count) out[k] = Math.imul((r << 7) | (r >>> 25), 9)
+      const t = s1 << 9
+      s2 ^= s0
+      s3 ^= s1
+      s1 ^= s2
+      s0 ^= s3
+      s2 ^= t
+      s3 = (s3 << 11) | (s3 >>> 21)
+    }
+    s[l] = s0
+    s[LANES + l] = s1
+    s[2 * LANES + l] = s2
+    s[3 * LANES + l] = s3
+  }
+}

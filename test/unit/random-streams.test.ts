@@ -216,12 +216,32 @@ describe('batch samplers (batch-samplers.ts)', () => {
       expect(out[i]).toBeCloseTo(w[2 * i] >= 0 ? Math.log((x + 0.5) * 2 ** -52) : -Math.log((2 ** 52 - 1 - x + 0.5) * 2 ** -52), 13)
     }
     expect(Array.from(out, (x) => Number(x.toFixed(12)))).toEqual(PINNED_LAPLACE)
-    // 50 predicates at distance 0.3 below/above their thresholds: NLM's errors in trial 0 of seed 'pin'
+    // 50 predicates at distance 0.3 below/above their thresholds: NLM's errors in trial 0 of seed 'pin' (lane words)
     // (its noise at alpha 1 has scale 0.43: a few of the 25 + 25 land on the wrong side).
     const counts = Float64Array.from({ length: 50 }, (_, i) => 100 + (i % 2 ? 0.3 : -0.3))
     const thresholds = new Float64Array(50).fill(100)
     const [r] = runThresholdTrials('nlm', { counts, thresholds }, PAPER_DEFAULTS, 'pin', 0, 1)
     expect([r.falseNegatives, r.falsePositives]).toEqual(PINNED_NLM_ERRORS)
+  })
+})
+
+describe('lane words (fillLaneWords)', () => {
+  it('lane l is the xoshiro128** stream of seedHash128(seed + "\\0lanes\\0" + l); a partial last group advances every lane', () => {
+    const seed = 'pin/lanes'
+    const got = new Int32Array(4 * 1000 + 2)
+    const rng = seededRng(seed)
+    rng.fillLaneWords(got, 10) // 3 groups, the last one partial
+    rng.fillLaneWords(got.subarray(12), got.length - 12)
+    const lanes = [0, 1, 2, 3].map((l) => {
+      const w = new Int32Array(1001)
+      xoshiroFill(seedHash128(`${seed}\u0000lanes\u0000${l}`), w, w.length)
+      return w
+    })
+    // word k of the stream is word floor(k / 4) of lane k mod 4; got[10], got[11] were never written (stream words 10, 11 dropped)
+    for (let k = 0; k < got.length; k++) if (k < 10 || k >= 12) expect(got[k]).toBe(lanes[k % 4][k >> 2])
+    expect([got[10], got[11]]).toEqual([0, 0])
+    // the secure generator has no lane states to hand out
+    expect(SecureRandom.create().laneState()).toBeNull()
   })
 })
 
@@ -279,4 +299,5 @@ describe('releases draw only from the secure generator', () => {
 })
 
 const PINNED_LAPLACE = [4.15988923694, -0.5814031569, 0.039019825469]
-const PINNED_NLM_ERRORS = [4, 4]
+// NLM draws from the lane stream (fillLaneWords)
+const PINNED_NLM_ERRORS = [7, 8]

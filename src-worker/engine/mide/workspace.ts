@@ -1,16 +1,4 @@
 import { type LaneSamplerMemory, laneSamplerMemory } from '../lane-samplers'
-import type { SingleStepKernel } from '../wasm/kernels'
-
-/** The single-step kernel (wasm/single-step.wat) and its arrays, views on its memory at the byte offsets given. */
-export interface SingleStepRun {
-  kernel: SingleStepKernel
-  words: Int32Array
-  cuts: Int32Array
-  out: Uint8Array
-  wordsAt: number
-  cutsAt: number
-  outAt: number
-}
 
 /**
  * The buffers of one threshold run. A single run (a release, `runThresholdMechanism`) gets fresh ones; a Monte Carlo
@@ -32,15 +20,15 @@ export class ThresholdWorkspace {
   /** indices still undecided, and the next step's list */
   undecided: Int32Array
   next: Int32Array
-  /** NLM/TSLM: the cut on each draw's 53-bit key (single-step.ts), the inputs they were computed for, and the
-   * WebAssembly kernel with its copy of the cuts (made with the first cuts; null where the kernels do not run) */
+  /** NLM/TSLM: the cut on each draw's 53-bit key (single-step.ts), the inputs they were computed for, and how many
+   * times they were computed (the kernel's copy is of one version) */
   readonly singleStepCuts: {
     cut: Float64Array
     counts: ArrayLike<number> | null
     thresholds: ArrayLike<number> | null
     eps: number
     shift: number
-    kernel: SingleStepRun | null | undefined
+    version: number
   }
   /** DPPWLM: candidate scores by their exact level sequence (the scoring is deterministic: same input, same bits) */
   readonly scoreMemo = new Map<string, number>()
@@ -55,7 +43,7 @@ export class ThresholdWorkspace {
     this.noisy = new Float64Array(k)
     this.undecided = new Int32Array(k)
     this.next = new Int32Array(k)
-    this.singleStepCuts = { cut: new Float64Array(k), counts: null, thresholds: null, eps: NaN, shift: NaN, kernel: undefined }
+    this.singleStepCuts = { cut: new Float64Array(k), counts: null, thresholds: null, eps: NaN, shift: NaN, version: 0 }
   }
 
   private laneMemory: LaneSamplerMemory | null = null

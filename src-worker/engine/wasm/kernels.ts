@@ -71,12 +71,19 @@ export function searchUpdateKernel(bytes: number): SearchUpdateKernel | null {
 export interface SingleStepKernel {
   readonly memory: WebAssembly.Memory
   decide(words: number, cuts: number, out: number, pairs: number): number
+  decideLanes(state: number, cuts: number, out: number, pairs: number): number
 }
 
 /** A single-step kernel on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
 export function singleStepKernel(bytes: number): SingleStepKernel | null {
   const k = instantiate(compile('single-step', SingleStepWasm), bytes)
-  return k === null ? null : { memory: k.memory, decide: k.exports.decide as SingleStepKernel['decide'] }
+  return k === null
+    ? null
+    : {
+        memory: k.memory,
+        decide: k.exports.decide as SingleStepKernel['decide'],
+        decideLanes: k.exports.decideLanes as SingleStepKernel['decideLanes']
+      }
 }
 
 /** samplers.wat: Laplace draws and noise relaxation, two lanes per vector (see the .wat for the layout). */

@@ -59,6 +59,14 @@ describe('epsilon formulas and plans', () => {
       fillSampleWords: (out, count) => {
         draws++
         base.fillSampleWords(out, count)
+      },
+      fillLaneWords: (out, count) => {
+        draws++
+        base.fillLaneWords(out, count)
+      },
+      laneState: () => {
+        draws++
+        return base.laneState()
       }
     }
     for (const mech of ['nlm', 'tslm', 'ppwlm', 'dppwlm'] as const) {

@@ -4,6 +4,7 @@ import { runShiftedLaplace } from '../../../src-worker/engine/mide/single-step'
 import { ThresholdWorkspace } from '../../../src-worker/engine/mide/workspace'
 import { PAPER_DEFAULTS, runThresholdTrials, singleStepEpsilon } from '../../../src-worker/engine/mide/index'
 import { deriveSeed, seededRng } from '../../../src-worker/engine/random'
+import { binomialLowerTail, binomialUpperTail } from './stats'
 import { useWasmKernels, wasmKernelsEnabled } from '../../../src-worker/engine/wasm/kernels'
 
 describe('NLM/TSLM decisions read from the uniform (single-step.ts)', () => {
@@ -25,7 +26,7 @@ describe('NLM/TSLM decisions read from the uniform (single-step.ts)', () => {
       for (let t = 0; t < 20; t++) {
         const core = runShiftedLaplace(counts, thresholds, eps, shift, 0.05, seededRng(`single/${eps}/${t}`), ws)
         const w = new Int32Array(2 * k)
-        seededRng(`single/${eps}/${t}`).fillSampleWords(w)
+        seededRng(`single/${eps}/${t}`).fillLaneWords(w)
         for (let i = 0; i < k; i++) {
           const d = counts[i] + laplaceFromBits(w[2 * i], w[2 * i + 1], 1 / eps) > thresholds[i] - shift ? 1 : 0
           if (d !== core.decisions[i]) differ++
@@ -36,6 +37,29 @@ describe('NLM/TSLM decisions read from the uniform (single-step.ts)', () => {
       expect(differ, `eps ${eps}, shift ${shift}`).toBeLessThanOrEqual(1)
       expect(positives).toBeGreaterThan(0.3 * 20 * k) // both outcomes occur: the comparison has power
       expect(positives).toBeLessThan(0.7 * 20 * k)
+    }
+  })
+
+  it('decides positive with probability P(Lap(1/eps) > c - shift - g) per predicate (binomial, fixed seeds, lane words)', () => {
+    // 33 predicates (the kernel's pairs and the twin's odd last one) from 3 noise scales below to 3 above their cut
+    const k = 33
+    const eps = 0.8
+    const shift = 0.5
+    const thresholds = new Float64Array(k).fill(50)
+    const counts = Float64Array.from({ length: k }, (_, i) => 50 - shift + ((i - 16) / 16) * (3 / eps))
+    const n = 6000
+    const positives = new Array<number>(k).fill(0)
+    const ws = new ThresholdWorkspace(k)
+    for (let t = 0; t < n; t++) {
+      const core = runShiftedLaplace(counts, thresholds, eps, shift, 0.05, seededRng(deriveSeed('single/binomial', t)), ws)
+      for (let i = 0; i < k; i++) positives[i] += core.decisions[i]
+    }
+    const perCheck = 1e-4 / k // family level 1e-4 (Bonferroni), two-sided
+    for (let i = 0; i < k; i++) {
+      const tau = thresholds[i] - shift - counts[i]
+      const p = tau >= 0 ? 0.5 * Math.exp(-tau * eps) : 1 - 0.5 * Math.exp(tau * eps)
+      expect(binomialUpperTail(n, p, positives[i]), `predicate ${i}`).toBeGreaterThan(perCheck / 2)
+      expect(binomialLowerTail(n, p, positives[i]), `predicate ${i}`).toBeGreaterThan(perCheck / 2)
     }
   })
 

@@ -70,7 +70,9 @@ function recording(base: Rng): { rng: Rng; batches: Int32Array[] } {
     fillSampleWords(out, count = out.length) {
       base.fillSampleWords(out, count)
       batches.push(out.slice(0, count))
-    }
+    },
+    fillLaneWords: (out, count) => base.fillLaneWords(out, count),
+    laneState: () => base.laneState()
   }
   return { rng, batches }
 }
