@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { ROOT, SCREENSHOTS, screenshot } from './app'
-import { openAppForFile } from './open-app'
+import { initOfficerWithCli, openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { experiments } from './pages/experiments'
 import { ledger } from './pages/ledger'
@@ -25,11 +25,7 @@ const CAPACITIES = join(ROOT, 'resources', 'sample', 'capacities.csv')
 
 beforeAll(() => {
   page = opened.page
-  const r = spawnSync(process.execPath, [join(ROOT, 'out', 'main', 'cli.js'), 'officer', 'init', '--db', opened.app.db, '--name', OFFICER.name], {
-    env: { ...process.env, QUIET_ALARM_PASSPHRASE: OFFICER.passphrase },
-    encoding: 'utf8'
-  })
-  if (r.status !== 0) throw new Error(`officer init failed: ${r.stderr}`)
+  initOfficerWithCli(opened.app.db, OFFICER)
 })
 
 /** Is the element's top inside the window, and does it (or something inside it) have the focus? Waits up to 3 s for both. */

@@ -4,14 +4,13 @@
  * the unit, and the Ledger screen's headline is the spend per person against the one budget per person, with the
  * notions beneath it.
  */
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ROOT, screenshot } from './app'
-import { openAppForFile } from './open-app'
+import { screenshot } from './app'
+import { initOfficerWithCli, openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { ledger } from './pages/ledger'
 import { shell } from './pages/shell'
@@ -26,11 +25,7 @@ const OFFICER = { name: 'dpo', passphrase: 'units test officer passphrase' }
 
 beforeAll(() => {
   page = opened.page
-  const r = spawnSync(process.execPath, [join(ROOT, 'out', 'main', 'cli.js'), 'officer', 'init', '--db', opened.app.db, '--name', OFFICER.name], {
-    env: { ...process.env, QUIET_ALARM_PASSPHRASE: OFFICER.passphrase },
-    encoding: 'utf8'
-  })
-  if (r.status !== 0) throw new Error(`officer init failed: ${r.stderr}`)
+  initOfficerWithCli(opened.app.db, OFFICER)
   dir = mkdtempSync(join(tmpdir(), 'qa-e2e-units-'))
   file = join(dir, 'visits.csv')
   // p1 visits two rooms (room is not per person); team is one value per person.

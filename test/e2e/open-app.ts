@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, newPage, startApp, type RunningApp } from './app'
+import { ROOT, launchBrowser, newPage, startApp, type RunningApp } from './app'
 import { shell } from './pages/shell'
 
 export interface OpenApp {
@@ -52,4 +54,13 @@ export function openAppPerTest(): OpenApp {
     await opened.browser?.close()
   })
   return opened
+}
+
+/** Registers the workspace's first privacy officer with the built CLI (`officer init`), as a custodian sets one up. */
+export function initOfficerWithCli(db: string, officer: { name: string; passphrase: string }): void {
+  const r = spawnSync(process.execPath, [join(ROOT, 'out', 'main', 'cli.js'), 'officer', 'init', '--db', db, '--name', officer.name], {
+    env: { ...process.env, QUIET_ALARM_PASSPHRASE: officer.passphrase },
+    encoding: 'utf8'
+  })
+  if (r.status !== 0) throw new Error(`officer init failed: ${r.stderr}`)
 }

@@ -5,7 +5,6 @@
  * lists what the role may read, and linking puts the table in the catalog with its rows not counted. "Link a file (query
  * in place)": a Parquet file uploaded once, kept beside the workspace, linked, and listed in the catalog.
  */
-import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,8 +13,8 @@ import type { Page } from 'playwright-core'
 import { closePg } from '../../src-main/services/sources/pg-sync'
 import { duckAll, duckString } from '../../src-main/services/sources/duckdb-sync'
 import { type PgCluster, startPgCluster } from '../integration/sources/pg-cluster'
-import { ROOT, screenshot } from './app'
-import { openAppForFile } from './open-app'
+import { screenshot } from './app'
+import { initOfficerWithCli, openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { linkFile } from './pages/link-file'
 import { postgres } from './pages/postgres'
@@ -45,11 +44,7 @@ let page: Page
 const files = mkdtempSync(join(tmpdir(), 'qa-e2e-link-'))
 beforeAll(() => {
   page = opened.page
-  const r = spawnSync(process.execPath, [join(ROOT, 'out', 'main', 'cli.js'), 'officer', 'init', '--db', opened.app.db, '--name', OFFICER.name], {
-    env: { ...process.env, QUIET_ALARM_PASSPHRASE: OFFICER.passphrase },
-    encoding: 'utf8'
-  })
-  if (r.status !== 0) throw new Error(`officer init failed: ${r.stderr}`)
+  initOfficerWithCli(opened.app.db, OFFICER)
 })
 afterAll(async () => {
   rmSync(files, { recursive: true, force: true })
