@@ -5,7 +5,7 @@
  * anchor, a link out of the repository and a stale path.
  */
 import { describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { anchorsOf, brokenLinks, githubSlug, missingCodePaths } from '../support/markdown-links'
@@ -34,6 +34,23 @@ describe('documentation links', () => {
       expect(missingCodePaths(file, ROOT)).toEqual([])
     })
   }
+})
+
+describe('the README', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+
+  it('fits one terminal page (at most 50 lines); everything else lives in docs/', () => {
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(50)
+  })
+
+  it("names the command CI runs (.ci/run's last command) among its set-up commands", () => {
+    const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
+      .trimEnd()
+      .split('\n')
+    const command = ci[ci.length - 1].trim()
+    const setUp = /## Set up[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ''
+    expect(setUp.split('\n').map((l) => l.replace(/#.*/, '').trim())).toContain(command)
+  })
 })
 
 describe('the link checker', () => {
