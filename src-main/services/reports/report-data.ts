@@ -29,6 +29,7 @@ import { unitName, unitText } from '../catalog/unit-record'
 import { GENESIS_HASH } from '../chain/canonical'
 import { type CellKey, cellLabel, cellSpend } from '../ledger/cells'
 import type { EntryRow } from '../chain/ledger-chain'
+import type { AuditRow } from '../chain/audit-chain'
 import { NOTIONS_NOTE, toLedgerEntry } from '../ledger/ledger-views'
 import { NOTIONS, NOTION_LABEL } from '../chain/notions'
 import { nanoToDecimal } from '../chain/nano-epsilon'
@@ -251,14 +252,8 @@ function toReportRelease(r: ReleaseRecord, params: Record<string, string | numbe
 // ---------------------------------------------------------------------------------------------------------------
 // Audit events: denials and unlocks
 
-interface AuditRow {
-  id: number
-  at: string
-  kind: string
-  actor: string
-  subject: string | null
-  detail: string
-}
+/** The fields of an audit event that reports show (not its hash-chain fields). */
+type AuditEvent = Pick<AuditRow, 'id' | 'at' | 'kind' | 'actor' | 'subject' | 'detail'>
 
 function parseDetail(text: string): Record<string, unknown> {
   try {
@@ -273,10 +268,10 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v
 const int = (v: unknown): number | null =>
   typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null
 
-function auditEvents(db: Db, kind: string, period: Period): AuditRow[] {
+function auditEvents(db: Db, kind: string, period: Period): AuditEvent[] {
   const rows = db
     .prepare('SELECT id, at, kind, actor, subject, detail FROM audit_events WHERE kind = ? AND at < ? ORDER BY at, id')
-    .all(kind, period.to) as AuditRow[]
+    .all(kind, period.to) as AuditEvent[]
   return rows.filter((r) => inPeriod(r.at, period))
 }
 
