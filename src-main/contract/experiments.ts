@@ -136,8 +136,8 @@ export interface ExperimentDetail extends ExperimentSummary {
   /** Metric names in display order, with their meaning. */
   metrics: Array<{ name: string; description: string; kind: 'rate' | 'value' }>
   cells: CellResult[]
-  /** Live figures while a job runs on it. */
-  live: { cellsDone: number; cellsTotal: number; trialsPerSecond: number; etaSeconds: number | null } | null
+  /** Live figures while a job runs on it (`trialsPerSecond`: the workbench only; in the service a rate would date the call). */
+  live: { cellsDone: number; cellsTotal: number; trialsPerSecond?: number; etaSeconds: number | null } | null
 }
 
 export interface ExperimentPreset {

@@ -13,6 +13,7 @@ import type {
   ValidationOutcome
 } from '../../contract/experiments'
 import { UserError } from '../platform/errors'
+import { coarseTimes } from '../platform/shown-time'
 import type { ServiceContext } from '../platform/handler-types'
 import { experimentCsv } from './csv-export'
 import { engineAdapter } from './engines'
@@ -175,7 +176,10 @@ export class ExperimentService {
   }
 
   list(): ExperimentSummary[] {
-    return this.repo.list().map((row) => this.summary(row))
+    return coarseTimes(
+      this.repo.list().map((row) => this.summary(row)),
+      this.ctx.cadenceMs
+    )
   }
 
   /** A stored experiment with its cells, and while it runs, its progress and the job's time-left estimate. */
@@ -189,12 +193,13 @@ export class ExperimentService {
       live = {
         cellsDone: l.cellsDone,
         cellsTotal: l.cellsTotal,
-        trialsPerSecond: l.trialsDone / elapsed,
+        // A rate dates the moment it was read finer than the service's cadence: the workbench's only.
+        ...(this.ctx.cadenceMs === null ? { trialsPerSecond: l.trialsDone / elapsed } : {}),
         // The job's shared time-left estimate (trials weighted by cell cost, smoothed; platform/time-left.ts).
         etaSeconds: this.ctx.jobs.get(l.jobId)?.progress?.etaSeconds ?? null
       }
     }
-    return {
+    const detail: ExperimentDetail = {
       ...this.summary(row),
       spec: row.spec,
       workloads: row.workloads,
@@ -202,6 +207,8 @@ export class ExperimentService {
       cells: this.repo.cells(row.id),
       live
     }
+    // In the service no time shown is finer than the cadence (the cells' finish times, the last update).
+    return coarseTimes(detail, this.ctx.cadenceMs)
   }
 
   /** The results as CSV, with a file name made from the experiment's name. */

@@ -3,7 +3,7 @@
  * state event. Jobs never throw into the caller: their failure is recorded as one sentence.
  *
  * In the service (`cadenceMs` set) nothing a job shows is dated finer than the cadence: no rates (units or bytes per
- * second since the start), and start and finish times floored to a tick.
+ * second since the start), and start and finish times, and every time in its result, floored to a tick.
  */
 import { randomUUID } from 'node:crypto'
 import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
@@ -11,6 +11,7 @@ import { CancelledError, isUserError } from './errors'
 import { callingAccount } from './caller'
 import type { EventHub } from './events'
 import { TimeLeftEstimator, roundedTimeLeft } from './time-left'
+import { coarseTimes, shownTime } from './shown-time'
 
 /** Byte-level progress a job may add to its unit counts (imports: bytes of the file read so far). */
 export interface ProgressBytes {
@@ -66,7 +67,7 @@ export class JobRegistry {
 
   /** A time as jobs show it: to the millisecond in the workbench, floored to the cadence in the service. */
   private shownTime(ms: number): string {
-    return new Date(this.cadenceMs === null ? ms : Math.floor(ms / this.cadenceMs) * this.cadenceMs).toISOString()
+    return shownTime(ms, this.cadenceMs)
   }
 
   start<T>(kind: string, label: string, unit: string, fn: (ctx: JobContext) => Promise<T>): JobInfo {
@@ -105,7 +106,8 @@ export class JobRegistry {
       try {
         const result = await fn(ctx)
         if (controller.signal.aborted) throw new CancelledError()
-        info.result = result
+        // A result's own times (a self-check's `at`, an experiment's cells) are shown like the job's.
+        info.result = coarseTimes(result, this.cadenceMs)
         info.state = 'done'
         if (info.progress) {
           const d = info.progress.detail

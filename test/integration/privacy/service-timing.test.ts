@@ -161,11 +161,11 @@ function uploadInFlight(): { finish: () => Promise<{ status: number; sentAt: num
 }
 
 /** The event stream: frames as they arrive, with their arrival times. */
-function events(): { frames: Array<{ name: string; payload: unknown; at: number }>; close: () => void; opened: Promise<void> } {
+function events(credential = custodian): { frames: Array<{ name: string; payload: unknown; at: number }>; close: () => void; opened: Promise<void> } {
   const frames: Array<{ name: string; payload: unknown; at: number }> = []
   let opened: () => void
   const ready = new Promise<void>((r) => (opened = r))
-  const req = httpsRequest({ host: '127.0.0.1', port: h.port, path: '/api/events', headers: auth(custodian), ca: tls.ca, agent: false }, (res) => {
+  const req = httpsRequest({ host: '127.0.0.1', port: h.port, path: '/api/events', headers: auth(credential), ca: tls.ca, agent: false }, (res) => {
     let buf = ''
     res.setEncoding('utf8')
     res.on('data', (d: string) => {
@@ -182,6 +182,17 @@ function events(): { frames: Array<{ name: string; payload: unknown; at: number 
   req.on('error', () => undefined)
   req.end()
   return { frames, close: () => req.destroy(), opened: ready }
+}
+
+/** An ISO time as the services write them. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** The fields of `value` that date something finer than the cadence: a rate, or a time that is not on a tick. */
+function fineFields(value: unknown, path = '$'): string[] {
+  if (typeof value === 'string') return ISO_TIME.test(value) && Date.parse(value) % CADENCE !== 0 ? [`${path} = ${value}`] : []
+  if (Array.isArray(value)) return value.flatMap((v, i) => fineFields(v, `${path}[${i}]`))
+  if (value === null || typeof value !== 'object') return []
+  return Object.entries(value).flatMap(([k, v]) => (/^rate$|PerSecond$/i.test(k) ? [`${path}.${k} (a rate)`] : fineFields(v, `${path}.${k}`)))
 }
 
 describe('the service: what an analyst sees beside a release', () => {
@@ -255,6 +266,53 @@ describe('the service: what an analyst sees beside a release', () => {
       stream.close()
     })
   }
+
+  it('no field of a job, its events or a running experiment dates anything finer than the cadence (no rates, times on ticks)', async () => {
+    // The analyst's own sweep (a public simulation): its figures move while releases' reads compete for the CPU, so a
+    // rate or a millisecond time in them would time those reads.
+    const presets = (await call('experiments/presets', {})) as { value: { presets: Array<{ name: string; spec: Record<string, unknown> }> } }
+    const mide = presets.value.presets.find((p) => p.name === 'mide')!.spec
+    const spec = { ...mide, name: 'timing probe', sweeps: [(mide.sweeps as unknown[])[0]], trials: 40 }
+    const stream = events(analyst)
+    await stream.opened
+    const started = (await call('experiments/start', { spec })) as { ok: boolean; value: { jobId: string; experimentId: string } }
+    expect(started.ok).toBe(true)
+    const { jobId, experimentId } = started.value
+    const seen: unknown[] = []
+    await waitFor(
+      async () => {
+        const detail = (await call('experiments/get', { experimentId })) as { value: { live: unknown; status: string } }
+        seen.push(detail.value)
+        return detail.value.status !== 'running'
+      },
+      'the sweep to finish',
+      120_000
+    )
+    expect(seen.some((d) => (d as { live: unknown }).live !== null)).toBe(true)
+    for (const [method, req] of [
+      ['experiments/list', {}],
+      ['jobs/get', { jobId }],
+      ['jobs/list', {}]
+    ] as const) {
+      const r = (await call(method, req)) as { ok: boolean; value: unknown }
+      expect(r.ok).toBe(true)
+      seen.push(r.value)
+    }
+    await waitFor(
+      () => stream.frames.some((f) => f.name === 'job/state' && (f.payload as JobInfo).jobId === jobId && (f.payload as JobInfo).state !== 'running'),
+      'the last job event'
+    )
+    const frames = stream.frames.filter((f) => (f.payload as { jobId?: string }).jobId === jobId)
+    stream.close()
+    expect(frames.some((f) => f.name === 'job/progress')).toBe(true)
+    expect(fineFields([seen, frames.map((f) => f.payload)])).toEqual([])
+    // The custodian's self-check: its result's own time too.
+    const check = (await call('diagnostics/self-check', { batches: 1, samplesPerBatch: 1000 })) as { value: { jobId: string } }
+    await waitFor(async () => ((await call('jobs/get', { jobId: check.value.jobId })) as { value: JobInfo }).value.state === 'done', 'the self-check')
+    const done = (await call('jobs/get', { jobId: check.value.jobId })) as { value: JobInfo }
+    expect(done.value.result).toHaveProperty('at')
+    expect(fineFields(done.value)).toEqual([])
+  })
 
   it('a release during a sweep is answered at its own answer time while the sweep still runs, and jobs/cancel answers at once', async () => {
     // A long job keeps the worker pool busy (1,000 batches of a million draws); it would take minutes.

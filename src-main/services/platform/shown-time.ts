@@ -1,0 +1,28 @@
+/**
+ * Times as the service shows them (ALGORITHMS.md section 5: no field dates anything finer than the public cadence).
+ * Stored records keep their milliseconds; what a job, an experiment or a progress event shows in the service is floored
+ * to a tick. In the workbench (`cadenceMs` null) everything is shown as stored.
+ */
+
+/** A time as the services write them (`Date.prototype.toISOString`: UTC, milliseconds). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** `ms` (since the epoch) as an ISO time, floored to the cadence when there is one. */
+export function shownTime(ms: number, cadenceMs: number | null): string {
+  return new Date(cadenceMs === null ? ms : Math.floor(ms / cadenceMs) * cadenceMs).toISOString()
+}
+
+/**
+ * A copy of `value` (JSON data: objects, arrays, strings, numbers) with every ISO time in it floored to the cadence;
+ * `value` itself when there is no cadence.
+ */
+export function coarseTimes<T>(value: T, cadenceMs: number | null): T {
+  if (cadenceMs === null) return value
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return ISO_TIME.test(v) ? shownTime(Date.parse(v), cadenceMs) : v
+    if (Array.isArray(v)) return v.map(walk)
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+    return v
+  }
+  return walk(value) as T
+}
