@@ -6,7 +6,10 @@
  *   per second, and the latency of the unrelated calls (p50/p99/max). In the service each response should leave at the
  *   first tick of the public cadence after it is ready: `lateMs` is how long after that tick it arrived.
  * - `behindSweep`: a public sweep (preset search-fig2) keeps the worker pool busy; one release, then `jobs/cancel` of the
- *   sweep while the release runs: how long each took.
+ *   sweep while the release runs: how long each took (in the service also the release's answer time in cadences after
+ *   its charge, and how long after that time the answer arrived).
+ * - `gateWritesLateAfterTheirTick` (service): for every write the socket gate held, how long after its tick it left
+ *   (timer lateness on this machine; a write never leaves before its tick).
  *
  * Deployments: the workbench (plain HTTP on loopback) and, where the door has it, the service (TLS on loopback with the
  * cadence). Certificates are made with openssl. BENCH_SERVICE_RELEASES / BENCH_SERVICE_ANALYSTS shrink the run.
@@ -92,7 +95,7 @@ const PARAMS = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 }
 /** Credentials in the service: one account per analyst, and one for the unrelated calls; the workbench's token otherwise. */
 let accounts = 0
 function credentials(h: HeadlessServer): string[] {
-  if (h.cadenceMs === null) return Array.from({ length: ANALYSTS + 1 }, () => h.token)
+  if ((h.cadenceMs ?? null) === null) return Array.from({ length: ANALYSTS + 1 }, () => h.token)
   const db = h.services.context.store.db
   return Array.from({ length: ANALYSTS + 1 }, () => credentialFor(db, `analyst-${++accounts}`, 'analyst'))
 }
@@ -141,7 +144,10 @@ async function releases(h: HeadlessServer, queryId: number, ca: Buffer | undefin
   }
 }
 
-async function behindSweep(h: HeadlessServer, queryId: number, ca: Buffer | undefined) {
+/** What the service's socket gate let out (each write: how long after its tick it left). */
+const gateLate: number[] = []
+
+async function behindSweep(h: HeadlessServer, queryId: number, ca: Buffer | undefined, cadenceMs: number | null) {
   const c = client(h, ca, credentials(h)[0])
   const started = await c.call('experiments/start', { preset: 'search-fig2' })
   if (!started.ok) throw new Error(started.error?.message)
@@ -155,11 +161,24 @@ async function behindSweep(h: HeadlessServer, queryId: number, ca: Buffer | unde
   }
   await new Promise((r) => setTimeout(r, 500))
   const t0 = performance.now()
-  const release = c.call('releases/run', { queryId, params: PARAMS }).then(() => performance.now() - t0)
+  const release = c.call('releases/run', { queryId, params: PARAMS }).then((o) => ({ ms: performance.now() - t0, at: Date.now(), o }))
   await new Promise((r) => setTimeout(r, 100))
   const t1 = performance.now()
   const cancel = await c.call('jobs/cancel', { jobId }).then(() => performance.now() - t1)
-  return { releaseMs: round(await release, 1), jobsCancelMs: round(cancel, 1) }
+  const r = await release
+  if (!r.o.ok) throw new Error(r.o.error?.message)
+  const rec = r.o.value as { createdAt: string; answeredAt: string | null }
+  return {
+    releaseMs: round(r.ms, 1),
+    jobsCancelMs: round(cancel, 1),
+    // The service hands the answer over at its recorded time (whole cadences after the charge): how long after it came.
+    ...(cadenceMs && rec.answeredAt
+      ? {
+          answerCadences: (Date.parse(rec.answeredAt) - Date.parse(rec.createdAt)) / cadenceMs,
+          arrivedAfterAnswerTimeMs: r.at - Date.parse(rec.answeredAt)
+        }
+      : {})
+  }
 }
 
 async function main(): Promise<void> {
@@ -176,16 +195,28 @@ async function main(): Promise<void> {
       ['service', { deployment: 'service', listen: { host: '127.0.0.1', port: 0 }, tls }]
     ]
     for (const [name, options] of deployments) {
-      const h = await startHeadless({ dbPath, poolSize: 1, rendererDir: join(dir, 'renderer'), uploadDir: join(dir, 'uploads'), ...options })
+      gateLate.length = 0
+      const h = await startHeadless({
+        dbPath,
+        poolSize: 1,
+        rendererDir: join(dir, 'renderer'),
+        uploadDir: join(dir, 'uploads'),
+        onGateLeave: (g: { tick: number; leftAt: number }) => gateLate.push(g.leftAt - g.tick),
+        ...options
+      })
       try {
         const isService = h.url.startsWith('https:')
         if (name === 'service' && !isService) {
           out[name] = { skipped: 'this door has no service mode' }
           continue
         }
-        const cadenceMs = h.cadenceMs
+        const cadenceMs = h.cadenceMs ?? null
         const ca = isService ? pki.ca : undefined
-        out[name] = { releases: await releases(h, queryId, ca, cadenceMs), behindSweep: await behindSweep(h, queryId, ca) }
+        out[name] = {
+          releases: await releases(h, queryId, ca, cadenceMs),
+          behindSweep: await behindSweep(h, queryId, ca, cadenceMs),
+          ...(cadenceMs ? { gateWritesLateAfterTheirTick: quantiles(gateLate) } : {})
+        }
       } finally {
         await h.close()
       }
