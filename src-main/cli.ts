@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util'
 import { commands } from './cli/commands'
 import { type CliCommand, type CliContext, UsageError, missingOptionsText, missingOptions } from './cli/command'
 import { didYouMean } from './cli/suggest'
-import { isUserError } from './services'
+import { environmentFailure, isUserError } from './services'
 
 const PROG = 'quiet-alarm'
 
@@ -130,7 +130,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     io.stdout.write(wantsJson ? JSON.stringify(out.json) + '\n' : out.text.replace(/\n?$/, '\n'))
     if (out.stderrLine) io.stderr.write(`${PROG}: ${out.stderrLine.split('\n')[0]}\n`)
     return out.exitCode ?? 0
-  } catch (e) {
+  } catch (caught) {
+    // A full disk or a workspace locked by another process: one sentence, like bad input (nothing was written).
+    const e = environmentFailure(caught) ?? caught
     if (isUserError(e)) {
       io.stderr.write(`${PROG}: ${e.message.split('\n')[0]}\n`)
       // A release charged but not answered wrote its charge: not "bad input, nothing written".

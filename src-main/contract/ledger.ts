@@ -15,6 +15,7 @@ import type {
   anomalyIdentificationReleaseParamsSchema,
   anomalySearchReleaseParamsSchema,
   ledgerEntriesRequestSchema,
+  ledgerReceiptSchema,
   officerCredentialsRequestSchema,
   releaseParamsSchema,
   releaseRequestSchema,
@@ -178,12 +179,17 @@ export interface OfficerSummary {
   addedByName: string
 }
 
+/** A ledger receipt: the heads of both chains signed by an officer, for the officer to keep outside the workspace. */
+export type LedgerReceipt = z.infer<typeof ledgerReceiptSchema>
+
 export interface CheckpointResult {
   ledgerSeq: number
   ledgerHash: string
   auditId: number
   officer: string
   at: string
+  /** The checkpoint as a receipt to keep elsewhere (`ledger verify --receipt` checks the workspace against it). */
+  receipt: LedgerReceipt
 }
 
 /** A budget set by the officer, with a reason, signed with the officer's key (fields: schemas/requests.ts). */

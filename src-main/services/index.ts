@@ -18,7 +18,7 @@ import { ledgerHandlers } from './releases/ledger-handlers'
 import { reportsHandlers } from './reports/reports-handlers'
 import { ReleaseLane, resolveRunnerScript } from './releases/release-lane'
 import { ANSWER_STEP_UNIT_MS } from './releases/release-service'
-import { UserError, isUserError } from './platform/errors'
+import { UserError, environmentFailure, isUserError } from './platform/errors'
 import { EventHub } from './platform/events'
 import type { Handlers, PdfPrinter, ServiceContext } from './platform/handler-types'
 import { JobRegistry } from './platform/job-registry'
@@ -33,7 +33,7 @@ import { defaultDatabasePath, openStore } from './store/store'
  * atomic writer for a saved report, and the PDF printer's shape.
  * eslint.config.mjs (`layers/imports`) keeps the doors to this module, `app/door-guard` and (CLI only) `local`.
  */
-export { CancelledError, ReleaseFailedError, UserError, isUserError } from './platform/errors'
+export { CancelledError, ReleaseFailedError, UserError, environmentFailure, isUserError } from './platform/errors'
 export { FileHandles } from './platform/file-handles'
 export { checkRequest } from './app/request-check'
 export { writeAtomically } from './reports/build-report'
@@ -168,6 +168,8 @@ export function createServices(options: ServicesOptions): Services {
       return { ok: true, value }
     } catch (e) {
       if (isUserError(e)) return { ok: false, error: { message: e.message, code: e.code } }
+      const env = environmentFailure(e)
+      if (env !== null) return { ok: false, error: { message: env.message, code: env.code } }
       // Unexpected: log the stack locally, give the caller one neutral sentence (no data in it).
       process.stderr.write(`${method} failed: ${(e as Error)?.stack ?? String(e)}\n`)
       return { ok: false, error: { message: 'An internal error occurred; the details are in the application log', code: 'internal' } }

@@ -39,7 +39,8 @@ export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views
 export { NOTIONS } from './chain/notions'
 export { verifyLedger } from './ledger/verify'
 export { previewRelease, runRelease, unlockExPost } from './releases/release-service'
-export { checkpoint, fingerprint, listOfficers, officerRows, registerOfficer } from './trust/officers'
+export { checkpoint, fingerprint, listOfficers, registerOfficer } from './trust/officers'
+export { officerRows } from './trust/officer-registry'
 
 // Accounts of the service (officer acts), credentials, the service's host hygiene
 export { addAccount, listAccounts, revokeAccount } from './accounts/account-store'

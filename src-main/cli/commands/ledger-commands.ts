@@ -1,7 +1,7 @@
 /**
  * Store commands of the ledger area (issue 6): release, ledger [verify|unlock], budget, demo.
  */
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../contract/datasets'
 import type { CheckpointResult, ExPostCosts, LedgerVerifyResult, PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
@@ -9,6 +9,7 @@ import { isUserError } from '../../services'
 import {
   type Store,
   NOTIONS,
+  checkWritable,
   checkpoint,
   datasetLedger,
   declarePublic,
@@ -31,9 +32,12 @@ import {
   setBudget,
   summaryText,
   unlockExPost,
-  verifyLedger
+  verifyLedger,
+  writeAtomically
 } from '../../services/local'
 import { decimalText } from '../../contract/decimal-text'
+import type { LedgerReceipt } from '../../contract/ledger'
+import { ledgerReceiptSchema } from '../../contract/schemas/requests'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
@@ -162,10 +166,15 @@ export const releaseCommand: CliCommand = {
 // ---------------------------------------------------------------------------------------------------------------
 // ledger
 
-function checkpointResult(c: CheckpointResult): CliResult {
+function checkpointResult(c: CheckpointResult, receiptFile: string | undefined): CliResult {
+  if (receiptFile !== undefined) writeAtomically(receiptFile, JSON.stringify(c.receipt, null, 2) + '\n')
   return {
     json: { checkpoint: c },
-    text: `Checkpoint signed by officer "${c.officer}": ledger entry ${c.ledgerSeq} (head ${c.ledgerHash.slice(0, 16)}) and audit event ${c.auditId}. A rewrite of anything up to here is now detected by ledger verify.`
+    text:
+      `Checkpoint signed by officer "${c.officer}": ledger entry ${c.ledgerSeq} (head ${c.ledgerHash.slice(0, 16)}) and audit event ${c.auditId}. A rewrite of anything up to here is now detected by ledger verify.` +
+      (receiptFile === undefined
+        ? ''
+        : ` Receipt written to ${receiptFile}: keep it outside the workspace; "ledger verify --receipt" then detects a rollback or a rewrite up to here.`)
   }
 }
 
@@ -193,7 +202,7 @@ export const ledgerCommand: CliCommand = {
   required: (_values, pos) => (pos[0] === 'unlock' ? ['release', 'reason'] : []),
   summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
   usage:
-    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F]' +
+    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] [--receipt FILE] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F] [--receipt FILE]' +
     OR_SERVER,
   subcommands: ['verify', 'unlock', 'checkpoint'],
   options: {
@@ -204,6 +213,11 @@ export const ledgerCommand: CliCommand = {
     head: {
       type: 'string',
       description: 'verify: a head hash recorded earlier (or its first 16 or more hex digits), to detect a rewrite after the last checkpoint'
+    },
+    receipt: {
+      type: 'string',
+      description:
+        'checkpoint: also write the signed heads to this file, to keep outside the workspace; verify: check the workspace against such a receipt (a rollback or a rewrite up to it fails)'
     },
     release: { type: 'string', description: 'unlock: release id' },
     reason: { type: 'string', description: 'unlock: why (recorded)' },
@@ -220,17 +234,23 @@ export const ledgerCommand: CliCommand = {
       }
       cred = { officer: optString(values, 'officer'), passphrase: await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) }
     }
+    const receiptPath = optString(values, 'receipt')
+    const receiptFile = receiptPath === undefined ? undefined : resolve(ctx.cwd, receiptPath)
+    if (receiptFile !== undefined && sub !== 'checkpoint' && sub !== 'verify')
+      throw new UsageError('--receipt goes with "ledger checkpoint" or "ledger verify"')
+    if (receiptFile !== undefined && sub === 'checkpoint') checkWritable(receiptFile)
+    const receipt = receiptFile !== undefined && sub === 'verify' ? readReceipt(receiptFile) : undefined
     const remote = remoteTarget(values, ctx.cwd)
     if (remote) {
       if (sub === undefined) return remoteLedger(remote, values)
-      if (sub === 'verify') return verifyResult(await remoteCall(remote, 'ledger/verify', { expectHead: optString(values, 'head') }))
-      if (sub === 'checkpoint') return checkpointResult(await remoteCall(remote, 'ledger/checkpoint', cred!))
+      if (sub === 'verify') return verifyResult(await remoteCall(remote, 'ledger/verify', { expectHead: optString(values, 'head'), receipt }))
+      if (sub === 'checkpoint') return checkpointResult(await remoteCall(remote, 'ledger/checkpoint', cred!), receiptFile)
       const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
       return exPostResult(await remoteCall(remote, 'officer/unlock-ex-post', { releaseId, reason: reqString(values, 'reason'), ...cred }))
     }
     return withStore(values, ctx, (store) => {
-      if (sub === 'checkpoint') return checkpointResult(checkpoint(store.db, cred!))
-      if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head')))
+      if (sub === 'checkpoint') return checkpointResult(checkpoint(store.db, cred!), receiptFile)
+      if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head'), receipt))
       if (sub === 'unlock') {
         const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
         return exPostResult(unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred }))
@@ -489,3 +509,22 @@ export const demoCommand: CliCommand = {
 }
 
 export const ledgerCommands: CliCommand[] = [releaseCommand, ledgerCommand, budgetCommand, demoCommand]
+
+/** A receipt file (`ledger checkpoint --receipt`), read and checked for shape; one sentence if it is not one. */
+function readReceipt(file: string): LedgerReceipt {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    throw new UsageError(`Cannot read the receipt ${file}`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new UsageError(`${file} is not a ledger receipt (not JSON)`)
+  }
+  const r = ledgerReceiptSchema.safeParse(parsed)
+  if (!r.success) throw new UsageError(`${file} is not a ledger receipt (written by "quiet-alarm ledger checkpoint --receipt")`)
+  return r.data
+}

@@ -285,6 +285,23 @@ export const reportExportRequestSchema = z.strictObject({
 // Every method's request schema. contract.ts checks at compile time that this map has exactly the contract's methods
 // and that each schema's type is the method's request type.
 
+/**
+ * A ledger receipt (`ledger checkpoint --receipt F`), kept by the officer outside the workspace: the heads of the ledger
+ * and of the audit log, signed by the officer, with the officer's public keys. `ledger verify --receipt` detects a
+ * rollback or a rewrite of anything up to it.
+ */
+export const ledgerReceiptSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('quiet-alarm/ledger-receipt'),
+  at: text(LIMITS.date),
+  ledgerSeq: z.number().int().min(0),
+  ledgerHash: text(LIMITS.hash),
+  auditId: z.number().int().min(0),
+  auditHash: text(LIMITS.hash),
+  officer: z.strictObject({ name: text(LIMITS.name), keyId: text(LIMITS.hash), signPublic: text(LIMITS.hash), sealPublic: text(LIMITS.hash) }),
+  signature: text(LIMITS.hash)
+})
+
 export const requestSchemas = {
   // app
   'app/status': emptyRequest(),
@@ -321,7 +338,7 @@ export const requestSchemas = {
   // ledger
   'ledger/entries': ledgerEntriesRequestSchema,
   'ledger/summary': z.strictObject({ datasetId: storedId().optional(), cellLimit: count().optional() }),
-  'ledger/verify': z.strictObject({ expectHead: text(LIMITS.hash).optional() }),
+  'ledger/verify': z.strictObject({ expectHead: text(LIMITS.hash).optional(), receipt: ledgerReceiptSchema.optional() }),
   'budgets/set': setBudgetRequestSchema,
   'releases/preview': releaseRequestSchema,
   'releases/run': releaseRequestSchema,

@@ -13,7 +13,8 @@ import { nowIso } from '../platform/clock'
 import { UserError } from '../platform/errors'
 import { writeCheckpoint } from '../trust/checkpoints'
 import { verifyText } from '../trust/officer-crypto'
-import { type OfficerCredentials, unlockOfficer, verifiedOfficerRows } from '../trust/officers'
+import { type OfficerCredentials, unlockOfficer } from '../trust/officers'
+import { verifiedOfficerRows } from '../trust/officer-registry'
 import { issueCredential } from './credentials'
 
 type Db = Database.Database

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3'
 import type { PrivacyUnit } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
-import { columnWithSeveralValues } from '../trust/privacy-unit'
+import { columnWithSeveralValues } from '../trust/unit-declaration'
 
 type Db = Database.Database
 

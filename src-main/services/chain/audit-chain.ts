@@ -22,9 +22,31 @@ export interface AuditRow {
   signature: string | null
 }
 
-export function auditHash(prevHash: string, r: Pick<AuditRow, 'id' | 'at' | 'kind' | 'actor' | 'subject' | 'detail' | 'signer'>): string {
+type HashedAudit = Pick<AuditRow, 'id' | 'at' | 'kind' | 'actor' | 'subject' | 'detail' | 'signer'>
+
+/** `canonicalJson` of an event's hashed fields, written out for their fixed shape (test/unit/canonical.test.ts checks it). */
+export function canonicalAuditText(r: HashedAudit): string {
   const fields = { id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, detail: r.detail, signer: r.signer ?? undefined }
-  return createHash('sha256').update(prevHash).update('\n').update(canonicalJson(fields)).digest('hex')
+  const s = JSON.stringify
+  if (
+    typeof r.actor !== 'string' ||
+    typeof r.at !== 'string' ||
+    typeof r.detail !== 'string' ||
+    typeof r.id !== 'number' ||
+    !Number.isFinite(r.id) ||
+    typeof r.kind !== 'string' ||
+    (r.subject !== null && typeof r.subject !== 'string') ||
+    (fields.signer !== undefined && typeof fields.signer !== 'string')
+  )
+    return canonicalJson(fields)
+  return (
+    `{"actor":${s(r.actor)},"at":${s(r.at)},"detail":${s(r.detail)},"id":${s(r.id)},"kind":${s(r.kind)}` +
+    `${fields.signer === undefined ? '' : `,"signer":${s(fields.signer)}`},"subject":${r.subject === null ? 'null' : s(r.subject)}}`
+  )
+}
+
+export function auditHash(prevHash: string, r: HashedAudit): string {
+  return createHash('sha256').update(prevHash).update('\n').update(canonicalAuditText(r)).digest('hex')
 }
 
 /** The last chained audit event (0 and the genesis hash when there is none). */

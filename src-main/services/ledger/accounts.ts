@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3'
 import type { PrivacyNotion } from '../../contract/ledger'
 import { NOTIONS } from '../chain/notions'
 import { notionCapNano } from '../trust/budgets-in-force'
+import { type TrustFindings, inspectWorkspace } from '../trust/kernel'
 import { type CellKey, type CellTotal, cellSpend } from './cells'
 
 type Db = Database.Database
@@ -34,12 +35,15 @@ type Db = Database.Database
 // 4. A normal unit is protected by every notion, and its losses under them add up (basic composition): summing step 3
 //    over notions bounds its total loss by spentPerUnit. On a row-level dataset the unit is one row and x_p is the row.
 
-export function cellCharges(db: Db, datasetId: number, notion: PrivacyNotion): Array<{ cell: CellKey; nano: number }> {
-  return (
-    db
-      .prepare('SELECT cell, sum(amount_nano) AS nano FROM ledger_cell_charges WHERE dataset_id = ? AND notion = ? GROUP BY cell')
-      .all(datasetId, notion) as Array<{ cell: string; nano: number }>
-  ).map((r) => ({ cell: r.cell, nano: r.nano }))
+/** A notion's charges per cell, summed, from the hashed ledger entries (the kernel's reading; never the derived cell table). */
+export function cellCharges(
+  db: Db,
+  datasetId: number,
+  notion: PrivacyNotion,
+  f: TrustFindings = inspectWorkspace(db),
+  accountId: number | null = null
+): Array<{ cell: CellKey; nano: number }> {
+  return f.cellTotals(datasetId, notion, accountId)
 }
 
 export interface Account {
@@ -50,22 +54,30 @@ export interface Account {
   releases: number
 }
 
-export function accountOf(db: Db, datasetId: number, notion: PrivacyNotion): Account {
-  const spend = cellSpend(cellCharges(db, datasetId, notion))
-  const releases = (
-    db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ? AND notion = ?`).get(datasetId, notion) as {
-      n: number
-    }
-  ).n
-  return { spentNano: spend.maxNano, budgetNano: notionCapNano(db, datasetId, notion), cells: spend.cells, releases }
+export function accountOf(db: Db, datasetId: number, notion: PrivacyNotion, f: TrustFindings = inspectWorkspace(db)): Account {
+  const spend = cellSpend(cellCharges(db, datasetId, notion, f))
+  return {
+    spentNano: spend.maxNano,
+    budgetNano: notionCapNano(db, datasetId, notion, f),
+    cells: spend.cells,
+    releases: f.chargeCount(datasetId, notion)
+  }
 }
 
-/** Spend per unit: the sum over notions of each notion's account spend (and the parts). */
-export function unitSpend(db: Db, datasetId: number): { spentNano: number; byNotion: Record<PrivacyNotion, number> } {
+/**
+ * Spend per unit: the sum over notions of each notion's account spend (and the parts). `accountId`: the spend of the
+ * charges one analyst account made (their own budget's figure, within the dataset's).
+ */
+export function unitSpend(
+  db: Db,
+  datasetId: number,
+  f: TrustFindings = inspectWorkspace(db),
+  accountId: number | null = null
+): { spentNano: number; byNotion: Record<PrivacyNotion, number> } {
   const byNotion = {} as Record<PrivacyNotion, number>
   let spentNano = 0
   for (const n of NOTIONS) {
-    byNotion[n] = cellSpend(cellCharges(db, datasetId, n)).maxNano
+    byNotion[n] = cellSpend(cellCharges(db, datasetId, n, f, accountId)).maxNano
     spentNano += byNotion[n]
   }
   return { spentNano, byNotion }

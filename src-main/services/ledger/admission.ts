@@ -4,7 +4,8 @@ import type { PrivacyNotion } from '../../contract/ledger'
 import { nanoToDisplay } from '../chain/nano-epsilon'
 import { NOTION_LABEL } from '../chain/notions'
 import { unitWord } from '../catalog/unit-record'
-import { forgedBudgetSeq, notionCapNano, perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
+import { notionCapNano, perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
+import { type TrustFindings, budgetsInForce, inspectWorkspace } from '../trust/kernel'
 import { datasetUnit, unitProblem } from '../trust/privacy-unit'
 import { cellCharges, unitSpend } from './accounts'
 import { type CellKey, WHOLE_DATASET, cellSpend } from './cells'
@@ -32,20 +33,52 @@ export interface Admission {
 }
 
 /**
- * Would charging `amountNano` on `cells` under `notion` stay within the budgets? Reads only. Denied when the spend per
- * unit after the charge would exceed the budget per unit, or the notion's account would exceed its own cap, or no
- * budget covers the notion (no per-unit budget and no cap for it).
+ * Why nothing may be charged on this workspace, or null: the trust kernel found something that is not what the app and
+ * the officers wrote (what `ledger verify` reports). Admission and verify read the same findings, so a state verify
+ * rejects is never admitted. A forged budget of this dataset is named as such.
  */
-export function admission(db: Db, datasetId: number, datasetName: string, notion: PrivacyNotion, cells: CellKey[], amountNano: number): Admission {
-  const existing = cellCharges(db, datasetId, notion)
-  const total = unitSpend(db, datasetId)
+function untrusted(f: TrustFindings, datasetId: number, datasetName: string): string | null {
+  if (f.problems.length === 0) return null
+  const nothing = 'the workspace was changed outside the app. Nothing was spent. Ask the privacy officer to run "quiet-alarm ledger verify".'
+  const written = budgetsInForce(f, datasetId).latestWritten
+  if (written !== null && f.whyNotInForce(written) === 'forged') {
+    return `Denied: the budget of dataset "${datasetName}" (ledger entry ${written.seq}) does not carry a valid signature of a registered officer; ${nothing}`
+  }
+  const first = f.problems[0]
+  return `Denied: the workspace's ledger does not verify (at entry ${first.seq}: ${first.reason}); ${nothing}`
+}
+
+export interface AdmissionOptions {
+  /** The trust kernel's findings when the caller has them (inside the charge transaction: read there). */
+  findings?: TrustFindings
+}
+
+/**
+ * Would charging `amountNano` on `cells` under `notion` stay within the budgets in force? Reads only. Denied while the
+ * workspace does not verify (`untrusted`); when the spend per unit after the charge would exceed the budget per unit,
+ * or the notion's account would exceed its own cap, or no budget covers the notion (no per-unit budget and no cap for
+ * it). Spend is computed from the hashed ledger entries (trust/kernel.ts), never from the derived cell table.
+ */
+export function admission(
+  db: Db,
+  datasetId: number,
+  datasetName: string,
+  notion: PrivacyNotion,
+  cells: CellKey[],
+  amountNano: number,
+  options: AdmissionOptions = {}
+): Admission {
+  const f = options.findings ?? inspectWorkspace(db)
+  const existing = cellCharges(db, datasetId, notion, f)
+  const total = unitSpend(db, datasetId, f)
   const notionBefore = total.byNotion[notion]
   const notionAfter = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
   const before = total.spentNano
   const after = before - notionBefore + notionAfter
-  const unitNano = unitBudgetNano(db, datasetId)
-  const capNano = notionCapNano(db, datasetId, notion)
-  const budget = perUnitBudget(db, datasetId).nano
+  const budgets = budgetsInForce(f, datasetId)
+  const unitNano = unitBudgetNano(db, datasetId, f)
+  const capNano = notionCapNano(db, datasetId, notion, f)
+  const budget = perUnitBudget(db, datasetId, f).nano
   const label = NOTION_LABEL[notion]
   const per = `per ${unitWord(datasetUnit(db, datasetId))}`
   const eps = (n: number, mode: 'up' | 'down' = 'up') => nanoToDisplay(n, mode)
@@ -55,27 +88,25 @@ export function admission(db: Db, datasetId: number, datasetName: string, notion
     budgetNano: budget,
     notion: { spentBeforeNano: notionBefore, spentAfterNano: notionAfter, capNano }
   }
-  // The unit the charge was computed with must be the one the officer signed with the budget (privacy-unit.ts).
-  const problem = unitProblem(db, datasetId, datasetName)
-  if (problem !== null) return { ...base, allowed: false, remainingNano: null, overNano: amountNano, denial: problem }
-  // The budget entries read above must still be what an officer signed (not rewritten with the file).
-  const forged = forgedBudgetSeq(db, datasetId, notion)
-  if (forged !== null) {
-    const denial =
-      `Denied: the budget of dataset "${datasetName}" (ledger entry ${forged}) does not carry a valid signature of a registered officer; ` +
-      'the workspace was changed outside the app. Nothing was spent. Ask the privacy officer to run "quiet-alarm ledger verify".'
-    return { ...base, allowed: false, remainingNano: null, overNano: amountNano, denial }
-  }
+  const refused = (denial: string): Admission => ({ ...base, allowed: false, remainingNano: null, overNano: amountNano, denial })
+  // The unit the charge was computed with must be the one the officer signed with the budget (privacy-unit.ts); said
+  // first, since it names what changed in this dataset.
+  const problem = unitProblem(db, datasetId, datasetName, f)
+  if (problem !== null) return refused(problem)
+  const distrust = untrusted(f, datasetId, datasetName)
+  if (distrust !== null) return refused(distrust)
   if (unitNano === null && capNano === null) {
-    return {
-      ...base,
-      allowed: false,
-      remainingNano: null,
-      overNano: amountNano,
-      denial:
-        `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but dataset "${datasetName}" has no budget ${per} and no ${label} budget, so 0 remains ` +
-        `and the request is ${eps(amountNano)} over; nothing was spent. Ask the privacy officer to set a budget (quiet-alarm budget).`
+    // A budget written before officer keys stops counting once an officer exists: it must be set again, signed.
+    if (budgets.latestWritten !== null && f.whyNotInForce(budgets.latestWritten) === 'unsigned') {
+      return refused(
+        `Denied: the budget of dataset "${datasetName}" was set before budgets carried the officer's signature on the dataset's privacy unit; ` +
+          'nothing was spent. Ask the privacy officer to set the budget again (the same figure will do), which signs the unit.'
+      )
     }
+    return refused(
+      `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but dataset "${datasetName}" has no budget ${per} and no ${label} budget, so 0 remains ` +
+        `and the request is ${eps(amountNano)} over; nothing was spent. Ask the privacy officer to set a budget (quiet-alarm budget).`
+    )
   }
   const unitLeft = unitNano === null ? null : unitNano - (after - amountNano)
   const capLeft = capNano === null ? null : capNano - (notionAfter - amountNano)

@@ -43,3 +43,42 @@ export class CancelledError extends Error {
 export function isUserError(e: unknown): e is UserError {
   return e instanceof Error && (e as { name?: string }).name === 'UserError'
 }
+
+/** SQLite's "database or disk is full" (SQLITE_FULL), and the operating system's "no space left" on the WAL or a file. */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code
+  return (
+    code === 'SQLITE_FULL' ||
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /no space|disk is full/i.test(String((e as Error).message)))
+  )
+}
+
+/** SQLite gave up waiting for another connection's lock (after the workspace's busy timeout). */
+export function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+}
+
+/**
+ * A failure of the machine rather than of the request (a full disk, a workspace another process kept locked), as one
+ * sentence; null for anything else. SQLite rolls back the statement or transaction that failed, so nothing of it was
+ * written: callers whose earlier transaction did write (a release's charge) say so themselves.
+ */
+export function environmentFailure(e: unknown): UserError | null {
+  if (isUserError(e)) return null
+  if (isDiskFull(e)) {
+    return new UserError(
+      'Not enough space: the disk holding the workspace is full, so nothing was written. Free some space on that disk, or use a workspace on another disk (--db).',
+      'disk-full'
+    )
+  }
+  if (isBusy(e)) {
+    return new UserError(
+      'The workspace is busy: another process kept it locked for longer than the busy timeout, so nothing was written. Try again.',
+      'busy'
+    )
+  }
+  return null
+}

@@ -14,7 +14,7 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     'ledger/entries': async (req, caller) =>
       listEntries(db(), { datasetId: req.datasetId, limit: req.limit, offset: req.offset, onlyAccount: ownRecordsOnly(caller) }),
     'ledger/summary': async (req) => ledgerSummary(db(), { datasetId: req.datasetId, cellLimit: req.cellLimit }),
-    'ledger/verify': async (req) => verifyLedger(db(), req.expectHead),
+    'ledger/verify': async (req) => verifyLedger(db(), req.expectHead, req.receipt),
     'budgets/set': async (req) => {
       const entry = setBudget(db(), req)
       return { entry, account: datasetLedger(db(), req.datasetId) }
@@ -32,7 +32,7 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     },
     'ledger/checkpoint': async (req) => {
       const c = checkpoint(db(), { officer: req.officer, passphrase: req.passphrase })
-      return { ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, officer: c.officer, at: c.at }
+      return { ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, officer: c.officer, at: c.at, receipt: c.receipt }
     }
   }
 }

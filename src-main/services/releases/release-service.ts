@@ -25,8 +25,8 @@ import { appendEntry, recordAudit } from '../chain/ledger-chain'
 import { admission } from '../ledger/admission'
 import { nowIso } from '../platform/clock'
 import { nanoToDecimal, nanoToNumber } from '../chain/nano-epsilon'
-import { type Sealed, seal, unseal } from '../trust/officer-crypto'
-import { type OfficerKey, unlockOfficer, verifiedOfficerRows } from '../trust/officers'
+import { type OfficerKey, unlockOfficer } from '../trust/officers'
+import { openSealedCosts, storeSealedCosts } from '../trust/sealing'
 import { writeCheckpoint } from '../trust/checkpoints'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
@@ -120,12 +120,29 @@ export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
   }
 }
 
-/** Charge and record the release (one transaction). Returns the release id, or throws the denial (nothing spent, audited). */
+/**
+ * Charge and record the release, or record its denial: one IMMEDIATE transaction either way (the write lock is taken
+ * before admission reads, and waits up to the workspace's busy timeout for another writer), so that racing releases
+ * from other processes are each admitted or denied on what the others wrote, and every denial is recorded (a deferred
+ * transaction that reads and then writes gets SQLITE_BUSY at once under WAL when another writer committed in between,
+ * without waiting). Admission reads the trust kernel's findings inside this transaction. Returns the release id, or
+ * throws the denial (nothing spent, audited).
+ */
 export function chargeRelease(db: Db, p: PreparedRelease, actor: string, charging?: (releaseId: number) => void): { releaseId: number; seq: number } {
   const tx = db.transaction(() => {
     p.recheck?.()
     const adm = admission(db, p.query.datasetId, p.datasetName, p.notion, p.cells, p.chargeNano)
-    if (!adm.allowed) return { denied: adm, releaseId: 0, seq: 0 }
+    if (!adm.allowed) {
+      recordAudit(db, 'release/denied', actor, `dataset:${p.query.datasetId}`, {
+        queryId: p.query.id,
+        notion: p.notion,
+        requested: nanoToDecimal(p.chargeNano),
+        remaining: adm.remainingNano === null ? null : nanoToDecimal(adm.remainingNano),
+        budget: adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
+        difference: nanoToDecimal(adm.overNano)
+      })
+      return { denied: adm, releaseId: 0, seq: 0 }
+    }
     const info = db
       .prepare(
         `INSERT INTO releases (created_at, dataset_id, dataset_name, query_id, query_name, kind, mechanism, params, notion, charge_nano, guarantee, status)
@@ -162,20 +179,7 @@ export function chargeRelease(db: Db, p: PreparedRelease, actor: string, chargin
     return { releaseId, seq: entry.seq }
   })
   const r = tx.immediate()
-  if ('denied' in r && r.denied) {
-    const adm = r.denied
-    db.transaction(() =>
-      recordAudit(db, 'release/denied', actor, `dataset:${p.query.datasetId}`, {
-        queryId: p.query.id,
-        notion: p.notion,
-        requested: nanoToDecimal(p.chargeNano),
-        remaining: adm.remainingNano === null ? null : nanoToDecimal(adm.remainingNano),
-        budget: adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
-        difference: nanoToDecimal(adm.overNano)
-      })
-    )()
-    throw new UserError(adm.denial ?? 'Denied', 'denied')
-  }
+  if ('denied' in r && r.denied) throw new UserError(r.denied.denial ?? 'Denied', 'denied')
   return { releaseId: r.releaseId, seq: r.seq }
 }
 
@@ -193,19 +197,8 @@ function storeAnswer(db: Db, releaseId: number, chargedAt: string, result: Execu
       at,
       releaseId
     )
-    db.prepare('INSERT INTO release_ex_post (release_id, sealed) VALUES (?, ?)').run(releaseId, sealExPost(db, releaseId, result.exPost))
+    storeSealedCosts(db, releaseId, result.exPost)
   }).immediate()
-}
-
-/**
- * The ex-post costs as stored: encrypted to every registered officer's X25519 key (issue 15), never in clear. With no
- * officer registered (only possible in a workspace whose budgets predate officer keys, since a budget is an officer act)
- * the costs are discarded rather than written in clear.
- */
-function sealExPost(db: Db, releaseId: number, exPost: unknown): string {
-  const recipients = verifiedOfficerRows(db).map((o) => ({ keyId: o.key_id, sealPublic: o.seal_public }))
-  if (recipients.length === 0) return canonicalJson({ v: 1, recipients: [], discarded: 'no privacy officer was registered to seal to' })
-  return JSON.stringify(seal(canonicalJson(exPost), `release:${releaseId}`, recipients))
 }
 
 export interface RunHooks {
@@ -386,22 +379,9 @@ export function unlockExPost(
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
   const rel = getRelease(db, req.releaseId)
   const officer = key ?? unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
-  const row = db.prepare('SELECT sealed FROM release_ex_post WHERE release_id = ?').get(rel.releaseId) as { sealed: string } | undefined
-  let plain: string | null = null
-  let problem: string | null = null
-  if (row === undefined) problem = `Release ${rel.releaseId} has no sealed costs (${rel.statusText})`
-  else {
-    const stored = JSON.parse(row.sealed) as Partial<Sealed> & { spentMax?: unknown; discarded?: string }
-    if (stored.spentMax !== undefined)
-      plain = row.sealed // written in clear before officer keys existed (issue 15)
-    else if (stored.discarded !== undefined) problem = `Release ${rel.releaseId}'s costs were not kept: ${stored.discarded} when it ran`
-    else {
-      plain = unseal(stored as Sealed, `release:${rel.releaseId}`, officer.keyId, officer.sealPublic, officer.sealKey)
-      if (plain === null) {
-        problem = `Release ${rel.releaseId}'s costs were not sealed to officer "${officer.name}" (sealed to the officers registered when it ran), or were altered`
-      }
-    }
-  }
+  const opened = openSealedCosts(db, rel.releaseId, rel.statusText, officer)
+  const plain = opened.plain
+  const problem = opened.problem
   db.transaction(() => {
     recordAudit(db, 'officer/unlock-ex-post', officer.name, `release:${rel.releaseId}`, { reason, found: plain !== null }, officer)
     writeCheckpoint(db, officer)

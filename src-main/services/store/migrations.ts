@@ -14,6 +14,7 @@ import { migration009 } from './migrations/009-postgres-sources'
 import { migration010 } from './migrations/010-postgres-link-trust'
 import { migration011 } from './migrations/011-accounts'
 import { migration012 } from './migrations/012-clickhouse-sources'
+import { migration013 } from './migrations/013-trust-kernel'
 
 export type { Migration }
 
@@ -55,7 +56,8 @@ export const migrations: Migration[] = [
   migration009,
   migration010,
   migration011,
-  migration012
+  migration012,
+  migration013
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

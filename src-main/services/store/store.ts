@@ -14,6 +14,9 @@ import { dropOrphanStagingTables } from './staging'
 
 export type { Store }
 
+/** How long a write waits for another process's write lock before it fails with one sentence (platform/errors.ts). */
+export const BUSY_TIMEOUT_MS = 30_000
+
 export interface OpenStoreOptions {
   /** For tests of the migration machinery only. */
   migrations?: Migration[]
@@ -74,7 +77,8 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     // Fails with SQLITE_NOTADB on a file that is not a database.
     db.pragma('journal_mode = WAL')
     db.pragma('foreign_keys = ON')
-    db.pragma('busy_timeout = 5000')
+    // Writers queue for the lock (releases from several processes take it IMMEDIATE): up to 30 s before one sentence.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     db.pragma('synchronous = NORMAL')
     if (options.secondary) {
       const v = (db.prepare('SELECT max(version) v FROM schema_migrations').get() as { v: number | null }).v ?? 0

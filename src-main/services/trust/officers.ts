@@ -9,11 +9,12 @@
 import type { KeyObject } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import { UserError } from '../platform/errors'
-import { canonicalJson } from '../chain/canonical'
 import { type EntrySigner, recordAudit } from '../chain/ledger-chain'
 import { nowIso } from '../platform/clock'
 import { writeCheckpoint } from './checkpoints'
-import { type WrappedKeys, createKeyPair, keyIdOf, signText, unwrapKeys, verifyText } from './officer-crypto'
+import { type LedgerReceipt, makeReceipt } from './receipts'
+import { type WrappedKeys, createKeyPair, kdfProblem, signText, unwrapKeys } from './officer-crypto'
+import { type OfficerRow, REGISTRATION_VERSION, officerRows, registrationText, verifiedOfficerRows } from './officer-registry'
 
 type Db = Database.Database
 
@@ -23,17 +24,6 @@ export interface OfficerCredentials {
   /** The officer's registered name or key id; may be left out when exactly one officer is registered. */
   officer?: string
   passphrase?: string
-}
-
-export interface OfficerRow {
-  key_id: string
-  name: string
-  created_at: string
-  sign_public: string
-  seal_public: string
-  wrapped: string
-  added_by: string
-  signature: string
 }
 
 export interface OfficerInfo {
@@ -50,55 +40,6 @@ export interface OfficerKey extends EntrySigner {
   sealPublic: string
   signPublic: string
   sealKey: KeyObject
-}
-
-export function registrationText(r: Pick<OfficerRow, 'key_id' | 'name' | 'created_at' | 'sign_public' | 'seal_public' | 'added_by'>): string {
-  return `quiet-alarm/officer/v1\n${canonicalJson({ keyId: r.key_id, name: r.name, createdAt: r.created_at, signPublic: r.sign_public, sealPublic: r.seal_public, addedBy: r.added_by })}`
-}
-
-function hasOfficerTable(db: Db): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'officers'`).get() !== undefined
-}
-
-export function officerRows(db: Db): OfficerRow[] {
-  if (!hasOfficerTable(db)) return []
-  return db.prepare('SELECT * FROM officers ORDER BY created_at, key_id').all() as OfficerRow[]
-}
-
-/**
- * The officers whose registration verifies, by the rule `ledger verify` checks: a key id that matches its keys, exactly
- * one officer registered by itself (the first), every other one added, with a valid signature, by an officer verified
- * this way. Every use-time check trusts these only (unlocking a key for an officer act, the budget entries admission
- * reads, a PostgreSQL link's signature, whom ex-post costs and fingerprints are sealed to). Review finding (H10): a row
- * inserted in `officers` with the file (a key pair of the analyst's, "added by" the real officer with a signature that
- * does not verify, or registered by itself with an earlier creation time) was unlocked for officer acts, its budgets
- * admitted releases, costs were sealed to it, and it signed PostgreSQL links, until someone ran `ledger verify`. With
- * more than one self-registration nobody is trusted (which one is the first cannot be told from the file).
- */
-export function verifiedOfficerRows(db: Db): OfficerRow[] {
-  const rows = officerRows(db).filter((o) => {
-    try {
-      return keyIdOf(o.sign_public, o.seal_public) === o.key_id
-    } catch {
-      return false
-    }
-  })
-  const selfRegistered = officerRows(db).filter((o) => o.added_by === o.key_id)
-  if (selfRegistered.length !== 1) return []
-  const ok = new Map<string, OfficerRow>()
-  let grew = true
-  while (grew) {
-    grew = false
-    for (const o of rows) {
-      if (ok.has(o.key_id)) continue
-      const adder = o.added_by === o.key_id ? o : ok.get(o.added_by)
-      if (adder && verifyText(adder.sign_public, registrationText(o), o.signature)) {
-        ok.set(o.key_id, o)
-        grew = true
-      }
-    }
-  }
-  return rows.filter((o) => ok.has(o.key_id))
 }
 
 export function listOfficers(db: Db): OfficerInfo[] {
@@ -160,18 +101,35 @@ export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): Off
       'forbidden'
     )
   }
-  const keys = unwrapKeys(row.key_id, JSON.parse(row.wrapped) as WrappedKeys, pass)
+  let wrapped: WrappedKeys
+  try {
+    wrapped = JSON.parse(row.wrapped) as WrappedKeys
+  } catch {
+    throw new UserError(
+      `The wrapped keys of officer "${row.name}" cannot be read (changed outside the app); nothing was written. Run "quiet-alarm ledger verify"`,
+      'forbidden'
+    )
+  }
+  const kdf = kdfProblem(wrapped)
+  if (kdf !== null) {
+    throw new UserError(
+      `The wrapped keys of officer "${row.name}" are refused (${kdf}: changed outside the app); nothing was written. Run "quiet-alarm ledger verify"`,
+      'forbidden'
+    )
+  }
+  const keys = unwrapKeys(row.key_id, wrapped, pass, { signPublic: row.sign_public, sealPublic: row.seal_public })
   if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')
   return toKey(row, keys)
 }
 
+/** `ledger checkpoint`: the officer signs both heads now; the result carries them as a receipt to keep elsewhere. */
 export function checkpoint(
   db: Db,
   cred: OfficerCredentials
-): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string; officer: string } {
+): { id: number; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string; at: string; officer: string; receipt: LedgerReceipt } {
   const key = unlockOfficer(db, cred)
   const cp = db.transaction(() => writeCheckpoint(db, key)).immediate()
-  return { ...cp, officer: key.name }
+  return { ...cp, officer: key.name, receipt: makeReceipt(cp, key) }
 }
 
 export interface RegisterInput {
@@ -214,7 +172,14 @@ export function registerOfficer(db: Db, input: RegisterInput): OfficerInfo & { f
     db.prepare(
       'INSERT INTO officers (key_id, name, created_at, sign_public, seal_public, wrapped, added_by, signature) VALUES (@key_id, @name, @created_at, @sign_public, @seal_public, @wrapped, @added_by, @signature)'
     ).run(row)
-    recordAudit(db, 'officer/registered', signer.name, `officer:${row.key_id}`, { keyId: row.key_id, name, addedBy: row.added_by }, signer)
+    recordAudit(
+      db,
+      'officer/registered',
+      signer.name,
+      `officer:${row.key_id}`,
+      { keyId: row.key_id, name, addedBy: row.added_by, registration: REGISTRATION_VERSION },
+      signer
+    )
     writeCheckpoint(db, signer)
   }).immediate()
   return { keyId: row.key_id, name, createdAt: row.created_at, addedBy: row.added_by, addedByName: signer.name, fingerprint: fingerprint(row.key_id) }

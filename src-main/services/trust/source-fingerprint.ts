@@ -8,7 +8,8 @@
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '../chain/canonical'
 import { type Sealed, seal, unseal } from './officer-crypto'
-import { type OfficerKey, verifiedOfficerRows } from './officers'
+import { type OfficerKey } from './officers'
+import { verifiedOfficerRows } from './officer-registry'
 
 export const SEALED_TEXT = 'sealed to the privacy officers'
 

@@ -216,7 +216,7 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
     // The analyst inserts a self-made officer (self-signed, as the first one is): detected.
     const kp = createKeyPair('mallory mallory mallory')
     const { signText } = await import('../../../src-main/services/trust/officer-crypto')
-    const { registrationText } = await import('../../../src-main/services/trust/officers')
+    const { registrationText } = await import('../../../src-main/services/trust/officer-registry')
     const row = {
       key_id: keyIdOf(kp.signPublic, kp.sealPublic),
       name: 'Mallory',
@@ -490,8 +490,9 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     expect(() => runRelease(db, { queryId: 2, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 1000 } })).toThrow(/Denied/)
     let v = verifyLedger(db)
     expect(v.ok).toBe(true)
-    expect(v.notCheckpointed).toEqual({ entries: 1, auditEvents: 1 })
-    expect(v.message).toMatch(/not yet checkpointed: 1 entry and 1 audit event after it\./)
+    // The release's entry; its sealed costs' binding event and the denial in the audit log.
+    expect(v.notCheckpointed).toEqual({ entries: 1, auditEvents: 2 })
+    expect(v.message).toMatch(/not yet checkpointed: 1 entry and 2 audit events after it\./)
     // The kept head (16 hex digits, as verify prints it) still names an entry of this ledger.
     expect(verifyLedger(db, kept.slice(0, 16)).ok).toBe(true)
     expect(() => verifyLedger(db, kept.slice(0, 15))).toThrow(/at least 16 hexadecimal digits/)
@@ -501,11 +502,16 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     rewriteChain(db, (rows) => rows.map((r) => (r.seq === n ? { ...r, amount_nano: Math.floor(r.amount_nano / 2) } : r)))
     db.prepare('UPDATE ledger_cell_charges SET amount_nano = amount_nano / 2 WHERE entry_seq = ?').run(n)
     db.prepare('UPDATE releases SET charge_nano = charge_nano / 2 WHERE id = (SELECT release_id FROM ledger_entries WHERE seq = ?)').run(n)
-    v = verifyLedger(db)
+    // (This process read the head before: it notices. Another process, reading the file alone, cannot.)
+    expect(verifyLedger(db).message).toMatch(/rewritten or cut since this process read it/)
+    const path = store!.path
+    store!.close()
+    store = openStore(path)
+    v = verifyLedger(store.db)
     expect(v.ok).toBe(true)
     // ... but with the head kept elsewhere after the charge was written (its first 16 hex digits suffice) it is.
-    expect(verifyLedger(db, kept).ok).toBe(true)
-    const withHead = verifyLedger(db, keptAfter.slice(0, 16))
+    expect(verifyLedger(store.db, kept).ok).toBe(true)
+    const withHead = verifyLedger(store.db, keptAfter.slice(0, 16))
     expect(withHead.ok).toBe(false)
     expect(withHead.headFound).toBe(false)
     expect(withHead.firstBroken).toBeNull()

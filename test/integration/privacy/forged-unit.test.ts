@@ -8,10 +8,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import { unitDeclaration } from '../../../src-main/services/trust/privacy-unit'
+import { unitDeclaration } from '../../../src-main/services/trust/unit-declaration'
 import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { unlockOfficer } from '../../../src-main/services/trust/officers'
+import { writeCheckpoint } from '../../../src-main/services/trust/checkpoints'
 import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { nanoToNumber } from '../../../src-main/services/chain/nano-epsilon'
@@ -117,8 +119,9 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
   it('a budget written before units were signed (an older version, or crafted unsigned) admits no release until the officer sets it again', () => {
     const { id, queryId } = rooms()
     setBudget(store.db, { datasetId: id, epsilon: '5', reason: 'room review', ...officerAct(store.db) })
-    // A later budget entry without the unit (as an older version wrote them).
-    store.db.transaction(() =>
+    // A later budget entry without the unit, signed and checkpointed (as an older version wrote them).
+    const officer = unlockOfficer(store.db, officerAct(store.db))
+    store.db.transaction(() => {
       appendEntry(store.db, {
         kind: 'budget',
         datasetId: id,
@@ -129,9 +132,12 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
         releaseId: null,
         actor: 'olga',
         description: 'old style',
-        detail: { scope: 'per unit, summed over notions' }
+        detail: { scope: 'per unit, summed over notions' },
+        signer: officer
       })
-    )()
+      writeCheckpoint(store.db, officer)
+    })()
+    expect(verifyLedger(store.db).ok).toBe(true)
     const before = charges()
     expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
       /set before budgets carried the officer's signature on the dataset's privacy unit/
@@ -195,10 +201,10 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     store.db.exec('DELETE FROM officers')
     store.db.prepare(`UPDATE dataset_columns SET per_person = 1 WHERE dataset_id = ? AND name = 'room'`).run(id)
     const before = charges()
-    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(
-      /set before budgets carried the officer's signature on the dataset's privacy unit/
-    )
+    expect(() => runRelease(store.db, { queryId, params: PARAMS })).toThrow(/^Denied: .*Nothing was spent/)
     expect(charges()).toBe(before)
+    // The registration recorded in the audit log shows an officer existed: verify fails, naming the removed registry.
+    expect(verifyLedger(store.db).message).toMatch(/an officer acted in this workspace .* but no officer is registered/)
   })
 
   it('a saved definition that does not count persons by the unit (written with the file) is refused before any charge (review finding)', () => {
