@@ -18,6 +18,7 @@ import { openStore } from '../../src-main/services/store/store'
 import { seededRng } from '../../src-worker/engine/random'
 import { FLOORS, PERSONS, ROOMS, definition, generated, peakRss } from './sources-data'
 import { report, round } from './timing'
+import { officerAct } from '../integration/officer-fixture'
 
 const ROWS = Number(process.env.QA_BENCH_LARGE_ROWS ?? 100_000_000)
 const MAX_GROUPS = Number(process.env.QA_BENCH_MAX_GROUPS ?? 3)
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
     const db = store.db
     const def = definition(MAX_GROUPS)
     const plain = definition(null)
-    const link = await peakRss(() => linkFile(db, { name: 'parquet', file: parquet.path, personColumn: 'person' }))
+    const link = await peakRss(() => linkFile(db, { name: 'parquet', file: parquet.path, personColumn: 'person', ...officerAct(db) }))
     const ds = getDataset(db, link.value.id)
     const query = await peakRss(() => thresholdCounts(db, ds, def, thresholdPredicates(db, ds, def), seededRng('bench-sources')))
     const again = await peakRss(() => thresholdCounts(db, ds, def, thresholdPredicates(db, ds, def), seededRng('bench-sources')))

@@ -24,6 +24,7 @@ import type Database from 'better-sqlite3'
 import type { ThresholdQueryDefinition } from '../../src-main/contract/datasets'
 import { FLOORS, PERSONS, ROOMS, definition, generated, peakRss } from './sources-data'
 import { report, round } from './timing'
+import { officerAct } from '../integration/officer-fixture'
 
 const ROWS = Number(process.env.QA_BENCH_ROWS ?? 10_000_000)
 const MAX_GROUPS = Number(process.env.QA_BENCH_MAX_GROUPS ?? 3)
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
     const key = () => seededRng('bench-sources')
 
     // DuckDB: link the Parquet file (schema, row count, fingerprint), then the query (true counts, as a release's execute).
-    const link = await peakRss(() => linkFile(db, { name: 'parquet', file: parquet.path, personColumn: 'person' }))
+    const link = await peakRss(() => linkFile(db, { name: 'parquet', file: parquet.path, personColumn: 'person', ...officerAct(db) }))
     const pqDs = getDataset(db, link.value.id)
     const duckQuery = await peakRss(() => thresholdCounts(db, pqDs, def, thresholdPredicates(db, pqDs, def), key()))
     const duckAgain = await peakRss(() => thresholdCounts(db, pqDs, def, thresholdPredicates(db, pqDs, def), key()))

@@ -93,8 +93,8 @@ describe('Link a file (query in place)', () => {
     duckAll(
       `COPY (SELECT 'p' || (i % 40) AS person, 'R' || (1 + i % 5) AS room, i % 3 AS floor FROM range(0, 1500) AS t(i)) TO ${duckString(pq)} (FORMAT parquet)`
     )
-    const linked = await linkFile.link(page, pq, { name: 'visits', personColumn: 'person' })
-    expect(linked).toBe('Linked visits.parquet as "visits" (1,500 rows × 3 columns, queried in place).')
+    const linked = await linkFile.link(page, pq, { name: 'visits', personColumn: 'person', passphrase: OFFICER.passphrase })
+    expect(linked).toBe('Linked visits.parquet as "visits" (1,500 rows × 3 columns, queried in place; signed by the officer).')
     await screenshot(page, 'datasets-file-linked')
     await datasets.catalogRow(page, 'visits').waitFor()
     expect(await datasets.catalogRow(page, 'visits').innerText()).toMatch(/unit: person \(person\)/)
@@ -105,7 +105,7 @@ describe('Link a file (query in place)', () => {
     // A file that is neither Parquet nor CSV: one sentence, nothing kept.
     const txt = join(files, 'notes.txt')
     duckAll(`COPY (SELECT 1 AS x) TO ${duckString(txt)} (FORMAT csv)`)
-    expect(await linkFile.link(page, txt, { name: 'notes' })).toBe(
+    expect(await linkFile.link(page, txt, { name: 'notes', passphrase: OFFICER.passphrase })).toBe(
       'A linked file must be a Parquet file (.parquet) or a CSV file with a header row (.csv)'
     )
     expect(readdirSync(kept)).toHaveLength(1)

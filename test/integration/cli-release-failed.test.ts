@@ -50,7 +50,7 @@ describe('CLI: a release charged but not answered', () => {
   it('exits 1 with one line when the run fails after the charge, 2 for bad input', async () => {
     const csv = join(ws.dir, 'badges.csv')
     writeFileSync(csv, 'person,room,floor\n' + Array.from({ length: 300 }, (_, i) => `p${i % 30},R${1 + (i % 3)},${i % 4}`).join('\n') + '\n')
-    const ds = linkFile(store.db, { name: 'badges csv', file: csv, personColumn: null }).id
+    const ds = linkFile(store.db, { name: 'badges csv', file: csv, personColumn: null, ...officerAct(store.db) }).id
     const q = saveQuery(store.db, ds, 'rooms', {
       kind: 'threshold',
       groupBy: ['room'],

@@ -3,8 +3,9 @@
  * or a PostgreSQL table or view (`--postgres URL --table T`), queried where it lives. The path is taken here only: no
  * HTTP/IPC door takes a path. The PostgreSQL URL has no password (one that has is refused): the password comes from
  * PGPASSWORD (or the variable named by --password-env), else a prompt on a terminal (used for this run only).
- * Linking a PostgreSQL relation is an officer act (the password goes to the URL's host at every later use, also from
- * the app with the server's password): the officer signs the link (--officer, --passphrase-file).
+ * Linking is an officer act: for a PostgreSQL relation the password goes to the URL's host at every later use (also from
+ * the app with the server's password); for a file, the budget of the dataset is for the people in that file. The officer
+ * signs the link (--officer, --passphrase-file): its URL or path, and what identifies the relation or the file.
  */
 import { resolve } from 'node:path'
 import { UserError } from '../../services'
@@ -18,7 +19,7 @@ export const linkCommand: CliCommand = {
   required: (values) => (values.postgres !== undefined ? ['name', 'table'] : ['file', 'name']),
   summary: 'Link a Parquet or CSV file (DuckDB) or a PostgreSQL table or view as a dataset queried in place, without copying it into the workspace',
   usage:
-    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR] [--officer NAME] [--passphrase-file F]) [--person-column NAME | --row-level]',
+    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR]) [--officer NAME] [--passphrase-file F] [--person-column NAME | --row-level]',
   options: {
     db: { type: 'string', description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' },
     name: { type: 'string', description: 'dataset name' },
@@ -40,11 +41,13 @@ export const linkCommand: CliCommand = {
     const file = resolve(ctx.cwd, reqString(values, 'file'))
     const name = reqString(values, 'name')
     const { personColumn, perPersonColumns } = unitOptions(values)
+    // An officer act (the officer signs the path and what identifies the file): the passphrase is read first.
+    const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase (linking is an officer act)" })
     const store = openWorkspace(values, ctx.cwd, { create: true })
     try {
       dropOrphanStagingTables(store.db)
       const started = Date.now()
-      const d = linkFile(store.db, { name, file, personColumn, perPersonColumns })
+      const d = linkFile(store.db, { name, file, personColumn, perPersonColumns, officer: optString(values, 'officer'), passphrase })
       const seconds = (Date.now() - started) / 1000
       return {
         json: {

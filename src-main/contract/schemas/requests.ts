@@ -323,7 +323,9 @@ export const requestSchemas = {
     fileId: id(),
     name: text(LIMITS.name),
     /** The person column (person-level), or null/absent for row-level. */
-    personColumn: column().nullable().optional()
+    personColumn: column().nullable().optional(),
+    /** Linking is an officer act: the officer signs what the link reads (trust/link-signature.ts). */
+    ...officerFields
   }),
   'datasets/list': emptyRequest(),
   'datasets/get': z.strictObject({ datasetId: storedId() }),

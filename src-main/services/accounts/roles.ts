@@ -34,7 +34,7 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'datasets/link-postgres': CUSTODIAN_OR_OFFICER,
   'datasets/clickhouse-tables': CUSTODIAN_OR_OFFICER,
   'datasets/link-clickhouse': CUSTODIAN_OR_OFFICER,
-  'datasets/link-file': CUSTODIAN,
+  'datasets/link-file': CUSTODIAN_OR_OFFICER,
   'datasets/list': ALL,
   'datasets/get': ALL,
   'datasets/rows': ALL,

@@ -46,7 +46,12 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
     // A file linked in place: the dialog's file where it lies, or an upload kept beside the workspace.
     'datasets/link-file': async (r) => {
       const f = files.resolve(r.fileId)
-      const info = linkHandleFile(db, ctx.store.path, f, { name: r.name, personColumn: r.personColumn ?? null })
+      const info = linkHandleFile(db, ctx.store.path, f, {
+        name: r.name,
+        personColumn: r.personColumn ?? null,
+        officer: r.officer,
+        passphrase: r.passphrase
+      })
       if (f.owned) files.release(r.fileId)
       return info
     },

@@ -13,11 +13,11 @@ import type Database from 'better-sqlite3'
 import { statfsSync } from 'node:fs'
 import { basename, dirname, extname } from 'node:path'
 import type { BadRow, ColumnType, Delimiter, ImportRequest, ImportResult } from '../../contract/datasets'
-import { CancelledError, UserError } from '../platform/errors'
+import { CancelledError, UserError, isDiskFull } from '../platform/errors'
 import { BAD_VALUE, type StoredValue, describeType, inexactHint, inferType, isColumnType, sqlTypeOf, toStored } from '../catalog/column-types'
 import { checkDatasetName, getDataset, ident, nameTaken } from '../catalog/catalog'
 import { DELIMITERS, checkReadableFile, delimiterName, detectDelimiter, readCsv } from './csv-reader'
-import { dropOrphanStagingTables, newStagingName, releaseStagingName } from '../store/staging'
+import { type Staging, closeStaging, dropOrphanStagingTables, openStaging } from '../store/staging'
 import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from '../catalog/unit-record'
 
 export const INFER_ROWS = 1000
@@ -200,17 +200,6 @@ function mib(bytes: number): string {
   return bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`
 }
 
-/** SQLite's "database or disk is full" (SQLITE_FULL), and the operating system's "no space left" on the WAL. */
-export function isDiskFull(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code
-  return (
-    code === 'SQLITE_FULL' ||
-    code === 'ENOSPC' ||
-    code === 'EDQUOT' ||
-    (typeof code === 'string' && code.startsWith('SQLITE_IOERR') && /no space|disk is full/i.test(String((e as Error).message)))
-  )
-}
-
 /**
  * A bad environment, not bad input: which disk (the workspace's folder), how much the import needed (about the file's
  * size; the file was read this far) and how much is free, and that nothing was stored.
@@ -254,7 +243,8 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
   let sources: Array<'inferred' | 'override'> = []
   let check: RowChecker | null = null
   const pending: Array<{ fields: string[]; line: number }> = []
-  let staging: string | null = null
+  let staging: Staging | null = null
+  let columnsSql = ''
   let insertOne: Database.Statement | null = null
   let insertMany: Database.Statement | null = null
   let rowsPerInsert = 1
@@ -265,7 +255,6 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
   let badCount = 0
   const bad: BadRow[] = []
   let bytes = 0
-  let finalized = false
 
   const flush = () => {
     if (batchRows === 0 || !insertOne || !insertMany) return
@@ -306,13 +295,13 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
     types = names!.map((name, i) => plan.types[name] ?? inferType(sample.map((p) => p.fields[i])))
     sources = names!.map((name) => (plan.types[name] ? 'override' : 'inferred'))
     check = makeRowChecker(names!, types, sources, plan.delimiter)
-    staging = newStagingName()
-    const cols = types.map((t, i) => `"c${i + 1}" ${sqlTypeOf(t)}`).join(', ')
-    db.exec(`CREATE TABLE ${ident(staging)} (${cols}) STRICT`)
+    staging = openStaging(db)
+    columnsSql = types.map((t, i) => `"c${i + 1}" ${sqlTypeOf(t)}`).join(', ')
+    db.exec(`CREATE TABLE ${staging.qualified} (${columnsSql}) STRICT`)
     const tuple = `(${names!.map(() => '?').join(', ')})`
     rowsPerInsert = Math.max(1, Math.min(100, Math.floor(30_000 / n)))
-    insertOne = db.prepare(`INSERT INTO ${ident(staging)} VALUES ${tuple}`)
-    insertMany = db.prepare(`INSERT INTO ${ident(staging)} VALUES ${Array.from({ length: rowsPerInsert }, () => tuple).join(', ')}`)
+    insertOne = db.prepare(`INSERT INTO ${staging.qualified} VALUES ${tuple}`)
+    insertMany = db.prepare(`INSERT INTO ${staging.qualified} VALUES ${Array.from({ length: rowsPerInsert }, () => tuple).join(', ')}`)
     for (const p of pending) handle(p.fields, p.line)
     pending.length = 0
   }
@@ -377,17 +366,21 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
         .prepare(
           'INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?)'
         )
-        .run(plan.name, staging, plan.sourceName, summary.bytes, plan.delimiter, rows, badCount)
+        .run(plan.name, staging!.name, plan.sourceName, summary.bytes, plan.delimiter, rows, badCount)
       const dsId = Number(info.lastInsertRowid)
       const table = `ds_${dsId}`
-      db.exec(`ALTER TABLE ${ident(staging!)} RENAME TO ${ident(table)}`)
+      if (staging!.file === null) db.exec(`ALTER TABLE ${staging!.qualified} RENAME TO ${ident(table)}`)
+      else {
+        // In file order: rowids stay dense 1..n as the catalog pages them.
+        db.exec(`CREATE TABLE main.${ident(table)} (${columnsSql}) STRICT`)
+        db.exec(`INSERT INTO main.${ident(table)} SELECT * FROM ${staging!.qualified} ORDER BY rowid`)
+      }
       db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(table, dsId)
       const addCol = db.prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source) VALUES (?, ?, ?, ?, ?, ?)')
       finalNames.forEach((name, i) => addCol.run(dsId, i + 1, name, `c${i + 1}`, types[i], sources[i]))
       recordPrivacyUnit(db, dsId, plan.personColumn ?? null, plan.perPersonColumns ?? [])
       return dsId
     })()
-    finalized = true
     return {
       dataset: getDataset(db, id).info,
       badRowCount: badCount,
@@ -396,18 +389,21 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
       seconds: (Date.now() - started) / 1000
     }
   } catch (e) {
-    if (isDiskFull(e)) throw diskFullError(db, plan, bytes)
+    if (isDiskFull(e)) {
+      // The space the staging took comes back first (so the sentence says what is free), and the WAL frames of the
+      // failed last transaction with it.
+      if (staging !== null) closeStaging(db, staging)
+      staging = null
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)')
+      } catch {
+        /* best effort: the next checkpoint does it */
+      }
+      throw diskFullError(db, plan, bytes)
+    }
     throw e
   } finally {
-    if (staging !== null) {
-      if (!finalized) {
-        try {
-          db.exec(`DROP TABLE IF EXISTS ${ident(staging)}`)
-        } catch {
-          /* left for the orphan cleanup */
-        }
-      }
-      releaseStagingName(staging)
-    }
+    // Staging is deleted whatever happened (copied into the workspace when the import finished).
+    if (staging !== null) closeStaging(db, staging)
   }
 }

@@ -12,19 +12,30 @@ import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetN
 import { UserError } from '../platform/errors'
 import { type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation } from '../sources/dialect-duckdb'
 import { duckAll } from '../sources/duckdb-sync'
-import { fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
+import { fileIdentity, fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
+import { recordAudit } from '../chain/ledger-chain'
+import { writeCheckpoint } from '../trust/checkpoints'
+import { signFileLink } from '../trust/link-signature'
+import { type OfficerCredentials, unlockOfficer } from '../trust/officers'
 
-export interface LinkRequest extends LinkUnitRequest {
+export interface LinkRequest extends LinkUnitRequest, OfficerCredentials {
   /** A path on this machine (CLI only). */
   file: string
 }
 
-/** Links a CSV or Parquet file as a dataset (CLI only: it takes a path). */
+/**
+ * Links a CSV or Parquet file as a dataset (CLI only: it takes a path). An officer act: the officer's credentials are
+ * checked first, and the officer signs the link (its path, format, columns, unit and the file's identity) and records it
+ * in the audit log with a checkpoint, so that the dataset cannot later be pointed at another file with the workspace
+ * file alone (trust/link-signature.ts).
+ */
 export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
   const name = newDatasetName(db, req.name)
   const path = resolve(req.file)
   const format = formatOf(path)
+  const key = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
   if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${req.file.slice(0, 200)}"`, 'not-found')
+  const identity = fileIdentity(path)
   const fingerprint = fingerprintFile(path, format)
   let schema: Array<{ name: string; duckType: string }>
   try {
@@ -64,10 +75,14 @@ export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
     columns,
     personColumn: req.personColumn,
     perPerson,
-    writeSource: (dsId) =>
-      db
-        .prepare('INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint))
+    writeSource: (dsId) => {
+      const { signer, signature } = signFileLink(key, { datasetId: dsId, path, format, columns, personColumn: req.personColumn, identity })
+      db.prepare(
+        'INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint, identity, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
+      ).run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint), identity, signer, signature)
+      recordAudit(db, 'officer/link-file', key.name.slice(0, 100), `dataset:${dsId}`, { name, file: basename(path), format }, key)
+      writeCheckpoint(db, key)
+    }
   })
   return getDataset(db, id).info
 }
@@ -87,12 +102,13 @@ export function linkHandleFile(
   db: Database.Database,
   workspacePath: string,
   file: { path: string; fileName: string; owned: boolean },
-  req: LinkUnitRequest
+  req: LinkUnitRequest & OfficerCredentials
 ): DatasetInfo {
   if (!file.owned) return linkFile(db, { ...req, file: file.path })
   // Checked before the upload is moved (the same checks linkFile makes first).
   newDatasetName(db, req.name)
   formatOf(file.fileName)
+  unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
   const dir = join(linkedUploadsDir(workspacePath), randomUUID())
   const kept = join(dir, basename(file.fileName))
   mkdirSync(dir, { recursive: true, mode: 0o700 })

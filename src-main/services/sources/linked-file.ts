@@ -19,12 +19,13 @@
  *   charge is reported by the release service as a failure after the charge.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs'
 import { basename, extname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { UserError } from '../platform/errors'
 import { type LinkedFile, type LinkedFileSchemaColumn, fileRelation } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
+import { fileLinkSignedByOfficer } from '../trust/link-signature'
 
 export interface FileFingerprint {
   size: number
@@ -46,23 +47,77 @@ function hasSourcesTable(db: Database.Database): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_sources'`).get() !== undefined
 }
 
-/** The linked file of a dataset, or null for an imported one. */
+/**
+ * What identifies the linked file beside its path: the real path it leads to (symbolic links resolved). A link in the
+ * path redirected to another file is then refused; the file itself may be refreshed in place or by a rename (new rows,
+ * same schema: released on as it now is, with its new fingerprint recorded).
+ */
+export function fileIdentity(path: string): string {
+  return realpathSync(path)
+}
+
+/**
+ * The linked file of a dataset, or null for an imported one. Every use goes through here: the stored link must be what
+ * a privacy officer signed (its path, format, columns and unit), and the path must still lead to the real path signed;
+ * otherwise one sentence, and the file is not read.
+ */
 export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFileRecord | null {
   if (!hasSourcesTable(db)) return null
+  const signed = db.prepare(`SELECT 1 FROM pragma_table_info('dataset_sources') WHERE name = 'signer'`).get() !== undefined
   const row = db
     .prepare(
-      'SELECT s.format, s.path, s.schema, s.fingerprint, d.name FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id WHERE s.dataset_id = ?'
+      `SELECT s.format, s.path, s.schema, s.fingerprint, ${signed ? 's.identity, s.signer, s.signature' : 'NULL AS identity, NULL AS signer, NULL AS signature'}, d.name, u.person_column
+         FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id WHERE s.dataset_id = ?`
     )
-    .get(datasetId) as { format: 'parquet' | 'csv'; path: string; schema: string; fingerprint: string; name: string } | undefined
+    .get(datasetId) as
+    | {
+        format: 'parquet' | 'csv'
+        path: string
+        schema: string
+        fingerprint: string
+        identity: string | null
+        signer: string | null
+        signature: string | null
+        name: string
+        person_column: string | null
+      }
+    | undefined
   if (!row) return null
-  return {
-    datasetId,
-    datasetName: row.name,
-    format: row.format,
-    path: row.path,
-    columns: JSON.parse(row.schema) as LinkedFileSchemaColumn[],
-    fingerprint: JSON.parse(row.fingerprint) as FileFingerprint
+  const refused = (why: string) =>
+    new UserError(`The file linked as dataset "${row.name}" ${why}; ask the privacy officer to link it again. Nothing was charged.`, 'source-changed')
+  let columns: LinkedFileSchemaColumn[]
+  let fingerprint: FileFingerprint
+  try {
+    columns = JSON.parse(row.schema) as LinkedFileSchemaColumn[]
+    fingerprint = JSON.parse(row.fingerprint) as FileFingerprint
+    if (!Array.isArray(columns)) throw new Error('columns')
+  } catch {
+    throw refused('is not the one a privacy officer signed (its link was changed in the workspace file)')
   }
+  const link = { datasetId, path: row.path, format: row.format, columns, personColumn: row.person_column, identity: row.identity ?? '' }
+  // The catalog's columns (what definitions are checked against) must be the signed ones too.
+  const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
+    name: string
+    type: string
+  }>
+  const sameCatalog = catalog.length === columns.length && catalog.every((c, i) => c.name === columns[i].name && c.type === columns[i].type)
+  if (!sameCatalog || !fileLinkSignedByOfficer(db, link, row.signer, row.signature)) {
+    throw refused(
+      row.signer === null
+        ? 'was linked before links were signed by the privacy officer, or its link was changed in the workspace file'
+        : 'is not the one a privacy officer signed (its path, columns or unit were changed in the workspace file)'
+    )
+  }
+  if (existsSync(row.path)) {
+    let now: string | null
+    try {
+      now = fileIdentity(row.path)
+    } catch {
+      now = null
+    }
+    if (now !== row.identity) throw refused(`(${basename(row.path)}) now leads to another file (a link in its path was changed)`)
+  }
+  return { datasetId, datasetName: row.name, format: row.format, path: row.path, columns, fingerprint }
 }
 
 export function formatOf(path: string): 'parquet' | 'csv' {

@@ -1,19 +1,24 @@
 /**
- * A linked PostgreSQL relation is an officer act (review finding 6): at every use its password is read from the
+ * Links are officer acts. A linked PostgreSQL relation (review finding 6): at every use its password is read from the
  * environment of whoever runs Quiet Alarm (the server's, through the app) and sent to the host of the stored URL. The
  * stored link is in the workspace file, which the analyst can write: a URL rewritten to a listener of theirs (on this
  * machine too) would be sent the password in clear. So the privacy officer signs what the link is (URL without password,
  * password variable, relation, declared columns and privacy unit, dataset id) when it is made, and every use checks the
  * stored link against that signature before any connection: a link that differs is refused with one sentence.
  *
+ * A linked file likewise (kind 'file'): otherwise a file writer could point a budgeted dataset at any file the account can
+ * read (another population under the same budget). The officer signs the path, the format, the columns, the unit and the real path it
+ * leads to; every use checks them, so a changed path, or a symbolic link in it redirected to another file, is refused.
+ *
  * The signer must be a registered officer whose registration verifies (added by a registered officer, only the first
- * one by itself). Replacing the whole officer registry with keys of one's own is not detected here, as everywhere
- * (docs/deployments-and-trust.md, "Trust model": compare the key id with the one kept elsewhere).
+ * one by itself). Replacing the whole officer registry with keys of one's own is caught by a receipt
+ * (trust/receipts.ts), which carries the officer's public keys.
  */
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '../chain/canonical'
 import { verifyText } from './officer-crypto'
-import { type OfficerKey, verifiedOfficerRows } from './officers'
+import { type OfficerKey } from './officers'
+import { verifiedOfficerRows } from './officer-registry'
 
 /** A linked relation's column as signed: its name, its declared PostgreSQL type and the catalog type it was given. */
 export interface SignedLinkColumn {
@@ -58,7 +63,7 @@ export function linkSignedByOfficer(db: Database.Database, l: SignedLink, signer
 }
 
 /** The kinds of signed links (each its own signed text, so a signature of one kind is never one of another). */
-export type LinkKind = 'postgres' | 'clickhouse'
+export type LinkKind = 'postgres' | 'clickhouse' | 'file'
 
 /** The text an officer signs for a link of `kind`: a versioned header and the canonical JSON of what the link is. */
 export function linkFactsText(kind: LinkKind, facts: Record<string, unknown>): string {
@@ -86,4 +91,40 @@ function textSignedByOfficer(db: Database.Database, text: string, signer: string
   // self-registration in creation order was trusted, so a key inserted with an earlier creation time signed links).
   const o = verifiedOfficerRows(db).find((r) => r.key_id === signer)
   return o !== undefined && verifyText(o.sign_public, text, signature)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Linked files
+
+/** What the officer signs when linking a file: where it is, what identifies it, and everything a use reads. */
+export interface SignedFileLink {
+  datasetId: number
+  /** The absolute path the link reads. */
+  path: string
+  format: string
+  /** The columns as linked (name, DuckDB type, catalog type). */
+  columns: Array<{ name: string; duckType: string; type: string }>
+  personColumn: string | null
+  /** The real path the path led to when linked (symbolic links resolved): a link redirected afterwards is refused. */
+  identity: string
+}
+
+export function fileLinkSigningText(l: SignedFileLink): string {
+  return linkFactsText('file', {
+    datasetId: l.datasetId,
+    path: l.path,
+    format: l.format,
+    columns: l.columns.map((c) => ({ name: c.name, duckType: c.duckType, type: c.type })),
+    personColumn: l.personColumn,
+    identity: l.identity
+  })
+}
+
+export function signFileLink(key: OfficerKey, l: SignedFileLink): { signer: string; signature: string } {
+  return { signer: key.keyId, signature: key.sign(fileLinkSigningText(l)) }
+}
+
+/** Whether the stored file link is exactly what a verified officer signed. */
+export function fileLinkSignedByOfficer(db: Database.Database, l: SignedFileLink, signer: string | null, signature: string | null): boolean {
+  return textSignedByOfficer(db, fileLinkSigningText(l), signer, signature)
 }

@@ -31,8 +31,8 @@ export function DatasetsScreen(_props: ScreenProps) {
       <ForRoles roles={['custodian', 'officer']}>
         <ForRoles roles={['custodian']}>
           <ImportPanel onImported={reload} />
-          <LinkFilePanel onLinked={reload} />
         </ForRoles>
+        <LinkFilePanel onLinked={reload} />
         <PostgresPanel onLinked={reload} />
       </ForRoles>
       <ErrorText error={list.error} />

@@ -20,6 +20,7 @@ import { closeDuckDb } from '../../../src-main/services/sources/duckdb-sync'
 import { keyedRank, truncationKey } from '../../../src-main/services/sources/keyed-hash'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from './harness'
+import { officerAct } from '../officer-fixture'
 
 // chi-square critical values at alpha = 1e-6 (scipy.stats.chi2.isf(1e-6, df)).
 const CHI2_1E6 = { 2: 27.631, 9: 44.811 } as const
@@ -51,7 +52,7 @@ async function load(name: string, rows: Row[]): Promise<{ sqlite: number; duckdb
   const types = { person: 'integer', pid: 'text', room: 'text', at: 'timestamp' } as const
   const job = await h.importAndWait({ path, name, personColumn: 'person', types } as never)
   const sqlite = (job.result as ImportResult).dataset.id
-  const duckdb = linkFile(h.store.db, { name: `${name} linked`, file: path, personColumn: 'person' }).id
+  const duckdb = linkFile(h.store.db, { name: `${name} linked`, file: path, personColumn: 'person', ...officerAct(h.store.db) }).id
   return { sqlite, duckdb }
 }
 

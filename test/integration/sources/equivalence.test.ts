@@ -93,9 +93,9 @@ beforeAll(async () => {
       `TO ${duckString(pq)} (FORMAT parquet, ROW_GROUP_SIZE 700)`
   )
   const db = h.store.db
-  parquet = linkFile(db, { name: 'events parquet', file: pq, personColumn: 'person' }).id
-  rowLevelParquet = linkFile(db, { name: 'events parquet rows', file: pq, personColumn: null }).id
-  csv = linkFile(db, { name: 'events csv', file: csvPath, personColumn: 'person' }).id
+  parquet = linkFile(db, { name: 'events parquet', file: pq, personColumn: 'person', ...officerAct(db) }).id
+  rowLevelParquet = linkFile(db, { name: 'events parquet rows', file: pq, personColumn: null, ...officerAct(db) }).id
+  csv = linkFile(db, { name: 'events csv', file: csvPath, personColumn: 'person', ...officerAct(db) }).id
   // The same rows in PostgreSQL, in the same order (a fresh table: physical order is insertion order).
   cluster = await startPgCluster()
   const password = `eq-${process.pid}-${Date.now()}`

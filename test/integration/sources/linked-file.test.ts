@@ -18,7 +18,7 @@ import { main } from '../../../src-main/cli'
 import { openStore } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
-import { officerAct } from '../officer-fixture'
+import { TEST_OFFICER, officerAct, testPassphrase } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -38,15 +38,23 @@ function writeParquet(path: string, extra = ''): void {
   )
 }
 
+/** The CLI in-process; linking is an officer act, so the test officer's passphrase is in the environment. */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await main(args, {
-    stdout: { write: (x: string) => ((out += x), true) },
-    stderr: { write: (x: string) => ((err += x), true) },
-    cwd: ws.dir
-  } as never)
-  return { code, out, err }
+  const saved = process.env.QUIET_ALARM_PASSPHRASE
+  process.env.QUIET_ALARM_PASSPHRASE = testPassphrase(TEST_OFFICER)
+  try {
+    const code = await main(args, {
+      stdout: { write: (x: string) => ((out += x), true) },
+      stderr: { write: (x: string) => ((err += x), true) },
+      cwd: ws.dir
+    } as never)
+    return { code, out, err }
+  } finally {
+    if (saved === undefined) delete process.env.QUIET_ALARM_PASSPHRASE
+    else process.env.QUIET_ALARM_PASSPHRASE = saved
+  }
 }
 
 const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.05, alpha: 10 }
@@ -59,6 +67,7 @@ describe('linked files', () => {
   it('CLI: link --file F.parquet --person-column; the catalog shows the kind, columns and unit; the path stays in the workspace only', async () => {
     const pq = join(ws.dir, 'badges.parquet')
     writeParquet(pq)
+    officerAct(store.db)
     store.close()
     const r = await cli(['link', '--db', ws.db, '--name', 'badges', '--file', 'badges.parquet', '--person-column', 'person', '--json'])
     expect(r.err).toBe('')
@@ -134,7 +143,7 @@ describe('linked files', () => {
   it('releases on a linked Parquet file are charged as usual and record the file fingerprint; a changed file gets a new one', async () => {
     const pq = join(ws.dir, 'badges.parquet')
     writeParquet(pq)
-    const ds = linkFile(store.db, { name: 'badges', file: pq, personColumn: null }).id
+    const ds = linkFile(store.db, { name: 'badges', file: pq, personColumn: null, ...officerAct(store.db) }).id
     const q = saveQuery(store.db, ds, 'rooms', {
       kind: 'threshold',
       groupBy: ['room'],
@@ -163,7 +172,7 @@ describe('linked files', () => {
   it('a missing file or a changed schema is one sentence before the charge; nothing is charged', async () => {
     const pq = join(ws.dir, 'badges.parquet')
     writeParquet(pq)
-    const ds = linkFile(store.db, { name: 'badges', file: pq, personColumn: 'person' }).id
+    const ds = linkFile(store.db, { name: 'badges', file: pq, personColumn: 'person', ...officerAct(store.db) }).id
     const q = saveQuery(store.db, ds, 'rooms', {
       kind: 'threshold',
       groupBy: ['room'],
@@ -212,7 +221,7 @@ describe('linked files', () => {
   it('a linked CSV: header names checked before the charge; a value that no longer fits its type fails after it (the neutral failure after a charge)', async () => {
     const csv = join(ws.dir, 'badges.csv')
     writeFileSync(csv, 'person,room,floor\n' + Array.from({ length: 300 }, (_, i) => `p${i % 30},R${1 + (i % 3)},${i % 4}`).join('\n') + '\n')
-    const ds = linkFile(store.db, { name: 'badges csv', file: csv, personColumn: null }).id
+    const ds = linkFile(store.db, { name: 'badges csv', file: csv, personColumn: null, ...officerAct(store.db) }).id
     expect(getDataset(store.db, ds).info.columns.map((c) => c.type)).toEqual(['text', 'text', 'integer'])
     const q = saveQuery(store.db, ds, 'rooms', {
       kind: 'threshold',

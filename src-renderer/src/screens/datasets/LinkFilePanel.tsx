@@ -2,7 +2,8 @@
  * "Link a file (query in place)" (issue 16), beside the import: a Parquet or CSV file becomes a dataset that DuckDB
  * reads where it lies, without a copy into the workspace. Desktop: the native dialog (the file stays where it is).
  * Headless: the file is uploaded once and kept beside the workspace on the server. Either way the page holds an opaque
- * handle, never a path (issue 15). Not an officer act: whoever links a file holds it.
+ * handle, never a path. Linking is the privacy officer's act: the officer signs what the link reads (the path, the
+ * columns, the unit, the real file it leads to), so a link rewritten in the workspace is refused at use.
  */
 import { useState } from 'react'
 import type { DatasetInfo, FileHandle } from '../../../../src-main/contract'
@@ -12,6 +13,7 @@ import { FilePicker } from '../../components/FilePicker'
 import { stripExtension } from '../../components/fileName'
 import { PrivacyUnitField } from '../../components/PrivacyUnitField'
 import { formatCount } from '../../format'
+import { NoOfficerNotice, type OfficerInput, OfficerFields, officerWhy, useOfficers } from '../ledger/OfficerFields'
 
 export function LinkFilePanel(props: { onLinked: () => void }) {
   const client = useClient()
@@ -22,6 +24,9 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
   const [personColumn, setPersonColumn] = useState('')
   const [linked, setLinked] = useState<DatasetInfo | null>(null)
   const link = useAction()
+  const officers = useOfficers()
+  const [act, setAct] = useState<OfficerInput>({ officer: '', passphrase: '' })
+  const why = officerWhy(officers, act)
 
   if (!open) {
     return (
@@ -44,6 +49,7 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
           ? 'The file is uploaded once and kept beside the workspace on the server; releases read it in place, it is not copied into the workspace.'
           : 'The file stays where it is; releases read it there. Moving or changing its columns later stops releases until it is linked again.'}
       </p>
+      <NoOfficerNotice act="Linking a file" officers={officers} testId="link-file-no-officer" />
       <FilePicker
         label="File to link"
         accept=".parquet,.pq,.csv,text/csv"
@@ -76,10 +82,13 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
                 client.call('datasets/link-file', {
                   fileId: picked.fileId,
                   name: name.trim(),
-                  personColumn: personColumn.trim() === '' ? null : personColumn.trim()
+                  personColumn: personColumn.trim() === '' ? null : personColumn.trim(),
+                  ...(officers.name(act.officer) ? { officer: officers.name(act.officer) } : {}),
+                  passphrase: act.passphrase
                 })
               )
               .then((d) => {
+                setAct({ ...act, passphrase: '' })
                 if (!d) return
                 setLinked(d)
                 setPicked(null)
@@ -89,8 +98,10 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
         >
           <TextField label="Name of the linked dataset" value={name} onChange={setName} testId="link-file-name" required />
           <PrivacyUnitField columns={null} value={personColumn} onChange={setPersonColumn} testId="link-file-person-column" />
+          <OfficerFields officers={officers} value={act} onChange={setAct} testIdPrefix="link-file" />
+          {why !== null && officers.names.length > 0 && <p className="hint">{why}</p>}
           <div className="button-row">
-            <button type="submit" disabled={link.busy || name.trim() === ''} data-testid="link-file-submit">
+            <button type="submit" disabled={link.busy || name.trim() === '' || why !== null} data-testid="link-file-submit">
               {link.busy ? 'Linking…' : 'Link file'}
             </button>
           </div>
@@ -99,7 +110,8 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
       )}
       {linked && (
         <p role="status" data-testid="link-file-linked">
-          Linked {linked.sourceFile} as "{linked.name}" ({formatCount(linked.rowCount)} rows × {linked.columns.length} columns, queried in place).
+          Linked {linked.sourceFile} as "{linked.name}" ({formatCount(linked.rowCount)} rows × {linked.columns.length} columns, queried in place;
+          signed by the officer).
         </p>
       )}
     </section>
