@@ -5,7 +5,8 @@ import { nanoToDisplay } from '../chain/nano-epsilon'
 import { NOTION_LABEL } from '../chain/notions'
 import { unitWord } from '../catalog/unit-record'
 import { notionCapNano, perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
-import { type TrustFindings, budgetsInForce, inspectWorkspace } from '../trust/kernel'
+import { type TrustFindings, budgetAnalystName, budgetsInForce, inspectWorkspace } from '../trust/kernel'
+import { callingAccount } from '../platform/caller'
 import { datasetUnit, unitProblem } from '../trust/privacy-unit'
 import { cellCharges, unitSpend } from './accounts'
 import { type CellKey, WHOLE_DATASET, cellSpend } from './cells'
@@ -21,14 +22,17 @@ export interface Admission {
   budgetNano: number | null
   /**
    * What the budgets leave for this charge on the cells it touches: the smaller of budget per unit - (spent per unit after -
-   * requested) and, with a notion cap, cap - (notion's spend after - requested).
+   * requested) and, with a notion cap, cap - (notion's spend after - requested); with an analyst budget, the smaller of
+   * that and the analyst's own.
    */
   remainingNano: number | null
   /** How far the charge goes over the binding limit (0 when allowed). */
   overNano: number
   /** The notion's own account, before and after, and its cap (null: none). */
   notion: { spentBeforeNano: number; spentAfterNano: number; capNano: number | null }
-  /** One sentence when denied: requested / remaining / difference, in words. */
+  /** The calling analyst's own budget on the dataset, when the officer set one (service deployment); else null. */
+  analyst: AnalystAdmission | null
+  /** One sentence when denied: requested / remaining / difference, in words; it names the budget that binds. */
   denial: string | null
 }
 
@@ -51,13 +55,88 @@ function untrusted(f: TrustFindings, datasetId: number, datasetName: string): st
 export interface AdmissionOptions {
   /** The trust kernel's findings when the caller has them (inside the charge transaction: read there). */
   findings?: TrustFindings
+  /** The analyst account the charge is made by (null: none, the workbench); by default the calling account. */
+  accountId?: number | null
+}
+
+/** An analyst's own budget on the dataset (service deployment): their charges held to the officer's budget naming them. */
+export interface AnalystAdmission {
+  accountId: number
+  name: string
+  spentBeforeNano: number
+  spentAfterNano: number
+  budgetNano: number
+  remainingNano: number
+  overNano: number
+}
+
+interface ScopeCheck {
+  spentBeforeNano: number
+  spentAfterNano: number
+  notionBeforeNano: number
+  notionAfterNano: number
+  unitNano: number | null
+  capNano: number | null
+  budgetNano: number | null
+  remainingNano: number
+  overNano: number
+  /** The binding limit when over (or the tighter one when within): the per-unit budget or the notion's cap. */
+  byUnit: boolean
+  left: number
+}
+
+/**
+ * One scope's figures: the dataset's budgets against every charge (`accountId` null), or an analyst's own budgets
+ * against the charges their account made. Spend is per unit summed over notions; a notion's cap is held against that
+ * notion's account alone. Null when the scope has no budget at all.
+ */
+function checkScope(
+  db: Db,
+  f: TrustFindings,
+  datasetId: number,
+  notion: PrivacyNotion,
+  cells: CellKey[],
+  amountNano: number,
+  accountId: number | null
+) {
+  const existing = cellCharges(db, datasetId, notion, f, accountId)
+  const total = unitSpend(db, datasetId, f, accountId)
+  const notionBefore = total.byNotion[notion]
+  const notionAfter = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
+  const before = total.spentNano
+  const after = before - notionBefore + notionAfter
+  const unitNano = unitBudgetNano(db, datasetId, f, accountId)
+  const capNano = notionCapNano(db, datasetId, notion, f, accountId)
+  const budgetNano = perUnitBudget(db, datasetId, f, accountId).nano
+  const unitLeft = unitNano === null ? null : unitNano - (after - amountNano)
+  const capLeft = capNano === null ? null : capNano - (notionAfter - amountNano)
+  const unitOver = unitNano === null ? 0 : after - unitNano
+  const capOver = capNano === null ? 0 : notionAfter - capNano
+  const byUnit = unitNano !== null && (capNano === null || unitOver >= capOver)
+  const check: ScopeCheck = {
+    spentBeforeNano: before,
+    spentAfterNano: after,
+    notionBeforeNano: notionBefore,
+    notionAfterNano: notionAfter,
+    unitNano,
+    capNano,
+    budgetNano,
+    remainingNano: unitLeft === null ? (capLeft ?? 0) : capLeft === null ? unitLeft : Math.min(unitLeft, capLeft),
+    overNano: Math.max(unitOver, capOver, 0),
+    byUnit,
+    left: byUnit ? unitLeft! : (capLeft ?? 0)
+  }
+  return check
 }
 
 /**
  * Would charging `amountNano` on `cells` under `notion` stay within the budgets in force? Reads only. Denied while the
  * workspace does not verify (`untrusted`); when the spend per unit after the charge would exceed the budget per unit,
  * or the notion's account would exceed its own cap, or no budget covers the notion (no per-unit budget and no cap for
- * it). Spend is computed from the hashed ledger entries (trust/kernel.ts), never from the derived cell table.
+ * it). In the service, the same holds for the calling analyst's own budget on the dataset, if the officer set one
+ * (entries naming the account, held against the charges the account made): both are checked here, in the caller's one
+ * charge transaction, and a denial says which budget. Spend is computed from the hashed ledger entries
+ * (trust/kernel.ts), never from the derived cell table.
  */
 export function admission(
   db: Db,
@@ -69,24 +148,18 @@ export function admission(
   options: AdmissionOptions = {}
 ): Admission {
   const f = options.findings ?? inspectWorkspace(db)
-  const existing = cellCharges(db, datasetId, notion, f)
-  const total = unitSpend(db, datasetId, f)
-  const notionBefore = total.byNotion[notion]
-  const notionAfter = cellSpend([...existing, ...[...new Set(cells)].map((cell) => ({ cell, nano: amountNano }))]).maxNano
-  const before = total.spentNano
-  const after = before - notionBefore + notionAfter
+  const accountId = options.accountId !== undefined ? options.accountId : (callingAccount()?.id ?? null)
+  const ds = checkScope(db, f, datasetId, notion, cells, amountNano, null)
   const budgets = budgetsInForce(f, datasetId)
-  const unitNano = unitBudgetNano(db, datasetId, f)
-  const capNano = notionCapNano(db, datasetId, notion, f)
-  const budget = perUnitBudget(db, datasetId, f).nano
   const label = NOTION_LABEL[notion]
   const per = `per ${unitWord(datasetUnit(db, datasetId))}`
   const eps = (n: number, mode: 'up' | 'down' = 'up') => nanoToDisplay(n, mode)
   const base = {
-    spentBeforeNano: before,
-    spentAfterNano: after,
-    budgetNano: budget,
-    notion: { spentBeforeNano: notionBefore, spentAfterNano: notionAfter, capNano }
+    spentBeforeNano: ds.spentBeforeNano,
+    spentAfterNano: ds.spentAfterNano,
+    budgetNano: ds.budgetNano,
+    notion: { spentBeforeNano: ds.notionBeforeNano, spentAfterNano: ds.notionAfterNano, capNano: ds.capNano },
+    analyst: null
   }
   const refused = (denial: string): Admission => ({ ...base, allowed: false, remainingNano: null, overNano: amountNano, denial })
   // The unit the charge was computed with must be the one the officer signed with the budget (privacy-unit.ts); said
@@ -95,7 +168,7 @@ export function admission(
   if (problem !== null) return refused(problem)
   const distrust = untrusted(f, datasetId, datasetName)
   if (distrust !== null) return refused(distrust)
-  if (unitNano === null && capNano === null) {
+  if (ds.unitNano === null && ds.capNano === null) {
     // A budget written before officer keys stops counting once an officer exists: it must be set again, signed.
     if (budgets.latestWritten !== null && f.whyNotInForce(budgets.latestWritten) === 'unsigned') {
       return refused(
@@ -108,24 +181,60 @@ export function admission(
         `and the request is ${eps(amountNano)} over; nothing was spent. Ask the privacy officer to set a budget (quiet-alarm budget).`
     )
   }
-  const unitLeft = unitNano === null ? null : unitNano - (after - amountNano)
-  const capLeft = capNano === null ? null : capNano - (notionAfter - amountNano)
-  const remaining = unitLeft === null ? capLeft! : capLeft === null ? unitLeft : Math.min(unitLeft, capLeft)
-  const unitOver = unitNano === null ? 0 : after - unitNano
-  const capOver = capNano === null ? 0 : notionAfter - capNano
-  if (unitOver <= 0 && capOver <= 0) return { ...base, allowed: true, remainingNano: remaining, overNano: 0, denial: null }
   const where = cells.length === 1 && cells[0] === WHOLE_DATASET ? '' : ' for the cells it touches'
-  const byUnit = unitOver >= capOver
-  const what = byUnit ? `of the ${eps(unitNano!, 'down')} budget ${per} (summed over notions)` : `of the ${eps(capNano!, 'down')} ${label} budget`
-  const left = byUnit ? unitLeft! : capLeft!
+  const over = (c: ScopeCheck, whose: string) => {
+    const what = c.byUnit
+      ? `of the ${eps(c.unitNano!, 'down')} budget ${per} (summed over notions)`
+      : `of the ${eps(c.capNano!, 'down')} ${label} budget`
+    return (
+      `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but only ${eps(Math.max(0, c.left), 'down')} ${what} ` +
+      `of ${whose} remains${where}; the difference is ${eps(c.overNano)}. Nothing was spent. `
+    )
+  }
+  if (ds.overNano > 0) {
+    return {
+      ...base,
+      allowed: false,
+      remainingNano: ds.remainingNano,
+      overNano: ds.overNano,
+      denial: over(ds, `dataset "${datasetName}"`) + 'Ask for less accuracy, or ask the privacy officer to raise the budget.'
+    }
+  }
+  // The calling analyst's own budget on this dataset, when the officer set one: held against their own charges.
+  const own = accountId === null ? null : budgetsInForce(f, datasetId, accountId)
+  if (own === null || own.latest === null) return { ...base, allowed: true, remainingNano: ds.remainingNano, overNano: 0, denial: null }
+  const an = checkScope(db, f, datasetId, notion, cells, amountNano, accountId)
+  const name = budgetAnalystName(own.latest) ?? `account ${accountId}`
+  const whose = `analyst "${name}"'s budget on dataset "${datasetName}"`
+  const analyst = (remainingNano: number, overNano: number): AnalystAdmission => ({
+    accountId: accountId!,
+    name,
+    spentBeforeNano: an.spentBeforeNano,
+    spentAfterNano: an.spentAfterNano,
+    budgetNano: an.budgetNano ?? 0,
+    remainingNano,
+    overNano
+  })
+  if (an.unitNano === null && an.capNano === null) {
+    return {
+      ...base,
+      allowed: false,
+      remainingNano: 0,
+      overNano: amountNano,
+      analyst: analyst(0, amountNano),
+      denial:
+        `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but ${whose} has no budget ${per} and no ${label} budget, so 0 remains ` +
+        `and the request is ${eps(amountNano)} over; nothing was spent. Ask the privacy officer to set your budget for ${label}.`
+    }
+  }
+  const remaining = Math.min(ds.remainingNano, an.remainingNano)
+  if (an.overNano <= 0) return { ...base, allowed: true, remainingNano: remaining, overNano: 0, analyst: analyst(an.remainingNano, 0), denial: null }
   return {
     ...base,
     allowed: false,
     remainingNano: remaining,
-    overNano: Math.max(unitOver, capOver),
-    denial:
-      `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but only ${eps(Math.max(0, left), 'down')} ${what} ` +
-      `of dataset "${datasetName}" remains${where}; the difference is ${eps(Math.max(unitOver, capOver))}. Nothing was spent. ` +
-      'Ask for less accuracy, or ask the privacy officer to raise the budget.'
+    overNano: an.overNano,
+    analyst: analyst(an.remainingNano, an.overNano),
+    denial: over(an, whose) + 'Ask for less accuracy, or ask the privacy officer to raise your budget.'
   }
 }

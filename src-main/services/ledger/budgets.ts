@@ -17,6 +17,8 @@ import { declarationProblem, unitDeclaration } from '../trust/unit-declaration'
 import { unitWord } from '../catalog/unit-record'
 import { unlockOfficer } from '../trust/officers'
 import { writeCheckpoint } from '../trust/checkpoints'
+import { inspectWorkspace } from '../trust/kernel'
+import { accountRow } from '../accounts/account-store'
 
 export interface SetBudgetInput {
   datasetId: number
@@ -32,6 +34,11 @@ export interface SetBudgetInput {
    * used), with the reason. The only way to set a budget below the spend: a lower figure cannot undo a spend and is refused.
    */
   freeze?: boolean
+  /**
+   * An analyst account (service deployment): the budget is that analyst's own on the dataset, held against the charges
+   * their account makes, within the dataset's budgets (ledger/admission.ts). Recorded in the hashed, signed entry.
+   */
+  analyst?: number
 }
 
 export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerEntry {
@@ -46,6 +53,7 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   if (reason.length > 500) throw new UserError('The reason is too long (at most 500 characters)')
   if (input.freeze !== undefined && typeof input.freeze !== 'boolean') throw new UserError('freeze must be true or false')
   const freeze = input.freeze === true
+  const analyst = input.analyst === undefined ? null : analystAccount(db, input.analyst)
   let asked: number | null = null
   if (!freeze) {
     try {
@@ -56,7 +64,8 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   }
   // Without a notion: the budget per unit (what one person, or row, may lose summed over notions). With one: that
   // notion's own cap, on top of the budget per unit.
-  const scope = input.notion ? NOTION_LABEL[input.notion] : 'per unit, summed over notions'
+  const scope =
+    (input.notion ? NOTION_LABEL[input.notion] : 'per unit, summed over notions') + (analyst === null ? '' : `, analyst "${analyst.name}"`)
   // Last: the officer's key (the passphrase is checked before anything is written; the act is signed).
   const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
   const officer = key.name
@@ -65,13 +74,14 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   if (problem !== null) throw new UserError(problem)
   const run = db.transaction(() => {
     // What is already spent, read in the same write transaction as the entry: per unit summed over notions (the budget
-    // per unit), or the notion's own account (its cap).
-    const spentNow = unitSpend(db, input.datasetId)
+    // per unit), or the notion's own account (its cap); an analyst's budget, by the charges their account made.
+    const spentNow = unitSpend(db, input.datasetId, inspectWorkspace(db), analyst?.id ?? null)
     const spent = input.notion ? spentNow.byNotion[input.notion] : spentNow.spentNano
     if (asked !== null && asked < spent) {
       const what = input.notion ? `under ${NOTION_LABEL[input.notion]}` : `per ${unitWord(datasetUnit(db, input.datasetId))}`
+      const who = analyst === null ? '' : `analyst "${analyst.name}" `
       throw new UserError(
-        `A budget of epsilon ${nanoToDisplay(asked, 'down')} is below what "${name}" has already spent ${what} (epsilon ${nanoToDisplay(spent)}), and a ` +
+        `A budget of epsilon ${nanoToDisplay(asked, 'down')} is below what ${who}"${name}" has already spent ${what} (epsilon ${nanoToDisplay(spent)}), and a ` +
           'spend cannot be undone: set at least that much, or freeze the dataset (no further releases) with a reason.'
       )
     }
@@ -88,7 +98,12 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       description: freeze ? `Frozen, no further releases: ${reason}` : reason,
       // The officer signs the dataset's privacy unit with the budget: releases are charged with the signed one, and
       // denied if the workspace's tables are changed afterwards (privacy-unit.ts `unitProblem`).
-      detail: { scope, unit: unitDeclaration(db, input.datasetId), ...(freeze ? { freeze: true } : {}) },
+      detail: {
+        scope,
+        unit: unitDeclaration(db, input.datasetId),
+        ...(freeze ? { freeze: true } : {}),
+        ...(analyst === null ? {} : { analyst: { id: analyst.id, name: analyst.name } })
+      },
       signer: key
     })
     recordAudit(db, 'budget/set', officer, `dataset:${input.datasetId}`, {
@@ -96,10 +111,21 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       notion: input.notion ?? 'all',
       epsilon: nanoToDecimal(nano),
       ...(freeze ? { freeze: true } : {}),
+      ...(analyst === null ? {} : { analyst: analyst.id }),
       reason
     })
     writeCheckpoint(db, key)
     return row
   })
   return toLedgerEntry(run.immediate())
+}
+
+/** The analyst account a budget names: it must exist, be an analyst, and not be revoked. */
+function analystAccount(db: Database.Database, id: number): { id: number; name: string } {
+  if (!Number.isInteger(id) || id < 1) throw new UserError('analyst must be the id of an analyst account (a whole number)')
+  const row = accountRow(db, id)
+  if (row === null) throw new UserError(`There is no account with id ${id}; list them with "quiet-alarm account list"`, 'not-found')
+  if (row.role !== 'analyst') throw new UserError(`Account ${id} ("${row.name}") is a ${row.role} account; a budget may name an analyst account only`)
+  if (row.revoked_at !== null) throw new UserError(`Account ${id} ("${row.name}") was revoked; a budget may name an account in force only`)
+  return { id: row.id, name: row.name }
 }

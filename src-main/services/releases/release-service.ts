@@ -139,7 +139,12 @@ export function chargeRelease(db: Db, p: PreparedRelease, actor: string, chargin
         requested: nanoToDecimal(p.chargeNano),
         remaining: adm.remainingNano === null ? null : nanoToDecimal(adm.remainingNano),
         budget: adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
-        difference: nanoToDecimal(adm.overNano)
+        difference: nanoToDecimal(adm.overNano),
+        // Which budget denied it: the dataset's, or the calling analyst's own (then also named).
+        budgetOf: adm.analyst !== null && adm.analyst.overNano > 0 ? 'analyst' : 'dataset',
+        ...(adm.analyst !== null && adm.analyst.overNano > 0
+          ? { analyst: adm.analyst.accountId, analystBudget: nanoToDecimal(adm.analyst.budgetNano) }
+          : {})
       })
       return { denied: adm, releaseId: 0, seq: 0 }
     }
