@@ -1,5 +1,5 @@
 /**
- * The officer's passphrase on the command line (issue 15): `--passphrase-file F` (its first line), else the environment
+ * The officer's passphrase on the command line: `--passphrase-file F` (its first line), else the environment
  * variable QUIET_ALARM_PASSPHRASE, else a prompt on the terminal (not echoed). Never a command-line value (it would be
  * visible to every user in the process list). Missing: one sentence, exit 2, nothing written.
  */

@@ -1,5 +1,5 @@
 /**
- * One rounding rule for every epsilon shown anywhere (UI, CLI, reports, denials; issue 17): 6 significant digits, and the
+ * One rounding rule for every epsilon shown anywhere (UI, CLI, reports, denials): 6 significant digits, and the
  * direction says which side is safe to err on. A charge, a spend, a cost or a budget is rounded UP (a charge is never
  * shown below what it is); what is LEFT of a budget is rounded DOWN (never shown above). Rounding is monotone, so a
  * "spent at most" is never shown above its "charged", and a spend is never shown above its budget unless it truly is

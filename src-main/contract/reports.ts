@@ -1,5 +1,5 @@
 /**
- * Contract methods of the reports area (issue 9): audit reports of the ledger, releases, denials and experiments, as
+ * Contract methods of the reports area: audit reports of the ledger, releases, denials and experiments, as
  * PDF (printed by Chromium from one HTML template), CSV tables or the canonical JSON of the report's data.
  *
  * Types only (plus the run-time allow-list): the renderer imports this file.
@@ -31,7 +31,7 @@ export type ReportPageSize = (typeof REPORT_PAGE_SIZES)[number]
 /** Scope (a dataset or the workspace), period [from, to), edition; the officer edition's officer, reason and passphrase. */
 export type ReportRequest = z.infer<typeof reportRequestSchema>
 
-/** A report as a file: format, csv table, pdf page size. No output path (issue 15): fetched with reports/download or saved through the desktop dialog. */
+/** A report as a file: format, csv table, pdf page size. No output path: fetched with reports/download or saved through the desktop dialog. */
 export type ReportExportRequest = z.infer<typeof reportExportRequestSchema>
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ export interface ReportRelease {
   /** Released decisions only: predicates / records asked and how many were flagged (search: |S| reported). */
   asked: number | null
   flagged: number | null
-  /** The first flagged predicates (records; search: the top individuals), named from their public keys, at most 12 (issue 17). */
+  /** The first flagged predicates (records; search: the top individuals), named from their public keys, at most 12. */
   flaggedNames?: string[]
   /** Officer edition only. spentMax: the data-dependent epsilon actually spent (max over predicates; search: T x eps). */
   exPost?: { spentMax: number | null; queries: number | null; sealed: boolean }

@@ -1,7 +1,7 @@
 /**
  * The sandboxed preload: exposes `window.quietAlarm` with exactly the contract (call a method by name, listen to
  * contract events) and nothing else. Method and event names are checked against the contract's allow-lists. The
- * contract is path-free (issue 15: files are opaque handles from the main process's dialog, reports are saved through
+ * contract is path-free (files are opaque handles from the main process's dialog, reports are saved through
  * its save dialog), and a parameter naming a file is refused here already (and again in the main process).
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'

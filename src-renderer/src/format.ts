@@ -95,7 +95,7 @@ const MECHANISM_NAMES: Record<string, string> = {
   rr: 'noisy binary search, randomized response'
 }
 
-/** A release mechanism in words where it is shown (not its internal id, issue 17); an unknown id as it is. */
+/** A release mechanism in words where it is shown (not its internal id); an unknown id as it is. */
 export function mechanismName(m: string): string {
   return MECHANISM_NAMES[m] ?? m
 }

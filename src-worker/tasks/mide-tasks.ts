@@ -1,5 +1,5 @@
 /**
- * Experiments (issue 7): Monte Carlo batches of the MIDE threshold mechanisms (simulation with ground truth).
+ * Experiments: Monte Carlo batches of the MIDE threshold mechanisms (simulation with ground truth).
  * A batch runs trials [firstTrial, firstTrial + count) of one cell; trial t uses seededRng(deriveSeed(cellSeed, t))
  * (inside `runThresholdTrials`), so results do not depend on how a cell is split into batches or over workers.
  * Denied trials (eps needed > eps_max) count in `denied` and leave every other metric undefined (NaN), as in

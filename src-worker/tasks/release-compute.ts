@@ -1,5 +1,5 @@
 /**
- * The one computation of each release kind (issue 18), by task kind: the worker runs it with its own secure generator
+ * The one computation of each release kind, by task kind: the worker runs it with its own secure generator
  * (`tasks` in index.ts); the synchronous path (`runRelease`: the CLI's inline runs, tests) runs the same function inline.
  */
 import type { Rng } from '../engine/random'

@@ -1,5 +1,5 @@
 /**
- * What the three release tasks (`release:<kind>`, issue 18) share: a payload is data only (counts, framed columns,
+ * What the three release tasks (`release:<kind>`) share: a payload is data only (counts, framed columns,
  * scores and public parameters), never a generator or a seed; the worker draws with its own `SecureRandom.create()`.
  * The services' thread reads the private data and charges; the worker computes the noisy answer from that data.
  */

@@ -1,5 +1,5 @@
 /**
- * Experiments (issue 7): Monte Carlo batches of the private noisy binary search (simulation with ground truth).
+ * Experiments: Monte Carlo batches of the private noisy binary search (simulation with ground truth).
  * A batch runs trials [firstTrial, firstTrial + count) of one cell; trial t uses seededRng(deriveSeed(cellSeed, t))
  * (inside `runSearchTrials`), so the results do not depend on how a cell is split into batches or over workers.
  */

@@ -1,5 +1,5 @@
 /**
- * Experiments (issue 7): Monte Carlo batches of anomaly identification, optimal eps-DP vs (eps,k)-sensitive privacy
+ * Experiments: Monte Carlo batches of anomaly identification, optimal eps-DP vs (eps,k)-sensitive privacy
  * (simulation with ground truth). Every distinct record tuple of the workload is queried in each trial.
  * Trial t uses seededRng(deriveSeed(cellSeed, t)) inside `runAiqTrials`: batching does not change results.
  */

@@ -1,7 +1,7 @@
 /**
  * Import benchmark: 1,000,000 rows x 10 columns generated into a temp dir, imported through the streaming import;
  * resident memory sampled during the import; then threshold queries' group-by over the imported table.
- * Targets (issue 6): import <= 15 s with RSS growth < 200 MB; a threshold query's group-by <= 2 s.
+ * Targets: import <= 15 s with RSS growth < 200 MB; a threshold query's group-by <= 2 s.
  * Prints one JSON line. Run: node test/bench/run.mjs import
  */
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs'

@@ -4,7 +4,7 @@
  * DPPWLM run at the paper's defaults, and the 100-trial evaluation of the four mechanisms on the shared taxi workloads.
  * Prints one JSON line; asserts nothing.
  *
- * The numpy comparison (issue 19): taxi-jan2015-M (1,488 predicates), 100 trials, paper defaults, min-entropy excluded on
+ * The numpy comparison: taxi-jan2015-M (1,488 predicates), 100 trials, paper defaults, min-entropy excluded on
  * both sides (`runThresholdTrials(..., { minEntropy: false })` here: noise, decisions, FN/FP per trial). Our run and the
  * reference's run alternate, mechanism by mechanism, for MIDE_BENCH_ROUNDS rounds (default 30); each side's best time
  * is kept and the ratio is ours / numpy's (<= 1: at least as fast). The reference's time is measured inside Python

@@ -1,5 +1,5 @@
 /**
- * Issue 18: how long a large release blocks the services' thread (Electron's main process in the desktop app). Measures
+ * How long a large release blocks the services' thread (Electron's main process in the desktop app). Measures
  * the event loop's largest delay (perf_hooks.monitorEventLoopDelay) while the computation of a large anomaly search and
  * a large anomaly identification runs, next to the run time, two ways in one run: inline on this thread (the synchronous
  * `runRelease`, as every release ran before) and as the release task (`release:<kind>`) on the worker pool with the

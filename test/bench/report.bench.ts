@@ -1,5 +1,5 @@
 /**
- * Benchmark: an audit report over 1,000 releases (issue 9 asks for <= 10 s). Builds a workspace with the release
+ * Benchmark: an audit report over 1,000 releases (target: <= 10 s). Builds a workspace with the release
  * service (1,000 releases of three kinds, fixtures of the report tests), then times each stage: gathering the data +
  * verification + HTML, printing the PDF with headless Chromium (cold start included), the CSV and JSON exports.
  * Run: node test/bench/run.mjs report

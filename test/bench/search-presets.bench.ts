@@ -1,5 +1,5 @@
 /**
- * Binary-search presets through the services (issue 19): the "Fig. 2" preset (two NAB series x three oracles x eps
+ * Binary-search presets through the services: the "Fig. 2" preset (two NAB series x three oracles x eps
  * 0.25..4, tau 0.5, 100 trials per cell) on a 2-worker pool. Prints one JSON line:
  * - seconds (wall), workerSeconds (sum of the cells' batch times in the workers), rounds (queries summed over every run),
  *   roundsPerSecond (wall) and nsPerIndividualRound (worker time per round and individual: the engine's cost);

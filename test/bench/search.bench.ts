@@ -1,5 +1,5 @@
 /**
- * Benchmarks of the anomaly search (issue 5). Prints one JSON line.
+ * Benchmarks of the anomaly search. Prints one JSON line.
  * - single10k: one search on 10,000 individuals, direct oracle, eps = 1, until max posterior > 0.5 (target <= 20 ms
  *   median); normal scores uniform in [0, 1], the anomaly at 2, t_l = 1, t_h = 2.
  * - nab<Oracle>Eps1: 100 runs on each of the seven NAB series (preset thresholds, tau = 0.5, eps = 1), for each oracle

@@ -1,5 +1,5 @@
 /**
- * Ball counts B(i, r) for every record (ISSUE 4 targets): 1,000,000 records x 2 numeric attributes (<= 3 s),
+ * Ball counts B(i, r) for every record, against their targets: 1,000,000 records x 2 numeric attributes (<= 3 s),
  * 200,000 records x 4 attributes (<= 5 s), and fast vs naive (all pairs of records) on 20,000 records.
  * Data: clustered Gaussian values (seeded), binned. Timed: binning + distinct tuples + ball counts of every distinct
  * tuple (which gives B for every record through recordPoint). Prints one JSON line.

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL sources benchmark (issue 16): the threshold query of sources.bench.ts (group-by room and floor, persons
+ * PostgreSQL sources benchmark: the threshold query of sources.bench.ts (group-by room and floor, persons
  * counted with a cap of 3, 250 public groups) over generated rows (default 10^7, QA_BENCH_ROWS to change) in a linked
  * PostgreSQL table of a throwaway local cluster (unix socket), two ways:
  * - pushed down: the aggregate runs in PostgreSQL and only the per-group counts come back (the release path:

@@ -1,5 +1,5 @@
 /**
- * Sweep benchmark (issue 7): the MIDE preset (taxi H/M/L; defaults, alpha, beta and eps_1 x m sweeps; 100 trials per
+ * Sweep benchmark: the MIDE preset (taxi H/M/L; defaults, alpha, beta and eps_1 x m sweeps; 100 trials per
  * cell) through the services on a 2-worker and a 1-worker pool, in one process, one after the other.
  * Reports wall time, trials per second, the speed-up, whether both runs gave identical cells, and the delay of the
  * services' event loop during each run (perf_hooks.monitorEventLoopDelay, max and p99).

@@ -39,7 +39,7 @@ describe('experiments', () => {
     const all = await experiments.cellsDone(page)
     expect(all).toEqual({ done: 84, total: 84 })
     for (const metric of ['fnr', 'fpr', 'epsilonExPost', 'minEntropy']) await page.getByTestId(`chart-${metric}`).waitFor()
-    // Issue 17: alpha 1..200 on a log axis (as in the paper), the beta line on the FNR chart, plain names with units.
+    // Alpha 1..200 on a log axis (as in the paper), the beta line on the FNR chart, plain names with units.
     expect(await page.getByTestId('chart-fnr').getAttribute('data-x-scale')).toBe('logarithmic')
     expect(await page.getByTestId('chart-fnr').getAttribute('data-beta-line')).toBe('0.05')
     expect(await page.getByTestId('chart-fpr').getAttribute('data-beta-line')).toBeNull()

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * Privacy units in the UI (issue 14): the import form declares a person column, the catalog and the dataset detail show
+ * Privacy units in the UI: the import form declares a person column, the catalog and the dataset detail show
  * the unit, and the Ledger screen's headline is the spend per person against the one budget per person, with the
  * notions beneath it.
  */
@@ -20,7 +20,7 @@ let page: Page
 let dir: string
 let file: string
 
-/** The workspace's privacy officer (issue 15): budgets are signed with a registered officer's key. */
+/** The workspace's privacy officer: budgets are signed with a registered officer's key. */
 const OFFICER = { name: 'dpo', passphrase: 'units test officer passphrase' }
 
 beforeAll(() => {

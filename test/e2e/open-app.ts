@@ -31,7 +31,7 @@ export function openAppForFile(): OpenApp {
 }
 
 /**
- * For tests that stand alone (issue 18): each test gets a fresh workspace (its own server on a new temporary folder) and a
+ * For tests that stand alone: each test gets a fresh workspace (its own server on a new temporary folder) and a
  * new signed-in page in its own browser context; the browser is shared by the file (launching it is the slow part).
  * Files whose tests are the steps of one story (workflows, layout: import, then budget, then release...) keep
  * `openAppForFile`, as one workspace is the story's state.

@@ -7,7 +7,7 @@ import { openAppPerTest } from './open-app'
 import { shell } from './pages/shell'
 import { LATEST_SCHEMA_VERSION } from '../../src-main/services/store/migrations'
 
-// Every test stands alone: a fresh workspace and a signed-in page each (issue 18), so e.g. the worker count one test
+// Every test stands alone: a fresh workspace and a signed-in page each, so e.g. the worker count one test
 // sets is not what another one finds.
 const opened = openAppPerTest()
 
@@ -56,7 +56,7 @@ describe('app shell in headless mode', () => {
   it('Settings changes the worker count; the status panel follows', async () => {
     const { page } = opened
     await shell.goTo(page, 'Settings')
-    // A disabled Apply says why (issue 17).
+    // A disabled Apply says why.
     expect(await page.getByTestId('settings-workers-apply').isDisabled()).toBe(true)
     expect(await page.getByTestId('settings-workers-why').innerText()).toBe('Type the number of worker threads you want (1 to 32) to change it.')
     await page.getByLabel('Worker threads').fill('1')
@@ -79,7 +79,7 @@ describe('app shell in headless mode', () => {
     await screenshot(page, 'settings-workers')
   })
 
-  it('a script injected into the signed-in page (XSS) cannot read or write files through the API (issue 15)', async () => {
+  it('a script injected into the signed-in page (XSS) cannot read or write files through the API', async () => {
     const { page, app } = opened
     const target = join(app.dir, 'victim.txt')
     writeFileSync(target, 'ORIGINAL')

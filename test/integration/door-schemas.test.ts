@@ -1,5 +1,5 @@
 /**
- * Issue 18, "schemas at the doors", through the HTTP door of a running headless server: a malformed request (wrong
+ * Schemas at the doors, through the HTTP door of a running headless server: a malformed request (wrong
  * type, missing field, unknown key, out-of-range number, huge string, not an object) to a method gets ONE plain sentence
  * naming the field, code "bad-input", and changes nothing stored: every table of the workspace is the same before and
  * after. Requests that would succeed but for one unknown key (a rename, a save) show that the refusal comes before any
@@ -84,7 +84,7 @@ afterAll(async () => {
   ws?.cleanup()
 })
 
-describe('schemas at the HTTP door (issue 18)', () => {
+describe('schemas at the HTTP door', () => {
   it('refuses malformed requests with one sentence naming the field, and stores nothing', async () => {
     const huge = 'x'.repeat(1_000_000)
     const cases: Array<[string, unknown, string]> = [

@@ -1,5 +1,5 @@
 /**
- * Issue 15, "no file system through the API", attempted through the HTTP door of a running headless server:
+ * No file system through the API, attempted through the HTTP door of a running headless server:
  * - every contract method (the run-time allow-list) is called with path-like parameters ("path", "outPath", "file", ...)
  *   at the top level and inside every nested object: each call is refused before any handler runs;
  * - every string of a working request to every method is replaced by a path (/etc/passwd, a canary file, ../..,
@@ -128,7 +128,7 @@ function withAt(v: unknown, trail: Array<string | number>, change: (x: unknown) 
   return copy
 }
 
-describe('no file system through the HTTP door (issue 15)', () => {
+describe('no file system through the HTTP door', () => {
   let datasetId = 0
   let queryId = 0
   let samples: Partial<{ [M in MethodName]: RequestOf<M> }> = {}

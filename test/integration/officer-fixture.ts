@@ -1,5 +1,5 @@
 /**
- * Officer acts in tests (issue 15): budgets, public declarations and unlocks must be signed by a registered officer.
+ * Officer acts in tests: budgets, public declarations and unlocks must be signed by a registered officer.
  * `officerAct(db, name)` registers that officer once per workspace (the first by itself, later ones added by the first)
  * and returns the credentials to spread into the act's request: `setBudget(db, { ...input, ...officerAct(db) })`.
  */

@@ -1,5 +1,5 @@
 /**
- * The Electron shell's window, session and protocol settings (issue 15), with a stand-in for the `electron` module:
+ * The Electron shell's window, session and protocol settings, with a stand-in for the `electron` module:
  * Electron itself cannot be launched on our machines (ELECTRON_SKIP_BINARY_DOWNLOAD), so these tests load the real
  * src-main/electron/main.ts against a fake `electron` and fake services and check what it asked Electron to do.
  * Attempts: a page from file://, the dev URL in a production build, `http://localhost:5173.evil.com` as "our" page,
@@ -175,7 +175,7 @@ describe('the shell, loaded against a stand-in for electron', () => {
     expect(services.dispatch).not.toHaveBeenCalled()
   })
 
-  it('checks every request against its schema before the services see it (issue 18)', async () => {
+  it('checks every request against its schema before the services see it', async () => {
     const { ipc } = await startShell({ packaged: true })
     services.dispatch.mockClear()
     for (const [method, req, sentence] of [

@@ -1,5 +1,5 @@
 /**
- * Exhaustive brute force on small universes (issue 14, ALGORITHMS.md section 6): the ledger's spend per unit is never
+ * Exhaustive brute force on small universes (ALGORITHMS.md section 6): the ledger's spend per unit is never
  * below the true worst-case loss of any person.
  *
  * Universe: rows have two columns, A (one value per person: a per-person column) and B (a person may have rows with
@@ -203,7 +203,7 @@ describe('brute force: the unsound alternatives are caught', () => {
     expect(trueWorstLoss(rs, personRowSets())).toBe(8)
   })
 
-  it('the six-room case of issue 14: rooms then hours on a person-level log', () => {
+  it('the six-room case: rooms then hours on a person-level log', () => {
     // One release over 6 rooms (a person in all of them) and one over hours; each charged per person (6 x 0.576 and
     // 3 x 0.576, nano). Room and hour are not per-person columns, so both are charged on the whole dataset.
     const per = 576_000_000

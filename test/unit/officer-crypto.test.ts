@@ -1,5 +1,5 @@
 /**
- * The officer's cryptography (issue 15): keys wrapped under the passphrase, signatures, sealing to several officers.
+ * The officer's cryptography: keys wrapped under the passphrase, signatures, sealing to several officers.
  */
 import { describe, expect, it } from 'vitest'
 import { SCRYPT, createKeyPair, keyIdOf, seal, signText, unseal, unwrapKeys, verifyText } from '../../src-main/services/trust/officer-crypto'

@@ -1,4 +1,4 @@
-/** Pure parts of the PostgreSQL source (issue 16): placeholders, the URL and password-variable checks, error kinds. */
+/** Pure parts of the PostgreSQL source: placeholders, the URL and password-variable checks, error kinds. */
 import { describe, expect, it } from 'vitest'
 import { PgError, numberedParams, pgFailureKind } from '../../src-main/services/sources/pg-sync'
 import { checkPasswordEnv, checkPostgresUrl, postgresHosts } from '../../src-main/services/sources/linked-postgres'

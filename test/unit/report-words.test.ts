@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { headlineCells, paramsInWords } from '../../src-main/services/reports/report-html'
 import type { ReportExperiment } from '../../src-main/contract/reports'
 
-describe('report wording (issue 17)', () => {
+describe('report wording', () => {
   it('a release’s parameters in words, only those its mechanism uses', () => {
     const tslm = paramsInWords({ kind: 'threshold', mechanism: 'tslm', params: { beta: 0.05, alpha: 1, eps1: 0.00001, fineSteps: 3, steps: 4 } })
     expect(tslm).toBe(

@@ -59,7 +59,7 @@ export const reportCommand: CliCommand = {
     const officer = optString(values, 'officer')
     if (edition !== 'officer' && officer !== undefined) throw new UsageError('--officer applies to --edition officer only')
     checkWritable(out)
-    // The officer edition opens the sealed costs with the officer's key (issue 15): the passphrase is read first.
+    // The officer edition opens the sealed costs with the officer's key: the passphrase is read first.
     const passphrase = edition === 'officer' ? await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) : undefined
 
     const started = Date.now()

@@ -2,5 +2,5 @@ import { datasetCommands } from './dataset-commands'
 import { ledgerCommands } from './ledger-commands'
 import { officerCommand } from './officer-commands'
 
-// Store commands of issue 6: import, datasets (dataset-commands.ts); release, ledger, budget, demo (ledger-commands.ts).
+// Store commands: import, datasets (dataset-commands.ts); release, ledger, budget, demo (ledger-commands.ts).
 export const storeCommands = [...datasetCommands, ...ledgerCommands, officerCommand]

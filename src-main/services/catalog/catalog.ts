@@ -89,7 +89,7 @@ function toCatalog(d: DatasetRow, cols: ColumnRow[]): CatalogDataset {
 
 /** The dataset's privacy unit (trust/privacy-unit.ts: the one signed with the budget; row-level unless declared at import). */
 function withUnit(db: Database.Database, ds: CatalogDataset): CatalogDataset {
-  // Public only by an officer's signed declaration (a 'public' row appended with the file does not count: review H10).
+  // Public only by an officer's signed declaration (a 'public' row appended with the file does not count).
   if (ds.info.public) ds.info.public = isPublicDataset(db, ds.info.id)
   ds.info.unit = datasetUnit(db, ds.info.id)
   ds.info.source = sourceKind(db, ds.info.id)

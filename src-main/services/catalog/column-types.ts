@@ -4,7 +4,7 @@
  *
  * Stored forms: integer -> SQLite INTEGER (safe JS integers only), real -> REAL, text -> TEXT,
  * timestamp -> INTEGER milliseconds since 1970-01-01 UTC. An empty field is NULL in every type.
- * Every value is kept exactly (issue 15): an integer beyond +-(2^53 - 1) is not a JS number, and a decimal whose digits a
+ * Every value is kept exactly: an integer beyond +-(2^53 - 1) is not a JS number, and a decimal whose digits a
  * double cannot hold is not a real, so a column with such values is inferred as text (ids 12345678901234567 and
  * 12345678901234568 stay two different ids); typed as integer or real by the user, such a value is a bad row.
  * Timestamps: ISO 8601 (`2015-01-31`, `2015-01-31T10:00`, `...:05.123Z`, `...+01:00`) or `YYYY-MM-DD HH:MM:SS`;

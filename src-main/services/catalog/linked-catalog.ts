@@ -56,7 +56,7 @@ export function textIfBeyondSafe(ints: LinkedColumn[], ident: (name: string) => 
  * be declared one value per person on a linked source. The source may change after the link (a person gaining a second
  * value), so the declaration could not be kept for the charge (privacy-unit.ts ignores it for linked datasets), and
  * checking it over the rows at link time told the caller, uncharged, whether some person in the private rows has two
- * values (review finding). Refused before anything is read, in words that depend on the request only.
+ * values. Refused before anything is read, in words that depend on the request only.
  */
 export function linkedPerPerson(columns: LinkedColumn[], personColumn: string | null, declared: readonly string[]): boolean[] | null {
   if (personColumn === null) return null

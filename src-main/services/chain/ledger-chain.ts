@@ -30,7 +30,7 @@ export interface EntryRow {
   detail: string
   prev_hash: string
   hash: string
-  /** Officer acts (issue 15): the signing officer's key id and the Ed25519 signature over the entry's hash. */
+  /** Officer acts: the signing officer's key id and the Ed25519 signature over the entry's hash. */
   signer?: string | null
   signature?: string | null
 }
@@ -128,7 +128,7 @@ export function hashedFields(r: EntryRow) {
     actor: r.actor,
     description: r.description,
     detail: r.detail,
-    // Signed entries (issue 15) also hash who signed them; older entries hash exactly the fields they had.
+    // Signed entries also hash who signed them; older entries hash exactly the fields they had.
     signer: r.signer ?? undefined
   }
 }

@@ -16,7 +16,7 @@ export interface DeclarePublicInput {
   reason: string
   /** The officer's registered name or key id (may be left out when only one officer is registered). */
   officer?: string
-  /** The officer's passphrase: declaring a dataset public is an officer act, signed (issue 15). Never stored. */
+  /** The officer's passphrase: declaring a dataset public is an officer act, signed. Never stored. */
   passphrase?: string
 }
 

@@ -1,5 +1,5 @@
 /**
- * Linking a PostgreSQL table or view (issue 16): the connection test and table list the app shows, and the link itself,
+ * Linking a PostgreSQL table or view: the connection test and table list the app shows, and the link itself,
  * an officer act signed over what the link is (trust/link-signature.ts). The read path of a linked relation is
  * sources/linked-postgres.ts.
  */
@@ -98,7 +98,7 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): D
       'bad-input'
     )
   }
-  // The declared types only (review finding 5): a bigint is integer whatever its values. A value beyond 2^53 that a
+  // The declared types only: a bigint is integer whatever its values. A value beyond 2^53 that a
   // release must bring back as a number fails that release after its charge (the neutral failure), never before.
   const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
   const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])

@@ -1,5 +1,5 @@
 /**
- * Opaque file handles (issue 15): no contract method takes a server-side path. A file enters the services in one of two
+ * Opaque file handles: no contract method takes a server-side path. A file enters the services in one of two
  * ways, both outside the contract's reach:
  * - desktop: the user picks it in the native open dialog, shown by the Electron main process;
  * - headless: the browser uploads it (`POST /api/upload`) into the server's private upload folder.

@@ -62,8 +62,8 @@ export interface RunOptions<T = unknown> {
   /** A batch running longer than this is treated like a crash (worker terminated, batch retried once). */
   batchTimeoutMs?: number
   /**
-   * Run each batch at most once: no retry after a lost worker and no time-out (`batchTimeoutMs` ignored). For releases
-   * (issue 18): a retry would draw the noise twice, and a time-out that depends on the data's run time would be a signal.
+   * Run each batch at most once: no retry after a lost worker and no time-out (`batchTimeoutMs` ignored). For releases:
+   * a retry would draw the noise twice, and a time-out that depends on the data's run time would be a signal.
    */
   once?: boolean
 }

@@ -12,7 +12,7 @@ const FONT = markup`font-family="'DejaVu Sans', 'Liberation Sans', Arial, sans-s
 /** Short number text for axes and labels: at most 4 significant digits. */
 export function shortNumber(x: number): string {
   if (!Number.isFinite(x)) return ''
-  // Below 1e-12 is floating-point noise around 0 (a CI bound of 3.47e-18): shown as 0 (issue 17).
+  // Below 1e-12 is floating-point noise around 0 (a CI bound of 3.47e-18): shown as 0.
   if (Math.abs(x) < 1e-12) return '0'
   const a = Math.abs(x)
   if (a >= 1e5 || a < 1e-3) return x.toExponential(1).replace('e+', 'e')

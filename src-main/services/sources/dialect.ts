@@ -1,5 +1,5 @@
 /**
- * One query model, one compiler per engine (issue 16). A release needs only aggregates of a dataset; this file builds
+ * One query model, one compiler per engine. A release needs only aggregates of a dataset; this file builds
  * each of them as SQL from the saved definition, the catalog and a `Dialect` (what differs between engines: how a
  * column is read, the scalar minimum, integer floor division, NULL ordering). `dialect-sqlite.ts` compiles for an
  * imported dataset (the workspace's SQLite table), `dialect-duckdb.ts` for a linked file (DuckDB reading the Parquet or

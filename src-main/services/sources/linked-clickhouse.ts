@@ -1,5 +1,5 @@
 /**
- * Linked ClickHouse tables (issue 27): a table of the organisation's ClickHouse, local (MergeTree, Memory, a view...)
+ * Linked ClickHouse tables: a table of the organisation's ClickHouse, local (MergeTree, Memory, a view...)
  * or `Distributed` over shards, registered in the catalog and queried where it lives; only aggregates come back. The
  * read path (the link as signed, the checks before a charge, the sentences); linking is datasets/link-clickhouse.ts.
  *

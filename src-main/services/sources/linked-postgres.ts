@@ -1,17 +1,17 @@
 /**
- * Linked PostgreSQL tables and views (issue 16): a relation in the organisation's PostgreSQL registered in the catalog
+ * Linked PostgreSQL tables and views: a relation in the organisation's PostgreSQL registered in the catalog
  * and queried where it lives; only aggregates come back.
  *
  * - The connection is stored as a URL WITHOUT a password (a URL with one is refused) and, optionally, the name of the
  *   environment variable holding the password (default PGPASSWORD). The password is read from the environment at each
  *   use and goes to the PostgreSQL worker only: never into the workspace, the ledger, logs or error sentences.
  * - Every statement runs in a READ ONLY transaction with a statement timeout (pg-sync.ts).
- * - Linking is an officer act (review finding 6): the officer signs what the link is (link-signature.ts), and every
+ * - Linking is an officer act: the officer signs what the link is (link-signature.ts), and every
  *   use checks the stored link against the signature before it connects (the password goes to the URL's host).
  * - Linking reads the relation's identity (schema, name, oid, kind) and declared columns (information_schema.columns:
- *   the schema, never the rows) and maps each declared type to a catalog type (bigint is integer whatever the values:
- *   review finding 5). No row is read, counted or estimated for the analyst: the catalog's row count of a linked
- *   relation is 0 and says "not counted".
+ *   the schema, never the rows) and maps each declared type to a catalog type (bigint is integer whatever the values).
+ *   No row is read, counted or estimated for the analyst: the catalog's row count of a linked relation is 0 and says
+ *   "not counted".
  * - Fingerprint: the relation's identity (schema.table and oid, kind) and the planner's row estimate, taken at each
  *   release and recorded in its ledger entry (`params.source`), sealed to the officers; the link keeps no estimate.
  * - Before a release is charged, the relation must be reachable, readable by the connection's role and have the
@@ -65,7 +65,7 @@ interface SourceRow {
 /**
  * The linked PostgreSQL relation of a dataset, or null. Every use goes through here: the stored link must be exactly
  * what a privacy officer signed (its URL, password variable, relation, columns, and the dataset's catalog columns and
- * unit), otherwise one sentence and no connection is made (review finding 6).
+ * unit), otherwise one sentence and no connection is made.
  */
 export function linkedPostgresOf(db: Database.Database, datasetId: number): LinkedPostgresRecord | null {
   const row = db

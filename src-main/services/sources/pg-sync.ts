@@ -1,5 +1,5 @@
 /**
- * PostgreSQL (`pg`, node-postgres) behind a synchronous call (issue 16), so that a linked PostgreSQL table is read
+ * PostgreSQL (`pg`, node-postgres) behind a synchronous call, so that a linked PostgreSQL table is read
  * where an imported dataset is read with better-sqlite3: inside the release's `execute` (after its charge).
  *
  * node-postgres is promise-based; it runs in one dedicated worker thread behind a blocking call (`sync-worker.ts`, the

@@ -1,5 +1,5 @@
 /**
- * A promise-based client behind a synchronous call (issue 16): DuckDB (`duckdb-sync.ts`) and PostgreSQL (`pg-sync.ts`)
+ * A promise-based client behind a synchronous call: DuckDB (`duckdb-sync.ts`) and PostgreSQL (`pg-sync.ts`)
  * are asynchronous, but a release reads its aggregates inside its `execute` (after the charge), which is synchronous.
  *
  * The client runs in one dedicated worker thread (started on first use, unref'd so it never keeps the process alive).

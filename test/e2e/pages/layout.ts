@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core'
 
-/** The two window sizes every screen must fit (issue 17). */
+/** The two window sizes every screen must fit. */
 export const VIEWPORTS = [
   { width: 1024, height: 700 },
   { width: 1440, height: 900 }

@@ -3,7 +3,7 @@ import { shell } from './shell'
 
 /** What a privacy officer does on the Ledger screen. */
 export const ledger = {
-  /** `passphrase`: the officer's, filled in when the form asks for it (budgets are signed officer acts, issue 15). */
+  /** `passphrase`: the officer's, filled in when the form asks for it (budgets are signed officer acts). */
   async setBudget(page: Page, b: { dataset: string; epsilon: number; reason: string; officer: string; passphrase?: string }) {
     await shell.goTo(page, 'Ledger')
     const form = page.getByTestId('budget-form')

@@ -76,7 +76,7 @@ describe('CLI: import, datasets, query', () => {
     expect(refused.err).toBe(
       'quiet-alarm: The rows of "occupancy" are private and are not shown; only datasets the privacy officer declared public can be browsed\n'
     )
-    // Declaring public is an officer act (issue 15): register the officer, then act with the passphrase from a file.
+    // Declaring public is an officer act: register the officer, then act with the passphrase from a file.
     writeFileSync(join(ws.dir, 'jo.pass'), 'jo the officer passphrase\n')
     const noOfficer = await cli(
       'datasets',

@@ -1,7 +1,7 @@
 /**
  * Crash safety of imports: a child process importing a file is killed with SIGKILL at random points (seeded), 25
  * times, into one workspace. After each kill: integrity_check is ok, the catalog and the tables agree, every dataset
- * in the catalog is complete, and opening the workspace (openStore, issue 15) drops the orphan staging tables.
+ * in the catalog is complete, and opening the workspace (openStore) drops the orphan staging tables.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'

@@ -1,7 +1,6 @@
 /**
- * Issue 15: "Disk full during import ends with 'unexpected failure: database or disk is full' (exit 1), no advice; an
- * orphan staging table is left after a crash until the next import".
- * A full database (SQLite's max_page_count, as a full disk looks to SQLite) is now one sentence naming the workspace,
+ * A full disk during an import: a full database (SQLite's max_page_count, as a full disk looks to SQLite) is one
+ * sentence naming the workspace,
  * its limit or its disk's free space and what the import needed, with nothing stored; orphan staging tables go when
  * the workspace is opened.
  */
@@ -22,7 +21,7 @@ beforeAll(() => {
 })
 afterAll(() => h?.cleanup())
 
-describe('disk full during import (issue 15)', () => {
+describe('disk full during import', () => {
   it('is a bad-environment error naming the workspace, its limit and what was needed; nothing is stored', async () => {
     const p = join(h.dir, 'big.csv')
     const rows = Array.from({ length: 60_000 }, (_, i) => `${i},room-${i % 97},${(i * 7919) % 1000},note number ${i}`)
@@ -62,7 +61,7 @@ function mountTinyDisk(dir: string): boolean {
   return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dir]).status === 0
 }
 
-describe('a really full disk (issue 15)', () => {
+describe('a really full disk', () => {
   it('names the disk and its free space; nothing is stored and the workspace still opens', async () => {
     const ws = tempWorkspace('qa-fulldisk-')
     const disk = join(ws.dir, 'disk')
@@ -103,7 +102,7 @@ describe('a really full disk (issue 15)', () => {
   })
 })
 
-describe('orphan staging tables (issue 15)', () => {
+describe('orphan staging tables', () => {
   it('are dropped when the workspace is opened, not at the next import; a live import elsewhere keeps its table', () => {
     const ws = tempWorkspace('qa-staging-')
     try {

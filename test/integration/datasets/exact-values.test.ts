@@ -1,6 +1,6 @@
 /**
- * Issue 15: "integers above 2^53 are silently rounded: the ids 12345678901234567 and 12345678901234568 both became
- * 12345678901234568". Import keeps every value exactly: such a column is text (exact, typed so), a user type that
+ * Integers above 2^53 are never rounded (the ids 12345678901234567 and 12345678901234568 stay two values). Import
+ * keeps every value exactly: such a column is text (exact, typed so), a user type that
  * would round it is a bad row with the reason, and values a double holds exactly stay numbers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,7 +22,7 @@ function file(name: string, text: string): string {
   return p
 }
 
-describe('import keeps every value exactly (issue 15)', () => {
+describe('import keeps every value exactly', () => {
   it('stores ids that differ only in the last digit beyond 2^53 as two different ids, typed text', async () => {
     const p = file('ids.csv', 'id,amount\n12345678901234567,1\n12345678901234568,2\n-98765432109876543210,3\n')
     const info = await h.importAndWait({ path: p, name: 'ids' })

@@ -1,8 +1,8 @@
 /**
  * A maxGroups bound over a long text group list: the bound joins the public predicates as literal rows whose text
- * values are bound parameters, and SQLite takes at most 32,766 of them in a statement. Such a release used to be
- * charged and then fail in the engine (the analyst lost the epsilon for nothing). The count of bound values depends
- * only on the public list, so it is refused before the charge now, with nothing spent.
+ * values are bound parameters, and SQLite takes at most 32,766 of them in a statement. A release over more must
+ * not be charged and then fail in the engine (the analyst would lose the epsilon for nothing): the count of bound
+ * values depends only on the public list, so it is refused before the charge, with nothing spent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { QueryDefinition } from '../../../src-main/contract/datasets'

@@ -41,7 +41,7 @@ async function spentDataset() {
 
 const entries = () => (store.db.prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n
 
-describe('budget guard rails (issue 17)', () => {
+describe('budget guard rails', () => {
   it('refuses a budget below what is already spent, in one sentence, and writes nothing', async () => {
     const datasetId = await spentDataset()
     const before = entries()

@@ -64,7 +64,7 @@ describe('CLI: demo, budget, ledger, release', () => {
     expect(raised.out).toMatch(
       /Budget of "occupancy" for eps-dp set to 9 \(ledger entry #\d+, signed by officer Privacy Officer \(demo\): "second quarter"\)/
     )
-    // Every epsilon it prints by the one rounding rule (issue 17): 6 significant digits, never the ledger's 9 decimals.
+    // Every epsilon it prints by the one rounding rule: 6 significant digits, never the ledger's 9 decimals.
     const spentLine = /Spent per person \(summed over notions\): ([\d.e-]+) of 10/.exec(raised.out)
     expect(spentLine, raised.out).not.toBeNull()
     expect((raised.out.match(/\d+\.\d+/g) ?? []).filter((n) => n.replace(/^[0.]+/, '').replace('.', '').length > 6)).toEqual([])

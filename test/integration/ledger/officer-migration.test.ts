@@ -1,5 +1,5 @@
 /**
- * Migration 007 on a workspace from before officer keys (issue 15): its entries keep their hashes, its audit events are
+ * Migration 007 on a workspace from before officer keys: its entries keep their hashes, its audit events are
  * chained, its unsigned budget stays valid (written before officer keys existed), and from then on every budget needs an
  * officer. A workspace without an officer discards ex-post costs rather than storing them in clear.
  */

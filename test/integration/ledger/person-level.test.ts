@@ -1,5 +1,5 @@
 /**
- * Privacy units and one figure per person (issue 14): the import option (service and CLI), the per-person column check,
+ * Privacy units and one figure per person: the import option (service and CLI), the per-person column check,
  * spend per unit summed over notions with one budget per unit, the JSON contract of `ledger` and `budget`, and a brute
  * force over real ledgers that the spend per unit is never below a person's true worst-case loss.
  */

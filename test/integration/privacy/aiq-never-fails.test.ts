@@ -1,6 +1,6 @@
 /**
  * After the charge, an anomaly identification release must not fail, or take another path, because of the private
- * values (a failure is a bit the analyst reads for almost nothing: the review read max(minutes) exactly that way).
+ * values (a failure is a bit the analyst reads for almost nothing: a bin overflow on max(minutes) would tell it).
  * Property test: random columns with extreme values (up to +-1e300, empty selections, one row, many categories), random
  * bin widths, radii, metrics and records; whenever prepare accepts the query (it sees only public inputs), execute answers.
  */

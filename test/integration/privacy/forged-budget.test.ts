@@ -1,9 +1,8 @@
 /**
- * Attack (review of the signed budgets): an analyst with the workspace file, without the officer's passphrase, rewrites
- * the budget entry in force (a larger amount, or a privacy unit matching tables forged to charge less), recomputing
- * every hash after it. `ledger verify` reports it (the officer's signature and checkpoint no longer match), but
- * admission read the amount and the unit straight from the rows and admitted releases against them until someone ran
- * verify. Now admission uses a budget entry only if it still carries a valid signature of a registered officer (or
+ * Attack: an analyst with the workspace file, without the officer's passphrase, rewrites the budget entry in force (a
+ * larger amount, or a privacy unit matching tables forged to charge less), recomputing every hash after it. `ledger
+ * verify` reports it (the officer's signature and checkpoint no longer match), and admission does not wait for verify:
+ * it uses a budget entry only if it still carries a valid signature of a registered officer (or
  * predates officer signatures); otherwise the release is denied and nothing is spent.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'

@@ -1,11 +1,11 @@
 /**
- * Attack (H10 review): an analyst with the workspace file, without the officer's passphrase, appends a ledger entry of
+ * Attack: an analyst with the workspace file, without the officer's passphrase, appends a ledger entry of
  * kind 'public' for a private dataset (the chain extended correctly, no signature, or signed by a key inserted in
  * `officers`). "Public" was read as "some 'public' entry exists", never checked against a signature at use: the dataset
  * became browsable (datasets/rows), a group list or threshold table for releases, and a sweepable workload whose
  * simulations report results against its true counts, uncharged. On a linked PostgreSQL relation (rows not in the file)
  * that last door reads private rows without a charge. `ledger verify` reports the entry, but nothing else looked.
- * Now a dataset is public only by a 'public' entry that is what an officer signed (the rule admission applies to budgets).
+ * A dataset is public only by a 'public' entry that is what an officer signed (the rule admission applies to budgets).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { datasetRows, getDataset } from '../../../src-main/services/catalog/catalog'

@@ -82,7 +82,7 @@ describe('reports through the services', () => {
     expect(pdfText(file)).toContain(result.dataSha256)
   })
 
-  it('never writes to a path the request names (issue 15); the JSON download hashes to the data SHA-256', async () => {
+  it('never writes to a path the request names; the JSON download hashes to the data SHA-256', async () => {
     const out = join(ws.dir, 'svc.json')
     const r = await services.dispatch('reports/export', { format: 'json', outPath: out })
     expect(r).toMatchObject({ ok: false, error: { code: 'bad-input' } })

@@ -1,5 +1,5 @@
 /**
- * Audit reports (issue 9): PDF sections and figures against the ledger, the verification hashes against re-exports,
+ * Audit reports: PDF sections and figures against the ledger, the verification hashes against re-exports,
  * CSV round trips, editions (no ex-post costs for analysts; recorded unlocks for officers), empty ledgers, bad input.
  * Ledger content is made with the ledger and release services (fixtures.ts).
  */
@@ -153,9 +153,9 @@ describe('PDF report', () => {
           `Dataset "${d.datasetName}" (id ${d.datasetId})`,
           next ? `Dataset "${next.datasetName}"` : null
         )
-        // The headline per unit (issue 14): the sum over notions, against the one budget per unit.
+        // The headline per unit: the sum over notions, against the one budget per unit.
         const per = d.unitKind === 'person' ? 'person' : 'row'
-        // Epsilons by the one rounding rule (issue 17): spends and budgets rounded up, what remains rounded down.
+        // Epsilons by the one rounding rule: spends and budgets rounded up, what remains rounded down.
         expect(part).toContain(`Privacy unit: ${d.unitText}. Spent per ${per}, summed over notions: ${up(d.spentPerUnitExact)}`)
         if (d.budgetPerUnitSource !== 'none')
           expect(part).toContain(`budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`)
@@ -169,7 +169,7 @@ describe('PDF report', () => {
     }
   })
 
-  it('prints every epsilon at 6 significant digits at most (issue 17), the charges rounded up, and says the CSV holds them exact', () => {
+  it('prints every epsilon at 6 significant digits at most, the charges rounded up, and says the CSV holds them exact', () => {
     const releases = withStore((s) => listReleases(s.db))
     const entries = withStore((s) => listEntries(s.db, { limit: 1000 }).entries)
     // The fixture has epsilons with more than 6 significant digits (ln 10 = 2.302585093 ...), so the rule is exercised.

@@ -1,5 +1,5 @@
 /**
- * A throwaway PostgreSQL cluster for the tests (issue 16: a real server, no mocks). `initdb` in a temp dir, `pg_ctl
+ * A throwaway PostgreSQL cluster for the tests (a real server, no mocks). `initdb` in a temp dir, `pg_ctl
  * start` listening on a unix socket in that dir only (no TCP port to collide on). initdb refuses root: as root (CI) the
  * cluster runs as `nobody` (`runuser`), with the temp dir chowned to it. The superuser `postgres` is trusted on the
  * socket (fixtures); every other role logs in with a password (scram-sha-256), so the password-from-environment path is

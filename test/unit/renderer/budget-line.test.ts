@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { budgetLineDataset } from '../../../src-renderer/src/screens/ledger/budgetLineDefinition'
 
-describe('the budget over the spend-per-cell bars (issue 17)', () => {
+describe('the budget over the spend-per-cell bars', () => {
   it('one cell: a budget bar beside the spend (a one-point line drew nothing); several: the dashed line', () => {
     const one = budgetLineDataset(1, 10, '#b00')
     expect(one.data).toEqual([10])

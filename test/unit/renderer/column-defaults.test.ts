@@ -14,7 +14,7 @@ const occupancy = [
   { name: 'minutes', type: 'integer' as const }
 ]
 
-describe('defaults chosen by column names and types (issue 17)', () => {
+describe('defaults chosen by column names and types', () => {
   it('the person column is the one named like a person, never a time', () => {
     expect(preferredPersonColumn(occupancy)).toBe('person_id')
     expect(

@@ -1,5 +1,5 @@
 /**
- * The count of groups shown before a threshold query is saved (issue 17): from public inputs only — the listed groups, a
+ * The count of groups shown before a threshold query is saved: from public inputs only — the listed groups, a
  * public threshold table's rows, a public group list's distinct key tuples — and never from the counted (private) data.
  */
 import { describe, expect, it } from 'vitest'
@@ -29,7 +29,7 @@ const roomList = ds(3, 'room-list', ['bldg', 'room_name'], true, 40)
 const all = [occupancy, capacities, roomList]
 const base = { kind: 'threshold' as const, groupBy: ['building', 'room'], count: { kind: 'rows' as const } }
 
-describe('count of groups before saving (issue 17)', () => {
+describe('count of groups before saving', () => {
   it('listed groups: their number', () => {
     const def: ThresholdQueryDefinition = {
       ...base,

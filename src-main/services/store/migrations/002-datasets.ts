@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Datasets, their columns and saved query definitions (issue 6).
+ * Datasets, their columns and saved query definitions.
  *
  * - `datasets.id` is AUTOINCREMENT: ids are never reused, so ledger entries (which must not have a foreign key here:
  *   deleting a dataset keeps its ledger history) keep naming the right dataset forever.

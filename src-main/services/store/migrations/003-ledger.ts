@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * The privacy-budget ledger and releases (issue 6).
+ * The privacy-budget ledger and releases.
  *
  * - `ledger_entries`: append-only (triggers refuse UPDATE and DELETE), hash-chained: `hash` = SHA-256 over `prev_hash` and
  *   the canonical serialisation of the other columns (see services/ledger/canonical.ts). Charges and budget changes.

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Experiments and their per-cell results (issue 7). Experiments are simulations (ground truth, seeded, never charged):
+ * Experiments and their per-cell results. Experiments are simulations (ground truth, seeded, never charged):
  * `simulation` is 1 on every row and cannot be anything else.
  */
 export const migration004: Migration | null = {

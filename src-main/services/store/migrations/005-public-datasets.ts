@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Public datasets (issue 13, ALGORITHMS.md section 5): a dataset becomes public only by the privacy officer's act, with a
+ * Public datasets (ALGORITHMS.md section 5): a dataset becomes public only by the privacy officer's act, with a
  * reason, recorded in the ledger as an entry of kind 'public' (hash-chained like budgets and charges). Only a public
  * dataset may supply values that reach a release (thresholds, group lists, the individuals of a search).
  *

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Privacy units (issue 14, ALGORITHMS.md section 6): what one dataset's guarantees protect, declared at import.
+ * Privacy units (ALGORITHMS.md section 6): what one dataset's guarantees protect, declared at import.
  *
  * - `dataset_units`: one row per dataset, written in the import's last transaction. `person_column` names the column
  *   that identifies a person (person-level); NULL means each row is a different person (row-level). No foreign key to

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3'
 import type { Migration } from '../migration'
 
 /**
- * Officer keys, signed acts, a hash-chained audit log and signed checkpoints (issue 15).
+ * Officer keys, signed acts, a hash-chained audit log and signed checkpoints.
  *
  * - `officers`: one row per registered privacy officer: the Ed25519 (sign) and X25519 (seal) public keys, the private
  *   keys wrapped with AES-256-GCM under a key derived from the officer's passphrase by scrypt, who added the officer

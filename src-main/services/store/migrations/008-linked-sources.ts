@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Linked datasets (issue 16): a dataset whose rows stay in a file read in place by DuckDB. Imported datasets have no row
+ * Linked datasets: a dataset whose rows stay in a file read in place by DuckDB. Imported datasets have no row
  * here. `path` is the file's absolute path (set from the CLI only; no door takes paths), `schema` the JSON list of the
  * file's columns as linked ({name, duckType, type}), `fingerprint` the JSON {size, mtimeMs, hash} when it was linked.
  * The catalog row (`datasets`, `dataset_columns`) is as for an import, with no `ds_<id>` table behind it.

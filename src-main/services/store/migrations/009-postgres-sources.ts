@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Linked PostgreSQL tables and views (issue 16): a dataset whose rows stay in the organisation's PostgreSQL. `url` is the
+ * Linked PostgreSQL tables and views: a dataset whose rows stay in the organisation's PostgreSQL. `url` is the
  * connection URL WITHOUT a password (linking refuses one that has it); the password is read at use from the environment
  * variable `password_env` (null: PGPASSWORD), never stored. `schema_name`.`relation_name` is the table or view, `columns`
  * the JSON list of its columns as linked ({name, pgType, type}), `fingerprint` the JSON {relation, oid, kind,

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Linked PostgreSQL relations as officer acts (review findings 5 and 6):
+ * Linked PostgreSQL relations as officer acts:
  * - `signer`, `signature`: the privacy officer's Ed25519 signature over what the link is (link-signature.ts); a link
  *   without one (made before this migration) is refused at use until an officer links the relation again.
  * - The planner's row estimate is no longer kept in clear: it is removed from the stored link's fingerprint and the

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration'
 
 /**
- * Linked ClickHouse tables (issue 27): a dataset whose rows stay in the organisation's ClickHouse (a local table or a
+ * Linked ClickHouse tables: a dataset whose rows stay in the organisation's ClickHouse (a local table or a
  * Distributed one over shards). `url` is the HTTP(S) URL WITHOUT a password (linking refuses one that has it); the
  * password is read at use from the environment variable `password_env` (null: CLICKHOUSE_PASSWORD), never stored.
  * `database_name`.`table_name` is the table, `table_engine` its engine when linked, `columns` the JSON list of its

@@ -1,5 +1,5 @@
 /**
- * "Connect to PostgreSQL" (issue 16): a connection URL without a password (the password is read from the server's
+ * "Connect to PostgreSQL": a connection URL without a password (the password is read from the server's
  * environment, PGPASSWORD or a variable ending in PGPASSWORD), "Test connection" lists the tables and views the role
  * may read, a table picker, the privacy unit, and "Link" makes it a dataset queried where it lives. Both are the
  * privacy officer's acts (the server's password goes to the URL's host; the link is signed): the officer's name and

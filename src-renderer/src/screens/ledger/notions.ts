@@ -8,7 +8,7 @@ export const NOTION_OPTIONS: Array<{ value: PrivacyNotion; label: string }> = [
   { value: 'anomaly-restricted-dp', label: 'anomaly-restricted DP (anomaly search)' }
 ]
 
-/** A notion's plain name where it is shown next to figures (not its internal id, issue 17). */
+/** A notion's plain name where it is shown next to figures (not its internal id). */
 export const NOTION_NAME: Record<PrivacyNotion, string> = {
   'predicate-wise-dp': 'predicate-wise DP',
   'eps-dp': 'ε-DP',

@@ -13,7 +13,7 @@ function oneTwoFive(v: number | string): string {
 }
 
 /**
- * See the trade-off before spending (issue 17): what the question costs over a range of alphas (beta fixed), what the
+ * See the trade-off before spending: what the question costs over a range of alphas (beta fixed), what the
  * budgets leave as a line, and the current choice marked. Prices come from the preview (definition, formula, ledger).
  */
 export function TradeoffChart(props: { preview: ReleasePreview }) {

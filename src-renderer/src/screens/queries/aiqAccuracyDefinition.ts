@@ -1,5 +1,5 @@
 /**
- * Accuracy first for anomaly identification (issue 17): the analyst states the error rate they accept; ε per record is
+ * Accuracy first for anomaly identification: the analyst states the error rate they accept; ε per record is
  * priced from Construction 1's closed form (ALGORITHMS.md section 2). The answer for a record is flipped with probability
  * t = e^(-ε (λ - 1)) / (1 + e^ε), where λ >= 1 is the number of record additions or removals that would change the
  * answer (λ_k under sensitive privacy, mdd under ε-DP). For every record at least `margin` changes from the other answer

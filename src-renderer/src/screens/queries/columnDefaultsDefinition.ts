@@ -1,5 +1,5 @@
 /**
- * Sensible defaults chosen from column names and types (issue 17): the person column is not simply the first column
+ * Sensible defaults chosen from column names and types: the person column is not simply the first column
  * (which was `timestamp`), the threshold table is not simply the first public dataset. Pure (unit-tested).
  */
 import type { ColumnType } from '../../../../src-main/contract'

@@ -1,5 +1,5 @@
 /**
- * How many groups (predicates) a threshold query definition asks about, shown before it is saved (issue 17). From
+ * How many groups (predicates) a threshold query definition asks about, shown before it is saved. From
  * PUBLIC information only: the definition's listed groups, the rows of a public threshold table (one predicate per row),
  * or the distinct key tuples of a public group-list dataset (read through `datasets/rows`, which pages public datasets
  * only). Never a count from the counted dataset: which groups occur in private data is itself data, and showing it
