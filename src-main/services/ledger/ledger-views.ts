@@ -187,8 +187,7 @@ export function ledgerSummary(db: Db, req: { datasetId?: number; cellLimit?: num
   if (req.datasetId !== undefined) ids = [req.datasetId]
   else {
     const fromLedger = (db.prepare('SELECT DISTINCT dataset_id AS id FROM ledger_entries').all() as Array<{ id: number }>).map((r) => r.id)
-    const hasDatasets = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'datasets'`).get()
-    const live = hasDatasets ? (db.prepare('SELECT id FROM datasets').all() as Array<{ id: number }>).map((r) => r.id) : []
+    const live = (db.prepare('SELECT id FROM datasets').all() as Array<{ id: number }>).map((r) => r.id)
     ids = [...new Set([...live, ...fromLedger])].sort((a, b) => a - b)
   }
   const head = headOf(db)

@@ -43,10 +43,6 @@ export interface LinkedFileRecord extends LinkedFile {
 
 const CSV_HEADER_BLOCK = 64 * 1024
 
-function hasSourcesTable(db: Database.Database): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dataset_sources'`).get() !== undefined
-}
-
 /**
  * What identifies the linked file beside its path: the real path it leads to (symbolic links resolved). A link in the
  * path redirected to another file is then refused; the file itself may be refreshed in place or by a rename (new rows,
@@ -62,11 +58,9 @@ export function fileIdentity(path: string): string {
  * otherwise one sentence, and the file is not read.
  */
 export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFileRecord | null {
-  if (!hasSourcesTable(db)) return null
-  const signed = db.prepare(`SELECT 1 FROM pragma_table_info('dataset_sources') WHERE name = 'signer'`).get() !== undefined
   const row = db
     .prepare(
-      `SELECT s.format, s.path, s.schema, s.fingerprint, ${signed ? 's.identity, s.signer, s.signature' : 'NULL AS identity, NULL AS signer, NULL AS signature'}, d.name, u.person_column
+      `SELECT s.format, s.path, s.schema, s.fingerprint, s.identity, s.signer, s.signature, d.name, u.person_column
          FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id WHERE s.dataset_id = ?`
     )
     .get(datasetId) as
