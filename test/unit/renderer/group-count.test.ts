@@ -5,22 +5,17 @@
 import { describe, expect, it } from 'vitest'
 import type { DatasetInfo, ThresholdQueryDefinition } from '../../../src-main/contract'
 import { distinctTuples, groupCountOf, groupCountSentence } from '../../../src-renderer/src/screens/queries/groupCountDefinition'
+import { datasetInfo } from './dataset-fixtures'
 
+/** A catalog entry whose columns are all text, with its row count and source. */
 function ds(id: number, name: string, cols: string[], isPublic: boolean, rowCount: number, source?: DatasetInfo['source']): DatasetInfo {
-  return {
+  return datasetInfo(
     id,
     name,
-    rowCount,
-    skippedRows: 0,
-    columns: cols.map((n, i) => ({ position: i + 1, name: n, type: 'text', typeSource: 'inferred' })),
-    sourceFile: `${name}.csv`,
-    sourceBytes: 100,
-    delimiter: ',',
-    createdAt: '2026-01-01T00:00:00Z',
-    public: isPublic,
-    unit: { kind: 'row' },
-    ...(source ? { source } : {})
-  }
+    cols.map((n) => [n, 'text']),
+    isPublic,
+    { rowCount, ...(source ? { source } : {}) }
+  )
 }
 
 const occupancy = ds(1, 'occupancy', ['building', 'room', 'person_id'], false, 60_000)
