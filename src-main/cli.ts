@@ -124,10 +124,11 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       cwd: io.cwd,
       progress: (line) => {
         if (!wantsJson || process.env.QA_PROGRESS === '1') io.stderr.write(line + '\n')
-      }
+      },
+      print: (line) => io.stdout.write(line.replace(/\n?$/, '\n'))
     }
     const out = await cmd.run(values, parsed.positionals, ctx)
-    io.stdout.write(wantsJson ? JSON.stringify(out.json) + '\n' : out.text.replace(/\n?$/, '\n'))
+    if (!out.printed) io.stdout.write(wantsJson ? JSON.stringify(out.json) + '\n' : out.text.replace(/\n?$/, '\n'))
     if (out.stderrLine) io.stderr.write(`${PROG}: ${out.stderrLine.split('\n')[0]}\n`)
     return out.exitCode ?? 0
   } catch (caught) {

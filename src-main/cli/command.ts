@@ -31,6 +31,8 @@ export interface CliContext {
   progress(line: string): void
   /** The working directory the paths are relative to. */
   cwd: string
+  /** Write a line to stdout now (a long-running command's first line, e.g. the service URL of `serve`). */
+  print(line: string): void
 }
 
 export interface CliResult {
@@ -42,6 +44,8 @@ export interface CliResult {
   exitCode?: number
   /** One line for stderr alongside a non-zero exitCode. */
   stderrLine?: string
+  /** The command printed its result already (`ctx.print`): nothing more goes to stdout. */
+  printed?: boolean
 }
 
 export interface CliCommand {

@@ -13,10 +13,16 @@ export function workspacePath(values: CliValues, cwd: string): string {
   return raw === undefined || raw === '' ? defaultDatabasePath() : resolve(cwd, raw)
 }
 
-export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean }): Store {
+/** The path --db names, refused when no workspace is there. */
+export function existingWorkspacePath(values: CliValues, cwd: string): string {
   const path = workspacePath(values, cwd)
-  if (!options.create && !(existsSync(path) && statSync(path).isFile())) {
+  if (!(existsSync(path) && statSync(path).isFile())) {
     throw new UsageError(`There is no workspace at ${path}; check --db (the import and demo commands create one)`)
   }
+  return path
+}
+
+export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean }): Store {
+  const path = options.create ? workspacePath(values, cwd) : existingWorkspacePath(values, cwd)
   return openStore(path, { projectRoot: projectRoot() })
 }

@@ -10,6 +10,7 @@ import { accountCommand } from './account-commands'
 import { sweepCommand } from './sweep'
 import { reportCommand } from './report'
 import { linkCommand } from './link'
+import { serveCommand } from './serve'
 
 /** Every CLI command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
@@ -21,6 +22,7 @@ export const commands: CliCommand[] = [
   searchCommand,
   ...storeCommands,
   accountCommand,
+  serveCommand,
   linkCommand,
   sweepCommand,
   reportCommand
