@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { JobInfo } from './jobs'
-import type { RequestFromSchema, chooseFileRequestSchema, selfCheckRequestSchema } from './schemas/requests'
+import type { Role } from './accounts'
+import type { RequestFromSchema, chooseFileRequestSchema, connectServiceRequestSchema, selfCheckRequestSchema } from './schemas/requests'
 
 export type PoolState = 'idle' | 'busy' | 'stopped'
 
@@ -56,6 +57,22 @@ export interface FileHandle {
   bytes: number
 }
 
+/**
+ * What the desktop app works on: a workspace file of its own user (the workbench) or a service reached with an account.
+ * The desktop shell answers the `app/connection` methods itself; elsewhere they fail with code "unsupported".
+ */
+export interface ConnectionInfo {
+  kind: 'workspace' | 'service' | 'none'
+  /** The workbench: the file the app opened (the user's own, so its path is theirs to see). */
+  workspace: { fileName: string; path: string } | null
+  /** A service: its address and the account the app calls as. */
+  service: { origin: string; account: string; roles: Role[]; expiresAt: string | null } | null
+  /** Nothing is open: why (one sentence). */
+  problem: string | null
+}
+
+export type ConnectServiceRequest = z.infer<typeof connectServiceRequestSchema>
+
 export interface AppMethods {
   'app/status': { req: RequestFromSchema<'app/status'>; res: AppStatus }
   'jobs/list': { req: RequestFromSchema<'jobs/list'>; res: JobInfo[] }
@@ -74,6 +91,18 @@ export interface AppMethods {
    * (a `--workers N` given at start still wins for that session).
    */
   'app/set-workers': { req: RequestFromSchema<'app/set-workers'>; res: PoolStatus }
+  /** Desktop: what the app is connected to. */
+  'app/connection': { req: RequestFromSchema<'app/connection'>; res: ConnectionInfo }
+  /**
+   * Desktop: open (or create) a workspace file chosen in the native dialog, in place of what was open; `changed` is false
+   * when the user cancels (nothing changes).
+   */
+  'app/open-workspace': { req: RequestFromSchema<'app/open-workspace'>; res: { connection: ConnectionInfo; changed: boolean } }
+  /**
+   * Desktop: connect to a service as the credential's account (checked with `accounts/whoami` before anything is
+   * replaced: a refusal leaves the current connection as it was).
+   */
+  'app/connect-service': { req: ConnectServiceRequest; res: ConnectionInfo }
 }
 
 export const appMethodNames: Record<keyof AppMethods, true> = {
@@ -83,5 +112,8 @@ export const appMethodNames: Record<keyof AppMethods, true> = {
   'jobs/cancel': true,
   'diagnostics/self-check': true,
   'app/choose-file': true,
-  'app/set-workers': true
+  'app/set-workers': true,
+  'app/connection': true,
+  'app/open-workspace': true,
+  'app/connect-service': true
 }

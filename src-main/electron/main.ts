@@ -4,19 +4,20 @@
  * Node in the page; the page comes from the `app://quiet-alarm/` protocol with a strict CSP header (never file://);
  * the dev server URL only in a development build and matched by exact origin; navigation and window.open denied;
  * every permission check and request denied; IPC accepted only from our own page.
- * Files: the native open dialog registers the chosen file under an opaque handle and reports are saved through the
- * native save dialog, both here in the main process: no contract method takes a path (issue 15).
+ * What the window works on (a workspace file, or a service as an account) and the calls that need a native dialog
+ * (open a workspace, choose a file, save a report) are connection.ts's; the paths the dialogs give stay in the main
+ * process: no contract method takes a path.
  */
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
-import type { CallOutcome, ChooseFileRequest, FileHandle } from '../contract'
-import { FileHandles, createServices, writeAtomically, type Services } from '../services'
-import { callDoor, forwardEvents } from '../door/calls'
+import type { CallOutcome } from '../contract'
+import { createServices } from '../services'
+import { DesktopConnection, type DesktopDialogs } from './connection'
 import { IPC_CALL, IPC_EVENT } from './ipc-channels'
 import { createElectronPdfPrinter } from './pdf-printer'
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler, denyAllPermissions, isOurPage, rendererSource, windowOptions } from './shell-options'
 
-let services: Services | null = null
+let connection: DesktopConnection | null = null
 let mainWindow: BrowserWindow | null = null
 
 /** `--db PATH` on the command line, else QUIET_ALARM_DB, else the default workspace. */
@@ -46,48 +47,42 @@ function createWindow(): void {
   void mainWindow.loadURL(source.url)
 }
 
-type Outcome<T> = CallOutcome<T>
-
-/** `app/choose-file`: the native open dialog; the renderer gets an opaque handle, never the path. */
-async function chooseFile(req: unknown): Promise<Outcome<{ file: FileHandle | null }>> {
-  if (!mainWindow) return { ok: false, error: { message: 'There is no window to show the file dialog in.', code: 'no-window' } }
-  if (!services) return { ok: false, error: { message: 'The workspace is not open.', code: 'store' } }
-  const r = (req ?? {}) as ChooseFileRequest
-  const filters = Array.isArray(r.filters)
-    ? r.filters
-        .filter((f) => f && typeof f.name === 'string' && Array.isArray(f.extensions))
-        .map((f) => ({ name: f.name.slice(0, 80), extensions: f.extensions.filter((x) => typeof x === 'string').map((x) => x.slice(0, 16)) }))
-    : []
-  const out = await dialog.showOpenDialog(mainWindow, {
-    title: typeof r.title === 'string' ? r.title.slice(0, 120) : 'Choose a file',
-    properties: ['openFile'],
-    filters: [...filters, { name: 'All files', extensions: ['*'] }]
-  })
-  if (out.canceled || out.filePaths.length === 0) return { ok: true, value: { file: null } }
-  try {
-    const files = (services.context.files ??= new FileHandles())
-    return { ok: true, value: { file: files.register(out.filePaths[0]) } }
-  } catch (e) {
-    return { ok: false, error: { message: (e as Error).message, code: 'bad-input' } }
+/** The native dialogs (the connection asks for paths through them; the renderer never sees one). */
+const dialogs: DesktopDialogs = {
+  async chooseWorkspace(create) {
+    if (!mainWindow) return null
+    if (create) {
+      const out = await dialog.showSaveDialog(mainWindow, {
+        title: 'Create a workspace',
+        defaultPath: join(app.getPath('documents'), 'quiet-alarm.sqlite'),
+        filters: [{ name: 'Quiet Alarm workspace', extensions: ['sqlite'] }]
+      })
+      return out.canceled || !out.filePath ? null : out.filePath
+    }
+    const out = await dialog.showOpenDialog(mainWindow, {
+      title: 'Open a workspace',
+      properties: ['openFile'],
+      filters: [
+        { name: 'Quiet Alarm workspace', extensions: ['sqlite', 'db'] },
+        { name: 'All files', extensions: ['*'] }
+      ]
+    })
+    return out.canceled || out.filePaths.length === 0 ? null : out.filePaths[0]
+  },
+  async chooseFile(r) {
+    if (!mainWindow) return null
+    const out = await dialog.showOpenDialog(mainWindow, {
+      title: r.title ?? 'Choose a file',
+      properties: ['openFile'],
+      filters: [...(r.filters ?? []), { name: 'All files', extensions: ['*'] }]
+    })
+    return out.canceled || out.filePaths.length === 0 ? null : out.filePaths[0]
+  },
+  async chooseSavePath(fileName) {
+    if (!mainWindow) return null
+    const out = await dialog.showSaveDialog(mainWindow, { title: 'Save the report', defaultPath: join(app.getPath('downloads'), fileName) })
+    return out.canceled || !out.filePath ? null : out.filePath
   }
-}
-
-/** `reports/save`: the native save dialog; the file a finished export produced is written where the user chose. */
-async function saveReport(req: unknown): Promise<Outcome<{ saved: boolean; fileName: string }>> {
-  if (!mainWindow) return { ok: false, error: { message: 'There is no window to show the save dialog in.', code: 'no-window' } }
-  if (!services) return { ok: false, error: { message: 'The workspace is not open.', code: 'store' } }
-  const jobId = (req as { jobId?: unknown } | null)?.jobId
-  const dl = await services.dispatch('reports/download', { jobId })
-  if (!dl.ok) return dl
-  const file = dl.value as { fileName: string; base64: string }
-  const out = await dialog.showSaveDialog(mainWindow, { title: 'Save the report', defaultPath: join(app.getPath('downloads'), file.fileName) })
-  if (out.canceled || !out.filePath) return { ok: true, value: { saved: false, fileName: file.fileName } }
-  try {
-    writeAtomically(out.filePath, Buffer.from(file.base64, 'base64'))
-  } catch (e) {
-    return { ok: false, error: { message: (e as Error).message, code: 'bad-output' } }
-  }
-  return { ok: true, value: { saved: true, fileName: file.fileName } }
 }
 
 // Before ready: the scheme the page is served from.
@@ -108,23 +103,20 @@ app.on('web-contents-created', (_e, contents) => {
 void app.whenReady().then(() => {
   denyAllPermissions(session.defaultSession)
   protocol.handle(APP_SCHEME, appProtocolHandler(rendererDir))
-  try {
-    services = createServices({ mode: 'desktop', dbPath: workspaceArg(), pdfPrinter: createElectronPdfPrinter() })
-  } catch (e) {
-    // The window still opens and shows the reason (e.g. a workspace from a newer version).
-    process.stderr.write(`Quiet Alarm could not open its workspace: ${(e as Error).message}\n`)
-  }
-  const call = callDoor({
-    services: () => services,
-    unavailable: 'The workspace could not be opened; see the terminal for the reason.',
-    local: { 'app/choose-file': chooseFile, 'reports/save': saveReport }
+  // The workbench's workspace (or none, with the reason: the window still opens and offers to open another or connect to
+  // a service); events go to the window at once, in the order the services (or the service's stream) sent them.
+  const c = new DesktopConnection({
+    openServices: (dbPath) => createServices({ mode: 'desktop', dbPath, pdfPrinter: createElectronPdfPrinter() }),
+    dialogs,
+    deliver: (name, payload) => mainWindow?.webContents.send(IPC_EVENT, name, payload)
   })
+  connection = c
+  const opened = c.openWorkspace(workspaceArg())
+  if (!opened.ok) process.stderr.write(`Quiet Alarm could not open its workspace: ${opened.error.message}\n`)
   ipcMain.handle(IPC_CALL, async (e, method: unknown, req: unknown): Promise<CallOutcome<unknown>> => {
     if (!trustedSender(e)) return { ok: false, error: { message: 'Refused: not the Quiet Alarm window', code: 'forbidden' } }
-    return call(method, req)
+    return c.call(method, req)
   })
-  // The desktop is the workbench: events go to the window at once, in the order the services emitted them.
-  if (services) forwardEvents(services, (name, payload) => mainWindow?.webContents.send(IPC_EVENT, name, payload))
   createWindow()
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow()
@@ -136,9 +128,9 @@ app.on('window-all-closed', () => {
 })
 
 app.on('will-quit', (e) => {
-  if (!services) return
+  if (!connection) return
   e.preventDefault()
-  const s = services
-  services = null
-  void s.close().finally(() => app.quit())
+  const c = connection
+  connection = null
+  void c.close().finally(() => app.quit())
 })

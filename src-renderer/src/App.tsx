@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import { ConnectionPanel } from './components/ConnectionPanel'
 import { SignedInAs } from './components/SignedInAs'
 import { StatusPanel } from './components/StatusPanel'
 import { routeFromHash, sectionsFor, type Route } from './sections'
@@ -51,6 +52,7 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <ConnectionPanel />
         <SignedInAs />
         <StatusPanel />
       </aside>

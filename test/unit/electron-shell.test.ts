@@ -34,8 +34,10 @@ vi.mock('../../src-main/services', async () => ({
   FileHandles: (await import('../../src-main/services/platform/file-handles')).FileHandles,
   writeAtomically: (await import('../../src-main/services/reports/build-report')).writeAtomically,
   checkRequest: (await import('../../src-main/services/app/request-check')).checkRequest,
+  credentialFromFileText: (await import('../../src-main/services/accounts/credentials')).credentialFromFileText,
   createServices: () => ({
     context: {
+      store: { path: '/fake/workspace.sqlite' },
       get files() {
         return services.files
       },

@@ -27,6 +27,15 @@ export const selfCheckRequestSchema = z.strictObject({
   samplesPerBatch: rangedNumber({ integer: true, ge: 100, le: 1_000_000 }).optional()
 })
 
+/** The desktop app connects to a service: its https:// address, the account's credential, and the authority that signed its certificate. */
+export const connectServiceRequestSchema = z.strictObject({
+  url: text(LIMITS.url, { nonEmpty: true }),
+  /** The account's credential as `account add` printed it (the text of the credential file). */
+  credential: text(4096, { nonEmpty: true }),
+  /** PEM of the authority that signed the service's certificate (absent: the system's authorities). */
+  ca: text(256 * 1024).optional()
+})
+
 export const chooseFileRequestSchema = z.strictObject({
   /** Dialog title (default "Choose a file"). */
   title: text(LIMITS.name).optional(),
@@ -311,6 +320,10 @@ export const requestSchemas = {
   'diagnostics/self-check': selfCheckRequestSchema,
   'app/choose-file': chooseFileRequestSchema,
   'app/set-workers': z.strictObject({ workers: rangedNumber({ integer: true, ge: 1 }) }),
+  'app/connection': emptyRequest(),
+  /** The desktop's open (or, with `create`, save) dialog picks the workspace file: the request names no path. */
+  'app/open-workspace': z.strictObject({ create: z.boolean().optional() }),
+  'app/connect-service': connectServiceRequestSchema,
   // datasets
   'datasets/preview-file': previewFileRequestSchema,
   'datasets/import': importRequestSchema,

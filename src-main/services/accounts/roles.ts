@@ -27,6 +27,10 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'diagnostics/self-check': CUSTODIAN_OR_OFFICER,
   'app/choose-file': CUSTODIAN,
   'app/set-workers': CUSTODIAN,
+  // the desktop shell's own (answered in the desktop; the services refuse them for everyone)
+  'app/connection': ALL,
+  'app/open-workspace': ALL,
+  'app/connect-service': ALL,
   // datasets: data in is the custodian's; public declarations the officer's
   'datasets/preview-file': CUSTODIAN,
   'datasets/import': CUSTODIAN,

@@ -49,6 +49,10 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
       saveWorkerSetting(ctx.store, workers)
       return ctx.pool.status()
     },
+    // The desktop shell answers these itself (src-main/electron/connection.ts); anywhere else they do not apply.
+    'app/connection': async () => desktopOnly(),
+    'app/open-workspace': async () => desktopOnly(),
+    'app/connect-service': async () => desktopOnly(),
     // The desktop shell answers this one itself (native dialog, src-main/electron/main.ts); reaching the services means
     // there is no dialog to show.
     'app/choose-file': async () => {
@@ -60,4 +64,8 @@ export function appHandlers(ctx: ServiceContext): HandlerMap<AppMethods> {
       )
     }
   }
+}
+
+function desktopOnly(): never {
+  throw new UserError('Opening a workspace or connecting to a service is done in the desktop app; here the app is already connected', 'unsupported')
 }
