@@ -191,6 +191,10 @@ export interface SavedQuery {
   kind: QueryKind
   definition: QueryDefinition
   createdAt: string
+  /** 1 for a query as first saved; each edit saves the next version as a new query (its own id, what releases name). */
+  version: number
+  /** The id of the query's first version: the same for all its versions. */
+  firstVersionId: number
 }
 
 /** A PostgreSQL connection from a door: a URL WITHOUT a password; the password is read from the server's environment. */
@@ -248,7 +252,11 @@ export interface DatasetMethods {
   'datasets/delete': { req: RequestFromSchema<'datasets/delete'>; res: { deleted: true } }
   /** The privacy officer declares a dataset public (a ledger entry with a reason): its values may then reach releases. */
   'datasets/declare-public': { req: RequestFromSchema<'datasets/declare-public'>; res: DatasetInfo }
-  /** Validates the definition against the dataset's columns and saves it (saved queries are immutable). */
+  /**
+   * Validates the definition against the dataset's columns and saves it. Saved queries are immutable: with `replaces`
+   * (the id of a query's latest version) it is saved as that query's next version (same dataset and kind); lists then
+   * show the new version, and releases keep naming the version they ran.
+   */
   'queries/save': { req: RequestFromSchema<'queries/save'>; res: SavedQuery }
   'queries/list': { req: RequestFromSchema<'queries/list'>; res: SavedQuery[] }
   'queries/get': { req: RequestFromSchema<'queries/get'>; res: SavedQuery }

@@ -31,7 +31,7 @@ import { openWorkspace } from '../workspace'
 import { type CliCommand, type CliContext, type CliValues, UsageError, choice, optNumber, optString, reqNumber, reqString } from '../command'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 import { REMOTE_OPTIONS, remoteTarget } from '../remote'
-import { queryText, querySpecFromFile } from './query-spec'
+import { queryText, querySpecFromFile, savedText } from './query-spec'
 import { remoteQuery } from './remote-store-commands'
 
 const dbOption = { type: 'string' as const, description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' }
@@ -330,7 +330,7 @@ const queryCommand: CliCommand = {
   required: (_values, pos) => (pos[0] === 'save' ? ['spec'] : pos[0] === 'show' || pos[0] === 'delete' ? ['id'] : []),
   summary: 'Save, list, show or delete saved query definitions (threshold, anomaly identification, anomaly search)',
   usage:
-    'query [save|list|show|delete] --db PATH [--spec FILE.json] [--dataset ID|NAME] [--name N] [--id N]   (or --server URL --credential-file F [--ca-file CA] instead of --db)',
+    'query [save|list|show|delete] --db PATH [--spec FILE.json] [--dataset ID|NAME] [--name N] [--replaces ID] [--id N]   (or --server URL --credential-file F [--ca-file CA] instead of --db)',
   subcommands: ['save', 'list', 'show', 'delete'],
   helpNotes: { save: querySaveNotes },
   options: {
@@ -339,7 +339,8 @@ const queryCommand: CliCommand = {
     spec: { type: 'string', description: 'JSON file: {"dataset", "name", "definition"} or just a definition (save)' },
     dataset: { type: 'string', description: 'dataset id or name (save: overrides the spec; list: filter)' },
     name: { type: 'string', description: 'query name (save: overrides the spec)' },
-    id: { type: 'string', description: 'saved query id (show, delete)' }
+    id: { type: 'string', description: 'saved query id (show, delete)' },
+    replaces: { type: 'string', description: "save: the id of a saved query's latest version: save this as its next version (same dataset and kind)" }
   },
   async run(values, pos, ctx) {
     const sub = pos[0] ?? 'list'
@@ -349,9 +350,9 @@ const queryCommand: CliCommand = {
       const db = store.db
       switch (sub) {
         case 'save': {
-          const { definition, dsRef, name } = querySpecFromFile(values, ctx)
-          const q = saveQuery(db, resolveDataset(db, dsRef).info.id, name, definition)
-          return { json: { query: q }, text: `Saved query ${q.id} "${q.name}" (${q.kind}) on dataset ${q.datasetId}` }
+          const { definition, dsRef, name, replaces } = querySpecFromFile(values, ctx)
+          const q = saveQuery(db, resolveDataset(db, dsRef).info.id, name, definition, replaces)
+          return { json: { query: q }, text: savedText(q) }
         }
         case 'list': {
           const ref = optString(values, 'dataset')

@@ -10,7 +10,7 @@ import { UserError } from '../../services'
 import { entriesText, previewText, releaseText, summaryText } from '../../services/local'
 import { type CliContext, type CliResult, type CliValues, UsageError, optNumber, optString, reqNumber, reqString } from '../command'
 import { remoteCall } from '../remote'
-import { queryText, querySpecFromFile } from './query-spec'
+import { queryText, querySpecFromFile, savedText } from './query-spec'
 
 /** A dataset named by id or name, as the account sees the catalog. */
 async function remoteDataset(client: ServiceClient, ref: string): Promise<DatasetInfo> {
@@ -24,10 +24,10 @@ async function remoteDataset(client: ServiceClient, ref: string): Promise<Datase
 export async function remoteQuery(client: ServiceClient, sub: string, values: CliValues, ctx: CliContext): Promise<CliResult> {
   switch (sub) {
     case 'save': {
-      const { definition, dsRef, name } = querySpecFromFile(values, ctx)
+      const { definition, dsRef, name, replaces } = querySpecFromFile(values, ctx)
       const ds = await remoteDataset(client, dsRef)
-      const q = await remoteCall(client, 'queries/save', { datasetId: ds.id, name, definition: definition as never })
-      return { json: { query: q }, text: `Saved query ${q.id} "${q.name}" (${q.kind}) on dataset ${q.datasetId}` }
+      const q = await remoteCall(client, 'queries/save', { datasetId: ds.id, name, definition: definition as never, replaces })
+      return { json: { query: q }, text: savedText(q) }
     }
     case 'list': {
       const ref = optString(values, 'dataset')

@@ -346,7 +346,12 @@ export const requestSchemas = {
   'datasets/rename': z.strictObject({ datasetId: storedId(), name: text(LIMITS.name) }),
   'datasets/delete': z.strictObject({ datasetId: storedId() }),
   'datasets/declare-public': z.strictObject({ datasetId: storedId(), reason: text(LIMITS.reason), ...officerFields }),
-  'queries/save': z.strictObject({ datasetId: storedId(), name: text(LIMITS.name), definition: queryDefinitionSchema }),
+  'queries/save': z.strictObject({
+    datasetId: storedId(),
+    name: text(LIMITS.name),
+    definition: queryDefinitionSchema,
+    replaces: storedId().optional()
+  }),
   'queries/list': z.strictObject({ datasetId: storedId().optional() }),
   'queries/get': z.strictObject({ queryId: storedId() }),
   'queries/delete': z.strictObject({ queryId: storedId() }),

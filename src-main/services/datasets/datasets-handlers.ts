@@ -105,7 +105,7 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       declarePublic(db, { datasetId: r.datasetId, reason: r.reason, officer: r.officer, passphrase: r.passphrase })
       return getDataset(db, r.datasetId).info
     },
-    'queries/save': async (r) => saveQuery(db, r.datasetId, r.name, r.definition),
+    'queries/save': async (r) => saveQuery(db, r.datasetId, r.name, r.definition, r.replaces),
     'queries/list': async (r) => listQueries(db, r.datasetId),
     'queries/get': async (r) => getQuery(db, r.queryId),
     'queries/delete': async (r) => {

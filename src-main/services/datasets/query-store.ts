@@ -1,6 +1,8 @@
 /**
- * Saved query definitions (table `queries`). A saved query is immutable: to change one, save a new one. Deleting
- * hides it (`deleted_at`) so that releases which ran it keep a readable history.
+ * Saved query definitions (table `queries`). A saved row is immutable: editing a query saves its next version (a new
+ * row on the same dataset, of the same kind), so every release keeps pointing at exactly the version it ran. Lists
+ * show each query's latest version; deleting hides every version (`deleted_at`) so that releases which ran any of them
+ * keep a readable history.
  */
 import type Database from 'better-sqlite3'
 import type { QueryDefinition, QueryKind, SavedQuery } from '../../contract/datasets'
@@ -16,6 +18,8 @@ interface QueryRow {
   definition: string
   created_at: string
   deleted_at: string | null
+  first_id: number | null
+  version: number
 }
 
 function toSaved(r: QueryRow): SavedQuery {
@@ -25,19 +29,65 @@ function toSaved(r: QueryRow): SavedQuery {
     name: r.name,
     kind: r.kind,
     definition: JSON.parse(r.definition) as QueryDefinition,
-    createdAt: r.created_at
+    createdAt: r.created_at,
+    version: r.version,
+    firstVersionId: r.first_id ?? r.id
   }
 }
 
-export function saveQuery(db: Database.Database, datasetId: unknown, rawName: unknown, definition: unknown): SavedQuery {
+/** The latest version of the query whose first version is `firstId` (deleted or not). */
+function latestVersion(db: Database.Database, firstId: number): QueryRow {
+  return db.prepare('SELECT * FROM queries WHERE id = ? OR first_id = ? ORDER BY version DESC LIMIT 1').get(firstId, firstId) as QueryRow
+}
+
+/** Rows that no later version replaces. */
+const LATEST_ONLY = 'NOT EXISTS (SELECT 1 FROM queries n WHERE n.first_id = coalesce(q.first_id, q.id) AND n.version > q.version)'
+
+/**
+ * Saves a definition as a new query, or (`replaces`: the id of the query's latest version) as that query's next
+ * version: same dataset, same kind. Editing a version that is no longer the latest is refused (someone saved a later
+ * one since): nothing is written.
+ */
+export function saveQuery(db: Database.Database, datasetId: unknown, rawName: unknown, definition: unknown, replaces?: number): SavedQuery {
   const ds = getDataset(db, datasetId)
   if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.trim().length > 200)
     throw new UserError('A query needs a name of 1 to 200 characters', 'bad-input')
   const def = checkDefinition(db, ds, definition)
-  const info = db
-    .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
-    .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def))
-  return getQuery(db, Number(info.lastInsertRowid))
+  const save = db.transaction((): number => {
+    if (replaces === undefined) {
+      return Number(
+        db
+          .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
+          .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def)).lastInsertRowid
+      )
+    }
+    const prev = getQuery(db, replaces)
+    if (prev.datasetId !== ds.info.id) {
+      throw new UserError(
+        `Saved query ${prev.id} is about another dataset: a new version asks about the same dataset (save a new question for this one).`,
+        'bad-input'
+      )
+    }
+    if (prev.kind !== def.kind) {
+      throw new UserError(
+        `Saved query ${prev.id} is a ${prev.kind} query: a new version asks the same kind of question (save a new question instead).`,
+        'bad-input'
+      )
+    }
+    const latest = latestVersion(db, prev.firstVersionId)
+    if (latest.id !== prev.id) {
+      throw new UserError(
+        `“${prev.name.slice(0, 80)}” has a later version (version ${latest.version}, query ${latest.id}) than the one you edited (version ${prev.version}): edit the latest one. Nothing was saved.`,
+        'conflict'
+      )
+    }
+    return Number(
+      db
+        .prepare('INSERT INTO queries (dataset_id, name, kind, definition, first_id, version) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def), prev.firstVersionId, latest.version + 1).lastInsertRowid
+    )
+  })
+  return getQuery(db, save.immediate())
 }
 
 export function checkQueryId(id: unknown): number {
@@ -59,17 +109,29 @@ export function getQueryIncludingDeleted(db: Database.Database, id: number): (Sa
   return r ? { ...toSaved(r), deletedAt: r.deleted_at } : undefined
 }
 
+/** The latest version of each saved query, in the order the queries were first saved. */
 export function listQueries(db: Database.Database, datasetId?: unknown): SavedQuery[] {
   const rows =
     datasetId === undefined
-      ? (db.prepare('SELECT * FROM queries WHERE deleted_at IS NULL ORDER BY id').all() as QueryRow[])
+      ? (db.prepare(`SELECT * FROM queries q WHERE deleted_at IS NULL AND ${LATEST_ONLY} ORDER BY coalesce(first_id, id)`).all() as QueryRow[])
       : (db
-          .prepare('SELECT * FROM queries WHERE deleted_at IS NULL AND dataset_id = ? ORDER BY id')
+          .prepare(`SELECT * FROM queries q WHERE deleted_at IS NULL AND dataset_id = ? AND ${LATEST_ONLY} ORDER BY coalesce(first_id, id)`)
           .all(getDataset(db, datasetId).info.id) as QueryRow[])
   return rows.map(toSaved)
 }
 
+/** Every version of a query, oldest first (deleted ones too: the history of releases names them). */
+export function queryVersions(db: Database.Database, id: unknown): SavedQuery[] {
+  const q = getQuery(db, id)
+  const rows = db.prepare('SELECT * FROM queries WHERE id = ? OR first_id = ? ORDER BY version').all(q.firstVersionId, q.firstVersionId) as QueryRow[]
+  return rows.map(toSaved)
+}
+
+/** Hides the query: every one of its versions. */
 export function deleteQuery(db: Database.Database, id: unknown): void {
   const q = getQuery(db, id)
-  db.prepare("UPDATE queries SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?").run(q.id)
+  db.prepare("UPDATE queries SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE (id = ? OR first_id = ?) AND deleted_at IS NULL").run(
+    q.firstVersionId,
+    q.firstVersionId
+  )
 }

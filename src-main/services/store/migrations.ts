@@ -15,6 +15,7 @@ import { migration010 } from './migrations/010-postgres-link-trust'
 import { migration011 } from './migrations/011-accounts'
 import { migration012 } from './migrations/012-clickhouse-sources'
 import { migration013 } from './migrations/013-trust-kernel'
+import { migration014 } from './migrations/014-query-versions'
 
 export type { Migration }
 
@@ -57,7 +58,8 @@ export const migrations: Migration[] = [
   migration010,
   migration011,
   migration012,
-  migration013
+  migration013,
+  migration014
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version
