@@ -372,6 +372,38 @@ describe('threshold query release', () => {
     await screenshot(page, 'releases')
   })
 
+  it('a saved question is edited in the app as its next version; the release keeps the version it ran', async () => {
+    await shell.goTo(page, 'Queries')
+    await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'occupancy' })
+    await queries.chooseSaved(page, 'over capacity Tue 14h')
+    await page.getByTestId('edit-query-over capacity Tue 14h').click()
+    const panel = page.getByTestId('query-builder')
+    expect(await panel.getByRole('heading', { level: 2 }).innerText()).toBe('Edit “over capacity Tue 14h”: version 2')
+    expect(await page.getByTestId('query-editing').innerText()).toMatch(/version 1 stays as it is, and every release keeps the version it ran/)
+    // The builder starts from the saved definition, and only the same kind of question can be chosen.
+    expect(await page.getByLabel('Name of the question').inputValue()).toBe('over capacity Tue 14h')
+    expect(await page.getByLabel('Only rows in a period').isChecked()).toBe(true)
+    expect(await page.getByLabel('From (inclusive)').inputValue()).toBe('2024-03-12 14:00:00')
+    expect(await page.getByLabel('What is counted').inputValue()).toBe('persons')
+    expect(await page.getByLabel('Threshold of each group').inputValue()).toBe('column')
+    expect(await page.getByLabel('Threshold column').inputValue()).toBe('capacity')
+    expect(await page.getByRole('radio', { name: /Anomaly search/ }).isDisabled()).toBe(true)
+    expect(await page.getByTestId('query-save').innerText()).toBe('Save version 2')
+    await page.getByLabel('To (exclusive)').fill('2024-03-12 16:00:00')
+    await wideScreenshot(page, 'queries-edit-version')
+    await queries.save(page, 'over capacity Tue 14-16h')
+    const saved = page.getByTestId('saved-queries')
+    expect(await saved.getByTestId('saved-query-over capacity Tue 14-16h').innerText()).toMatch(/threshold query · version 2 ·/)
+    expect(await saved.getByTestId('saved-query-over capacity Tue 14h').count()).toBe(0)
+    expect(await panel.getByRole('heading', { level: 2 }).innerText()).toBe('New question')
+    // The release made with version 1 still names it, and the new version is priced on its own.
+    const p = await queries.price(page, { beta: 0.05, alpha: 1, mechanism: 'tslm' })
+    expect(p.epsilon).toMatch(/^Costs ε \d/)
+    await shell.goTo(page, 'Releases')
+    expect(await page.getByTestId('releases-table').getByRole('link', { name: 'over capacity Tue 14h' }).count()).toBe(1)
+    expect(await page.getByTestId('releases-table').getByRole('link', { name: 'over capacity Tue 14-16h' }).count()).toBe(0)
+  })
+
   it('many predicates: the decisions are drawn as a strip sorted by threshold, and the table lists them all', async () => {
     // Rooms x working hours of Tuesday 12 March against a constant limit, the groups listed: one predicate per (room, hour).
     const rooms = readFileSync(CAPACITIES, 'utf8')

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { QueryDefinition, QueryKind, ReleaseRecord } from '../../../src-main/contract'
+import type { QueryDefinition, QueryKind, ReleaseRecord, SavedQuery } from '../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../api/hooks'
 import { ErrorText, SelectField, TextField } from '../components/Fields'
 import { Loading } from '../components/Loading'
@@ -37,11 +37,14 @@ export function QueriesScreen(props: ScreenProps) {
   const [definition, setDefinition] = useState<QueryDefinition | string>('')
   const [selectedQuery, setSelectedQuery] = useState<number | null>(null)
   const [released, setReleased] = useState<ReleaseRecord | null>(null)
+  /** The saved query being edited: the builder starts from it, and saving writes its next version. */
+  const [editing, setEditing] = useState<SavedQuery | null>(null)
   const save = useAction()
 
   useEffect(() => {
     setSelectedQuery(null)
     setReleased(null)
+    setEditing(null)
   }, [dataset?.id])
   // An old Save error belongs to the question it was about: it goes when the dataset, the question type or the definition changes.
   const { setError: setSaveError } = save
@@ -71,12 +74,34 @@ export function QueriesScreen(props: ScreenProps) {
   const doSave = () => {
     if (!dataset || typeof definition === 'string') return
     void save.run(async () => {
-      const q = await client.call('queries/save', { datasetId: dataset.id, name: name.trim(), definition })
+      const q = await client.call('queries/save', {
+        datasetId: dataset.id,
+        name: name.trim(),
+        definition,
+        ...(editing ? { replaces: editing.id } : {})
+      })
       queries.reload()
+      setEditing(null)
       setSelectedQuery(q.id)
       setReleased(null)
     })
   }
+
+  const startEditing = (q: SavedQuery) => {
+    setEditing(q)
+    setKind(q.kind)
+    setName(q.name)
+    setDefinition(q.definition)
+    setReleased(null)
+    document.getElementById('new-query-title')?.scrollIntoView({ block: 'start' })
+  }
+  const stopEditing = () => {
+    setEditing(null)
+    setName('')
+    setDefinition('')
+  }
+  // The builders start from the query being edited; a new key gives a fresh builder when editing starts or stops.
+  const builderKey = `${dataset?.id ?? ''}-${editing?.id ?? 'new'}`
 
   return (
     <div className="stack" data-testid="screen-queries">
@@ -89,15 +114,35 @@ export function QueriesScreen(props: ScreenProps) {
       {dataset && (
         <section className="panel" aria-labelledby="new-query-title" data-testid="query-builder">
           <div className="panel-head">
-            <h2 id="new-query-title">New question</h2>
-            <SelectField
-              label="Dataset"
-              value={String(dataset.id)}
-              onChange={setDatasetChoice}
-              options={list.map((d) => ({ value: String(d.id), label: d.name }))}
-              testId="query-dataset"
-            />
+            <h2 id="new-query-title">
+              {editing ? (
+                <>
+                  Edit “{editing.name}”: version {editing.version + 1}
+                </>
+              ) : (
+                'New question'
+              )}
+            </h2>
+            {editing ? (
+              <button type="button" className="secondary" onClick={stopEditing} data-testid="query-edit-cancel">
+                Stop editing
+              </button>
+            ) : (
+              <SelectField
+                label="Dataset"
+                value={String(dataset.id)}
+                onChange={setDatasetChoice}
+                options={list.map((d) => ({ value: String(d.id), label: d.name }))}
+                testId="query-dataset"
+              />
+            )}
           </div>
+          {editing && (
+            <p className="hint" data-testid="query-editing">
+              Saving writes version {editing.version + 1} of this question on {dataset.name}, as a new question; version {editing.version} stays as it
+              is, and every release keeps the version it ran.
+            </p>
+          )}
           <div className="segmented" role="radiogroup" aria-label="Question type">
             {KINDS.map((k) => (
               <label key={k.value} className={`segment ${kind === k.value ? 'on' : ''}`}>
@@ -106,6 +151,7 @@ export function QueriesScreen(props: ScreenProps) {
                   name="query-kind"
                   value={k.value}
                   checked={kind === k.value}
+                  disabled={editing !== null && editing.kind !== k.value}
                   onChange={() => setKind(k.value)}
                   data-testid={`kind-${k.value}`}
                 />
@@ -121,9 +167,32 @@ export function QueriesScreen(props: ScreenProps) {
               doSave()
             }}
           >
-            {kind === 'threshold' && <ThresholdBuilder key={`t${dataset.id}`} dataset={dataset} datasets={list} onChange={setDefinition} />}
-            {kind === 'anomaly-identification' && <AnomalyIdBuilder key={`a${dataset.id}`} dataset={dataset} onChange={setDefinition} />}
-            {kind === 'anomaly-search' && <SearchBuilder key={`s${dataset.id}`} dataset={dataset} datasets={list} onChange={setDefinition} />}
+            {kind === 'threshold' && (
+              <ThresholdBuilder
+                key={`t${builderKey}`}
+                dataset={dataset}
+                datasets={list}
+                initial={editing?.definition.kind === 'threshold' ? editing.definition : undefined}
+                onChange={setDefinition}
+              />
+            )}
+            {kind === 'anomaly-identification' && (
+              <AnomalyIdBuilder
+                key={`a${builderKey}`}
+                dataset={dataset}
+                initial={editing?.definition.kind === 'anomaly-identification' ? editing.definition : undefined}
+                onChange={setDefinition}
+              />
+            )}
+            {kind === 'anomaly-search' && (
+              <SearchBuilder
+                key={`s${builderKey}`}
+                dataset={dataset}
+                datasets={list}
+                initial={editing?.definition.kind === 'anomaly-search' ? editing.definition : undefined}
+                onChange={setDefinition}
+              />
+            )}
             <div className="row">
               <TextField
                 label="Name of the question"
@@ -141,7 +210,7 @@ export function QueriesScreen(props: ScreenProps) {
                   aria-describedby={whyNot ? 'query-save-why' : undefined}
                   title={whyNot ?? undefined}
                 >
-                  Save question
+                  {editing ? `Save version ${editing.version + 1}` : 'Save question'}
                 </button>
               </div>
             </div>
@@ -151,7 +220,8 @@ export function QueriesScreen(props: ScreenProps) {
               </p>
             )}
             <p className="hint">
-              Saving spends nothing. Saved questions cannot be changed, so every release can be traced to exactly what was asked.
+              Saving spends nothing. A saved question is never changed in place: editing it saves a new version, so every release can be traced to
+              exactly what was asked.
             </p>
             <ErrorText error={save.error} testId="query-save-error" />
           </form>
@@ -182,9 +252,21 @@ export function QueriesScreen(props: ScreenProps) {
                   >
                     <strong>{q.name}</strong>{' '}
                     <span className="hint">
-                      {KIND_LABEL[q.kind]} · {formatDate(q.createdAt)}
+                      {KIND_LABEL[q.kind]}
+                      {q.version > 1 ? ` · version ${q.version}` : ''} · {formatDate(q.createdAt)}
                     </span>
                   </button>
+                  {q.id === selectedQuery && (
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() => startEditing(q)}
+                      disabled={editing?.id === q.id}
+                      data-testid={`edit-query-${q.name}`}
+                    >
+                      {editing?.id === q.id ? 'Editing above' : 'Edit'}
+                    </button>
+                  )}
                 </li>
               ))}
             </ul>

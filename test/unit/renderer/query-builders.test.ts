@@ -3,13 +3,24 @@
  * the individuals of a search come from public inputs only (issue 13), and every "not yet" is one sentence.
  */
 import { describe, expect, it } from 'vitest'
-import { buildSearchDefinition, parseIndividuals, type SearchForm } from '../../../src-renderer/src/screens/queries/searchDefinition'
+import type { DatasetInfo } from '../../../src-main/contract'
+import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, ThresholdQueryDefinition } from '../../../src-main/contract'
+import { aiqFormFromDefinition, buildAiqDefinition } from '../../../src-renderer/src/screens/queries/aiqDefinition'
+import {
+  buildSearchDefinition,
+  parseIndividuals,
+  searchFormFromDefinition,
+  type SearchForm
+} from '../../../src-renderer/src/screens/queries/searchDefinition'
+import { initialThresholdForm } from '../../../src-renderer/src/screens/queries/thresholdBuilderState'
 import {
   buildThresholdDefinition,
   defaultMapping,
   parseGroupLines,
   publicSources,
+  resolveThresholdForm,
   splitValues,
+  thresholdFormFromDefinition,
   type ThresholdForm
 } from '../../../src-renderer/src/screens/queries/thresholdDefinition'
 import { OCCUPANCY_COLUMNS, capacities, datasetInfo, rooms } from './dataset-fixtures'
@@ -229,5 +240,130 @@ describe('search definition', () => {
     expect(
       buildSearchDefinition(sform({ individuals: { source: 'dataset', listed: '', datasetId: '5', column: 'timestamp' } }), pubTaxi, [pubTaxi])
     ).toMatch(/^A list of individuals from a dataset must come from a public dataset other than “taxi”/)
+  })
+})
+
+/**
+ * Editing a saved query starts its builder from the saved definition: each form read back from a definition builds
+ * the same definition again, whatever the kind and its options (listed values with commas and quotes, empty values,
+ * filters, periods, per-person counts, thresholds from a table or a reference period, the stopping rule).
+ */
+describe('a saved definition back in its form (editing a query)', () => {
+  const blank = (dataset: DatasetInfo) => initialThresholdForm({ dataset, datasets: all })
+  const thresholds: ThresholdQueryDefinition[] = [
+    {
+      kind: 'threshold',
+      groupBy: ['building', 'room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 12 },
+      groups: [
+        ['A', 'A-101'],
+        ['East, "new" wing', null],
+        ['B', 'B-2']
+      ]
+    },
+    {
+      kind: 'threshold',
+      groupBy: ['room'],
+      filter: [
+        { column: 'building', op: 'in', value: ['A', 'B'] },
+        { column: 'minutes', op: '>=', value: 30 },
+        { column: 'person_id', op: 'is not null' }
+      ],
+      period: { column: 'timestamp', from: '2024-03-04', to: '2024-03-16' },
+      count: { kind: 'persons', personColumn: 'person_id', cap: 2, maxGroups: 3 },
+      threshold: { kind: 'column', datasetId: 2, column: 'capacity' }
+    },
+    {
+      kind: 'threshold',
+      groupBy: ['building', 'room'],
+      count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+      threshold: { kind: 'column', datasetId: 3, column: 'room_name', on: { building: 'bldg', room: 'room_name' } }
+    },
+    {
+      kind: 'threshold',
+      groupBy: ['building', 'room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'reference', factor: 0.8, aggregate: 'mean', bucket: 'hour', column: 'timestamp', from: '2024-01-01', to: '2024-03-01' },
+      groupsFrom: { datasetId: 3, on: { building: 'bldg', room: 'room_name' } }
+    }
+  ]
+  it.each(thresholds.map((d, i) => [i, d] as const))('threshold %i', (_i, def) => {
+    const f = thresholdFormFromDefinition(def, blank(occupancy))
+    // What the builder hands up: the form with its defaults resolved (column mappings by name).
+    expect(resolveThresholdForm(f, occupancy, all).definition).toEqual(def)
+    // Unsaid parts keep the blank form's defaults.
+    if (!def.period) expect(f.period).toEqual(blank(occupancy).period)
+  })
+
+  it('anomaly identification, with text and numeric columns and values holding commas', () => {
+    const def: AnomalyIdentificationDefinition = {
+      kind: 'anomaly-identification',
+      columns: ['room', 'minutes'],
+      binWidths: [null, 5],
+      metric: 'linf',
+      radius: 2,
+      beta: 3,
+      k: 4,
+      records: [
+        ['A-101', 30],
+        ['East, wing', 5]
+      ],
+      maxRowsPerPerson: 2
+    }
+    expect(buildAiqDefinition(aiqFormFromDefinition(def), occupancy)).toEqual(def)
+    const { maxRowsPerPerson: _m, ...plain } = def
+    expect(buildAiqDefinition(aiqFormFromDefinition(plain), occupancy)).toEqual(plain)
+    expect(buildAiqDefinition({ ...aiqFormFromDefinition(def), chosen: ['nope'] }, occupancy)).toBe(
+      '“nope” is not a column of “occupancy”: choose the columns again.'
+    )
+  })
+
+  it('anomaly search: listed or from a public dataset, tau or delta, with a score floor', () => {
+    const base: SearchForm = {
+      score: 'minutes',
+      idColumn: 'person_id',
+      individuals: { source: 'dataset', listed: '', datasetId: '2', column: '' },
+      scoreFloor: '',
+      tLow: '',
+      tHigh: '',
+      eps: '1',
+      budget: '20',
+      oracle: 'direct',
+      stop: 'tau',
+      tau: '0.5',
+      delta: '0.05',
+      top: '4'
+    }
+    const defs: AnomalySearchDefinition[] = [
+      {
+        kind: 'anomaly-search',
+        scoreColumn: 'minutes',
+        idColumn: 'person_id',
+        individuals: ['P1', 'P2', 'P 3'],
+        tLow: 10,
+        tHigh: 50,
+        epsilonPerQuery: 0.5,
+        budget: 8,
+        oracle: 'rr',
+        top: 3,
+        tau: 0.6
+      },
+      {
+        kind: 'anomaly-search',
+        scoreColumn: 'minutes',
+        idColumn: 'person_id',
+        individualsFrom: { datasetId: 3, column: 'room_name' },
+        scoreFloor: -5,
+        tLow: 10,
+        tHigh: 50,
+        epsilonPerQuery: 1,
+        budget: 20,
+        oracle: 'binary',
+        top: 4,
+        delta: 0.01
+      }
+    ]
+    for (const def of defs) expect(buildSearchDefinition(searchFormFromDefinition(def, base), occupancy, all)).toEqual(def)
   })
 })

@@ -1,52 +1,23 @@
 import { useState } from 'react'
 import type { AnomalyIdentificationDefinition, DatasetInfo } from '../../../../src-main/contract'
-import { NumberField, SelectField, parseNumber } from '../../components/Fields'
+import { NumberField, SelectField } from '../../components/Fields'
+import { type AiqForm, BLANK_AIQ_FORM, aiqColumns, aiqFormFromDefinition, buildAiqDefinition } from './aiqDefinition'
 import { useHandUp } from './useHandUp'
 
-/** Anomaly identification: columns and bins, radius, beta, k, and the records to ask about. */
-export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: AnomalyIdentificationDefinition | string) => void }) {
-  const cols = props.dataset.columns.filter((c) => c.type !== 'timestamp')
-  const [chosen, setChosen] = useState<string[]>([])
-  const [bins, setBins] = useState<Record<string, string>>({})
-  const [metric, setMetric] = useState<AnomalyIdentificationDefinition['metric']>('l1')
-  const [radius, setRadius] = useState('1')
-  const [beta, setBeta] = useState('')
-  const [k, setK] = useState('5')
-  const [records, setRecords] = useState('')
-
-  const build = (): AnomalyIdentificationDefinition | string => {
-    if (chosen.length === 0) return 'Choose the columns that describe a record.'
-    const binWidths: Array<number | null> = []
-    for (const name of chosen) {
-      const c = cols.find((x) => x.name === name)!
-      if (c.type === 'text') binWidths.push(null)
-      else {
-        const b = parseNumber(bins[name] ?? '')
-        if (b === null || b <= 0) return `Give the bin width of "${name}" (> 0): values in one bin count as equal.`
-        binWidths.push(b)
-      }
-    }
-    const r = parseNumber(radius)
-    const bt = parseNumber(beta)
-    const kk = parseNumber(k)
-    if (r === null || r < 0) return 'Give the radius (in bins): records within it are neighbours.'
-    if (bt === null) return 'Give beta: a record with at most beta neighbours is an anomaly.'
-    if (kk === null || !Number.isInteger(kk) || kk < 1) return 'Give k (a whole number): how many added records a sensitive record tolerates.'
-    const recs = records
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '')
-      .map((l) =>
-        l.split(',').map((v, j) => {
-          const c = cols.find((x) => x.name === chosen[j])
-          const n = Number(v.trim())
-          return c && c.type !== 'text' && v.trim() !== '' && Number.isFinite(n) ? n : v.trim()
-        })
-      )
-    if (recs.length === 0) return 'List at least one record to ask about, one per line.'
-    return { kind: 'anomaly-identification', columns: chosen, binWidths, metric, radius: r, beta: bt, k: kk, records: recs }
-  }
-  const built = build()
+/**
+ * Anomaly identification: columns and bins, radius, beta, k, and the records to ask about. `initial`: a saved query
+ * being edited (its next version starts from it). `buildAiqDefinition` (aiqDefinition.ts, pure) does the work.
+ */
+export function AnomalyIdBuilder(props: {
+  dataset: DatasetInfo
+  initial?: AnomalyIdentificationDefinition
+  onChange: (d: AnomalyIdentificationDefinition | string) => void
+}) {
+  const cols = aiqColumns(props.dataset)
+  const [form, setForm] = useState<AiqForm>(() => (props.initial ? aiqFormFromDefinition(props.initial) : BLANK_AIQ_FORM))
+  const set = (p: Partial<AiqForm>) => setForm({ ...form, ...p })
+  const { chosen, bins, metric, radius, beta, k, records } = form
+  const built = buildAiqDefinition(form, props.dataset)
   useHandUp(built, props.onChange)
 
   return (
@@ -59,7 +30,7 @@ export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: An
               <input
                 type="checkbox"
                 checked={chosen.includes(c.name)}
-                onChange={(e) => setChosen(e.target.checked ? [...chosen, c.name] : chosen.filter((x) => x !== c.name))}
+                onChange={(e) => set({ chosen: e.target.checked ? [...chosen, c.name] : chosen.filter((x) => x !== c.name) })}
                 data-testid={`aiq-column-${c.name}`}
               />
               {c.name} <span className="hint">({c.type === 'text' ? 'categories' : 'numbers'})</span>
@@ -68,7 +39,7 @@ export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: An
               <NumberField
                 label={`Bin width of ${c.name}`}
                 value={bins[c.name] ?? ''}
-                onChange={(v) => setBins({ ...bins, [c.name]: v })}
+                onChange={(v) => set({ bins: { ...bins, [c.name]: v } })}
                 testId={`aiq-bin-${c.name}`}
               />
             )}
@@ -79,7 +50,7 @@ export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: An
         <SelectField
           label="Distance"
           value={metric}
-          onChange={setMetric}
+          onChange={(m) => set({ metric: m })}
           options={[
             { value: 'l1', label: 'L1 (sum of bin differences)' },
             { value: 'linf', label: 'L∞ (largest bin difference)' },
@@ -87,14 +58,29 @@ export function AnomalyIdBuilder(props: { dataset: DatasetInfo; onChange: (d: An
             { value: 'hamming', label: 'Hamming (columns that differ)' }
           ]}
         />
-        <NumberField label="Radius (bins)" value={radius} onChange={setRadius} testId="aiq-radius" />
-        <NumberField label="Beta (neighbours)" value={beta} onChange={setBeta} testId="aiq-beta" hint="At most beta neighbours: an anomaly." />
-        <NumberField label="k" value={k} onChange={setK} testId="aiq-k" hint="For sensitive privacy." />
+        <NumberField label="Radius (bins)" value={radius} onChange={(v) => set({ radius: v })} testId="aiq-radius" />
+        <NumberField
+          label="Beta (neighbours)"
+          value={beta}
+          onChange={(v) => set({ beta: v })}
+          testId="aiq-beta"
+          hint="At most beta neighbours: an anomaly."
+        />
+        <NumberField label="k" value={k} onChange={(v) => set({ k: v })} testId="aiq-k" hint="For sensitive privacy." />
       </div>
       <div className="field">
         <label htmlFor="aiq-records">Records to ask about (one per line, values in the order of the columns, comma separated)</label>
-        <textarea id="aiq-records" rows={4} value={records} onChange={(e) => setRecords(e.target.value)} data-testid="aiq-records" />
+        <textarea id="aiq-records" rows={4} value={records} onChange={(e) => set({ records: e.target.value })} data-testid="aiq-records" />
       </div>
+      {props.dataset.unit.kind === 'person' && (
+        <NumberField
+          label="Most rows per person"
+          value={form.maxRowsPerPerson}
+          onChange={(v) => set({ maxRowsPerPerson: v })}
+          testId="aiq-max-rows"
+          hint="The charge is multiplied by it; empty: 1."
+        />
+      )}
     </div>
   )
 }

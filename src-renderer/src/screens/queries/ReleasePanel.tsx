@@ -188,7 +188,10 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
           </div>
         )}
         {q.kind === 'anomaly-search' && (
-          <p className="hint">The search's ε per question, budget and stopping rule were fixed when the query was saved.</p>
+          <p className="hint">
+            The search's ε per question, budget and stopping rule were fixed when the query was saved; to change them, edit the query (Edit, in the
+            list above): it is saved as a new version.
+          </p>
         )}
 
         {typeof params === 'string' && <p className="hint todo">{params}</p>}
@@ -228,7 +231,7 @@ function PreviewBox(props: {
   error: string | null
   loading: boolean
   onUse: (param: 'alpha' | 'beta' | 'epsilon', value: number) => void
-  /** A denied search: what would fit (its parameters are fixed, so a new search). */
+  /** A denied search: what would fit (its parameters are fixed, so its next version). */
   searchFit?: string | null
 }) {
   const p = props.preview

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { AnomalySearchDefinition, DatasetInfo } from '../../../../src-main/contract'
 import { NumberField, SelectField } from '../../components/Fields'
 import { href } from '../../sections'
-import { type SearchForm, buildSearchDefinition, parseIndividuals } from './searchDefinition'
+import { type SearchForm, buildSearchDefinition, parseIndividuals, searchFormFromDefinition } from './searchDefinition'
 import { noPublicSourceReason, publicSources } from './thresholdDefinition'
 import { useHandUp } from './useHandUp'
 import { preferredIdColumn } from './columnDefaultsDefinition'
@@ -11,12 +11,13 @@ import { preferredIdColumn } from './columnDefaultsDefinition'
  * Anomaly search: score column, the id column and the public list of individuals, the score floor L, thresholds,
  * epsilon per query, budget, oracle and stopping rule. `buildSearchDefinition` (pure) does the work.
  */
-export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetInfo[]; onChange: (d: AnomalySearchDefinition | string) => void }) {
-  const cols = props.dataset.columns
+/** A new search form on `dataset`. */
+function blankSearchForm(dataset: DatasetInfo, datasets: readonly DatasetInfo[]): SearchForm {
+  const cols = dataset.columns
   const numeric = cols.filter((c) => c.type === 'integer' || c.type === 'real')
-  const sources = publicSources(props.dataset, props.datasets)
-  const personColumn = props.dataset.unit.kind === 'person' ? props.dataset.unit.column : ''
-  const [form, setForm] = useState<SearchForm>(() => ({
+  const sources = publicSources(dataset, datasets)
+  const personColumn = dataset.unit.kind === 'person' ? dataset.unit.column : ''
+  return {
     score: numeric[0]?.name ?? '',
     // A person-level dataset names its individuals by its person column; else a column named like an id; else the analyst chooses.
     idColumn: preferredIdColumn(cols, personColumn || null) ?? '',
@@ -31,7 +32,23 @@ export function SearchBuilder(props: { dataset: DatasetInfo; datasets: DatasetIn
     tau: '0.5',
     delta: '0.05',
     top: '4'
-  }))
+  }
+}
+
+/** `initial`: a saved search being edited (its next version starts from it). */
+export function SearchBuilder(props: {
+  dataset: DatasetInfo
+  datasets: DatasetInfo[]
+  initial?: AnomalySearchDefinition
+  onChange: (d: AnomalySearchDefinition | string) => void
+}) {
+  const cols = props.dataset.columns
+  const numeric = cols.filter((c) => c.type === 'integer' || c.type === 'real')
+  const sources = publicSources(props.dataset, props.datasets)
+  const [form, setForm] = useState<SearchForm>(() => {
+    const blank = blankSearchForm(props.dataset, props.datasets)
+    return props.initial ? searchFormFromDefinition(props.initial, blank) : blank
+  })
   const set = (p: Partial<SearchForm>) => setForm({ ...form, ...p })
   const ind = form.individuals
   const setInd = (p: Partial<SearchForm['individuals']>) => set({ individuals: { ...ind, ...p } })

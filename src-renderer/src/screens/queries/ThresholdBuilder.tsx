@@ -15,12 +15,22 @@ const OPS: FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 
  * on every change. The state is one `ThresholdForm` changed by `thresholdFormReducer` (thresholdBuilderState.ts);
  * `resolveThresholdForm` and `buildThresholdDefinition` (thresholdDefinition.ts, pure) do the rest.
  */
-export function ThresholdBuilder(props: { dataset: DatasetInfo; datasets: DatasetInfo[]; onChange: (d: ThresholdQueryDefinition | string) => void }) {
+export function ThresholdBuilder(props: {
+  dataset: DatasetInfo
+  datasets: DatasetInfo[]
+  /** A saved query being edited: its next version starts from it. */
+  initial?: ThresholdQueryDefinition
+  onChange: (d: ThresholdQueryDefinition | string) => void
+}) {
   const cols = props.dataset.columns
   const timeCols = cols.filter((c) => c.type === 'timestamp')
   const sources = publicSources(props.dataset, props.datasets)
   const privateOthers = props.datasets.filter((d) => !d.public && d.id !== props.dataset.id)
-  const [form, dispatch] = useReducer(thresholdFormReducer, { dataset: props.dataset, datasets: props.datasets }, initialThresholdForm)
+  const [form, dispatch] = useReducer(
+    thresholdFormReducer,
+    { dataset: props.dataset, datasets: props.datasets, initial: props.initial },
+    initialThresholdForm
+  )
   const { groupBy, filters, period, groups } = form
   const thr = form.threshold
   const ref = thr.reference

@@ -108,8 +108,8 @@ export function buildSearchDefinition(form: SearchForm, dataset: DatasetInfo, da
 }
 
 /**
- * A denied search's way forward (issue 17: denials name what would fit). Its ε per question and budget were fixed when it
- * was saved, so the fit is a new search: the largest budget of whole questions at the same ε that what is left allows,
+ * A denied search's way forward (denials name what would fit). Its ε per question and budget were fixed when it
+ * was saved, so the fit is its next version: the largest budget of whole questions at the same ε that what is left allows,
  * else a smaller ε per question. From the saved definition and the ledger's remaining budget only (both public).
  */
 export function searchFitSentence(
@@ -123,7 +123,33 @@ export function searchFitSentence(
   if (!(remaining > 0)) return 'Nothing is left: only the privacy officer can raise the budget.'
   if (n >= 1) {
     const b = Number((n * e).toPrecision(12))
-    return `What fits the ε ${remainingText} left: a new search with a budget of at most ε ${b} (${n} question${n === 1 ? '' : 's'} at ε ${e}, where this one asks up to ${Math.floor(def.budget / e + 1e-9)}), or ask the privacy officer to raise the budget.`
+    return `What fits the ε ${remainingText} left: edit the search (a new version) with a budget of at most ε ${b} (${n} question${n === 1 ? '' : 's'} at ε ${e}, where this one asks up to ${Math.floor(def.budget / e + 1e-9)}), or ask the privacy officer to raise the budget.`
   }
-  return `Not one question at ε ${e} fits the ε ${remainingText} left: a new search needs an ε per question of at most ${remainingText}, or ask the privacy officer to raise the budget.`
+  return `Not one question at ε ${e} fits the ε ${remainingText} left: edit the search (a new version) with an ε per question of at most ${remainingText}, or ask the privacy officer to raise the budget.`
+}
+
+/**
+ * A saved search back in the form (to edit it as its next version), over the `blank` form of its dataset;
+ * `buildSearchDefinition` of the result gives the definition again (unit-tested round trip).
+ */
+export function searchFormFromDefinition(def: AnomalySearchDefinition, blank: SearchForm): SearchForm {
+  const individuals: SearchForm['individuals'] = def.individualsFrom
+    ? { ...blank.individuals, source: 'dataset', datasetId: String(def.individualsFrom.datasetId), column: def.individualsFrom.column }
+    : { ...blank.individuals, source: 'listed', listed: (def.individuals ?? []).join('\n') }
+  return {
+    ...blank,
+    score: def.scoreColumn,
+    idColumn: def.idColumn ?? blank.idColumn,
+    individuals,
+    scoreFloor: def.scoreFloor === undefined ? '' : String(def.scoreFloor),
+    tLow: String(def.tLow),
+    tHigh: String(def.tHigh),
+    eps: String(def.epsilonPerQuery),
+    budget: String(def.budget),
+    oracle: def.oracle,
+    stop: def.delta !== undefined ? 'delta' : 'tau',
+    tau: def.tau === undefined ? blank.tau : String(def.tau),
+    delta: def.delta === undefined ? blank.delta : String(def.delta),
+    top: def.top === undefined ? blank.top : String(def.top)
+  }
 }

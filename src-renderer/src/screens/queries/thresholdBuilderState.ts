@@ -2,8 +2,8 @@
  * The threshold builder's state as one typed value and its transitions (pure: no React; the component calls
  * `useReducer(thresholdFormReducer, …, initialThresholdForm)`). Unit-tested in test/unit/renderer/threshold-builder-state.test.ts.
  */
-import type { DatasetInfo } from '../../../../src-main/contract'
-import { type FilterRow, type ThresholdForm, publicSources } from './thresholdDefinition'
+import type { DatasetInfo, ThresholdQueryDefinition } from '../../../../src-main/contract'
+import { type FilterRow, type ThresholdForm, publicSources, thresholdFormFromDefinition } from './thresholdDefinition'
 
 export type ThresholdFormAction =
   /** Tick or untick a group-by column; the list stays in the dataset's column order (`order`), whatever the ticking order. */
@@ -23,8 +23,24 @@ function firstTimeColumn(dataset: DatasetInfo): string {
   return dataset.columns.find((c) => c.type === 'timestamp')?.name ?? ''
 }
 
-/** A new form for `dataset`: nothing grouped, no filter, groups from the first public dataset when there is one. */
-export function initialThresholdForm({ dataset, datasets }: { dataset: DatasetInfo; datasets: readonly DatasetInfo[] }): ThresholdForm {
+/**
+ * A new form for `dataset`: nothing grouped, no filter, groups from the first public dataset when there is one; or
+ * (`initial`) the form of a saved query being edited.
+ */
+export function initialThresholdForm({
+  dataset,
+  datasets,
+  initial
+}: {
+  dataset: DatasetInfo
+  datasets: readonly DatasetInfo[]
+  initial?: ThresholdQueryDefinition
+}): ThresholdForm {
+  const blank = blankThresholdForm(dataset, datasets)
+  return initial ? thresholdFormFromDefinition(initial, blank) : blank
+}
+
+function blankThresholdForm(dataset: DatasetInfo, datasets: readonly DatasetInfo[]): ThresholdForm {
   const sources = publicSources(dataset, datasets)
   const time = firstTimeColumn(dataset)
   return {
@@ -51,7 +67,7 @@ function keepMapping(on: Record<string, string>, groupBy: readonly string[]): Re
 }
 
 function rebase(form: ThresholdForm, dataset: DatasetInfo, datasets: readonly DatasetInfo[]): ThresholdForm {
-  const fresh = initialThresholdForm({ dataset, datasets })
+  const fresh = blankThresholdForm(dataset, datasets)
   const names = new Set(dataset.columns.map((c) => c.name))
   const timeNames = new Set(dataset.columns.filter((c) => c.type === 'timestamp').map((c) => c.name))
   const sourceIds = new Set(publicSources(dataset, datasets).map((d) => String(d.id)))

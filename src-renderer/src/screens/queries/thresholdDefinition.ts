@@ -107,7 +107,8 @@ export function parseGroupLines(text: string, groupBy: readonly string[]): Array
   return groups
 }
 
-function parseNumber(text: string): number | null {
+/** A number as typed, or null when empty or not a finite number. */
+export function parseNumber(text: string): number | null {
   const t = text.trim()
   if (t === '') return null
   const n = Number(t)
@@ -300,4 +301,59 @@ export function resolveThresholdForm(form: ThresholdForm, dataset: DatasetInfo, 
     datasets
   )
   return { thresholdTable, numericThresholdColumns, groupsTable, thresholdOn, groupsOn, personOptions, personColumn, definition, groupsOnly }
+}
+
+/** One listed value as `splitValues` reads it back: quoted when it holds a comma or a quote or is blank-edged. */
+export function joinValue(v: string | number | null): string {
+  const s = v === null ? '' : String(v)
+  return /[",]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s
+}
+
+/**
+ * A saved definition back in the form (to edit it as its next version), over the `blank` form of its dataset: what the
+ * definition does not say keeps the blank form's defaults. `buildThresholdDefinition` of the result gives the definition
+ * again (unit-tested round trip).
+ */
+export function thresholdFormFromDefinition(def: ThresholdQueryDefinition, blank: ThresholdForm): ThresholdForm {
+  const filters: FilterRow[] = (def.filter ?? []).map((f) => ({
+    column: f.column,
+    op: f.op,
+    value: f.value === undefined ? '' : Array.isArray(f.value) ? f.value.join(', ') : String(f.value)
+  }))
+  const c = def.count
+  const count: ThresholdForm['count'] =
+    c.kind === 'rows'
+      ? { ...blank.count, kind: 'rows' }
+      : { kind: 'persons', personColumn: c.personColumn, cap: String(c.cap), maxGroups: c.maxGroups === undefined ? '' : String(c.maxGroups) }
+  const t = def.threshold
+  const threshold: ThresholdForm['threshold'] =
+    t.kind === 'constant'
+      ? { ...blank.threshold, kind: 'constant', constant: String(t.value) }
+      : t.kind === 'column'
+        ? { ...blank.threshold, kind: 'column', datasetId: String(t.datasetId), column: t.column, on: { ...(t.on ?? {}) } }
+        : {
+            ...blank.threshold,
+            kind: 'reference',
+            reference: {
+              factor: String(t.factor),
+              aggregate: t.aggregate,
+              bucket: t.bucket,
+              column: t.column ?? blank.threshold.reference.column,
+              from: t.from,
+              to: t.to
+            }
+          }
+  const groups: ThresholdForm['groups'] = def.groups
+    ? { ...blank.groups, source: 'listed', listed: def.groups.map((g) => g.map(joinValue).join(', ')).join('\n') }
+    : def.groupsFrom
+      ? { ...blank.groups, source: 'dataset', datasetId: String(def.groupsFrom.datasetId), on: { ...(def.groupsFrom.on ?? {}) } }
+      : blank.groups
+  return {
+    groupBy: [...def.groupBy],
+    filters,
+    period: def.period ? { on: true, ...def.period } : blank.period,
+    count,
+    threshold,
+    groups
+  }
 }

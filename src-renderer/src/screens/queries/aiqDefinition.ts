@@ -1,0 +1,98 @@
+/**
+ * The anomaly identification form's state and the definition it stands for (pure: no React, unit-tested in
+ * test/unit/renderer/query-builders.test.ts). Every "not yet" is one sentence saying what to do; the save button shows it.
+ */
+import type { AnomalyIdentificationDefinition, DatasetInfo } from '../../../../src-main/contract'
+import { joinValue, parseNumber, splitValues } from './thresholdDefinition'
+
+export interface AiqForm {
+  /** The columns describing a record, in the order chosen. */
+  chosen: string[]
+  /** Bin width per numeric column, as typed. */
+  bins: Record<string, string>
+  metric: AnomalyIdentificationDefinition['metric']
+  radius: string
+  beta: string
+  k: string
+  /** One record per line, values in the order of `chosen`, comma separated ("..." holds a comma). */
+  records: string
+  /** Person-level datasets: the most rows one person adds ('' = the default, 1). */
+  maxRowsPerPerson: string
+}
+
+export const BLANK_AIQ_FORM: AiqForm = { chosen: [], bins: {}, metric: 'l1', radius: '1', beta: '', k: '5', records: '', maxRowsPerPerson: '' }
+
+/** The columns a record may be described by (timestamps are not offered). */
+export function aiqColumns(dataset: DatasetInfo): DatasetInfo['columns'] {
+  return dataset.columns.filter((c) => c.type !== 'timestamp')
+}
+
+/** The definition, or one sentence saying what is missing. */
+export function buildAiqDefinition(form: AiqForm, dataset: DatasetInfo): AnomalyIdentificationDefinition | string {
+  const cols = aiqColumns(dataset)
+  const { chosen } = form
+  if (chosen.length === 0) return 'Choose the columns that describe a record.'
+  const binWidths: Array<number | null> = []
+  for (const name of chosen) {
+    const c = cols.find((x) => x.name === name)
+    if (!c) return `“${name}” is not a column of “${dataset.name}”: choose the columns again.`
+    if (c.type === 'text') binWidths.push(null)
+    else {
+      const b = parseNumber(form.bins[name] ?? '')
+      if (b === null || b <= 0) return `Give the bin width of "${name}" (> 0): values in one bin count as equal.`
+      binWidths.push(b)
+    }
+  }
+  const r = parseNumber(form.radius)
+  const bt = parseNumber(form.beta)
+  const kk = parseNumber(form.k)
+  if (r === null || r < 0) return 'Give the radius (in bins): records within it are neighbours.'
+  if (bt === null) return 'Give beta: a record with at most beta neighbours is an anomaly.'
+  if (kk === null || !Number.isInteger(kk) || kk < 1) return 'Give k (a whole number): how many added records a sensitive record tolerates.'
+  const records = form.records
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) =>
+      splitValues(l).map((v, j) => {
+        const c = cols.find((x) => x.name === chosen[j])
+        const n = Number(v)
+        return c && c.type !== 'text' && v !== '' && Number.isFinite(n) ? n : v
+      })
+    )
+  if (records.length === 0) return 'List at least one record to ask about, one per line.'
+  const d: AnomalyIdentificationDefinition = {
+    kind: 'anomaly-identification',
+    columns: [...chosen],
+    binWidths,
+    metric: form.metric,
+    radius: r,
+    beta: bt,
+    k: kk,
+    records
+  }
+  if (form.maxRowsPerPerson.trim() !== '') {
+    const m = parseNumber(form.maxRowsPerPerson)
+    if (m === null || !Number.isInteger(m) || m < 1) return 'The most rows per person must be a whole number, 1 or more (or empty: 1).'
+    d.maxRowsPerPerson = m
+  }
+  return d
+}
+
+/** A saved definition back in the form (to edit it as its next version); `buildAiqDefinition` gives it again. */
+export function aiqFormFromDefinition(def: AnomalyIdentificationDefinition): AiqForm {
+  const bins: Record<string, string> = {}
+  def.columns.forEach((c, i) => {
+    const b = def.binWidths[i]
+    if (b !== null && b !== undefined) bins[c] = String(b)
+  })
+  return {
+    chosen: [...def.columns],
+    bins,
+    metric: def.metric,
+    radius: String(def.radius),
+    beta: String(def.beta),
+    k: String(def.k),
+    records: (def.records ?? []).map((r) => r.map(joinValue).join(', ')).join('\n'),
+    maxRowsPerPerson: def.maxRowsPerPerson === undefined ? '' : String(def.maxRowsPerPerson)
+  }
+}
