@@ -218,7 +218,18 @@ for (const v of VIEWPORTS) {
       expect(price.canRelease).toBe(true)
       await fits(page, 'Queries with a price')
       await screenshot(page, `first-run-analyst-price-${size}`)
-      const result = await queries.release(page)
+      // While the release runs, its button says so (the call is held back here so that the wait is seen).
+      let go: () => void = () => {}
+      const held = new Promise<void>((r) => (go = r))
+      await page.route('**/api/call/releases%2Frun', async (route) => {
+        await held
+        await route.continue()
+      })
+      const running = queries.release(page)
+      await page.getByRole('button', { name: 'Releasing… (charged first, then answered)' }).waitFor()
+      go()
+      const result = await running
+      await page.unroute('**/api/call/releases%2Frun')
       expect(await result.innerText()).toMatch(/A-101/)
       await fits(page, 'Queries with a release')
       await screenshot(page, `first-run-analyst-release-${size}`)

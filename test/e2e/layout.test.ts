@@ -282,9 +282,21 @@ describe('officer guard rails (issue 17)', () => {
     expect(r.error?.message).toMatch(/^The head hash must be at least 16 hexadecimal digits/)
     // A well-formed head that is not this ledger's is reported as that, not as a broken entry.
     await page.getByTestId('verify-expect-head').fill('0123456789abcdef')
+    // While the call waits, the button says so (the call is held back here so that the wait is seen).
+    let release: () => void = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    await page.route('**/api/call/ledger%2Fverify', async (route) => {
+      await held
+      await route.continue()
+    })
     await page.getByTestId('verify-start').click()
+    await page.getByRole('button', { name: 'Verifying…' }).waitFor()
+    expect(await page.getByTestId('verify-start').isDisabled()).toBe(true)
+    release()
     const verdict = page.getByTestId('verify-result')
     await verdict.waitFor()
+    await page.unroute('**/api/call/ledger%2Fverify')
+    expect(await page.getByTestId('verify-start').innerText()).toBe('Verify')
     expect(await verdict.innerText()).toMatch(/^✘ Head not found — The head 0123456789abcdef… is not in this ledger: check that you copied it/)
     expect(await verdict.innerText()).not.toMatch(/Broken|FAILED|First broken entry/)
     await page.getByTestId('verify-expect-head').fill('')

@@ -210,7 +210,7 @@ export function QueriesScreen(props: ScreenProps) {
                   aria-describedby={whyNot ? 'query-save-why' : undefined}
                   title={whyNot ?? undefined}
                 >
-                  {editing ? `Save version ${editing.version + 1}` : 'Save question'}
+                  {save.busy ? 'Saving…' : editing ? `Save version ${editing.version + 1}` : 'Save question'}
                 </button>
               </div>
             </div>

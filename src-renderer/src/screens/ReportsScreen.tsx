@@ -205,7 +205,7 @@ export function ReportsScreen(_props: ScreenProps) {
                 title={exportWhy ?? undefined}
                 data-testid="report-export"
               >
-                Export
+                {act.busy && preview ? 'Exporting…' : 'Export'}
               </button>
             </div>
           </div>

@@ -64,7 +64,7 @@ function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => voi
           aria-describedby={why ? 'settings-workers-why' : undefined}
           title={why ?? undefined}
         >
-          Apply
+          {busy ? 'Applying…' : 'Apply'}
         </button>
       </form>
       {why && (

@@ -116,8 +116,8 @@ function thresholdPrice(
       : onePerPerson
         ? `a person lies in one group (${pub.groupBy.join(', ')} hold one value per person)`
         : maxGroups !== undefined && maxGroups < k
-          ? `times ${unitGroups} groups a person may add to (maxGroups; persons in more are truncated)`
-          : `times ${unitGroups} groups: a person may be in every predicate (set maxGroups to charge less)`
+          ? `times ${unitGroups} groups a person may add to ("Groups one person may add to", maxGroups; persons in more are truncated)`
+          : `times ${unitGroups} groups: a person may be in every predicate (set "Groups one person may add to", maxGroups in a query file, to charge less)`
   const chargeExplained =
     `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} ` +
     `(${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(floatToNanoUp(engineEps))} per predicate; ` +

@@ -241,7 +241,7 @@ function DeclarePublic(props: { dataset: DatasetInfo; onDeclared: () => void }) 
               aria-describedby={why ? 'declare-public-why' : undefined}
               data-testid="declare-public-submit"
             >
-              Declare public
+              {act.busy ? 'Signing the declaration…' : 'Declare public'}
             </button>
             <button type="button" className="secondary" onClick={() => setOpen(false)}>
               Cancel

@@ -119,7 +119,7 @@ export function ExperimentView(props: { experimentId: string; onDeleted: () => v
         <div className="button-row">
           {canResume && (
             <button type="button" onClick={resume} disabled={act.busy} data-testid="experiment-resume">
-              Resume
+              {act.busy ? 'Resuming…' : 'Resume'}
             </button>
           )}
           <button

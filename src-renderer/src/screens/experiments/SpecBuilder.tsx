@@ -180,7 +180,7 @@ export function SpecBuilder(props: { onStarted: (experimentId: string) => void }
           </div>
           <div className="button-row">
             <button type="submit" disabled={start.busy || v?.ok === false} data-testid="spec-start">
-              Start simulation
+              {start.busy ? 'Starting…' : 'Start simulation'}
             </button>
           </div>
           <ErrorText error={start.error} testId="spec-start-error" />

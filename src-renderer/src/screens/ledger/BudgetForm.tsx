@@ -141,7 +141,7 @@ export function BudgetForm(props: {
         <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="budget" />
         <div className="field actions">
           <button type="submit" disabled={!valid || act.busy} title={why ?? undefined} data-testid="budget-set">
-            {freeze ? 'Freeze' : 'Set budget'}
+            {act.busy ? 'Signing…' : freeze ? 'Freeze' : 'Set budget'}
           </button>
         </div>
       </form>

@@ -80,7 +80,7 @@ function CheckpointForm() {
       <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="checkpoint" />
       <div className="field actions">
         <button type="submit" disabled={act.busy || why !== null} title={why ?? undefined} data-testid="checkpoint-sign">
-          Sign a checkpoint
+          {act.busy ? 'Signing…' : 'Sign a checkpoint'}
         </button>
       </div>
       <ErrorText error={act.error} />
@@ -147,7 +147,7 @@ function SealedRelease(props: { release: ReleaseRecord }) {
               title={why ?? undefined}
               data-testid="unlock-confirm"
             >
-              Record and unlock
+              {act.busy ? 'Recording…' : 'Record and unlock'}
             </button>
             <button type="button" className="secondary" onClick={() => setAsking(false)}>
               Cancel

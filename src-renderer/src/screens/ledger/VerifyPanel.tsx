@@ -46,7 +46,7 @@ export function VerifyPanel() {
         />
         <div className="field actions">
           <button type="submit" disabled={act.busy || badHead !== null} data-testid="verify-start">
-            Verify
+            {act.busy ? 'Verifying…' : 'Verify'}
           </button>
         </div>
       </form>

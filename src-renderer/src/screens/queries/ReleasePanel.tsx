@@ -217,7 +217,7 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
             title={pv && !pv.allowed ? 'Denied: see why above' : undefined}
           >
             {/* The rest of the app stays live meanwhile: the release runs on a thread of its own. */}
-            {act.busy ? 'Releasing…' : pv ? `Release and spend ε ${formatExact(pv.epsilonExact)}` : 'Release'}
+            {act.busy ? 'Releasing… (charged first, then answered)' : pv ? `Release and spend ε ${formatExact(pv.epsilonExact)}` : 'Release'}
           </button>
         </div>
         <ErrorText error={act.error} testId="release-error" />
