@@ -5,7 +5,6 @@
  * its queries as version 1.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
 import type { ThresholdQueryDefinition } from '../../../src-main/contract/datasets'
 import {
   deleteQuery,
@@ -20,6 +19,7 @@ import { openStore } from '../../../src-main/services/store/store'
 import { migrations } from '../../../src-main/services/store/migrations'
 import { craftDataset, closeLedgerWorkspace, openLedgerWorkspace } from '../ledger/fixtures'
 import { officerAct } from '../officer-fixture'
+import { runCli } from '../cli-runner'
 import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { writeFileSync } from 'node:fs'
@@ -56,13 +56,7 @@ const over = (value: number): ThresholdQueryDefinition => ({
   groups: [['A'], ['B']]
 })
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: ws.dir }
-  const code = await main(args, io as never)
-  return { code, out, err }
-}
+const cli = (args: string[]) => runCli(args, { cwd: ws.dir })
 
 describe('saved query versions', () => {
   it('an edit is the next version; the list shows it; a release keeps the version it ran', async () => {
