@@ -154,7 +154,12 @@ describe('saved query versions', () => {
   it('a workspace saved before versions opens with its queries as version 1', () => {
     store.close()
     const dir = ws.dir
-    const old = openStore(join(dir, 'old.sqlite'), { migrations: migrations.slice(0, migrations.findIndex((m) => m.name === 'saved query versions')) })
+    const old = openStore(join(dir, 'old.sqlite'), {
+      migrations: migrations.slice(
+        0,
+        migrations.findIndex((m) => m.name === 'saved query versions')
+      )
+    })
     const ds = rooms(old.db)
     old.db
       .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
