@@ -12,16 +12,23 @@ export function shownTime(ms: number, cadenceMs: number | null): string {
   return new Date(cadenceMs === null ? ms : Math.floor(ms / cadenceMs) * cadenceMs).toISOString()
 }
 
+/** An object literal's kind (not a Buffer, a typed array, a Date or a class instance). */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') return false
+  const proto = Object.getPrototypeOf(v) as unknown
+  return proto === Object.prototype || proto === null
+}
+
 /**
- * A copy of `value` (JSON data: objects, arrays, strings, numbers) with every ISO time in it floored to the cadence;
- * `value` itself when there is no cadence.
+ * A copy of `value` (JSON data: plain objects, arrays, strings, numbers) with every ISO time in it floored to the
+ * cadence; `value` itself when there is no cadence. Anything else (bytes, class instances) is passed on as it is.
  */
 export function coarseTimes<T>(value: T, cadenceMs: number | null): T {
   if (cadenceMs === null) return value
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return ISO_TIME.test(v) ? shownTime(Date.parse(v), cadenceMs) : v
     if (Array.isArray(v)) return v.map(walk)
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+    if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
     return v
   }
   return walk(value) as T
