@@ -88,9 +88,19 @@ describe('the service listener', () => {
       deployment: 'service',
       cadenceMs: 50,
       listen: { host: '127.0.0.1', port: 0 },
-      tls: { cert: tls.cert, key: tls.key }
+      tls: { cert: tls.cert, key: tls.key },
+      maxUploadBytes: 1000
     })
     try {
+      // An upload over the cap gets its 413 sentence through the socket gate (the connection closes after it, not before).
+      const custodian = credentialFor(h.services.context.store.db, 'cody', 'custodian')
+      const big = await httpsCall(h.port, tls.ca, '/api/upload?name=big.csv', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${custodian}`, 'Content-Length': '5000' },
+        body: Buffer.alloc(5000, 0x61)
+      }).catch((e: Error) => ({ status: 0, body: e.message }))
+      expect(big.status).toBe(413)
+      expect(JSON.parse(big.body)).toMatchObject({ ok: false, error: { code: 'too-large' } })
       // No token in a service's address: its callers are accounts.
       expect(h.url).toBe(`https://127.0.0.1:${h.port}/`)
       const analyst = credentialFor(h.services.context.store.db, 'ana', 'analyst')
