@@ -48,7 +48,7 @@ export type ChooseFileRequest = z.infer<typeof chooseFileRequestSchema>
 /**
  * A file the user chose (desktop: the native open dialog in the main process) or uploaded (headless: `POST /api/upload`),
  * referred to by an opaque, random id. The path stays in the main process / the server: no contract method takes a
- * server-side path (issue 15).
+ * server-side path.
  */
 export interface FileHandle {
   fileId: string

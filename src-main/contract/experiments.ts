@@ -1,5 +1,5 @@
 /**
- * Contract methods of the experiments area (issue 7): parameter sweeps and Monte Carlo evaluations on the worker pool.
+ * Contract methods of the experiments area: parameter sweeps and Monte Carlo evaluations on the worker pool.
  *
  * Everything here is a SIMULATION: it uses the ground truth, a seeded generator, and is never charged to a ledger.
  * Every stored experiment, every response and every CSV row says so (`simulation: true`, CSV column `kind=simulation`).

@@ -1,5 +1,5 @@
 /**
- * Sources benchmark, large (issue 16): the threshold query of sources.bench.ts (group-by room and floor, persons
+ * Sources benchmark, large: the threshold query of sources.bench.ts (group-by room and floor, persons
  * counted with cap 3 and maxGroups, default 3) over 10^8 generated rows (QA_BENCH_LARGE_ROWS) in a Parquet file read
  * in place by DuckDB: link, the query with the bound (twice) and without it; peak resident memory (the kernel's
  * high-water mark: DuckDB runs in a worker thread of this process). The file is generated once by DuckDB and cached

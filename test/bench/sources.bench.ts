@@ -1,5 +1,5 @@
 /**
- * Sources benchmark (issue 16): the threshold query (group-by 2 columns, persons counted with cap 3 and maxGroups,
+ * Sources benchmark: the threshold query (group-by 2 columns, persons counted with cap 3 and maxGroups,
  * default 3: QA_BENCH_MAX_GROUPS) over generated rows (default 10^7: QA_BENCH_ROWS; sources-data.ts, cached) held in a
  * Parquet file read in place by DuckDB (link + query), versus the SQLite path on the same rows (import of the same
  * rows as CSV + the same query), with the ratio end to end and for the query alone. The bound runs in each engine

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * Issue 17: every screen fits a 1024x700 and a 1440x900 window with no sideways scrolling, with data on it (datasets, a
+ * Every screen fits a 1024x700 and a 1440x900 window with no sideways scrolling, with data on it (datasets, a
  * release, a sweep, the ledger, a report); new results are scrolled into view and focused; links go to the entry they name.
  */
 import { spawnSync } from 'node:child_process'
@@ -110,7 +110,8 @@ describe('layout at 1024x700 and 1440x900', () => {
     problems.push(...(await overflowsAtBothSizes(page, 'Releases')))
     await shell.goTo(page, 'Ledger')
     problems.push(...(await overflowsAtBothSizes(page, 'Ledger after a release')))
-    // The entries' descriptions get room to read at 1024 px (they were squeezed to about 106 px, ten lines a row, by a Who column and a one-line date).
+    // The entries' descriptions get room to read at 1024 px (a Who column and a one-line date would squeeze them to
+    // about 106 px, ten lines a row).
     await page.setViewportSize(VIEWPORTS[0])
     const what = (await page.locator('[data-testid^="ledger-entry-"] td.wrap').first().boundingBox())!
     expect(what.width).toBeGreaterThanOrEqual(160)
@@ -153,7 +154,7 @@ describe('layout at 1024x700 and 1440x900', () => {
   })
 })
 
-describe('denials are actionable (issue 17)', () => {
+describe('denials are actionable', () => {
   it('a denial names the nearest alpha (and beta) that fits what is left; one click uses it and the release fits', async () => {
     const rooms = ['A-101', 'A-102', 'A-201', 'A-202', 'B-101', 'B-102']
     await queries.defineThreshold(page, {
@@ -186,7 +187,7 @@ describe('denials are actionable (issue 17)', () => {
   })
 })
 
-describe('what a new user tripped on (issue 17)', () => {
+describe('what a new user tripped on', () => {
   it('the Import button says why it is disabled; a person-like column is preselected as the privacy unit, with the reason', async () => {
     await datasets.pick(page, OCCUPANCY)
     expect(await page.getByTestId('import-chosen').innerText()).toBe('Chosen: occupancy.csv')
@@ -214,7 +215,7 @@ describe('what a new user tripped on (issue 17)', () => {
   })
 })
 
-describe('defaults, counts and plain names (issue 17)', () => {
+describe('defaults, counts and plain names', () => {
   const dataset = 'occupancy with a rather long name for a dataset'
 
   it('before saving, the threshold builder says how many groups the definition asks about (public inputs only)', async () => {
@@ -259,7 +260,7 @@ describe('defaults, counts and plain names (issue 17)', () => {
   })
 })
 
-describe('officer guard rails (issue 17)', () => {
+describe('officer guard rails', () => {
   it('a mistyped head hash is a format error, not a broken ledger; the service says so too', async () => {
     await shell.goTo(page, 'Ledger')
     await page.getByTestId('verify-expect-head').fill('deadbeef')
@@ -364,7 +365,7 @@ describe('officer guard rails (issue 17)', () => {
   })
 })
 
-describe('reports (issue 17)', () => {
+describe('reports', () => {
   it('the exported PDF is the previewed report (same data SHA-256), under 8 pages, experiments summarised without pending rows', async () => {
     await shell.goTo(page, 'Reports')
     await page.getByRole('button', { name: 'Preview' }).click()

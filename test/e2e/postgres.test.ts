@@ -1,5 +1,5 @@
 /**
- * Issue 16 in the app (headless server, Chromium): "Connect to PostgreSQL" on the Datasets screen against a real
+ * Linked PostgreSQL tables in the app (headless server, Chromium): "Connect to PostgreSQL" on the Datasets screen against a real
  * throwaway PostgreSQL (the server's password comes from its environment, so testing a connection and linking are the
  * officer's acts, with the passphrase): a wrong URL is one sentence, a URL with a password is refused, the table picker
  * lists what the role may read, and linking puts the table in the catalog with its rows not counted. "Link a file (query

@@ -1,8 +1,8 @@
 /**
- * Issue 24 item 7: the services' thread deadlocked in Node's crypto after about 11,700 releases in one process (the
- * sealing generated an X25519 key pair per recipient and exported it as a JWK: ExportJWK -> GC -> ~KeyGenJob ->
- * uv_mutex_lock). Sealing now makes its ephemeral key from random bytes and moves keys as DER: 20,000 seals to two
- * officers in one process, every one of them opening to its plaintext.
+ * Sealing must not deadlock Node's crypto in a long-lived process (a generated X25519 key pair per recipient exported
+ * as a JWK does, after about 11,700 releases: ExportJWK -> GC -> ~KeyGenJob -> uv_mutex_lock). Sealing makes its
+ * ephemeral key from random bytes and moves keys as DER: 20,000 seals to two officers in one process, every one of them
+ * opening to its plaintext.
  */
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
@@ -11,7 +11,7 @@ import { createKeyPair, seal, unseal } from '../../src-main/services/trust/offic
 
 const SEALS = 20_000
 
-describe('sealing soak (issue 24)', () => {
+describe('sealing soak', () => {
   it(`seals ${SEALS.toLocaleString('en')} values to two officers in one process; each opens`, { timeout: 600_000 }, () => {
     const a = createKeyPair('alpha officer passphrase')
     const b = createKeyPair('bravo officer passphrase')

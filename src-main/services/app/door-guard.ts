@@ -2,7 +2,7 @@
  * The doors' path refusal. `services.dispatch` runs `checkRequest` (request-check.ts: this refusal, then the method's
  * schema) before any handler; the sandboxed preload calls `refusePathParameters` alone (it stays small: no schemas in it).
  *
- * Paths (issue 15): No contract method takes a server-side path (files are opaque handles,
+ * Paths: no contract method takes a server-side path (files are opaque handles,
  * reports are downloaded or saved through the desktop dialog), so a parameter named like a path is an attempt to reach
  * the file system and is refused with one sentence, before any handler runs.
  *

@@ -60,7 +60,7 @@ export function checkPersonColumnInHeader(personColumn: string | null, header: s
  * Records the unit of a freshly imported dataset and, for a person-level one, which columns hold one value per person.
  * That is a DECLARATION made at import (`perPersonColumns`: a fact of the domain, e.g. a person's department), not an
  * observation: an observed flag would tell anyone who reads the catalog, or a price, whether some person in the private
- * rows has two values (review finding). The declaration is enforced over all rows (an empty value counts as a value;
+ * rows has two values. The declaration is enforced over all rows (an empty value counts as a value;
  * rows with an empty person field are taken as one person): if a declared column has a person with several values the
  * import fails with one sentence (the importer holds the file) and nothing is stored. Undeclared columns count as
  * several values per person. Runs inside the import's last transaction, on the final table.

@@ -1,5 +1,5 @@
 /**
- * Linking a CSV or Parquet file as a dataset (issue 16): from the CLI by path, from the app behind a door's handle. The
+ * Linking a CSV or Parquet file as a dataset: from the CLI by path, from the app behind a door's handle. The
  * read path of a linked file is sources/linked-file.ts.
  */
 import { randomUUID } from 'node:crypto'

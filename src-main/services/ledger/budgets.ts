@@ -27,7 +27,7 @@ export interface SetBudgetInput {
   reason: string
   /** The officer's registered name or key id (may be left out when only one officer is registered). */
   officer?: string
-  /** The officer's passphrase: a budget is an officer act, signed with the officer's key (issue 15). Never stored. */
+  /** The officer's passphrase: a budget is an officer act, signed with the officer's key. Never stored. */
   passphrase?: string
   /**
    * Freeze: no further releases. The budget is set to exactly what is already spent (the epsilon given, if any, is not

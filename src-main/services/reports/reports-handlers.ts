@@ -14,7 +14,7 @@ export interface ReportsOptions {
   downloadDir?: string
 }
 
-/** Handlers of the reports area (issue 9). */
+/** Handlers of the reports area. */
 export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {}): HandlerMap<ReportMethods> {
   // A private folder per services instance (0700): reports may hold sealed ex-post costs.
   let privateDir: string | null = null
@@ -44,7 +44,7 @@ export function reportsHandlers(ctx: ServiceContext, options: ReportsOptions = {
     },
 
     'reports/export': async (req) => {
-      // No output path from a door (issue 15): the file stays here until `reports/download` or the desktop's save dialog.
+      // No output path from a door: the file stays here until `reports/download` or the desktop's save dialog.
       if (req && typeof req === 'object' && 'outPath' in req) {
         throw new UserError(
           'Reports are not written to a path: download the finished export (or save it through the desktop save dialog)',

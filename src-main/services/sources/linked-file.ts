@@ -1,5 +1,5 @@
 /**
- * Linked files (issue 16): a CSV or Parquet file registered in the catalog and queried in place by DuckDB, instead of
+ * Linked files: a CSV or Parquet file registered in the catalog and queried in place by DuckDB, instead of
  * being copied into the workspace.
  *
  * - Linking reads the file's schema (column names and DuckDB types: public metadata), maps each type to a catalog type

@@ -1,5 +1,5 @@
 /**
- * Issue 24: receipts. The workspace file alone cannot show a rollback to an older copy, nor a consistent rewrite after
+ * Receipts. The workspace file alone cannot show a rollback to an older copy, nor a consistent rewrite after
  * the last checkpoint (every hash recomputed). A receipt the officer keeps elsewhere (`ledger checkpoint --receipt F`)
  * can: `ledger verify --receipt F` fails on both, and on a receipt that was altered.
  */

@@ -1,10 +1,10 @@
 /**
- * Issue 24 item 5, the attack: racing releases on one workspace (a user, or a script, firing many at once). 25 of 123
- * denials were lost in three rounds: the caller got "unexpected failure: database is locked" (exit 1) or HTTP "An
- * internal error occurred", because a deferred transaction upgraded to a write under WAL returns busy at once. Now the
- * charge and the denial are one IMMEDIATE transaction that waits for the lock (busy timeout): each of 60 racing releases,
- * 30 from separate CLI processes and 30 through the headless server's HTTP API at the same time, is admitted or denied
- * with its sentence, every denial is recorded in the audit log, and the budget holds exactly.
+ * The attack: racing releases on one workspace (a user, or a script, firing many at once). A deferred transaction
+ * upgraded to a write under WAL returns busy at once, which would lose denials ("database is locked" instead of the
+ * sentence, nothing recorded). The charge and the denial are one IMMEDIATE transaction that waits for the lock (busy
+ * timeout): each of 60 racing releases, 30 from separate CLI processes and 30 through the headless server's HTTP API at
+ * the same time, is admitted or denied with its sentence, every denial is recorded in the audit log, and the budget
+ * holds exactly.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -47,7 +47,7 @@ afterAll(async () => {
   ws.cleanup()
 })
 
-describe('racing releases (issue 24 item 5)', () => {
+describe('racing releases', () => {
   it(
     `${2 * PER_DOOR} releases at once, ${PER_DOOR} from CLI processes and ${PER_DOOR} over HTTP: each admitted or denied with its sentence, every denial recorded`,
     { timeout: 600_000 },

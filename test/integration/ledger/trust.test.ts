@@ -1,5 +1,5 @@
 /**
- * Issue 15, the trust part, written as the attacks of the issue: an analyst holding the workspace file (and the app)
+ * The trust rules, written as attacks: an analyst holding the workspace file (and the app)
  * but not the officer's passphrase. Each attempt is refused, or detected by `ledger verify` without an external hash.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -104,7 +104,7 @@ function rewriteChain(db: Database.Database, mutate: (rows: EntryRow[]) => Entry
   })()
 }
 
-describe('issue 15 attacks: officer acts need the officer key', () => {
+describe('attacks: officer acts need the officer key', () => {
   it('an analyst raising a budget without the passphrase (or with a made-up officer, or a wrong passphrase) is refused: exit 2, nothing written', async () => {
     const ws = copyOfDemo()
     const before = readFileSync(ws.db)
@@ -238,7 +238,7 @@ describe('issue 15 attacks: officer acts need the officer key', () => {
   })
 })
 
-describe('issue 15: officer init on the command line', () => {
+describe('officer init on the command line', () => {
   it("a second officer needs a registered officer's passphrase; officer list names both; a short passphrase is refused", async () => {
     const ws = copyOfDemo()
     const bobFile = join(ws.dir, 'bob.pass')
@@ -277,7 +277,7 @@ describe('issue 15: officer init on the command line', () => {
   })
 })
 
-describe('issue 15: the doors carry the passphrase and keep none of it', () => {
+describe('the doors carry the passphrase and keep none of it', () => {
   it('through the services (as the HTTP API and the desktop call them): refused without the passphrase, signed with it; the passphrase is nowhere in the file', async () => {
     const ws = copyOfDemo()
     const { createServices } = await import('../../../src-main/services')
@@ -315,7 +315,7 @@ describe('issue 15: the doors carry the passphrase and keep none of it', () => {
   })
 })
 
-describe('issue 15 attacks: sealed means encrypted', () => {
+describe('attacks: sealed means encrypted', () => {
   it('SELECT sealed FROM release_ex_post holds ciphertext only; the officer opens it', async () => {
     const ws = copyOfDemo()
     store = openStore(ws.db)
@@ -349,7 +349,7 @@ describe('issue 15 attacks: sealed means encrypted', () => {
   })
 })
 
-describe('issue 15 attacks: consistent rewrites before a checkpoint are detected by verify alone', () => {
+describe('attacks: consistent rewrites before a checkpoint are detected by verify alone', () => {
   const checkpointed = async () => {
     const ws = copyOfDemo()
     store = openStore(ws.db)
@@ -368,7 +368,7 @@ describe('issue 15 attacks: consistent rewrites before a checkpoint are detected
     const v = verifyLedger(db)
     expect(v.ok).toBe(false)
     expect(v.message).toMatch(/the ledger up to entry \d+ was rewritten after checkpoint \d+ \(signed by officer "Privacy Officer \(demo\)"/)
-    // Without the checkpoints the rewrite is consistent: the chain itself verifies (this is what issue 15 found).
+    // Without the checkpoints the rewrite is consistent: the chain itself verifies.
     expect(v.message).not.toMatch(/its hash does not match|does not follow/)
   })
 

@@ -1,5 +1,5 @@
 /**
- * Attack (H10 review of this morning's use-time checks): an analyst with the workspace file, without any officer's
+ * Attack on the use-time checks: an analyst with the workspace file, without any officer's
  * passphrase, inserts a privacy officer of their own into `officers` (a key pair made with a passphrase of theirs; the
  * registration either "added by" the real officer with a signature that does not verify, or registered by itself with
  * an earlier creation time than the real first officer). `ledger verify` reports both registrations, but the use-time
@@ -9,7 +9,7 @@
  * - ex-post costs were sealed to the inserted key (the analyst reads them without the app);
  * - a PostgreSQL link rewritten to another host and signed by a self-registered key with an earlier creation time
  *   passed the link's signature check (the server's password would then go to that host).
- * Now every use-time check trusts only officers whose registration verifies (one self-registration, every other added
+ * Every use-time check trusts only officers whose registration verifies (one self-registration, every other added
  * by a verified officer), as `ledger verify` does.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'

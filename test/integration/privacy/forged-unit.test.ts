@@ -1,10 +1,10 @@
 /**
- * Review finding (after issues 14-15): the privacy unit of a dataset - its person column and the columns declared one
- * value per person - lived in plain rows (`dataset_units`, `dataset_columns.per_person`). Someone with the workspace
- * file set `per_person = 1` on `room`, a column a person spans: a person in 6 rooms was then charged one room's epsilon
- * on 6 separate cells (0.576 instead of 3.454), eight releases fitted a budget of 5, and `ledger verify` said all was
- * well. Now the officer signs the unit with every budget; releases are charged with the signed unit, denied (nothing
- * spent) while the tables differ from it, and verify names the change. Each test is the attack it stops.
+ * Attack: the privacy unit of a dataset - its person column and the columns declared one value per person - is held in
+ * plain rows (`dataset_units`, `dataset_columns.per_person`). Someone with the workspace file sets `per_person = 1` on
+ * `room`, a column a person spans: charged by those rows, a person in 6 rooms would pay one room's epsilon on 6 separate
+ * cells (0.576 instead of 3.454) and eight releases would fit a budget of 5. The officer signs the unit with every
+ * budget; releases are charged with the signed unit, denied (nothing spent) while the tables differ from it, and verify
+ * names the change. Each test is the attack it stops.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
@@ -148,7 +148,7 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     expect(charges()).toBe(before + 1)
   })
 
-  it("'room' forged one value per person BEFORE the first budget: the officer is not made to sign it (review finding)", () => {
+  it("'room' forged one value per person BEFORE the first budget: the officer is not made to sign it", () => {
     // The budget signed whatever the tables held: a declaration forged before the officer's first budget (or before the
     // officer re-signs an older budget, as the denial asks) was signed, charged one room's epsilon per person, and verify
     // saw nothing. The officer's act now checks the declared columns over the rows before signing them.
@@ -177,7 +177,7 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     ).toThrow(/^The passphrase of officer "Test Officer" is wrong; nothing was written$/)
   })
 
-  it('deleting the officer registry does not bring back the unsigned budget of a workspace from before officers (review finding)', () => {
+  it('deleting the officer registry does not bring back the unsigned budget of a workspace from before officers', () => {
     // An older workspace: its budget predates signed units, so releases wait for the officer to set it again. The
     // check let them through whenever no officer was registered: deleting the officers' rows (trigger dropped) and
     // forging 'room' one value per person gave one room's epsilon per release on six cells.
@@ -207,7 +207,7 @@ describe('a forged privacy unit (workspace tables rewritten behind the app)', ()
     expect(verifyLedger(store.db).message).toMatch(/an officer acted in this workspace .* but no officer is registered/)
   })
 
-  it('a saved definition that does not count persons by the unit (written with the file) is refused before any charge (review finding)', () => {
+  it('a saved definition that does not count persons by the unit (written with the file) is refused before any charge', () => {
     // The release path took the stored definition as it was: a row count on a person-level dataset is charged at
     // sensitivity 1 while a person with 50 rows in a room moves that count by 50. Saving refuses it; the release now
     // checks the stored definition the same way.

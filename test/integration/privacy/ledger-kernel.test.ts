@@ -1,7 +1,7 @@
 /**
- * Issue 24, items 1 to 4, each the attack it stops: an analyst with write access to the workspace file (sqlite3 on it,
- * triggers dropped) and no officer passphrase. Admission obeyed state that nobody signed and that the chain did not
- * cover; now admission and `ledger verify` ask one trust kernel (services/trust/kernel.ts), so every forged state below
+ * Each test the attack it stops: an analyst with write access to the workspace file (sqlite3 on it, triggers dropped)
+ * and no officer passphrase forges state that nobody signed or that the chain does not cover. Admission and `ledger
+ * verify` ask one trust kernel (services/trust/kernel.ts), so every forged state below
  * is denied with nothing spent, and verify fails on it.
  *
  * The dataset (six-rooms-fixture.ts): the officer's budget of 5 per person allows one release of the rooms question
@@ -101,7 +101,7 @@ describe('item 1: admission counts the hashed entries, checked from the checkpoi
     const a = attacker()
     a.exec('DELETE FROM ledger_cell_charges')
     a.close()
-    // Admission read these rows: the whole budget came back (issue 24: 12 releases of 2.3 against a budget of 5).
+    // Were admission to read these rows, the whole budget would come back (12 releases of 2.3 against a budget of 5).
     const before = charges()
     expect(() => release(queryId)).toThrow(/^Denied: .*cell charges of entry \d+ were changed or deleted.*Nothing was spent/)
     expect(charges()).toBe(before)
@@ -218,7 +218,7 @@ describe('item 3: stripping the officer', () => {
     a.close()
     let err = ''
     const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, cwd: ws.dir }
-    // Before issue 24: exit 0, "No signed checkpoint yet". Now the verification failure's exit code.
+    // The verification failure's exit code, not 0 with "No signed checkpoint yet".
     expect(await main(['ledger', 'verify', '--db', ws.db], io as never)).toBe(3)
     expect(err).toMatch(/an officer acted in this workspace \(audit event \d+ records the registration of an officer\) but no officer is registered/)
     store = openStore(ws.db)

@@ -1,7 +1,7 @@
 /**
- * Issue 24 item 7, the attack: linked file paths were not signed, so a file writer pointed a budgeted dataset at any
- * file the account could read (another population, under the budget and unit the officer set for this one). Linking a
- * file is now an officer act that signs the path, the columns, the unit and the real path it leads to; every use
+ * The attack: with unsigned linked file paths, a file writer could point a budgeted dataset at any file the account
+ * can read (another population, under the budget and unit the officer set for this one). Linking a file is an officer
+ * act that signs the path, the columns, the unit and the real path it leads to; every use
  * checks them before the file is read, and refuses with one sentence, nothing charged.
  */
 import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'

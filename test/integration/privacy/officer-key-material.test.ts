@@ -1,8 +1,8 @@
 /**
- * Issue 24 item 7, the officer's key material as a file writer attacks it: the wrapped private keys and their scrypt
- * parameters are read from the workspace file. Before: neither was covered by the registration signature, so N = 2^30
- * locked the officer out while `ledger verify` said ok, and a blob of other keys could be put in place. Now the
- * registration signs both (v2), the parameters are bounded, and the private keys unwrapped must be the registered ones.
+ * The officer's key material as a file writer attacks it: the wrapped private keys and their scrypt parameters are read
+ * from the workspace file. Unsigned, N = 2^30 would lock the officer out while `ledger verify` said ok, and a blob of
+ * other keys could be put in place. The registration signs both (v2), the parameters are bounded, and the private keys
+ * unwrapped must be the registered ones.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'

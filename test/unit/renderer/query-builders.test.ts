@@ -1,6 +1,6 @@
 /**
  * The Queries screen's pure builders (src-renderer/src/screens/queries/*Definition.ts): the groups of a threshold query and
- * the individuals of a search come from public inputs only (issue 13), and every "not yet" is one sentence.
+ * the individuals of a search come from public inputs only, and every "not yet" is one sentence.
  */
 import { describe, expect, it } from 'vitest'
 import type { DatasetInfo } from '../../../src-main/contract'

@@ -1,5 +1,5 @@
 /**
- * "Link a file (query in place)" (issue 16), beside the import: a Parquet or CSV file becomes a dataset that DuckDB
+ * "Link a file (query in place)", beside the import: a Parquet or CSV file becomes a dataset that DuckDB
  * reads where it lies, without a copy into the workspace. Desktop: the native dialog (the file stays where it is).
  * Headless: the file is uploaded once and kept beside the workspace on the server. Either way the page holds an opaque
  * handle, never a path. Linking is the privacy officer's act: the officer signs what the link reads (the path, the
