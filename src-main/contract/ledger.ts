@@ -53,6 +53,8 @@ export interface LedgerEntry {
   actor: string
   /** The service: the account whose call wrote the entry (null in the workbench, and for entries from before accounts). */
   account?: { id: number; name: string; role: Role } | null
+  /** A budget entry that is one analyst account's own budget on the dataset (within the dataset's); null: the dataset's own. */
+  analyst?: { id: number; name: string } | null
   /** What was charged, or the officer's reason for a budget. */
   description: string
   prevHash: string
@@ -133,7 +135,36 @@ export interface DatasetLedger {
   rowLevelEntries: number
   /** Per-notion breakdown of `spentPerUnit`: each notion also says whom it does not protect (anomalies, non-sensitive records). */
   accounts: NotionAccount[]
-  budgetChanges: Array<{ seq: number; at: string; notion: PrivacyNotion | null; epsilonExact: string; actor: string; reason: string }>
+  /**
+   * The service: spend per analyst account (each one's own charges, per unit summed over notions) and their own budgets.
+   * Every account with a charge or an own budget on the dataset; an analyst reading it sees their own row only.
+   */
+  byAnalyst: AnalystSpend[]
+  budgetChanges: Array<{
+    seq: number
+    at: string
+    notion: PrivacyNotion | null
+    epsilonExact: string
+    actor: string
+    reason: string
+    /** The analyst account whose own budget this is; null: the dataset's. */
+    analyst: string | null
+  }>
+}
+
+/** One analyst account's spend on a dataset: what their own charges cost one unit at most, and their own budget. */
+export interface AnalystSpend {
+  accountId: number
+  name: string
+  /** Per unit, summed over notions, over the charges this account made (the whole dataset's `spentPerUnit` counts everyone's). */
+  spentPerUnit: number
+  spentPerUnitExact: string
+  /** Their own budget per unit (the officer's, naming them); null: none, only the dataset's binds them. */
+  budgetPerUnitExact: string | null
+  /** Their own budget's remainder; null without one (the dataset's remainder applies). */
+  remainingPerUnitExact: string | null
+  /** Charges (releases) this account made on the dataset. */
+  releases: number
 }
 
 export interface LedgerSummary {

@@ -76,6 +76,18 @@ export interface ReportDataset {
   remainingPerUnitExact: string | null
   /** The per-notion breakdown. */
   accounts: ReportAccount[]
+  /** The service: spend per analyst account (their own charges, per unit summed over notions) and their own budgets. */
+  byAnalyst: ReportAnalystSpend[]
+}
+
+export interface ReportAnalystSpend {
+  accountId: number
+  name: string
+  spentInPeriodExact: string
+  spentTotalExact: string
+  /** Their own budget per unit at the end of the period (the officer's, naming them); null: none, the dataset's only. */
+  budgetExact: string | null
+  releasesInPeriod: number
 }
 
 export interface ReportRelease {

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { QueryDefinition } from '../../contract/datasets'
+import type { AccountInfo } from '../../contract/accounts'
 import type { CheckpointResult, ExPostCosts, LedgerVerifyResult, PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
 import { isUserError } from '../../services'
 import {
@@ -16,6 +17,7 @@ import {
   entriesText,
   getQuery,
   ledgerSummary,
+  listAccounts,
   listEntries,
   lookupDataset,
   openStore,
@@ -285,7 +287,7 @@ export const budgetCommand: CliCommand = {
   summary:
     'Set or change a dataset budget per person (or row), or with --notion a cap on one notion (privacy officer; the reason is recorded in the ledger)',
   usage:
-    'budget --db PATH --dataset D (--epsilon E | --freeze) --reason TEXT [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]' +
+    'budget --db PATH --dataset D (--epsilon E | --freeze) --reason TEXT [--analyst NAME] [--notion eps-dp|predicate-wise-dp|eps-k-sensitive|anomaly-restricted-dp] [--officer NAME] [--passphrase-file F]' +
     OR_SERVER,
   options: {
     ...DB_OPTION,
@@ -293,6 +295,11 @@ export const budgetCommand: CliCommand = {
     epsilon: { type: 'string', description: 'the new budget (decimal; rounded down to 1e-9)' },
     reason: { type: 'string', description: 'why (required, recorded)' },
     notion: { type: 'string', description: 'an extra cap on one notion only', defaultText: 'the budget per unit, summed over notions' },
+    analyst: {
+      type: 'string',
+      description: "an analyst account's own budget on the dataset, within the dataset's (both bind; their own releases count against it)",
+      defaultText: "the dataset's budget, every analyst together"
+    },
     freeze: { type: 'boolean', description: 'no further releases: the budget becomes what is already spent (instead of --epsilon)' },
     ...OFFICER_OPTIONS
   },
@@ -308,8 +315,16 @@ export const budgetCommand: CliCommand = {
     // The dataset is checked before the passphrase is asked for (a typo is reported first).
     const remote = remoteTarget(values, ctx.cwd)
     const ds = remote ? await remoteDatasetOf(remote, values) : withStore(values, ctx, (store) => resolveDataset(store.db, ref).info)
+    const analystName = optString(values, 'analyst')
+    const analyst =
+      analystName === undefined
+        ? undefined
+        : analystAccount(
+            remote ? await remoteCall(remote, 'accounts/list', {}) : withStore(values, ctx, (store) => listAccounts(store.db)),
+            analystName
+          )
     const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
-    const input = { datasetId: ds.id, epsilon, notion, reason, officer: optString(values, 'officer'), passphrase, freeze }
+    const input = { datasetId: ds.id, epsilon, notion, reason, officer: optString(values, 'officer'), passphrase, freeze, analyst: analyst?.id }
     const { entry, account } = remote
       ? await remoteCall(remote, 'budgets/set', input)
       : withStore(values, ctx, (store) => {
@@ -317,8 +332,19 @@ export const budgetCommand: CliCommand = {
           return { entry, account: datasetLedger(store.db, ds.id) }
         })
     const per = `per ${account.unitKind === 'person' ? 'person' : 'row'}`
+    const own = analyst === undefined ? undefined : account.byAnalyst.find((a) => a.accountId === analyst.id)
+    const head =
+      analyst === undefined
+        ? [
+            `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${formatCharge(entry.epsilonExact)} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`
+          ]
+        : [
+            `Analyst "${analyst.name}"'s own budget on "${ds.name}"${notion ? ` (${notion})` : ''} set to ${formatCharge(entry.epsilonExact)} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}"); the dataset's budget still binds them.`,
+            `  Their own releases have spent ${formatCharge(own?.spentPerUnitExact ?? '0')} ${per} (summed over notions).`,
+            `The dataset "${ds.name}", every analyst together:`
+          ]
     const text = [
-      `Budget of "${ds.name}" for ${notion ?? `each ${account.unitKind === 'person' ? 'person' : 'row'}, summed over notions,`} set to ${formatCharge(entry.epsilonExact)} (ledger entry #${entry.seq}, signed by officer ${entry.actor}: "${entry.description}").`,
+      ...head,
       `  Spent ${per} (summed over notions): ${formatCharge(account.spentPerUnitExact)} of ${account.budgetPerUnitSource === 'none' ? 'no budget' : formatCharge(account.budgetPerUnitExact)}; unit: ${account.unitText}.`,
       ...account.accounts.map(
         (a) =>
@@ -327,6 +353,19 @@ export const budgetCommand: CliCommand = {
     ].join('\n')
     return { json: { entry, account }, text }
   }
+}
+
+/** The analyst account named NAME (or #ID), refused with one sentence when it is not an analyst account in force. */
+function analystAccount(accounts: AccountInfo[], ref: string): AccountInfo {
+  const r = ref.trim()
+  const hit = accounts.find((a) => a.name === r) ?? (/^#?\d+$/.test(r) ? accounts.find((a) => a.id === Number(r.replace('#', ''))) : undefined)
+  if (!hit) throw new UsageError(`--analyst: there is no account named "${r.slice(0, 80)}"; list them with "quiet-alarm account list"`)
+  if (hit.role !== 'analyst')
+    throw new UsageError(
+      `--analyst: "${hit.name}" is ${hit.role === 'officer' ? 'an' : 'a'} ${hit.role} account; a budget may name an analyst account only`
+    )
+  if (hit.status !== 'active') throw new UsageError(`--analyst: account "${hit.name}" is ${hit.status}; a budget may name an account in force only`)
+  return hit
 }
 
 // ---------------------------------------------------------------------------------------------------------------

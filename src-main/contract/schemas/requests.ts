@@ -206,7 +206,12 @@ export const setBudgetRequestSchema = z.strictObject({
    * Freeze the dataset (or notion): no further releases. The budget becomes exactly what is already spent; `epsilon` is
    * not used. A budget below the spend is refused otherwise (a spend cannot be undone).
    */
-  freeze: z.boolean().optional()
+  freeze: z.boolean().optional(),
+  /**
+   * An analyst account's id (service): the budget is that analyst's own on the dataset, held against the charges their
+   * account makes, within the dataset's budgets (both bind). Absent: the dataset's own budget.
+   */
+  analyst: storedId().optional()
 })
 
 const T = RELEASE_PARAMS.threshold

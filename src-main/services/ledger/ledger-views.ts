@@ -1,10 +1,11 @@
 /** Ledger rows as the contract shows them: entries, accounts per notion, the summary. */
 import type Database from 'better-sqlite3'
 import type { Role } from '../../contract/accounts'
-import type { DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
+import type { AnalystSpend, DatasetLedger, LedgerEntry, LedgerSummary, NotionAccount, PrivacyNotion } from '../../contract/ledger'
 import { WHOLE_DATASET, cellLabel } from './cells'
 import { type EntryRow, headOf } from '../chain/ledger-chain'
-import { type Account, accountOf, rowLevelThroughSeq } from './accounts'
+import { type Account, accountOf, rowLevelThroughSeq, unitSpend } from './accounts'
+import { inspectWorkspace } from '../trust/kernel'
 import { datasetName } from '../catalog/catalog'
 import { perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
 import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from '../chain/notions'
@@ -34,6 +35,17 @@ function entryAccount(detail: string): LedgerEntry['account'] {
   }
 }
 
+/** The analyst account a budget entry is scoped to (its hashed `detail.analyst`), or null: the dataset's own budget. */
+function entryAnalyst(detail: string): { id: number; name: string } | null {
+  if (!detail.includes('"analyst"')) return null
+  try {
+    const a = (JSON.parse(detail) as { analyst?: { id?: unknown; name?: unknown } }).analyst
+    return a && typeof a.id === 'number' && typeof a.name === 'string' ? { id: a.id, name: a.name } : null
+  } catch {
+    return null
+  }
+}
+
 /** An entry as the contract shows it. `rowLevelThroughSeq`: entries up to this seq are marked as row-level accounting. */
 export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
   const cells = (JSON.parse(r.cells) as string[]).filter((c) => c !== WHOLE_DATASET)
@@ -51,6 +63,7 @@ export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
     releaseId: r.release_id,
     actor: r.actor,
     account: entryAccount(r.detail),
+    analyst: r.kind === 'budget' ? entryAnalyst(r.detail) : null,
     description: r.description,
     prevHash: r.prev_hash,
     hash: r.hash,
@@ -135,13 +148,27 @@ function perUnitLeft(db: Db, datasetId: number): number | null {
   return b - spent
 }
 
-export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): DatasetLedger {
+/**
+ * One dataset's ledger view. `onlyAccount`: what one analyst account reads: the dataset's figures, and of the spend per
+ * analyst and the budget changes only their own (another analyst's spend and own budget are not theirs to see).
+ */
+export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAccount: number | null = null): DatasetLedger {
   const current = datasetName(db, datasetId)
   const last = db.prepare('SELECT dataset_name FROM ledger_entries WHERE dataset_id = ? ORDER BY seq DESC LIMIT 1').get(datasetId) as
     { dataset_name: string } | undefined
   const budgetRows = db
-    .prepare(`SELECT seq, at, notion, amount_nano, actor, description FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`)
-    .all(datasetId) as Array<{ seq: number; at: string; notion: PrivacyNotion | null; amount_nano: number; actor: string; description: string }>
+    .prepare(
+      `SELECT seq, at, notion, amount_nano, actor, description, detail FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`
+    )
+    .all(datasetId) as Array<{
+    seq: number
+    at: string
+    notion: PrivacyNotion | null
+    amount_nano: number
+    actor: string
+    description: string
+    detail: string
+  }>
   const unit = datasetUnit(db, datasetId)
   // Each notion's account once (the cell accounting is the costly part), then their sum.
   const byNotion = NOTIONS.map((n) => ({ notion: n, account: accountOf(db, datasetId, n) }))
@@ -171,18 +198,56 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50): Datase
     accounts: byNotion.map((x) =>
       notionAccount(db, datasetId, x.notion, cellLimit, officerBudget === null ? null : officerBudget - spentNano, x.account)
     ),
-    budgetChanges: budgetRows.map((b) => ({
-      seq: b.seq,
-      at: b.at,
-      notion: b.notion,
-      epsilonExact: nanoToDecimal(b.amount_nano),
-      actor: b.actor,
-      reason: b.description
-    }))
+    budgetChanges: budgetRows
+      .map((b) => ({ ...b, analyst: entryAnalyst(b.detail) }))
+      .filter((b) => onlyAccount === null || b.analyst === null || b.analyst.id === onlyAccount)
+      .map((b) => ({
+        seq: b.seq,
+        at: b.at,
+        notion: b.notion,
+        epsilonExact: nanoToDecimal(b.amount_nano),
+        actor: b.actor,
+        reason: b.description,
+        analyst: b.analyst?.name ?? null
+      })),
+    byAnalyst: analystSpends(db, datasetId, onlyAccount)
   }
 }
 
-export function ledgerSummary(db: Db, req: { datasetId?: number; cellLimit?: number }): LedgerSummary {
+/**
+ * Spend per analyst account on a dataset: every account that made a charge on it or was given its own budget there,
+ * with the spend of its own charges (per unit, summed over notions: the figure its own budget is held to) and that budget.
+ */
+export function analystSpends(db: Db, datasetId: number, onlyAccount: number | null = null): AnalystSpend[] {
+  const rows = db
+    .prepare(
+      `SELECT CASE WHEN kind = 'charge' THEN json_extract(detail, '$.account.id') ELSE json_extract(detail, '$.analyst.id') END AS id,
+              max(CASE WHEN kind = 'charge' THEN json_extract(detail, '$.account.name') ELSE json_extract(detail, '$.analyst.name') END) AS name,
+              sum(kind = 'charge') AS charges
+         FROM ledger_entries
+        WHERE dataset_id = ? AND ((kind = 'charge' AND json_extract(detail, '$.account.role') = 'analyst') OR (kind = 'budget' AND json_extract(detail, '$.analyst.id') IS NOT NULL))
+        GROUP BY 1 ORDER BY name`
+    )
+    .all(datasetId) as Array<{ id: number; name: string; charges: number }>
+  const f = inspectWorkspace(db)
+  return rows
+    .filter((r) => onlyAccount === null || r.id === onlyAccount)
+    .map((r) => {
+      const spent = unitSpend(db, datasetId, f, r.id).spentNano
+      const budget = perUnitBudget(db, datasetId, f, r.id).nano
+      return {
+        accountId: r.id,
+        name: r.name,
+        spentPerUnit: nanoToNumber(spent),
+        spentPerUnitExact: nanoToDecimal(spent),
+        budgetPerUnitExact: budget === null ? null : nanoToDecimal(budget),
+        remainingPerUnitExact: budget === null ? null : nanoToDecimal(budget - spent),
+        releases: r.charges
+      }
+    })
+}
+
+export function ledgerSummary(db: Db, req: { datasetId?: number; cellLimit?: number; onlyAccount?: number | null }): LedgerSummary {
   let ids: number[]
   if (req.datasetId !== undefined) ids = [req.datasetId]
   else {
@@ -192,7 +257,7 @@ export function ledgerSummary(db: Db, req: { datasetId?: number; cellLimit?: num
   }
   const head = headOf(db)
   return {
-    datasets: ids.map((id) => datasetLedger(db, id, req.cellLimit ?? 50)),
+    datasets: ids.map((id) => datasetLedger(db, id, req.cellLimit ?? 50, req.onlyAccount ?? null)),
     notionsNote: NOTIONS_NOTE,
     entries: head.seq,
     headHash: head.hash

@@ -13,7 +13,8 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
   return {
     'ledger/entries': async (req, caller) =>
       listEntries(db(), { datasetId: req.datasetId, limit: req.limit, offset: req.offset, onlyAccount: ownRecordsOnly(caller) }),
-    'ledger/summary': async (req) => ledgerSummary(db(), { datasetId: req.datasetId, cellLimit: req.cellLimit }),
+    'ledger/summary': async (req, caller) =>
+      ledgerSummary(db(), { datasetId: req.datasetId, cellLimit: req.cellLimit, onlyAccount: ownRecordsOnly(caller) }),
     'ledger/verify': async (req) => verifyLedger(db(), req.expectHead, req.receipt),
     'budgets/set': async (req) => {
       const entry = setBudget(db(), req)

@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3'
 import type {
   ReportAccount,
   ReportData,
+  ReportAnalystSpend,
   ReportDataset,
   ReportDenial,
   ReportEdition,
@@ -89,6 +90,7 @@ export function findDataset(db: Db, given: string | number): { id: number; name:
  */
 interface DatasetFigures {
   accounts: ReportAccount[]
+  byAnalyst: ReportAnalystSpend[]
   spentPerUnitInPeriodNano: number
   spentPerUnitTotalNano: number
   budgetPerUnitNano: number | null
@@ -97,16 +99,25 @@ interface DatasetFigures {
 function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, DatasetFigures> {
   const charges = db
     .prepare(
-      `SELECT c.dataset_id AS datasetId, c.notion AS notion, c.cell AS cell, c.amount_nano AS nano, e.at AS at
+      `SELECT c.dataset_id AS datasetId, c.notion AS notion, c.cell AS cell, c.amount_nano AS nano, e.at AS at, ${ANALYST_OF_CHARGE} AS analyst
        FROM ledger_cell_charges c JOIN ledger_entries e ON e.seq = c.entry_seq WHERE e.at < ?`
     )
-    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; cell: CellKey; nano: number; at: string }>
-  const budgets = db
-    .prepare(`SELECT dataset_id AS datasetId, notion, amount_nano AS nano FROM ledger_entries WHERE kind = 'budget' AND at < ? ORDER BY seq`)
-    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion | null; nano: number }>
+    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; cell: CellKey; nano: number; at: string; analyst: number | null }>
+  // The dataset's budgets and, apart, each analyst account's own (hashed detail.analyst), in ledger order.
+  const allBudgets = db
+    .prepare(
+      `SELECT dataset_id AS datasetId, notion, amount_nano AS nano, json_extract(detail, '$.analyst.id') AS analyst,
+              json_extract(detail, '$.analyst.name') AS analystName
+         FROM ledger_entries WHERE kind = 'budget' AND at < ? ORDER BY seq`
+    )
+    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion | null; nano: number; analyst: number | null; analystName: string | null }>
+  const budgets = allBudgets.filter((b) => b.analyst === null)
   const chargeEntries = db
-    .prepare(`SELECT dataset_id AS datasetId, notion, at FROM ledger_entries WHERE kind = 'charge' AND at < ?`)
-    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; at: string }>
+    .prepare(
+      `SELECT dataset_id AS datasetId, notion, at, ${ANALYST_OF_CHARGE} AS analyst, json_extract(detail, '$.account.name') AS analystName
+         FROM ledger_entries e WHERE kind = 'charge' AND at < ?`
+    )
+    .all(period.to) as Array<{ datasetId: number; notion: PrivacyNotion; at: string; analyst: number | null; analystName: string | null }>
   const out = new Map<number, DatasetFigures>()
   for (const id of datasetIds) {
     const accounts: ReportAccount[] = []
@@ -153,9 +164,68 @@ function accountsFor(db: Db, datasetIds: number[], period: Period): Map<number, 
         cellCount: total.cells.length
       })
     }
-    out.set(id, { accounts, spentPerUnitInPeriodNano, spentPerUnitTotalNano, budgetPerUnitNano: unitBudget ?? (anyCap ? capSum : null) })
+    out.set(id, {
+      accounts,
+      byAnalyst: analystFigures(
+        charges.filter((c) => c.datasetId === id),
+        chargeEntries.filter((e) => e.datasetId === id),
+        allBudgets.filter((b) => b.datasetId === id),
+        period
+      ),
+      spentPerUnitInPeriodNano,
+      spentPerUnitTotalNano,
+      budgetPerUnitNano: unitBudget ?? (anyCap ? capSum : null)
+    })
   }
   return out
+}
+
+/** The analyst account whose call wrote a charge entry `e` (hashed detail.account), or null (the workbench, another role). */
+const ANALYST_OF_CHARGE = `CASE WHEN json_extract(e.detail, '$.account.role') = 'analyst' THEN json_extract(e.detail, '$.account.id') END`
+
+/**
+ * Spend per analyst account on one dataset: each account's own charges, per unit summed over notions (the ledger's
+ * rules, as for the dataset), and its own budget per unit at the end of the period (without one, the sum of its own
+ * notion caps; null when it has none).
+ */
+function analystFigures(
+  charges: Array<{ notion: PrivacyNotion; cell: CellKey; nano: number; at: string; analyst: number | null }>,
+  entries: Array<{ at: string; analyst: number | null; analystName: string | null }>,
+  budgets: Array<{ notion: PrivacyNotion | null; nano: number; analyst: number | null; analystName: string | null }>,
+  period: Period
+): ReportAnalystSpend[] {
+  const names = new Map<number, string>()
+  for (const e of entries) if (e.analyst !== null) names.set(e.analyst, e.analystName ?? `account ${e.analyst}`)
+  for (const b of budgets) if (b.analyst !== null) names.set(b.analyst, b.analystName ?? `account ${b.analyst}`)
+  return [...names]
+    .sort((a, b) => a[1].localeCompare(b[1]))
+    .map(([account, name]) => {
+      const mine = charges.filter((c) => c.analyst === account)
+      const spent = (inWindow: boolean) =>
+        NOTIONS.reduce(
+          (sum, n) =>
+            sum +
+            cellSpend(mine.filter((c) => c.notion === n && (!inWindow || inPeriod(c.at, period))).map((c) => ({ cell: c.cell, nano: c.nano })))
+              .maxNano,
+          0
+        )
+      let unit: number | null = null
+      const caps = new Map<PrivacyNotion, number>()
+      for (const b of budgets) {
+        if (b.analyst !== account) continue
+        if (b.notion === null) unit = b.nano
+        else caps.set(b.notion, b.nano)
+      }
+      const budget = unit ?? (caps.size > 0 ? [...caps.values()].reduce((a, b) => a + b, 0) : null)
+      return {
+        accountId: account,
+        name,
+        spentInPeriodExact: nanoToDecimal(spent(true)),
+        spentTotalExact: nanoToDecimal(spent(false)),
+        budgetExact: budget === null ? null : nanoToDecimal(budget),
+        releasesInPeriod: entries.filter((e) => e.analyst === account && inPeriod(e.at, period)).length
+      }
+    })
 }
 
 function datasetIdsInScope(db: Db, scope: number | null, period: Period): number[] {
@@ -398,7 +468,8 @@ export async function gatherReportData(store: Store, o: GatherOptions): Promise<
       spentPerUnitTotalExact: nanoToDecimal(f.spentPerUnitTotalNano),
       budgetPerUnitExact: f.budgetPerUnitNano === null ? null : nanoToDecimal(f.budgetPerUnitNano),
       remainingPerUnitExact: f.budgetPerUnitNano === null ? null : nanoToDecimal(f.budgetPerUnitNano - f.spentPerUnitTotalNano),
-      accounts: f.accounts
+      accounts: f.accounts,
+      byAnalyst: f.byAnalyst
     }
   })
   checkAbort(o.signal)

@@ -225,6 +225,29 @@ function datasetSummary(d: ReportDataset, data: ReportData): Html {
       accountRows(d.accounts)
     )
   )
+  if (d.byAnalyst.length > 0) {
+    parts.push(
+      markup`<h4>Spend per analyst</h4><p>What each analyst account's own releases cost one ${per} at most, summed over notions; an analyst with an own budget is held to it and to the dataset's.</p>`
+    )
+    parts.push(
+      dataTable(
+        [
+          { text: 'Analyst account' },
+          { text: 'Own budget (end of period)', num: true },
+          { text: 'Spent in period', num: true },
+          { text: 'Spent in total', num: true },
+          { text: 'Releases in period', num: true }
+        ],
+        d.byAnalyst.map((a) => [
+          a.name,
+          a.budgetExact === null ? markup`<span class="muted">the dataset's only</span>` : up(a.budgetExact),
+          up(a.spentInPeriodExact),
+          up(a.spentTotalExact),
+          String(a.releasesInPeriod)
+        ])
+      )
+    )
+  }
   const shown = d.accounts.filter((a) => a.budgetExact !== null || Number(a.spentTotalExact) > 0)
   if (shown.length > 0) {
     parts.push(

@@ -10,6 +10,7 @@ import { OfficersPanel } from './ledger/OfficersPanel'
 import { OfficerView } from './ledger/OfficerView'
 import { PerUnitHeadline, SpendCharts } from './ledger/SpendCharts'
 import { VerifyPanel } from './ledger/VerifyPanel'
+import type { DatasetLedger } from '../../../src-main/contract'
 import type { ScreenProps } from '.'
 
 /** `#/ledger/<seq>` highlights one entry (a release links to its charge); `#/ledger/officers` goes to the privacy officers. */
@@ -56,6 +57,7 @@ export function LedgerScreen(props: ScreenProps) {
             </p>
             <PerUnitHeadline ledger={current} />
             <SpendCharts ledger={current} notionsNote={summary.data!.notionsNote} />
+            {current.byAnalyst.length > 0 && <AnalystSpendTable ledger={current} />}
             {current.budgetChanges.length > 0 && (
               <>
                 <h3>Budget changes</h3>
@@ -77,7 +79,10 @@ export function LedgerScreen(props: ScreenProps) {
                       <tr key={b.seq}>
                         <td>{b.seq}</td>
                         <td>{formatDate(b.at)}</td>
-                        <td>{b.notion ?? `budget per ${current.unitKind} (notions summed)`}</td>
+                        <td>
+                          {b.notion ?? `budget per ${current.unitKind} (notions summed)`}
+                          {b.analyst ? ` · analyst ${b.analyst}’s own` : ''}
+                        </td>
                         <td className="num">{formatExact(b.epsilonExact)}</td>
                         <td>{b.actor}</td>
                         <td className="wrap">{b.reason}</td>
@@ -104,5 +109,49 @@ export function LedgerScreen(props: ScreenProps) {
         <OfficerView datasetId={null} version={version} />
       </ForRoles>
     </div>
+  )
+}
+
+/** The service: what each analyst account's own releases have spent (per unit, notions summed) and their own budgets. */
+function AnalystSpendTable(props: { ledger: DatasetLedger }) {
+  const per = props.ledger.unitKind === 'person' ? 'person' : 'row'
+  return (
+    <>
+      <h3>Spend per analyst</h3>
+      <p className="hint">
+        What each analyst account’s own releases cost one {per} at most, summed over notions. An analyst with an own budget is held to it and to the
+        dataset’s; the dataset’s spend above counts every analyst together.
+      </p>
+      <table className="compact" data-testid="analyst-spend">
+        <thead>
+          <tr>
+            <th scope="col">Analyst</th>
+            <th scope="col" className="num">
+              Releases
+            </th>
+            <th scope="col" className="num">
+              Spent ε per {per}
+            </th>
+            <th scope="col" className="num">
+              Own budget ε
+            </th>
+            <th scope="col" className="num">
+              Remaining ε
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.ledger.byAnalyst.map((a) => (
+            <tr key={a.accountId}>
+              <td>{a.name}</td>
+              <td className="num">{a.releases}</td>
+              <td className="num">{formatExact(a.spentPerUnitExact)}</td>
+              <td className="num">{a.budgetPerUnitExact === null ? '— (the dataset’s only)' : formatExact(a.budgetPerUnitExact)}</td>
+              <td className="num">{a.remainingPerUnitExact === null ? '—' : formatExact(a.remainingPerUnitExact)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   )
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react'
-import type { DatasetInfo, DatasetLedger, PrivacyNotion } from '../../../../src-main/contract'
-import { useAction, useClient } from '../../api/hooks'
+import type { AccountInfo, DatasetInfo, DatasetLedger, PrivacyNotion } from '../../../../src-main/contract'
+import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { href } from '../../sections'
@@ -23,6 +23,9 @@ export function BudgetForm(props: {
   const [epsilon, setEpsilon] = useState('')
   const [reason, setReason] = useState('')
   const [freeze, setFreeze] = useState(false)
+  // '' = the dataset's own budget (every analyst's charges together); else an analyst account's id.
+  const [analyst, setAnalyst] = useState('')
+  const analysts = useAnalystAccounts()
   const officers = useOfficers()
   const [cred, setCred] = useState({ officer: '', passphrase: '' })
   const [done, setDone] = useState<string | null>(null)
@@ -33,8 +36,24 @@ export function BudgetForm(props: {
   // What is already spent where this budget applies: a budget below it is refused (the service refuses it too).
   const ledger = props.ledgers.find((l) => String(l.datasetId) === ds) ?? null
   const account = notion === 'all' ? null : (ledger?.accounts.find((a) => a.notion === notion) ?? null)
-  const spent = notion === 'all' ? (ledger?.spentPerUnit ?? 0) : (account?.spent ?? 0)
-  const spentExact = notion === 'all' ? (ledger?.spentPerUnitExact ?? '0') : (account?.spentExact ?? '0')
+  const analystSpend = analyst === '' ? null : (ledger?.byAnalyst.find((a) => String(a.accountId) === analyst) ?? null)
+  // An analyst's budget is held against their own charges (per notion: the service checks that part).
+  const spent =
+    analyst !== ''
+      ? notion === 'all'
+        ? (analystSpend?.spentPerUnit ?? 0)
+        : 0
+      : notion === 'all'
+        ? (ledger?.spentPerUnit ?? 0)
+        : (account?.spent ?? 0)
+  const spentExact =
+    analyst !== ''
+      ? notion === 'all'
+        ? (analystSpend?.spentPerUnitExact ?? '0')
+        : '0'
+      : notion === 'all'
+        ? (ledger?.spentPerUnitExact ?? '0')
+        : (account?.spentExact ?? '0')
   const why = budgetWhy({ ds, epsilon, eps, freeze, spent, spentExact, reason }) ?? officerWhy(officers, cred)
   const valid = why === null
 
@@ -48,11 +67,13 @@ export function BudgetForm(props: {
           notion: notion === 'all' ? undefined : notion,
           reason: reason.trim(),
           ...(freeze ? { freeze: true } : {}),
+          ...(analyst === '' ? {} : { analyst: Number(analyst) }),
           officer: officers.name(cred.officer),
           passphrase: cred.passphrase
         })
+        const whose = r.entry.analyst ? `Analyst “${r.entry.analyst}”’s own budget on “${r.entry.datasetName}”` : `Budget of “${r.entry.datasetName}”`
         setDone(
-          `Budget of “${r.entry.datasetName}” set to ε ${formatExact(r.entry.epsilonExact)} ${
+          `${whose} set to ε ${formatExact(r.entry.epsilonExact)} ${
             r.entry.notion ? `as an extra cap on ${r.entry.notion}` : 'per person (or row), summed over notions'
           } (ledger entry ${r.entry.seq}).`
         )
@@ -103,6 +124,19 @@ export function BudgetForm(props: {
           options={list.map((d) => ({ value: String(d.id), label: d.name }))}
           testId="budget-dataset"
         />
+        {analysts.length > 0 && (
+          <SelectField
+            label="Whose budget"
+            value={analyst}
+            onChange={setAnalyst}
+            options={[
+              { value: '', label: 'The dataset’s (every analyst together)' },
+              ...analysts.map((a) => ({ value: String(a.id), label: `Analyst ${a.name}’s own, within the dataset’s` }))
+            ]}
+            testId="budget-analyst"
+            width="wide"
+          />
+        )}
         <SelectField
           label="Privacy notion"
           value={notion}
@@ -159,6 +193,15 @@ export function BudgetForm(props: {
       )}
     </section>
   )
+}
+
+/**
+ * The analyst accounts in force (the service's officer, or a workbench preparing a service's workspace): an officer may
+ * give each their own budget within the dataset's. Empty when there are none, or when the caller may not list accounts.
+ */
+function useAnalystAccounts(): AccountInfo[] {
+  const accounts = useQuery('accounts/list', {})
+  return (accounts.data ?? []).filter((a) => a.role === 'analyst' && a.status === 'active')
 }
 
 /** Why the budget cannot be set yet (null: it can), in one sentence; the officer's part is checked after this. */
