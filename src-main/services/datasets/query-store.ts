@@ -9,6 +9,7 @@ import type { QueryDefinition, QueryKind, SavedQuery } from '../../contract/data
 import { UserError } from '../platform/errors'
 import { getDataset } from '../catalog/catalog'
 import { checkDefinition } from './query-definitions'
+import { callingAccount } from '../platform/caller'
 
 interface QueryRow {
   id: number
@@ -20,6 +21,16 @@ interface QueryRow {
   deleted_at: string | null
   first_id: number | null
   version: number
+  account_id: number | null
+}
+
+/**
+ * The account whose queries the current caller may see: an analyst account sees the queries it saved and those saved on
+ * the host with no account (the organisation's); the officer, the custodian and the workbench's local user see all (null).
+ */
+function ownerFilter(): number | null {
+  const who = callingAccount()
+  return who && who.role === 'analyst' ? who.id : null
 }
 
 function toSaved(r: QueryRow): SavedQuery {
@@ -53,15 +64,17 @@ export function saveQuery(db: Database.Database, datasetId: unknown, rawName: un
   if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.trim().length > 200)
     throw new UserError('A query needs a name of 1 to 200 characters', 'bad-input')
   const def = checkDefinition(db, ds, definition)
+  const owner = callingAccount()?.id ?? null
   const save = db.transaction((): number => {
     if (replaces === undefined) {
       return Number(
         db
-          .prepare('INSERT INTO queries (dataset_id, name, kind, definition) VALUES (?, ?, ?, ?)')
-          .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def)).lastInsertRowid
+          .prepare('INSERT INTO queries (dataset_id, name, kind, definition, account_id) VALUES (?, ?, ?, ?, ?)')
+          .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def), owner).lastInsertRowid
       )
     }
     const prev = getQuery(db, replaces)
+    checkMayChange(db, prev, 'saves a new version of')
     if (prev.datasetId !== ds.info.id) {
       throw new UserError(
         `Saved query ${prev.id} is about another dataset: a new version asks about the same dataset (save a new question for this one).`,
@@ -83,11 +96,20 @@ export function saveQuery(db: Database.Database, datasetId: unknown, rawName: un
     }
     return Number(
       db
-        .prepare('INSERT INTO queries (dataset_id, name, kind, definition, first_id, version) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def), prev.firstVersionId, latest.version + 1).lastInsertRowid
+        .prepare('INSERT INTO queries (dataset_id, name, kind, definition, first_id, version, account_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(ds.info.id, rawName.trim(), def.kind, JSON.stringify(def), prev.firstVersionId, latest.version + 1, owner).lastInsertRowid
     )
   })
   return getQuery(db, save.immediate())
+}
+
+/** Refuses a new version or a delete of a query the calling analyst did not save (nothing is written). */
+function checkMayChange(db: Database.Database, q: SavedQuery, act: string): void {
+  const owner = ownerFilter()
+  if (owner === null) return
+  const first = db.prepare('SELECT account_id FROM queries WHERE id = ?').get(q.firstVersionId) as { account_id: number | null }
+  if (first.account_id !== owner)
+    throw new UserError(`Saved query ${q.id} was not saved by your account: only its author ${act} it; nothing was written.`, 'forbidden')
 }
 
 export function checkQueryId(id: unknown): number {
@@ -96,10 +118,15 @@ export function checkQueryId(id: unknown): number {
   return id
 }
 
-/** A saved query that is not deleted and whose dataset still exists. */
+/**
+ * A saved query that is not deleted, whose dataset still exists, and that the caller may read: an analyst account's own
+ * (another analyst's query answers as if it did not exist, so reading, versioning, deleting or releasing it is refused).
+ */
 export function getQuery(db: Database.Database, id: unknown): SavedQuery {
   const r = db.prepare('SELECT * FROM queries WHERE id = ?').get(checkQueryId(id)) as QueryRow | undefined
-  if (!r || r.deleted_at !== null) throw new UserError(`There is no saved query ${String(id)} (it may have been deleted)`, 'not-found')
+  const owner = ownerFilter()
+  if (!r || r.deleted_at !== null || (owner !== null && r.account_id !== null && r.account_id !== owner))
+    throw new UserError(`There is no saved query ${String(id)} (it may have been deleted)`, 'not-found')
   return toSaved(r)
 }
 
@@ -109,14 +136,20 @@ export function getQueryIncludingDeleted(db: Database.Database, id: number): (Sa
   return r ? { ...toSaved(r), deletedAt: r.deleted_at } : undefined
 }
 
-/** The latest version of each saved query, in the order the queries were first saved. */
+/** The latest version of each saved query the caller may read, in the order the queries were first saved. */
 export function listQueries(db: Database.Database, datasetId?: unknown): SavedQuery[] {
-  const rows =
-    datasetId === undefined
-      ? (db.prepare(`SELECT * FROM queries q WHERE deleted_at IS NULL AND ${LATEST_ONLY} ORDER BY coalesce(first_id, id)`).all() as QueryRow[])
-      : (db
-          .prepare(`SELECT * FROM queries q WHERE deleted_at IS NULL AND dataset_id = ? AND ${LATEST_ONLY} ORDER BY coalesce(first_id, id)`)
-          .all(getDataset(db, datasetId).info.id) as QueryRow[])
+  const owner = ownerFilter()
+  const where = [`deleted_at IS NULL`, LATEST_ONLY]
+  const params: number[] = []
+  if (datasetId !== undefined) {
+    where.push('dataset_id = ?')
+    params.push(getDataset(db, datasetId).info.id)
+  }
+  if (owner !== null) {
+    where.push('(account_id IS NULL OR account_id = ?)')
+    params.push(owner)
+  }
+  const rows = db.prepare(`SELECT * FROM queries q WHERE ${where.join(' AND ')} ORDER BY coalesce(first_id, id)`).all(...params) as QueryRow[]
   return rows.map(toSaved)
 }
 
@@ -130,6 +163,7 @@ export function queryVersions(db: Database.Database, id: unknown): SavedQuery[] 
 /** Hides the query: every one of its versions. */
 export function deleteQuery(db: Database.Database, id: unknown): void {
   const q = getQuery(db, id)
+  checkMayChange(db, q, 'deletes')
   db.prepare("UPDATE queries SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE (id = ? OR first_id = ?) AND deleted_at IS NULL").run(
     q.firstVersionId,
     q.firstVersionId

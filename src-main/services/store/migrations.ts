@@ -16,6 +16,7 @@ import { migration011 } from './migrations/011-accounts'
 import { migration012 } from './migrations/012-clickhouse-sources'
 import { migration013 } from './migrations/013-trust-kernel'
 import { migration014 } from './migrations/014-query-versions'
+import { migration015 } from './migrations/015-query-owner'
 
 export type { Migration }
 
@@ -59,7 +60,8 @@ export const migrations: Migration[] = [
   migration011,
   migration012,
   migration013,
-  migration014
+  migration014,
+  migration015
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version
