@@ -71,7 +71,9 @@ export function BudgetForm(props: {
           officer: officers.name(cred.officer),
           passphrase: cred.passphrase
         })
-        const whose = r.entry.analyst ? `Analyst “${r.entry.analyst}”’s own budget on “${r.entry.datasetName}”` : `Budget of “${r.entry.datasetName}”`
+        const whose = r.entry.analyst
+          ? `Analyst “${r.entry.analyst.name}”’s own budget on “${r.entry.datasetName}”`
+          : `Budget of “${r.entry.datasetName}”`
         setDone(
           `${whose} set to ε ${formatExact(r.entry.epsilonExact)} ${
             r.entry.notion ? `as an extra cap on ${r.entry.notion}` : 'per person (or row), summed over notions'
