@@ -38,7 +38,7 @@ const CSS = `
   table.data { border-collapse: collapse; width: 100%; margin: 4pt 0 8pt; font-size: 7.6pt; }
   table.data th { overflow-wrap: break-word; }
   table.data th { background: #e8eef4; text-align: left; font-weight: bold; border-bottom: 1pt solid #9bb; padding: 2pt 3pt; }
-  table.data td { border-bottom: 0.5pt solid #ddd; padding: 1.6pt 3pt; vertical-align: top; overflow-wrap: anywhere; }
+  table.data td { border-bottom: 0.5pt solid #ddd; padding: 1.6pt 3pt; vertical-align: top; overflow-wrap: break-word; }
   table.data td.num { text-align: right; white-space: nowrap; }
   table.data th.num { text-align: right; }
   table.data tr, table.data tbody.entry { break-inside: avoid; }
@@ -249,15 +249,18 @@ function datasetSummary(d: ReportDataset, data: ReportData): Html {
     )
   }
   const shown = d.accounts.filter((a) => a.budgetExact !== null || Number(a.spentTotalExact) > 0)
+  // Each notion is held to its own budget when it has one, else to the budget per unit (all notions together).
+  const limitOf = (a: ReportDataset['accounts'][number]): string | null => a.budgetExact ?? d.budgetPerUnitExact
   if (shown.length > 0) {
     parts.push(
       markup`<div class="chart">${horizontalBars({
-        title: 'Spend per privacy notion (total up to the end of the period; they add up to the spend per unit) against its own budget',
+        title: `Spend per privacy notion up to the end of the period (they add up to the spend per ${per}), against its budget`,
+        limitLabel: d.budgetPerUnitExact === null ? 'own budget' : `budget (own, else per ${per}: ${formatCharge(d.budgetPerUnitExact)})`,
         bars: shown.map((a) => ({
           label: a.label,
           value: Number(a.spentTotalExact),
           valueText: `${formatCharge(a.spentTotalExact)}${a.budgetExact === null ? '' : ` of its own budget ${formatCharge(a.budgetExact)}`}`,
-          limit: a.budgetExact === null ? null : Number(a.budgetExact)
+          limit: limitOf(a) === null ? null : Number(limitOf(a))
         }))
       })}</div>`
     )
@@ -276,7 +279,7 @@ function datasetSummary(d: ReportDataset, data: ReportData): Html {
           label: c.label,
           value: Number(c.totalExact),
           valueText: formatCharge(c.totalExact),
-          limit: a.budgetExact === null ? null : Number(a.budgetExact)
+          limit: limitOf(a) === null ? null : Number(limitOf(a))
         }))
       })}</div>`
     )
@@ -372,7 +375,7 @@ function releasesSection(d: ReportData): Html {
     }
     return row
   })
-  const widths = officer ? [4, 10, 10, 9, 19, 9, 8, 5, 14, 8, 6] : [4, 10, 11, 9, 24, 9, 8, 5, 20]
+  const widths = officer ? [4, 10, 10, 12, 16, 9, 8, 5, 14, 8, 6] : [4, 10, 11, 12, 21, 9, 8, 5, 20]
   parts.push(dataTable(headers, rows, { small: true, widths }))
   return joinHtml(parts)
 }

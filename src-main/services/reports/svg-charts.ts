@@ -30,6 +30,20 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
   return out
 }
 
+/** `text` in lines of at most `max` characters, broken between words (a longer word stands on its own line). */
+export function wrapWords(text: string, max: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && line.length + 1 + word.length > max) {
+      lines.push(line)
+      line = word
+    } else line = line === '' ? word : `${line} ${word}`
+  }
+  if (line !== '' || lines.length === 0) lines.push(line)
+  return lines
+}
+
 export interface Bar {
   label: string
   value: number
@@ -45,14 +59,16 @@ export function horizontalBars(opts: { title: string; bars: Bar[]; width?: numbe
   const labelW = Math.min(260, Math.round(width * 0.36))
   const valueW = 165
   const rowH = 18
-  const top = 24
+  // The title wraps at words (bold 11 px text is about 6.6 px a character), never cut at the chart's edge.
+  const titleLines = wrapWords(opts.title, Math.floor(width / 6.6))
+  const top = 10 + titleLines.length * 14
   const plotW = width - labelW - valueW - 10
   const height = top + Math.max(1, opts.bars.length) * rowH + 22
   const max = Math.max(1e-12, ...opts.bars.map((b) => b.value), ...opts.bars.map((b) => b.limit ?? 0))
   const x = (v: number) => labelW + (Math.max(0, v) / max) * plotW
   const parts: Html[] = [
     markup`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="10" role="img" aria-label="${opts.title}">`,
-    markup`<text x="0" y="13" font-size="11" font-weight="bold">${opts.title}</text>`
+    markup`<text x="0" y="13" font-size="11" font-weight="bold">${titleLines.map((l, i) => markup`<tspan x="0" dy="${i === 0 ? 0 : 14}">${l}</tspan>`)}</text>`
   ]
   if (opts.bars.length === 0) {
     parts.push(markup`<text x="${labelW}" y="${top + 12}" fill="#666">${opts.emptyText ?? 'nothing to show'}</text>`)
