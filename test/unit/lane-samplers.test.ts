@@ -95,7 +95,14 @@ describe('lane samplers', () => {
       let apart = 0
       for (let q = 0; q < n; q++) {
         const uniforms = [uniformFromBits(words[4 * q], words[4 * q + 1]), uniformFromBits(words[4 * q + 2], words[4 * q + 3])]
-        const fed: Rng = { kind: 'seeded', next: () => uniforms.shift()!, fillWords: () => {}, fillSampleWords: () => {}, fillLaneWords: () => {}, laneState: () => null }
+        const fed: Rng = {
+          kind: 'seeded',
+          next: () => uniforms.shift()!,
+          fillWords: () => {},
+          fillSampleWords: () => {},
+          fillLaneWords: () => {},
+          laneState: () => null
+        }
         const ref = relaxNoise(fed, v1[q], e1, e2)
         if (Math.abs(mem.values[q] - ref) > 1e-12 * Math.max(1, Math.abs(ref))) apart++ // a branch threshold within rounding
         if (mem.values[q] === v1[q]) same++

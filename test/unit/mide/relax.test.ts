@@ -91,7 +91,14 @@ describe('noise relaxation (exact conditional law)', () => {
       for (let q = 0; q < idx.length; q++) {
         const i = idx[q]
         const uniforms = [uniformFromBits(words[4 * q], words[4 * q + 1]), uniformFromBits(words[4 * q + 2], words[4 * q + 3])]
-        const fed: Rng = { kind: 'seeded', next: () => uniforms.shift()!, fillWords: () => {}, fillSampleWords: () => {}, fillLaneWords: () => {}, laneState: () => null }
+        const fed: Rng = {
+          kind: 'seeded',
+          next: () => uniforms.shift()!,
+          fillWords: () => {},
+          fillSampleWords: () => {},
+          fillLaneWords: () => {},
+          laneState: () => null
+        }
         const ref = relaxNoise(fed, v1[i], e1, e2)
         if (Math.abs(v2[i] - ref) > 1e-12 * Math.max(1, Math.abs(ref))) nearBranch++ // a branch threshold within rounding
         if (v2[i] === v1[i]) same++
