@@ -17,6 +17,7 @@ import { migration012 } from './migrations/012-clickhouse-sources'
 import { migration013 } from './migrations/013-trust-kernel'
 import { migration014 } from './migrations/014-query-versions'
 import { migration015 } from './migrations/015-query-owner'
+import { migration016 } from './migrations/016-seal-epoch-event'
 
 export type { Migration }
 
@@ -61,7 +62,8 @@ export const migrations: Migration[] = [
   migration012,
   migration013,
   migration014,
-  migration015
+  migration015,
+  migration016
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

@@ -14,7 +14,9 @@
  * - Traces of an officer (registry rows, checkpoints, signatures, officer audit events, costs sealed to a key, signed
  *   links): when they exist and no registered officer verifies, the registry was stripped, and that is a problem.
  * - Sealed costs are bound into the audit log (the SHA-256 of each blob in its `release/sealed-costs` event); only
- *   releases before binding began may have unbound costs, and only releases before the trust epoch plaintext ones.
+ *   releases up to the seal epoch may have unbound costs, and only releases before the trust epoch plaintext ones. The
+ *   seal epoch is the first `ledger/seal-epoch` audit event's (covered by checkpoints like every event), never a plain
+ *   row; every release answered after it has its binding event.
  *
  * Cost: `ledger verify` reads everything (`inspectWorkspace(db, { fresh: true })`). Every other caller reuses, per
  * connection, what it read before: rows appended since are read and checked, and anything else (another connection
@@ -121,6 +123,9 @@ interface CheckpointRow {
 /** The audit event that binds a release's sealed costs into the chain (written with them, in one transaction). */
 export const SEALED_COSTS_EVENT = 'release/sealed-costs'
 
+/** The audit event (written once, by a migration) that holds the seal epoch: releases up to it may have unbound costs. */
+export const SEAL_EPOCH_EVENT = 'ledger/seal-epoch'
+
 export const sealedHash = (sealed: string) => createHash('sha256').update(sealed, 'utf8').digest('hex')
 
 function parseJson(text: string): unknown {
@@ -159,6 +164,8 @@ class WorkspaceScan {
   /** Sealed costs read that no event binds (legacy ones, or written outside the app). */
   readonly unbound = new Set<number>()
   firstBound = Infinity
+  /** The seal epoch as the first `ledger/seal-epoch` event holds it; null while none was read. */
+  sealEpoch: number | null = null
   /** Own charges per cell, per account: `${dataset}\u0000${notion}` and, for an analyst's, `...\u0000${account}`. */
   readonly cellTotals = new Map<string, Map<string, number>>()
   readonly chargeCounts = new Map<string, number>()
@@ -201,6 +208,10 @@ class WorkspaceScan {
     if (a.signer) this.signedAudit.push(a)
     if (a.kind.startsWith('officer/') || a.kind === 'budget/set') this.officerAudit.push(a)
     if (a.kind === 'officer/registered' && a.subject?.startsWith('officer:')) this.registrations.set(a.subject.slice('officer:'.length), a)
+    if (a.kind === SEAL_EPOCH_EVENT && this.sealEpoch === null) {
+      const through = (parseJson(a.detail) as { throughReleaseId?: unknown } | undefined)?.throughReleaseId
+      this.sealEpoch = typeof through === 'number' && Number.isSafeInteger(through) && through >= 0 ? through : 0
+    }
     if (a.kind === SEALED_COSTS_EVENT) {
       const d = parseJson(a.detail) as { releaseId?: unknown; sha256?: unknown } | undefined
       if (d && typeof d.releaseId === 'number' && typeof d.sha256 === 'string') {
@@ -375,7 +386,6 @@ const CONFIG = [
   'officers',
   'ledger_checkpoints',
   'ledger_trust_epoch',
-  'ledger_seal_epoch',
   'ledger_head',
   'datasets',
   'dataset_units',
@@ -623,8 +633,8 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     return trace === null ? null : 'unsigned'
   }
 
-  const sealEpoch =
-    (statement(db, 'SELECT sealed_through_release_id AS id FROM ledger_seal_epoch WHERE id = 1').get() as { id: number } | undefined)?.id ?? 0
+  // The epoch comes from the audit chain, never from the plain row: without its event no costs may be unbound.
+  const sealEpoch = scan.sealEpoch ?? 0
   const unboundThrough = Math.min(sealEpoch, scan.firstBound - 1)
   /** Why a release's costs, stored without a binding event, are not acceptable; null when they are (legacy ones). */
   const unboundProblem = (id: number): string | null => {
@@ -763,6 +773,10 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     const reason = unboundProblem(id)
     if (reason !== null) P(end, reason)
   }
+  // Every release answered since binding began stored its costs with their binding event in the answer's transaction.
+  for (const id of statement(db, `SELECT id FROM releases WHERE status = 'answered' AND id > ? ORDER BY id`).pluck().all(sealEpoch) as number[])
+    if (!scan.bound.has(id) && !scan.sealed.has(id))
+      P(end, `release ${id} was answered but its sealed costs and the audit event binding them are gone (deleted outside the app)`)
   problems.sort((a, b) => a.seq - b.seq)
   const lastAudit = scan.audit.byId.get(scan.audit.lastId)
   return {

@@ -250,6 +250,47 @@ describe('item 4: sealed ex-post costs are bound into the chain', () => {
     expect(verifyLedger(store.db).message).toMatch(/the sealed costs of release \d+ were changed after they were written/)
   })
 
+  it('a forged blob sealed to the officer, its binding event deleted from the audit tail, the seal epoch row raised: the unlock refuses, verify fails', () => {
+    const { queryId } = sixRoomVisits(store.db)
+    const r = release(queryId)
+    const o = store.db.prepare('SELECT key_id AS keyId, seal_public AS sealPublic FROM officers').all() as Array<{
+      keyId: string
+      sealPublic: string
+    }>
+    const forged = JSON.stringify(seal(JSON.stringify({ spentMax: 1e-6, perPredicate: [], queries: 1 }), `release:${r.releaseId}`, o))
+    const a = attacker()
+    a.transaction(() => {
+      a.prepare('UPDATE release_ex_post SET sealed = ? WHERE release_id = ?').run(forged, r.releaseId)
+      // The binding event is after the last checkpoint: deleting it needs no rechain.
+      a.prepare(`DELETE FROM audit_events WHERE kind = 'release/sealed-costs' AND subject = ?`).run(`release:${r.releaseId}`)
+      a.exec('UPDATE ledger_seal_epoch SET sealed_through_release_id = 99')
+    })()
+    a.close()
+    const cred = officerAct(store.db)
+    expect(() => unlockExPost(store.db, { releaseId: r.releaseId, reason: 'audit', ...cred })).toThrow(
+      /stored costs are not opened: the sealed costs of release \d+ are not bound into the audit log/
+    )
+    const v = verifyLedger(store.db)
+    expect(v.ok).toBe(false)
+    expect(v.message).toMatch(/the sealed costs of release \d+ are not bound into the audit log/)
+  })
+
+  it('an answered release whose sealed costs and binding event were both deleted, seal epoch row raised: verify names it', () => {
+    const { queryId } = sixRoomVisits(store.db)
+    const r = release(queryId)
+    const a = attacker()
+    a.transaction(() => {
+      a.prepare('DELETE FROM release_ex_post WHERE release_id = ?').run(r.releaseId)
+      a.prepare(`DELETE FROM audit_events WHERE kind = 'release/sealed-costs' AND subject = ?`).run(`release:${r.releaseId}`)
+      a.exec('UPDATE ledger_seal_epoch SET sealed_through_release_id = 99')
+    })()
+    a.close()
+    const v = verifyLedger(store.db)
+    expect(v.ok).toBe(false)
+    expect(v.message).toMatch(new RegExp(`release ${r.releaseId} was answered but its sealed costs and the audit event binding them are gone`))
+    expect(() => release(queryId)).toThrow(/^Denied/)
+  })
+
   it('costs written in clear for a release after officer keys: refused and reported', () => {
     const { queryId } = sixRoomVisits(store.db)
     const r = release(queryId)
