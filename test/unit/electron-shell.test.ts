@@ -24,11 +24,19 @@ import { FileHandles } from '../../src-main/services/platform/file-handles'
 
 vi.mock('electron', async () => (await import('../support/fake-electron')).fakeElectronModule())
 
-/** Fake services: the shell's own calls are what is under test. */
-const services = vi.hoisted(() => ({
-  dispatch: vi.fn(async (method: unknown, _req: unknown): Promise<unknown> => ({ ok: true, value: { method } })),
-  files: null as unknown
-}))
+/**
+ * Fake services: the shell's own calls are what is under test. Their dispatch checks the request as the real one does
+ * (the real checkRequest) before a stand-in handler, which records what reached the services' handlers.
+ */
+const services = vi.hoisted(() => {
+  const handler = vi.fn(async (method: unknown, _req: unknown): Promise<unknown> => ({ ok: true, value: { method } }))
+  const dispatch = async (method: unknown, req: unknown): Promise<unknown> => {
+    const { checkRequest } = await import('../../src-main/services/app/request-check')
+    const checked = checkRequest(method, req)
+    return checked.ok ? handler(method, checked.req) : { ok: false, error: checked.error }
+  }
+  return { handler, dispatch, files: null as unknown }
+})
 vi.mock('../../src-main/services', async () => ({
   // What the shell takes from the services' public surface besides createServices: the real ones.
   FileHandles: (await import('../../src-main/services/platform/file-handles')).FileHandles,
@@ -62,7 +70,7 @@ beforeEach(() => {
   fake.privileged.length = 0
   fake.protocolHandlers.clear()
   fake.session.check = fake.session.request = fake.session.device = null
-  services.dispatch.mockClear()
+  services.handler.mockClear()
   services.files = new FileHandles()
 })
 afterEach(() => {
@@ -160,11 +168,11 @@ describe('the shell, loaded against a stand-in for electron', () => {
     expect((await ipc('app/status', {}, 'http://localhost:5173/')).ok).toBe(true)
   })
 
-  it('answers IPC only from its own window, and refuses path parameters before the services see them', async () => {
+  it('answers IPC only from its own window, and path parameters never reach a handler', async () => {
     const { ipc } = await startShell({ packaged: true })
     expect(await ipc('datasets/list', {}, APP_INDEX_URL)).toEqual({ ok: true, value: { method: 'datasets/list' } })
     expect((await ipc('datasets/list', {}, APP_INDEX_URL, { url: APP_INDEX_URL })).error?.code).toBe('forbidden')
-    services.dispatch.mockClear()
+    services.handler.mockClear()
     for (const [method, req] of [
       ['datasets/preview-file', { path: '/etc/shadow' }],
       ['reports/export', { format: 'pdf', outPath: '/home/user/.bashrc' }],
@@ -174,12 +182,12 @@ describe('the shell, loaded against a stand-in for electron', () => {
       expect(out.error?.code, method).toBe('bad-input')
       expect(out.error?.message).toMatch(/never takes file paths/)
     }
-    expect(services.dispatch).not.toHaveBeenCalled()
+    expect(services.handler).not.toHaveBeenCalled()
   })
 
-  it('checks every request against its schema before the services see it', async () => {
+  it('checks every request against its schema before any handler sees it', async () => {
     const { ipc } = await startShell({ packaged: true })
-    services.dispatch.mockClear()
+    services.handler.mockClear()
     for (const [method, req, sentence] of [
       ['datasets/rename', { datasetId: 1, name: 42 }, 'name must be text'],
       ['datasets/delete', { datasetId: 1, force: true }, 'The request has an unknown field "force"; remove it or check the spelling'],
@@ -194,12 +202,12 @@ describe('the shell, loaded against a stand-in for electron', () => {
     ] as const) {
       expect(await ipc(method, req, APP_INDEX_URL), method).toEqual({ ok: false, error: { message: sentence, code: 'bad-input' } })
     }
-    expect(services.dispatch).not.toHaveBeenCalled()
+    expect(services.handler).not.toHaveBeenCalled()
     // A request that fits goes on as parsed; an absent one is read as {}.
     expect(await ipc('datasets/rename', { datasetId: 1, name: 'rooms' }, APP_INDEX_URL)).toEqual({ ok: true, value: { method: 'datasets/rename' } })
-    expect(services.dispatch).toHaveBeenLastCalledWith('datasets/rename', { datasetId: 1, name: 'rooms' })
+    expect(services.handler).toHaveBeenLastCalledWith('datasets/rename', { datasetId: 1, name: 'rooms' })
     await ipc('datasets/list', undefined, APP_INDEX_URL)
-    expect(services.dispatch).toHaveBeenLastCalledWith('datasets/list', {})
+    expect(services.handler).toHaveBeenLastCalledWith('datasets/list', {})
   })
 
   it('chooses files in the native dialog and gives the page an opaque handle, never the path', async () => {
@@ -218,7 +226,7 @@ describe('the shell, loaded against a stand-in for electron', () => {
 
   it('saves a finished report through the native save dialog', async () => {
     const { ipc } = await startShell({ packaged: true })
-    services.dispatch.mockImplementation(async (method: unknown) =>
+    services.handler.mockImplementation(async (method: unknown) =>
       method === 'reports/download'
         ? { ok: true, value: { fileName: 'r.pdf', mimeType: 'application/pdf', bytes: 4, base64: Buffer.from('%PDF').toString('base64') } }
         : { ok: false, error: { message: 'no', code: 'x' } }
