@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3'
 import type { ColumnType } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
 import { checkDatasetName, nameTaken } from './catalog'
+import { freshDatasetId } from './fresh-dataset-id'
 
 const SAFE = Number.MAX_SAFE_INTEGER
 
@@ -90,8 +91,10 @@ export interface LinkedCatalogEntry {
 export function insertLinkedDataset(db: Database.Database, e: LinkedCatalogEntry): number {
   return db.transaction(() => {
     const info = db
-      .prepare('INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, 0)')
-      .run(e.name, `linked_pending_${randomUUID()}`, e.sourceFile, e.sourceBytes, ',', e.rowCount)
+      .prepare(
+        'INSERT INTO datasets (id, name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?, 0)'
+      )
+      .run(freshDatasetId(db), e.name, `linked_pending_${randomUUID()}`, e.sourceFile, e.sourceBytes, ',', e.rowCount)
     const dsId = Number(info.lastInsertRowid)
     // The generated table name is reserved (no table exists behind a linked dataset).
     db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
