@@ -72,6 +72,30 @@ describe('nearest accuracy that fits what is left (issue 17)', () => {
     expect(r.fits.map((f) => f.param)).toEqual(['alpha', 'beta'])
   })
 
+  it("alpha is proposed only below the kind's bound (2 alpha under the smallest public threshold); the rest still fits", () => {
+    const price = thresholdPrice('tslm', 1, 1)
+    const params = { kind: 'threshold' as const, alpha: 1, beta: 0.05 }
+    const unbounded = fitSuggestion(params, 390_000_000, (p) => price(p.alpha, p.beta))!
+    expect(unbounded.fits.find((f) => f.param === 'alpha')!.value).toBe(6)
+    // Smallest threshold 4: alpha stays below 2, so alpha 6 (a tolerance of 12) is not proposed.
+    const why = 'below 2 (half the smallest threshold, 4)'
+    const bounded = fitSuggestion(params, 390_000_000, (p) => price(p.alpha, p.beta), { alphaBelow: 2, alphaWhy: why })!
+    expect(bounded.fits.map((f) => f.param)).toEqual(['beta'])
+    expect(bounded.sentence).toBe(`What fits: no alpha fits ${why}; or beta >= 0.34 at alpha 1 (costs 0.385663).`)
+    // A bound the needed alpha lies under: proposed as before.
+    expect(fitSuggestion(params, 390_000_000, (p) => price(p.alpha, p.beta), { alphaBelow: 10 })!.fits[0]).toMatchObject({ param: 'alpha', value: 6 })
+    // Alternatives that need a new query come last; alone with the reason, the sentence says nothing fits as asked.
+    const alt = fitSuggestion({ kind: 'threshold', alpha: 1, beta: 0.4999 }, 1_000, (p) => price(p.alpha, p.beta), {
+      alphaBelow: 0.5,
+      alphaWhy: why,
+      alternatives: () => ['save the query with maxGroups 1 (costs 0.001)']
+    })!
+    expect(alt.sentence).toBe(`What fits: no alpha fits ${why}; or save the query with maxGroups 1 (costs 0.001).`)
+    expect(
+      fitSuggestion({ kind: 'threshold', alpha: 1, beta: 0.4999 }, 1_000, (p) => price(p.alpha, p.beta), { alphaBelow: 0.5, alphaWhy: why })!.sentence
+    ).toBe(`Nothing fits what is left: no alpha fits ${why}.`)
+  })
+
   it('the trade-off curve prices alphas from 1/8 to 16 times the current one, falling, and leaves out refused values', () => {
     const price = thresholdPrice('tslm', 1, 1)
     const c = tradeoffCurve({ kind: 'threshold', alpha: 2, beta: 0.05 }, (p) => {

@@ -109,11 +109,29 @@ export interface FitSuggestionResult {
 /** The release parameters this module reads (a subset of the contract's ReleaseParams). */
 type Params = { kind: 'threshold'; alpha: number; beta: number } | { kind: 'anomaly-identification'; epsilon: number } | { kind: 'anomaly-search' }
 
+/** What a kind adds to its denials (public inputs only: the definition, public tables, the ledger). */
+export interface FitOptions {
+  /**
+   * Threshold questions: alpha stays below this (exclusive), so that the tolerance 2 alpha stays below every public
+   * threshold judged; a suggestion past it would flag groups with nothing counted. `alphaWhy` says so in words.
+   */
+  alphaBelow?: number
+  alphaWhy?: string
+  /** Suggestions that need the query saved anew (e.g. fewer groups per person), each a phrase "... (costs ε x)". */
+  alternatives?: (remainingNano: number) => string[]
+}
+
 /**
- * For a denied preview: the nearest accuracy that fits what is left, per parameter the analyst sets. `price` is the
- * preview's own charge computation for other parameters (throws or returns Infinity when they are not allowed).
+ * For a denied preview: the nearest accuracy that fits what is left, per parameter the analyst sets, within the kind's
+ * limits (`options`), then what else would fit. `price` is the preview's own charge computation for other parameters
+ * (throws or returns Infinity when they are not allowed).
  */
-export function fitSuggestion<P extends Params>(params: P, remainingNano: number | null, price: (params: P) => number): FitSuggestionResult | null {
+export function fitSuggestion<P extends Params>(
+  params: P,
+  remainingNano: number | null,
+  price: (params: P) => number,
+  options: FitOptions = {}
+): FitSuggestionResult | null {
   if (remainingNano === null || remainingNano <= 0) return null
   const safe = (p: P) => {
     try {
@@ -125,11 +143,15 @@ export function fitSuggestion<P extends Params>(params: P, remainingNano: number
   const fits: FitSuggestionResult['fits'] = []
   const parts: string[] = []
   if (params.kind === 'threshold') {
-    const a = nearestFit({ current: params.alpha, weaker: 'larger', remainingNano, priceNano: (alpha) => safe({ ...params, alpha }) })
+    const below = options.alphaBelow
+    const a =
+      below !== undefined && !(below > params.alpha)
+        ? null
+        : nearestFit({ current: params.alpha, weaker: 'larger', bound: below, remainingNano, priceNano: (alpha) => safe({ ...params, alpha }) })
     if (a) {
       fits.push({ param: 'alpha', value: a.value, epsilonExact: nanoText(a.priceNano) })
       parts.push(`${fitSentence('alpha', a, 'larger', remainingNano)} at beta ${params.beta}`)
-    }
+    } else if (below !== undefined && options.alphaWhy) parts.push(`no alpha fits ${options.alphaWhy}`)
     const b = nearestFit({ current: params.beta, weaker: 'larger', bound: 0.5, remainingNano, priceNano: (beta) => safe({ ...params, beta }) })
     if (b) {
       fits.push({ param: 'beta', value: b.value, epsilonExact: nanoText(b.priceNano) })
@@ -142,7 +164,9 @@ export function fitSuggestion<P extends Params>(params: P, remainingNano: number
       parts.push(fitSentence('epsilon per record', e, 'smaller', remainingNano))
     }
   }
+  for (const alt of options.alternatives?.(remainingNano) ?? []) parts.push(alt)
   if (parts.length === 0) return null
+  if (fits.length === 0 && parts.every((p) => p.startsWith('no '))) return { sentence: `Nothing fits what is left: ${parts.join('; ')}.`, fits }
   return { sentence: `What fits: ${parts.join('; or ')}.`, fits }
 }
 

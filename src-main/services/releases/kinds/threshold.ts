@@ -31,6 +31,7 @@ import {
   checkedProduct,
   releaseRun
 } from './release-kind'
+import type { FitOptions } from '../fit-suggestion'
 
 const P = RELEASE_PARAMS.threshold
 
@@ -171,11 +172,11 @@ function thresholdRun(pub: PublicThreshold, req: ThresholdRequest, price: Thresh
         params: price.engineParams
       }
     },
-    finish: (run) => thresholdAnswer(pub, run)
+    finish: (run) => thresholdAnswer(pub, run, 2 * req.alpha)
   }
 }
 
-function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult): ExecutionResult {
+function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult, tolerance: number): ExecutionResult {
   const flagged: Array<Array<string | number | null>> = []
   // Public part of each predicate (group, public threshold) with its released decision; never the count.
   const decisions: ThresholdDecision[] = pub.keys.map((key, i) => {
@@ -198,7 +199,8 @@ function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult): Exe
       flagged,
       decisions,
       thresholdText: pub.thresholdText,
-      countText: pub.countText
+      countText: pub.countText,
+      tolerance
     },
     exPost: { spentMax: max, perPredicate }
   }
@@ -227,6 +229,98 @@ function refuseOverBoundParameters(query: SavedQueryRow, def: ThresholdQueryDefi
   }
 }
 
+/**
+ * The public thresholds the tolerance 2 alpha reaches: a group whose threshold is at most 2 alpha may be flagged with
+ * nothing counted, so a flag there says nothing. From the public thresholds only (null for a reference threshold,
+ * whose values are data).
+ */
+function reachedThresholds(pub: PublicThreshold, alpha: number): { reached: number; smallest: number } | null {
+  if (pub.thresholds === null || pub.thresholds.length === 0) return null
+  let reached = 0
+  let smallest = Infinity
+  for (const c of pub.thresholds) {
+    if (c <= 2 * alpha) reached++
+    if (c < smallest) smallest = c
+  }
+  return { reached, smallest }
+}
+
+function toleranceWarning(pub: PublicThreshold, alpha: number): string[] {
+  const r = reachedThresholds(pub, alpha)
+  if (r === null || r.reached === 0) return []
+  const k = pub.thresholds!.length
+  const which =
+    r.reached === k
+      ? `every group's threshold (the smallest is ${num(r.smallest)})`
+      : `the threshold of ${r.reached} of the ${k} groups (the smallest is ${num(r.smallest)})`
+  return [
+    `Alpha ${num(alpha)} lets a group be flagged up to ${num(2 * alpha)} under its threshold, which reaches ${which}: ` +
+      `those groups may be flagged with nothing counted, so a flag there says nothing. ` +
+      (r.smallest > 0
+        ? `An alpha below ${num(r.smallest / 2)} (half the smallest threshold) keeps every flag meaningful.`
+        : 'A threshold of 0 or less is reached by any alpha.')
+  ]
+}
+
+/**
+ * What a denial may suggest: alpha only below half the smallest public threshold (a larger tolerance flags groups with
+ * nothing counted), and what else would fit once the query is saved anew: fewer groups per person (maxGroups), or each
+ * person counted fewer times per group (cap). Priced like the preview, from the definition and public tables only.
+ */
+function thresholdFitOptions(
+  db: Database.Database,
+  query: SavedQueryRow,
+  def: ThresholdQueryDefinition,
+  pub: PublicThreshold,
+  req: ThresholdRequest,
+  price: ThresholdPrice
+): FitOptions {
+  const r = reachedThresholds(pub, 0)
+  const options: FitOptions = {}
+  if (r !== null) {
+    options.alphaBelow = Math.max(0, r.smallest / 2)
+    options.alphaWhy =
+      r.smallest > 0
+        ? `below ${num(r.smallest / 2)} (half the smallest threshold, ${num(r.smallest)}: a larger alpha would flag groups with nothing counted)`
+        : `(a threshold is ${num(r.smallest)}: any alpha would flag groups there with nothing counted)`
+  }
+  options.alternatives = (remainingNano) => {
+    const out: string[] = []
+    if (def.count.kind !== 'persons' || price.onePerPerson) return out
+    const perGroupNano = price.chargeNano / price.unitGroups
+    const groups = Math.floor(remainingNano / perGroupNano)
+    if (groups >= 1 && groups < price.unitGroups)
+      out.push(
+        `save the query counting each person in at most ${groups} group${groups === 1 ? '' : 's'} (maxGroups ${groups}; a person in more is kept in ${groups} chosen at random) (costs ${nanoToDisplay(perGroupNano * groups)})`
+      )
+    const count = def.count
+    const cap = count.cap
+    if (cap > 1) {
+      const capPrice = (c: number) => {
+        try {
+          return thresholdPrice(db, query, { ...def, count: { ...count, cap: c } }, { ...pub, sensitivity: c }, req).chargeNano
+        } catch {
+          return Infinity
+        }
+      }
+      let lo = 0
+      let hi = cap
+      // The largest cap below the current one whose price fits (the price grows with the cap).
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2)
+        if (capPrice(mid) <= remainingNano) lo = mid
+        else hi = mid
+      }
+      if (lo >= 1)
+        out.push(
+          `save the query counting each person at most ${lo} time${lo === 1 ? '' : 's'} per group (cap ${lo}) (costs ${nanoToDisplay(capPrice(lo))})`
+        )
+    }
+    return out
+  }
+  return options
+}
+
 function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, p: ThresholdReleaseParams): PreparedRelease {
   const def = thresholdDefinition(query)
   const req = thresholdRequest(p)
@@ -245,6 +339,8 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     chargeNano,
     chargeExplained: price.chargeExplained,
     cells: thresholdCells(db, query, def, pub),
+    warnings: toleranceWarning(pub, alpha),
+    fitOptions: thresholdFitOptions(db, query, def, pub, req, price),
     guarantee: thresholdGuarantee({
       groupBy: pub.groupBy,
       countText: pub.countText,

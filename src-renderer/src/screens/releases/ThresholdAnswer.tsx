@@ -4,6 +4,7 @@ import type { ReleaseAnswer, ThresholdDecision } from '../../../../src-main/cont
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { formatCount, formatThreshold } from '../../format'
 import { decisionChartShape } from './decisionChart'
+import { flagMeaning, flaggedWords } from './verdictDefinition'
 
 export const FLAGGED = '#b42318'
 export const CLEAR = '#9fb0c8'
@@ -29,7 +30,10 @@ export function ThresholdAnswer(props: { answer: ThresholdReleaseAnswer }) {
         <strong>
           {formatCount(flagged)} of {formatCount(a.predicates)}
         </strong>{' '}
-        {a.groupBy.join(' × ')} groups flagged as over their threshold.
+        {a.groupBy.join(' × ')} groups flagged.{' '}
+        <span className="hint" data-testid="flag-meaning">
+          {flagMeaning(a.tolerance)}
+        </span>
       </p>
       {a.thresholdText && (
         <p className="hint" data-testid="threshold-source">
@@ -45,10 +49,10 @@ export function ThresholdAnswer(props: { answer: ThresholdReleaseAnswer }) {
               No chart against the thresholds: they come from this dataset&apos;s own counts in the reference period, so only the decisions are shown.
             </p>
           ) : (
-            <DecisionChart decisions={a.decisions} groupBy={a.groupBy} countText={a.countText} />
+            <DecisionChart decisions={a.decisions} groupBy={a.groupBy} countText={a.countText} tolerance={a.tolerance} />
           )}
           {a.groupBy.length > 1 && flagged > 0 && <FlaggedPerFirstColumn answer={a} />}
-          <DecisionsTable decisions={a.decisions} groupBy={a.groupBy} />
+          <DecisionsTable decisions={a.decisions} groupBy={a.groupBy} tolerance={a.tolerance} />
         </>
       ) : (
         <>
@@ -60,7 +64,7 @@ export function ThresholdAnswer(props: { answer: ThresholdReleaseAnswer }) {
   )
 }
 
-function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[]; countText?: string }) {
+function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[]; countText?: string; tolerance?: number }) {
   const shape = useMemo(() => decisionChartShape(props.decisions), [props.decisions])
   const strip = shape.mode === 'strip'
   const data = useMemo(
@@ -69,7 +73,7 @@ function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[
         labels: shape.bars.map((b) => b.short),
         datasets: [
           {
-            label: 'flagged (over threshold)',
+            label: flaggedWords(props.tolerance),
             data: shape.bars.map((b) => (b.flagged ? b.threshold : null)),
             backgroundColor: FLAGGED,
             grouped: false,
@@ -86,7 +90,7 @@ function DecisionChart(props: { decisions: ThresholdDecision[]; groupBy: string[
           }
         ]
       }) as ChartData<ChartKind>,
-    [shape, strip]
+    [shape, strip, props.tolerance]
   )
   const bars = shape.bars
   const options: ChartOptions<ChartKind> = {
@@ -176,7 +180,7 @@ function FlaggedPerFirstColumn(props: { answer: ThresholdReleaseAnswer }) {
   )
 }
 
-function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string[] }) {
+function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string[]; tolerance?: number }) {
   const [onlyFlagged, setOnlyFlagged] = useState(false)
   const [limit, setLimit] = useState(TABLE_PAGE)
   const rows = useMemo(() => (onlyFlagged ? props.decisions.filter((d) => d.flagged) : props.decisions), [props.decisions, onlyFlagged])
@@ -219,7 +223,7 @@ function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string
                   ))}
                   <td className="num">{d.threshold === null ? 'not released' : formatThreshold(d.threshold)}</td>
                   <td>
-                    <span className={`decision ${d.flagged ? 'flagged' : 'clear'}`}>{d.flagged ? 'over threshold' : 'not flagged'}</span>
+                    <span className={`decision ${d.flagged ? 'flagged' : 'clear'}`}>{d.flagged ? flaggedWords(props.tolerance) : 'not flagged'}</span>
                   </td>
                 </tr>
               ))}
@@ -266,7 +270,7 @@ function FlaggedTable(props: { answer: ThresholdReleaseAnswer }) {
                 <td key={j}>{show(v)}</td>
               ))}
               <td>
-                <span className="decision flagged">over threshold</span>
+                <span className="decision flagged">{flaggedWords(undefined)}</span>
               </td>
             </tr>
           ))}
