@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   'private-data',
   /** Over budget: the release was denied and nothing was spent. */
   'denied',
+  /** The release could not answer its question at all (a search whose budget cannot separate the individuals): refused, nothing spent. */
+  'cannot-decide',
   /** An officer act without a valid officer or passphrase, or a window that is not ours. */
   'forbidden',
   /** No officer is registered yet. */

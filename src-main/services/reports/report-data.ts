@@ -262,6 +262,8 @@ function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagge
       }
     }
     case 'anomaly-search':
+      // An inconclusive search identified nobody: its candidates are not named as findings.
+      if (answer.conclusive === false) return { asked: null, flagged: 0, flaggedNames: [] }
       return { asked: null, flagged: answer.top.length, flaggedNames: answer.top.slice(0, FLAGGED_NAMED).map((v) => text(v)) }
   }
 }

@@ -119,7 +119,7 @@ function decisionsText(r: ReportRelease): string {
     case 'anomaly-identification':
       return `${num(r.flagged)} of ${num(r.asked)} records flagged${named}`
     case 'anomaly-search':
-      return `top ${num(r.flagged)} reported${named}`
+      return r.flagged === 0 ? 'inconclusive: nobody identified' : `top ${num(r.flagged)} reported${named}`
   }
 }
 

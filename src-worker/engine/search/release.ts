@@ -62,6 +62,18 @@ export function snapToGrid(x: number, grid: number): number {
   return Number((Math.round(x / grid) * grid).toFixed(decimals))
 }
 
+/**
+ * The released top posterior at which a search's answer is a finding: the stopping rule's level (tau, or 1 / (1 + delta)
+ * for the log-odds rule; the lower when both are set, 0.5 when neither), rounded down to the posterior grid, so that a
+ * search stopped by its rule is conclusive and the verdict is a function of the released (snapped) posterior alone.
+ */
+export function verdictLevel(tau: number | undefined, delta: number | undefined, grid: number): number {
+  const levels = [tau, delta === undefined ? undefined : 1 / (1 + delta)].filter((x): x is number => x !== undefined)
+  const level = levels.length > 0 ? Math.min(...levels) : 0.5
+  const decimals = Math.max(0, Math.ceil(-Math.log10(grid) - 1e-9))
+  return Number((Math.floor(level / grid + 1e-9) * grid).toFixed(decimals))
+}
+
 export function releaseAnomalySearch(scores: ArrayLike<number>, req: SearchReleaseRequest, rng: Rng): SearchReleaseAnswer {
   assertSecure(rng)
   searchReleaseCharge(req)

@@ -60,7 +60,7 @@ describe('crash safety of releases', () => {
           binWidths: [null, 1],
           metric: 'l1',
           radius: 1,
-          beta: 3,
+          maxNeighbours: 3,
           k: 1,
           records: [
             ['s1', 1],
@@ -86,9 +86,10 @@ describe('crash safety of releases', () => {
           individuals: scores.map((s) => s[0]),
           tLow: 50,
           tHigh: 400,
-          epsilonPerQuery: 0.001,
-          budget: 0.02,
-          oracle: 'rr',
+          // 20 questions; at least 7 can decide among 201 down to 2 (a budget that cannot is refused before the charge).
+          epsilonPerQuery: 1,
+          budget: 20,
+          oracle: 'direct',
           top: 2
         })
         const threshold = saveQuery(store.db, ds, 't', {

@@ -79,7 +79,7 @@ async function queries() {
     binWidths: [null, 1],
     metric: 'l1',
     radius: 0,
-    beta: 5,
+    maxNeighbours: 5,
     k: 1,
     records: [['R2', 100]]
   })

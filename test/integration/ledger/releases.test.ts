@@ -42,7 +42,7 @@ function crafted() {
     binWidths: [null, 1],
     metric: 'l1',
     radius: 0,
-    beta: 5,
+    maxNeighbours: 5,
     k: 1,
     records: [
       ['X', DISTINCTIVE[0]],

@@ -198,7 +198,7 @@ describe('finding 3: the free preview and error messages read the data', () => {
           binWidths: [null, 1],
           metric: 'l1',
           radius: 1,
-          beta: 5,
+          maxNeighbours: 5,
           k: 2,
           records: [['C', 3]]
         }
@@ -229,7 +229,7 @@ describe('finding 3: the free preview and error messages read the data', () => {
         tLow: 50,
         tHigh: 120,
         epsilonPerQuery: 2,
-        budget: 20,
+        budget: 30,
         oracle: 'direct'
       }
       const sa = saveQuery(w.store.db, w.ph, 'search', search).id

@@ -149,7 +149,7 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
     binWidths: [null, 1],
     metric: 'l1',
     radius: 1,
-    beta: 3,
+    maxNeighbours: 3,
     k: 2,
     records: [
       ['A', 3],
@@ -189,7 +189,7 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
     binWidths: [10],
     metric: 'l1',
     radius: 1,
-    beta: 3,
+    maxNeighbours: 3,
     k: 2,
     records: [[300]]
   })

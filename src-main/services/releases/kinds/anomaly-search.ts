@@ -6,7 +6,14 @@ import type Database from 'better-sqlite3'
 import type { AnomalySearchDefinition, PrivacyUnit } from '../../../contract/datasets'
 import type { AnomalySearchReleaseParams } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
-import { queriesAllowedByBudget } from '../../../../src-worker/engine/search'
+import {
+  type SearchQuestion,
+  cheapestDecidingEpsilon,
+  queriesAllowedByBudget,
+  searchFeasibility,
+  verdictLevel
+} from '../../../../src-worker/engine/search'
+import { formatCharge } from '../../../contract/format-epsilon'
 import { UserError } from '../../platform/errors'
 import { WHOLE_DATASET } from '../../ledger/cells'
 import { decimalToNano, epsilonAtMost, nanoToDisplay } from '../../chain/nano-epsilon'
@@ -16,6 +23,7 @@ import { datasetUnit } from '../../trust/privacy-unit'
 import { num } from '../guarantee'
 import { type SavedQueryRow, searchDefinition } from '../inputs'
 import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct, releaseRun } from './release-kind'
+import type { AccuracySpec } from '../accuracy'
 
 const P = RELEASE_PARAMS.anomalySearch
 
@@ -43,6 +51,65 @@ function searchPrice(def: AnomalySearchDefinition) {
   return { eps, budget, floor, maxQueries, chargeNano, engineEps, engineBudget, chargeExplained }
 }
 
+/** The question a search asks, as the feasibility bounds see it (public: the list's size, the saved parameters). */
+function searchQuestion(
+  def: AnomalySearchDefinition,
+  individuals: number,
+  top: number,
+  tau: number | undefined,
+  floor: number,
+  epsilon: number
+): SearchQuestion {
+  return { individuals, top, oracle: def.oracle, epsilon, tLow: def.tLow - floor, tHigh: def.tHigh - floor, tau, delta: def.delta }
+}
+
+/** How the search stops, in words: "the top posterior reaches 0.5". */
+function stopText(tau: number | undefined, delta: number | undefined): string {
+  const parts = []
+  if (tau !== undefined) parts.push(`the top posterior passes ${num(tau)}`)
+  if (delta !== undefined) parts.push(`the top log-odds pass log(1/${num(delta)})`)
+  return parts.join(' or ')
+}
+
+/**
+ * A search never spends on a question it cannot answer: before the charge, from public inputs only, the budget must
+ * allow the questions that separate the listed individuals down to the top |S| and the paper's expected number for
+ * the stopping rule (engine/search/feasibility.ts); otherwise refused with the smallest budget that can, nothing spent.
+ */
+function refuseUndecidable(
+  def: AnomalySearchDefinition,
+  individuals: number,
+  top: number,
+  tau: number | undefined,
+  floor: number,
+  maxQueries: number
+) {
+  const eps = def.epsilonPerQuery
+  const f = searchFeasibility(searchQuestion(def, individuals, top, tau, floor, eps))
+  if (maxQueries >= f.neededQueries) return
+  const why: string[] = [
+    `narrowing ${individuals.toLocaleString('en-US')} individuals down to the top ${top} needs at least ${f.separatingQueries} questions even if every answer were exact`
+  ]
+  if (f.expectedQueries > f.separatingQueries)
+    why.push(
+      `the ${def.oracle} oracle's answers at epsilon ${num(eps)} per question are wrong with probability up to ${num(f.errorProbability)}, so the paper's analysis (Prop. 3) expects ${Number.isFinite(f.expectedQueries) ? f.expectedQueries : 'unboundedly many'} questions to get there${stopText(tau, def.delta) ? ` and ${stopText(tau, def.delta)}` : ''}`
+    )
+  const cheapest = cheapestDecidingEpsilon({ ...searchQuestion(def, individuals, top, tau, floor, eps) })
+  const needed = Number.isFinite(f.neededQueries) ? Number((f.neededQueries * eps).toPrecision(12)) : Infinity
+  const fix = [
+    Number.isFinite(needed) ? `a budget of at least ${formatCharge(needed)} (${f.neededQueries} questions at epsilon ${num(eps)})` : null,
+    cheapest && cheapest.budget < needed
+      ? `${Number.isFinite(needed) ? 'or ' : ''}epsilon ${num(cheapest.epsilon)} per question with a budget of at least ${formatCharge(cheapest.budget)} (${cheapest.queries} questions)`
+      : null
+  ].filter((x) => x !== null)
+  throw new UserError(
+    `Refused, nothing spent: this search may ask at most ${maxQueries} question${maxQueries === 1 ? '' : 's'} (budget ${num(def.budget)} / epsilon ${num(eps)} per question), ` +
+      `but ${why.join(', and ')}: it would end undecided. ` +
+      (fix.length > 0 ? `Save the search with ${fix.join(' ')}.` : 'No epsilon per question makes this search decidable.'),
+    'cannot-decide'
+  )
+}
+
 function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string): PreparedRelease {
   const def = searchDefinition(query)
   // The individuals are public (definition or public table): their number and ids may shape the price and messages.
@@ -50,6 +117,9 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
   const { eps, budget, floor, maxQueries, chargeNano, engineEps, engineBudget, chargeExplained } = searchPrice(def)
   const top = Math.min(def.top ?? P.top.default, individuals.length)
   const tau = def.tau ?? (def.delta === undefined ? P.tau.default : undefined)
+  refuseUndecidable(def, individuals.length, top, tau, floor, maxQueries)
+  const accuracy = searchAccuracySpec(db, query.id)
+  const { question, neededQueries } = accuracy
   // The public ids of the individuals, in the order of the scores the task is given (set by the read).
   let ids: string[] = []
   return {
@@ -61,6 +131,8 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     chargeNano,
     chargeExplained,
     cells: [WHOLE_DATASET],
+    fitOptions: { alternatives: (remainingNano) => searchFits(question, neededQueries, remainingNano) },
+    accuracy,
     guarantee: searchGuarantee({
       top,
       scoreColumn: def.scoreColumn,
@@ -110,19 +182,86 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       },
       finish(out) {
         if (out.posterior.length !== out.top.length) throw new Error('the search returned a posterior that does not match its top-S')
+        const top = out.top.map((i) => ids[i])
+        const v = searchVerdict(top, out.posterior, out.posteriorGrid, tau, def.delta, def.idColumn ?? null)
         return {
           answer: {
             kind: 'anomaly-search',
-            top: out.top.map((i) => ids[i]),
+            top,
             idColumn: def.idColumn ?? null,
             // Post-processing of the charged noisy answers, snapped by the engine to the one coarse grid (ALGORITHMS.md section 4).
             posterior: out.posterior,
-            posteriorGrid: out.posteriorGrid
+            posteriorGrid: out.posteriorGrid,
+            ...v
           },
           exPost: { spentMax: out.queries * engineEps, queries: out.queries, haltedBy: out.haltedBy, posterior: out.posterior }
         }
       }
     })
+  }
+}
+
+/** What a saved search asks, for its accuracy preview and its refusal (public: the definition and the list's size). */
+export function searchAccuracySpec(db: Database.Database, queryId: number): Extract<AccuracySpec, { kind: 'anomaly-search' }> {
+  const q = anomalySearchQuery(db, queryId)
+  const def = q.definition
+  const individuals = searchIndividuals(db, q).length
+  const { eps, floor, maxQueries } = searchPrice(def)
+  const top = Math.min(def.top ?? P.top.default, individuals)
+  const tau = def.tau ?? (def.delta === undefined ? P.tau.default : undefined)
+  const question = searchQuestion(def, individuals, top, tau, floor, eps)
+  return { kind: 'anomaly-search', question, maxQueries, neededQueries: searchFeasibility(question).neededQueries, grid: P.posteriorGrid }
+}
+
+/**
+ * A denied search's way forward (its parameters are saved, so a new search): the largest budget of whole questions at
+ * the same epsilon that what is left allows, never fewer than the search needs to decide; else the cheapest epsilon per
+ * question that decides within what is left; else nothing (the officer must raise the budget). Public inputs only.
+ */
+function searchFits(question: SearchQuestion, neededQueries: number, remainingNano: number): string[] {
+  const eps = question.epsilon
+  const left = remainingNano / 1e9
+  const n = Math.floor(left / eps + 1e-9)
+  if (n >= neededQueries)
+    return [
+      `a new search with a budget of at most ${formatCharge(Number((n * eps).toPrecision(12)))} (${n} questions at epsilon ${num(eps)}; it needs at least ${neededQueries} to decide)`
+    ]
+  const c = cheapestDecidingEpsilon(question)
+  if (c !== null && c.budget <= left)
+    return [
+      `a new search at epsilon ${num(c.epsilon)} per question with a budget of ${formatCharge(c.budget)} (${c.queries} questions, the fewest that decide)`
+    ]
+  return [
+    `no search that can decide fits${c ? ` (the cheapest needs ${formatCharge(c.budget)}: ${c.queries} questions at epsilon ${num(c.epsilon)})` : ''}; only the privacy officer can raise the budget`
+  ]
+}
+
+/**
+ * The verdict a search's answer supports, from the released (snapped) posterior only: conclusive when the top posterior
+ * reaches the stopping rule's level (engine/search/release.ts `verdictLevel`). Otherwise the ids are candidates and the
+ * sentence says so without naming any.
+ */
+export function searchVerdict(
+  top: Array<string | number>,
+  posterior: number[],
+  grid: number,
+  tau: number | undefined,
+  delta: number | undefined,
+  idColumn: string | null
+): { conclusive: boolean; decisiveAt: number; verdict: string } {
+  const decisiveAt = verdictLevel(tau, delta, grid)
+  const best = posterior[0] ?? 0
+  const shown = best.toFixed(2)
+  if (top.length > 0 && best >= decisiveAt)
+    return {
+      conclusive: true,
+      decisiveAt,
+      verdict: `Found: ${idColumn ? `${idColumn} ` : 'row '}${String(top[0])} is most likely the anomaly (posterior ${shown}; a finding needs ${decisiveAt}).`
+    }
+  return {
+    conclusive: false,
+    decisiveAt,
+    verdict: `Inconclusive: the most likely individual has posterior ${shown} (a finding needs ${decisiveAt}); no one is singled out.`
   }
 }
 

@@ -108,27 +108,6 @@ export function buildSearchDefinition(form: SearchForm, dataset: DatasetInfo, da
 }
 
 /**
- * A denied search's way forward (denials name what would fit). Its ε per question and budget were fixed when it
- * was saved, so the fit is its next version: the largest budget of whole questions at the same ε that what is left allows,
- * else a smaller ε per question. From the saved definition and the ledger's remaining budget only (both public).
- */
-export function searchFitSentence(
-  def: Pick<AnomalySearchDefinition, 'epsilonPerQuery' | 'budget'>,
-  remaining: number,
-  remainingText: string
-): string {
-  const e = def.epsilonPerQuery
-  const n = Math.floor(remaining / e + 1e-9)
-  // (The panel says above that the ε per question and the budget were fixed when the search was saved.)
-  if (!(remaining > 0)) return 'Nothing is left: only the privacy officer can raise the budget.'
-  if (n >= 1) {
-    const b = Number((n * e).toPrecision(12))
-    return `What fits the ε ${remainingText} left: edit the search (a new version) with a budget of at most ε ${b} (${n} question${n === 1 ? '' : 's'} at ε ${e}, where this one asks up to ${Math.floor(def.budget / e + 1e-9)}), or ask the privacy officer to raise the budget.`
-  }
-  return `Not one question at ε ${e} fits the ε ${remainingText} left: edit the search (a new version) with an ε per question of at most ${remainingText}, or ask the privacy officer to raise the budget.`
-}
-
-/**
  * A saved search back in the form (to edit it as its next version), over the `blank` form of its dataset;
  * `buildSearchDefinition` of the result gives the definition again (unit-tested round trip).
  */

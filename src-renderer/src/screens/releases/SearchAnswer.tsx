@@ -10,16 +10,23 @@ const REST = '#7fb7b2'
 type SearchReleaseAnswer = Extract<ReleaseAnswer, { kind: 'anomaly-search' }>
 
 /**
- * An anomaly search release: the top-S, most likely first, with their posterior probabilities (released snapped to
- * 0.01) as a chart and a table. The questions asked and why the search stopped are sealed for the privacy officer.
+ * An anomaly search release: its verdict, then the top-S, most likely first, with their posterior probabilities
+ * (released snapped to 0.01) as a chart and a table. An inconclusive search shows no id as a finding. The questions asked
+ * and why the search stopped are sealed for the privacy officer.
  */
 export function SearchAnswer(props: { answer: SearchReleaseAnswer }) {
   const a = props.answer
   const name = (t: string | number) => (a.idColumn ? String(t) : `row ${String(t)}`)
   const posterior = a.posterior && a.posterior.length === a.top.length ? a.posterior : null
   const grid = a.posteriorGrid ?? 0.01
+  if (a.conclusive === false && posterior) return <InconclusiveAnswer answer={a} posterior={posterior} grid={grid} name={name} />
   return (
-    <div className="stack-tight" data-testid="search-answer">
+    <div className="stack-tight" data-testid="search-answer" data-conclusive={a.conclusive === undefined ? 'unknown' : String(a.conclusive)}>
+      {a.verdict && (
+        <p className="answer-line" data-testid="search-verdict">
+          <strong>{a.verdict}</strong>
+        </p>
+      )}
       <p className="answer-line">
         The <strong>{a.top.length}</strong> {a.idColumn ? `${a.idColumn} values` : 'rows'} most likely to be the anomaly, most likely first
         {posterior ? ', with the probability the search gives each:' : ':'}
@@ -88,6 +95,52 @@ export function SearchAnswer(props: { answer: SearchReleaseAnswer }) {
       )}
     </div>
   )
+}
+
+/**
+ * A search that ended undecided: the verdict says so, the posterior is a chart by rank, and no id is shown as a finding
+ * (the candidates are behind a disclosure that says they are not one).
+ */
+function InconclusiveAnswer(props: { answer: SearchReleaseAnswer; posterior: number[]; grid: number; name: (t: string | number) => string }) {
+  const a = props.answer
+  const ranks = props.posterior.map((_, i) => rankLabel(i + 1))
+  return (
+    <div className="stack-tight" data-testid="search-answer" data-conclusive="false">
+      <p className="notice warn" role="status" data-testid="search-verdict">
+        <strong>{a.verdict ?? 'Inconclusive.'}</strong> The search used its budget before its stopping rule was met: nobody is identified.
+      </p>
+      <PosteriorChart labels={ranks} posterior={props.posterior} grid={props.grid} />
+      <p className="hint">
+        Bars are ranks, not people: the {a.top.length} most likely carry{' '}
+        {formatProbability(
+          Math.min(
+            1,
+            props.posterior.reduce((x, y) => x + y, 0)
+          )
+        )}{' '}
+        of the probability together (rounded to {props.grid}). A larger budget asks more questions.
+      </p>
+      <details data-testid="search-candidates">
+        <summary>Show the candidates anyway (not a finding)</summary>
+        <p className="hint">
+          These {a.idColumn ? `${a.idColumn} values` : 'rows'} are where the search stood when it stopped; the posterior says it could not tell them
+          from the rest.
+        </p>
+        <ol className="top-list">
+          {a.top.map((t, i) => (
+            <li key={i}>
+              {props.name(t)} — {formatProbability(props.posterior[i])}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </div>
+  )
+}
+
+function rankLabel(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')
+  return `${n}${suffix} most likely`
 }
 
 /** Short axis labels: an ISO timestamp on a whole minute reads "2014-11-02 01:00" (the table keeps the full name). */
