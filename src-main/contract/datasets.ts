@@ -166,11 +166,21 @@ export type ThresholdSpec = z.infer<typeof thresholdSpecSchema>
 export type ThresholdQueryDefinition = z.infer<typeof thresholdQueryDefinitionSchema>
 
 /**
- * Anomaly identification: `binWidths` one per column (numeric columns only; null for text columns, which are
- * categorical); `records` to ask about, values in `columns` order; `maxRowsPerPerson` (person-level datasets): the most
- * rows one person adds to the histogram, by which the charge is multiplied (default 1).
+ * Anomaly identification, as written (a query.json, a request): `maxNeighbours` or its former name `beta`, and the
+ * former person bound `maxRowsPerPerson`, are all accepted; stored and loaded definitions are normalised
+ * (`AnomalyIdentificationDefinition`).
  */
-export type AnomalyIdentificationDefinition = z.infer<typeof anomalyIdentificationDefinitionSchema>
+export type AnomalyIdentificationDefinitionInput = z.infer<typeof anomalyIdentificationDefinitionSchema>
+
+/**
+ * Anomaly identification: `binWidths` one per column (numeric columns only; null for text columns, which are
+ * categorical); a record is an anomaly when at most `maxNeighbours` records lie within `radius` (its own included);
+ * `records` to ask about, values in `columns` order; on person-level datasets the person bound `rowsPerBin` and
+ * `binsPerPerson` (defaults AIQ_PERSON_BOUND_DEFAULT), by whose product the charge is multiplied.
+ */
+export type AnomalyIdentificationDefinition = Omit<AnomalyIdentificationDefinitionInput, 'beta' | 'maxNeighbours' | 'maxRowsPerPerson'> & {
+  maxNeighbours: number
+}
 
 /**
  * Anomaly search: the individuals searched are public (the paper's model of n+1 known individuals), listed in
@@ -181,7 +191,10 @@ export type AnomalyIdentificationDefinition = z.infer<typeof anomalyIdentificati
  */
 export type AnomalySearchDefinition = z.infer<typeof anomalySearchDefinitionSchema>
 
-export type QueryDefinition = z.infer<typeof queryDefinitionSchema>
+/** A saved definition as stored and loaded (normalised: no former field names). */
+export type QueryDefinition = ThresholdQueryDefinition | AnomalyIdentificationDefinition | AnomalySearchDefinition
+/** A definition as written (the doors' and query.json's schema): former field names included. */
+export type QueryDefinitionInput = z.infer<typeof queryDefinitionSchema>
 export type QueryKind = QueryDefinition['kind']
 
 export interface SavedQuery {

@@ -49,6 +49,13 @@ export const RELEASE_PARAMS = {
   }
 } as const
 
+/**
+ * The person bound's defaults: near each record asked a person counts once (one row, one bin), so that on a
+ * person-level dataset maxNeighbours counts persons, the charge equals the row-level one, and no row-level anomaly is
+ * lost (the record's own bin is kept first). docs/anomaly-identification.md has the derivation.
+ */
+export const AIQ_PERSON_BOUND_DEFAULT = { rowsPerBin: 1, binsPerPerson: 1 } as const
+
 /** True when `x` is a finite number within `range`. */
 export function inRange(x: unknown, range: NumberRange): x is number {
   return (

@@ -318,7 +318,7 @@ describe('threshold query release', () => {
         .locator('td')
         .allInnerTexts()
       expect(cells.slice(0, 3)).toEqual([building, room, Number(capacity).toLocaleString('en-US')])
-      expect(cells[3]).toMatch(/^(over threshold|not flagged)$/)
+      expect(cells[3]).toMatch(/^(flagged \(may be up to [0-9.]+ under its threshold\)|not flagged)$/)
     }
     await screenshot(page, 'release-result')
     await result.getByTestId('threshold-answer').screenshot({ path: join(SCREENSHOTS, 'release-result-answer.png') })
@@ -470,7 +470,7 @@ describe('anomaly questions', () => {
     await page.getByTestId('aiq-column-value').check()
     await page.getByLabel('Bin width of value').fill('500')
     await page.getByLabel('Radius (bins)').fill('1')
-    await page.getByLabel('Beta (neighbours)').fill('25')
+    await page.getByLabel('Max neighbours').fill('25')
     await page.getByLabel('k', { exact: true }).fill('5')
     await page.getByLabel(/^Records to ask about/).fill('10844\n39197')
     await page.getByLabel('Name of the question').fill('unusual half-hours')
@@ -570,6 +570,15 @@ describe('anomaly questions', () => {
     await answer.waitFor()
     expect(await answer.getByTestId('posterior-unavailable').count()).toBe(0)
     await answer.getByTestId('posterior-chart').locator('canvas').waitFor()
+    // The verdict the released posterior supports (secure noise: either may happen); an undecided search names no one.
+    const verdict = await answer.getByTestId('search-verdict').innerText()
+    if ((await answer.getAttribute('data-conclusive')) === 'false') {
+      expect(verdict).toMatch(/^Inconclusive: the most likely individual has posterior 0\.\d\d/)
+      expect(await answer.getByTestId('posterior-table').count()).toBe(0)
+      expect(await answer.getByTestId('search-candidates').getAttribute('open')).toBeNull()
+      return
+    }
+    expect(verdict).toMatch(/^Found: timestamp \d{4}-\d\d-\d\d\S* is most likely the anomaly \(posterior (0\.[5-9]\d|1\.00)/)
     const rows = answer.getByTestId('posterior-table').locator('tbody tr')
     expect(await rows.count()).toBe(4)
     const posts: number[] = []

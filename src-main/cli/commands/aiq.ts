@@ -1,8 +1,10 @@
 /**
- * `aiq`: one (beta, r)-anomaly identification query over a CSV file, answered by the optimal eps-DP mechanism or the
- * (eps, k)-sensitively private one (Construction 1). A simulation tool over the user's own file: it shows the ground
- * truth (count, ball count, true answer) and the exact flip probability, and with --trials a Monte Carlo error rate.
- * It is not a release (no ledger, seeded generator).
+ * `aiq`: one anomaly identification query over a CSV file (is the record within --radius of at most --max-neighbours
+ * records?), answered by the optimal eps-DP mechanism or the (eps, k)-sensitively private one (Construction 1). A
+ * simulation tool over the user's own file: it shows the ground truth (count, ball count, true answer) and the exact flip
+ * probability, and with --trials a Monte Carlo error rate. It is not a release (no ledger, seeded generator). With
+ * --person-column it counts as a person-level release does (engine/sensitive/person-bound.ts), so that its counts and
+ * flip probability are those of a release on the same data.
  */
 import {
   type CliCommand,
@@ -22,6 +24,9 @@ import { countBalls } from '../../../src-worker/engine/sensitive/ball-count'
 import { type AiqParams, aiqTable } from '../../../src-worker/engine/sensitive/mechanism'
 import { METRICS, type ColumnKind, type Metric } from '../../../src-worker/engine/sensitive/metric'
 import { buildUniverse, countOf, encodeRecord, type ColumnValues } from '../../../src-worker/engine/sensitive/records'
+import { type PersonBound, boundedBallCounts } from '../../../src-worker/engine/sensitive/person-bound'
+import { seededRng } from '../../../src-worker/engine/random'
+import { AIQ_PERSON_BOUND_DEFAULT } from '../../contract/release-params'
 import { aggregateAiqTrials, runAiqTrials } from '../../../src-worker/engine/sensitive/simulate'
 
 function nameList(name: string, raw: string): string[] {
@@ -52,6 +57,8 @@ interface Parsed {
   record: string[]
   trials: number | undefined
   seed: string
+  /** Person-level counting: the person column and the bound. */
+  persons: { column: string; bound: PersonBound } | null
 }
 
 function parse(values: CliValues): Parsed {
@@ -68,7 +75,22 @@ function parse(values: CliValues): Parsed {
   }
   const binWidths = columns.map((_, k) => (bw.length === 1 ? bw[0] : bw[k]))
   const radius = reqNumber(values, 'radius', { ge: 0 })
-  const beta = reqNumber(values, 'beta', { ge: 1, integer: true })
+  if (values['max-neighbours'] !== undefined && values.beta !== undefined)
+    throw new UsageError('Give --max-neighbours once (--beta is its former name)')
+  const beta = reqNumber(values, values.beta !== undefined ? 'beta' : 'max-neighbours', { ge: 1, integer: true })
+  const personColumn = optString(values, 'person-column')
+  if (personColumn === undefined && (values['rows-per-bin'] !== undefined || values['bins-per-person'] !== undefined))
+    throw new UsageError('--rows-per-bin and --bins-per-person bound what one person counts: give the --person-column too')
+  const persons =
+    personColumn === undefined
+      ? null
+      : {
+          column: personColumn,
+          bound: {
+            rowsPerBin: optNumber(values, 'rows-per-bin', AIQ_PERSON_BOUND_DEFAULT.rowsPerBin, { ge: 1, integer: true }),
+            binsPerPerson: optNumber(values, 'bins-per-person', AIQ_PERSON_BOUND_DEFAULT.binsPerPerson, { ge: 1, integer: true })
+          }
+        }
   const metric = choice('metric', optString(values, 'metric') ?? 'l1', METRICS)
   const k = optNumber(values, 'k', 1, { ge: 1, integer: true })
   const epsilon = optNumber(values, 'epsilon', 1, { gt: 0 })
@@ -80,7 +102,7 @@ function parse(values: CliValues): Parsed {
   const trialsRaw = optString(values, 'trials')
   const trials = trialsRaw === undefined ? undefined : parseNumber('trials', trialsRaw, { ge: 1, le: 10_000_000, integer: true })
   const seed = optString(values, 'seed') ?? '1'
-  return { data, columns, categorical, binWidths, radius, metric, params: { beta, k, epsilon }, mechanism, record, trials, seed }
+  return { data, columns, categorical, binWidths, radius, metric, params: { beta, k, epsilon }, mechanism, record, trials, seed, persons }
 }
 
 export const aiqCommand: CliCommand = {
@@ -89,7 +111,7 @@ export const aiqCommand: CliCommand = {
   summary:
     'Anomaly identification query under sensitive privacy or optimal DP. A simulation over your own file: shows the ground truth and exact flip probability (not a release)',
   usage:
-    'aiq --data FILE.csv --columns c1[,c2..] --radius R --beta B [--metric l1|linf|l2|hamming] [--k K] --record-value V1[,V2..] [--epsilon E] [--mechanism dp|sp] [--bin-width W1[,W2..]] [--categorical c..] [--trials N] [--seed S]',
+    'aiq --data FILE.csv --columns c1[,c2..] --radius R --max-neighbours N [--metric l1|linf|l2|hamming] [--k K] --record-value V1[,V2..] [--epsilon E] [--mechanism dp|sp] [--bin-width W1[,W2..]] [--categorical c..] [--person-column C [--rows-per-bin R] [--bins-per-person B]] [--trials N] [--seed S]',
   options: {
     data: { type: 'string', description: 'CSV file with a header row (your own data; read locally)' },
     columns: { type: 'string', description: 'comma-separated columns forming a record' },
@@ -100,7 +122,22 @@ export const aiqCommand: CliCommand = {
       defaultText: '1'
     },
     radius: { type: 'string', description: 'ball radius r >= 0, in bins' },
-    beta: { type: 'string', description: 'anomaly threshold, a whole number >= 1: anomaly iff present and ball count <= beta' },
+    'max-neighbours': {
+      type: 'string',
+      description: 'neighbour limit, a whole number >= 1: the record is an anomaly iff present and at most this many records lie within --radius'
+    },
+    beta: { type: 'string', description: 'former name of --max-neighbours (still read)' },
+    'person-column': {
+      type: 'string',
+      description:
+        'count as a person-level release does: near the record, each person counts at most --rows-per-bin rows in a bin and in at most --bins-per-person bins'
+    },
+    'rows-per-bin': { type: 'string', description: 'with --person-column: the most rows one person counts in one bin', defaultText: '1' },
+    'bins-per-person': {
+      type: 'string',
+      description: "with --person-column: the most bins one person counts within the radius (the record's own bin first)",
+      defaultText: '1'
+    },
     metric: { type: 'string', description: 'l1, linf or l2 on bins (categories count 0/1 per column), or hamming', defaultText: 'l1' },
     k: { type: 'string', description: 'sensitivity parameter of the SP mechanism, a whole number >= 1', defaultText: '1' },
     'record-value': { type: 'string', description: 'the queried record: raw values, one per column, binned like the data' },
@@ -129,15 +166,46 @@ export const aiqCommand: CliCommand = {
         throw new UsageError(`--record-value: value ${k + 1} ("${v}") must be a number, since column "${p.columns[k]}" is numeric`)
       return x
     })
-    const universe = engine(() =>
-      buildUniverse(
-        cols,
-        kinds.map((kind, k) => ({ kind, binWidth: p.binWidths[k] }))
+    const specs = kinds.map((kind, k) => ({ kind, binWidth: p.binWidths[k] }))
+    let universe = engine(() => buildUniverse(cols, specs))
+    let tuple = engine(() => encodeRecord(universe, raw))
+    let ballCount: number
+    let count: number
+    if (p.persons) {
+      // As a release counts: the record appended (its copy counts for nobody), each person bounded near it.
+      const who = columnIndex(table, p.persons.column, 'data file')
+      const codes = new Map<string, number>()
+      const rowPerson = Int32Array.from([...table.rows, null], (row) => {
+        if (row === null) return -1
+        const id = row[who].trim()
+        if (id === '') return -1
+        let c = codes.get(id)
+        if (c === undefined) codes.set(id, (c = codes.size))
+        return c
+      })
+      universe = engine(() =>
+        buildUniverse(
+          cols.map((c, k) => [...Array.from(c as ArrayLike<number | string>), raw[k]] as ColumnValues),
+          specs
+        )
       )
-    )
-    const tuple = engine(() => encodeRecord(universe, raw))
-    const ballCount = engine(() => countBalls(universe.points, universe.counts, universe.kinds, p.metric, p.radius, tuple))[0]
-    const count = countOf(universe, tuple)
+      tuple = engine(() => encodeRecord(universe, raw))
+      const bounded = engine(() =>
+        boundedBallCounts(
+          { points: universe.points, kinds: universe.kinds, rowPoint: universe.recordPoint, rowPerson },
+          Int32Array.of(universe.recordPoint[table.rows.length]),
+          p.metric,
+          p.radius,
+          p.persons!.bound,
+          seededRng(`${p.seed}\0persons`)
+        )
+      )
+      count = bounded.own[0]
+      ballCount = bounded.ball[0]
+    } else {
+      ballCount = engine(() => countBalls(universe.points, universe.counts, universe.kinds, p.metric, p.radius, tuple))[0]
+      count = countOf(universe, tuple)
+    }
     const t = aiqTable([count], [ballCount], p.params)
     const lambda = p.mechanism === 'dp' ? t.mdd[0] : t.lambdaK[0]
     const flipProbability = p.mechanism === 'dp' ? t.flipDp[0] : t.flipSp[0]
@@ -153,11 +221,13 @@ export const aiqCommand: CliCommand = {
       mechanism: p.mechanism,
       epsilon: p.params.epsilon,
       k: p.params.k,
+      maxNeighbours: p.params.beta,
       beta: p.params.beta,
+      ...(p.persons ? { personColumn: p.persons.column, rowsPerBin: p.persons.bound.rowsPerBin, binsPerPerson: p.persons.bound.binsPerPerson } : {}),
       radius: p.radius,
       metric: p.metric,
       binnedRecord: Array.from(tuple, (v, k) => (kinds[k] === 'categorical' ? (universe.categories[k][v] ?? null) : v)),
-      records: universe.total,
+      records: universe.total - (p.persons ? 1 : 0),
       distinctRecords: universe.size
     }
     if (p.trials !== undefined) {
@@ -169,7 +239,7 @@ export const aiqCommand: CliCommand = {
     }
     const lines = [
       `record ${JSON.stringify(raw)} -> bins ${JSON.stringify(json.binnedRecord)} (simulation over your own data; ground truth shown)`,
-      `count x_i = ${count}, ball count B(i, ${p.radius}) = ${ballCount} (${p.metric}), ${json.isAnomaly ? 'a' : 'not a'} (${p.params.beta}, ${p.radius})-anomaly; ${json.sensitive ? '' : 'not '}${p.params.k}-sensitive`,
+      `count x_i = ${count}, ball count B(i, ${p.radius}) = ${ballCount} (${p.metric}${p.persons ? `; each person at most ${p.persons.bound.rowsPerBin} row(s) per bin in ${p.persons.bound.binsPerPerson} bin(s) near the record` : ''}): ${json.isAnomaly ? 'an anomaly' : 'not an anomaly'} (at most ${p.params.beta} neighbours within radius ${p.radius}); ${json.sensitive ? '' : 'not '}${p.params.k}-sensitive`,
       `mdd = ${t.mdd[0]}, lambda_k = ${t.lambdaK[0]}; mechanism ${p.mechanism} (eps = ${p.params.epsilon}${p.mechanism === 'sp' ? `, k = ${p.params.k}` : ''}): lambda = ${lambda}, flip probability ${fmt(flipProbability)}`
     ]
     if (p.trials !== undefined) lines.push(`sampled error rate ${fmt(json.errorRate as number)} over ${p.trials} trials (seed ${p.seed})`)

@@ -5,7 +5,7 @@
  * other dataset public, cross-field rules) stays in services/datasets/query-definitions.ts.
  */
 import { z } from 'zod'
-import { RELEASE_PARAMS } from '../release-params'
+import { AIQ_PERSON_BOUND_DEFAULT, RELEASE_PARAMS } from '../release-params'
 import { LIMITS, finiteNumber, rangedNumber, storedId, text } from './common'
 
 export const FILTER_OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null'] as const
@@ -111,16 +111,31 @@ export const anomalyIdentificationDefinitionSchema = z
       .describe('One per column: the bin width of a numeric column, null for a text column (categorical).'),
     metric: z.enum(AIQ_METRICS),
     radius: rangedNumber({ ge: 0 }),
-    beta: rangedNumber({ integer: true, ge: 1 }),
+    maxNeighbours: rangedNumber({ integer: true, ge: 1 })
+      .optional()
+      .describe(
+        'A record is an anomaly when at most this many records (its own copies included; on a person-level dataset, rows within the person bound) lie within the radius. Required (or its former name "beta").'
+      ),
+    beta: rangedNumber({ integer: true, ge: 1 }).optional().describe('Former name of maxNeighbours, still read; give one of the two.'),
     k: rangedNumber({ integer: true, ge: 1 }),
     records: z
       .array(z.array(scalar()).min(1).max(MAX_AIQ_COLUMNS))
       .max(MAX_AIQ_RECORDS)
       .optional()
       .describe('The records to ask about (public: they are in the query), values in `columns` order.'),
+    rowsPerBin: rangedNumber({ integer: true, ge: 1, le: MAX_CAP })
+      .optional()
+      .describe(
+        `Person-level datasets: near each record asked, the most rows one person counts in one bin (default ${AIQ_PERSON_BOUND_DEFAULT.rowsPerBin}).`
+      ),
+    binsPerPerson: rangedNumber({ integer: true, ge: 1, le: MAX_CAP })
+      .optional()
+      .describe(
+        `Person-level datasets: the most bins one person counts within the radius of one record asked, its own bin first (default ${AIQ_PERSON_BOUND_DEFAULT.binsPerPerson}). The charge is records x epsilon x rowsPerBin x binsPerPerson.`
+      ),
     maxRowsPerPerson: rangedNumber({ integer: true, ge: 1, le: MAX_CAP })
       .optional()
-      .describe('Person-level datasets: the most rows one person adds to the histogram (default 1).')
+      .describe('Former bound, still read: as rowsPerBin (with binsPerPerson 1).')
   })
   .describe('Anomaly identification under (eps,k)-sensitive privacy: is each record an anomaly?')
 

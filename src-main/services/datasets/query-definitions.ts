@@ -13,6 +13,7 @@ import type {
   FilterCondition,
   FilterOperator,
   QueryDefinition,
+  QueryDefinitionInput,
   ThresholdQueryDefinition,
   ThresholdSpec,
   TimePeriod
@@ -227,17 +228,23 @@ export function checkAnomalyIdentification(ds: CatalogDataset, raw: Record<strin
   if (!AIQ_METRICS.includes(raw.metric as (typeof AIQ_METRICS)[number])) bad(`The metric must be one of ${AIQ_METRICS.join(', ')}`)
   const radius = finite(raw.radius, 'The radius')
   if (radius < 0) bad('The radius must be >= 0')
+  if (raw.maxNeighbours !== undefined && raw.beta !== undefined) bad('Give the neighbour limit once: "maxNeighbours" ("beta" is its former name)')
   const out: AnomalyIdentificationDefinition = {
     kind: 'anomaly-identification',
     columns: cols.map((c) => c.name),
     binWidths,
     metric: raw.metric as AnomalyIdentificationDefinition['metric'],
     radius,
-    beta: wholeAtLeast(raw.beta, 1, 'beta'),
+    maxNeighbours: wholeAtLeast(raw.maxNeighbours ?? raw.beta, 1, 'maxNeighbours (a record with at most this many neighbours is an anomaly)'),
     k: wholeAtLeast(raw.k, 1, 'k')
   }
-  if (raw.maxRowsPerPerson !== undefined)
-    out.maxRowsPerPerson = wholeAtLeast(raw.maxRowsPerPerson, 1, 'The bound on rows per person (maxRowsPerPerson)', MAX_CAP)
+  if (raw.rowsPerBin !== undefined && raw.maxRowsPerPerson !== undefined)
+    bad('Give the rows per bin once: "rowsPerBin" ("maxRowsPerPerson" is the former bound, read as it)')
+  const rowsPerBin = raw.rowsPerBin ?? raw.maxRowsPerPerson
+  if (rowsPerBin !== undefined)
+    out.rowsPerBin = wholeAtLeast(rowsPerBin, 1, 'rowsPerBin (the most rows one person counts in one bin near a record)', MAX_CAP)
+  if (raw.binsPerPerson !== undefined)
+    out.binsPerPerson = wholeAtLeast(raw.binsPerPerson, 1, 'binsPerPerson (the most bins one person counts near a record)', MAX_CAP)
   if (raw.records !== undefined) {
     if (!Array.isArray(raw.records) || raw.records.length > MAX_AIQ_RECORDS)
       bad(`records must be a list of at most ${MAX_AIQ_RECORDS.toLocaleString('en-US')} records`)
@@ -323,6 +330,19 @@ export function checkAnomalySearch(db: Database.Database, ds: CatalogDataset, ra
     out.delta = delta
   }
   if (raw.top !== undefined) out.top = wholeAtLeast(raw.top, S.top.range.ge, 'top', S.top.range.le)
+  return out
+}
+
+/**
+ * A stored definition in today's names (saved queries never change, so definitions saved before a field was renamed
+ * are read through this): an anomaly identification's `beta` is `maxNeighbours`, its `maxRowsPerPerson` is `rowsPerBin`.
+ */
+export function currentDefinition(def: QueryDefinitionInput): QueryDefinition {
+  if (def.kind !== 'anomaly-identification') return def
+  const { beta, maxRowsPerPerson, maxNeighbours, rowsPerBin, ...rest } = def
+  const out: AnomalyIdentificationDefinition = { ...rest, maxNeighbours: (maxNeighbours ?? beta) as number }
+  const rows = rowsPerBin ?? maxRowsPerPerson
+  if (rows !== undefined) out.rowsPerBin = rows
   return out
 }
 

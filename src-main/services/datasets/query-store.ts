@@ -5,10 +5,10 @@
  * keep a readable history.
  */
 import type Database from 'better-sqlite3'
-import type { QueryDefinition, QueryKind, SavedQuery } from '../../contract/datasets'
+import type { QueryDefinitionInput, QueryKind, SavedQuery } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
 import { getDataset } from '../catalog/catalog'
-import { checkDefinition } from './query-definitions'
+import { checkDefinition, currentDefinition } from './query-definitions'
 import { callingAccount } from '../platform/caller'
 
 interface QueryRow {
@@ -39,7 +39,7 @@ function toSaved(r: QueryRow): SavedQuery {
     datasetId: r.dataset_id,
     name: r.name,
     kind: r.kind,
-    definition: JSON.parse(r.definition) as QueryDefinition,
+    definition: currentDefinition(JSON.parse(r.definition) as QueryDefinitionInput),
     createdAt: r.created_at,
     version: r.version,
     firstVersionId: r.first_id ?? r.id

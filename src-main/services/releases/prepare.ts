@@ -15,7 +15,6 @@ import { sealSourceFingerprint } from '../trust/source-fingerprint'
 import { type PreparedRelease, RELEASE_KINDS } from './kinds'
 
 export type { ExecutionResult, PreparedRelease } from './kinds'
-export { keptRows } from './kinds'
 
 export function prepareRelease(db: Database.Database, queryId: number, params: ReleaseParams): PreparedRelease {
   const loaded = loadSavedQuery(db, queryId)

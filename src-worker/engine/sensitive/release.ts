@@ -58,13 +58,24 @@ export function releaseAiq(rng: Rng, universe: Universe, req: AiqReleaseRequest)
   const q = req.queries.length / d
   const charge = aiqCharge(req.mechanism, req, q)
   const balls = countBalls(universe.points, universe.counts, universe.kinds, req.metric, req.radius, req.queries)
-  const bits = new Uint8Array(q)
-  for (let i = 0; i < q; i++) {
-    const xi = countOf(universe, req.queries.subarray(i * d, i * d + d))
-    const truth = isAnomaly(xi, balls[i], req.beta)
-    const t = flipProbability(mechanismLambda(req.mechanism, xi, balls[i], req), req.epsilon)
+  const own = new Float64Array(q)
+  for (let i = 0; i < q; i++) own[i] = countOf(universe, req.queries.subarray(i * d, i * d + d))
+  return { bits: aiqBits(rng, own, balls, req), charge }
+}
+
+/**
+ * Construction 1 on given counts: one released bit per record from its x_i (`own`) and B(i, r) (`ball`), e.g. the
+ * person-bounded counts of person-bound.ts. `rng` must be the secure generator (checked).
+ */
+export function aiqBits(rng: Rng, own: ArrayLike<number>, ball: ArrayLike<number>, req: AiqParams & { mechanism: AiqMechanism }): Uint8Array {
+  assertSecure(rng)
+  checkAiqParams(req)
+  const bits = new Uint8Array(own.length)
+  for (let i = 0; i < own.length; i++) {
+    const truth = isAnomaly(own[i], ball[i], req.beta)
+    const t = flipProbability(mechanismLambda(req.mechanism, own[i], ball[i], req), req.epsilon)
     const flip = rng.next() < t
     bits[i] = truth !== flip ? 1 : 0
   }
-  return { bits, charge }
+  return bits
 }

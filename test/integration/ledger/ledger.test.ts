@@ -46,7 +46,7 @@ function aiqSetup(name = 'rooms') {
     binWidths: [null, 1],
     metric: 'l1',
     radius: 1,
-    beta: 2,
+    maxNeighbours: 2,
     k: 1,
     records: [['Z', 99]]
   })

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
-import type { QueryDefinition } from '../../../src-main/contract/datasets'
+import type { QueryDefinition, QueryDefinitionInput } from '../../../src-main/contract/datasets'
+import { recordPrivacyUnit } from '../../../src-main/services/datasets/privacy-unit'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { prepareRelease, type PreparedRelease } from '../../../src-main/services/releases/prepare'
 import { nanoToNumber } from '../../../src-main/services/chain/nano-epsilon'
@@ -142,7 +143,7 @@ describe('empirical privacy of anomaly identification releases', () => {
         binWidths: [1],
         metric: 'l1',
         radius: 0,
-        beta: 2,
+        maxNeighbours: 2,
         k: 1,
         records: [[5]]
       }
@@ -154,6 +155,62 @@ describe('empirical privacy of anomaly identification releases', () => {
       expect(eps).toBeGreaterThan(0.8 * charge)
     })
   }
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Person-level anomaly identification: B is A plus one person Z with 3 rows in each of the bins 4, 5 and 6 around the
+// record asked (5). With at most 2 rows per bin in at most 2 bins (L = 4), Z adds 2 rows at 5 and 2 at 4 or 6: A's
+// record is 1 step from flipping (11 persons at 5, at most 10 neighbours), B's is 5 steps. The "anomaly" bit has
+// probability 1 / (1 + e^eps) on A and e^(-5 eps) / (1 + e^-eps) on B: ratio e^(4 eps), exactly the charge.
+
+describe('empirical privacy of person-level anomaly identification (the person bound)', () => {
+  const COLS: CraftedColumn[] = [
+    { name: 'person', type: 'text' },
+    { name: 'x', type: 'integer' }
+  ]
+  const rowsA = Array.from({ length: 11 }, (_, i) => [`p${i}`, 5])
+  const rowsB = [...rowsA, ...[4, 5, 6].flatMap((x) => [0, 1, 2].map(() => ['Z', x]))]
+  const def = (rowsPerBin: number, binsPerPerson: number): QueryDefinitionInput => ({
+    kind: 'anomaly-identification',
+    columns: ['x'],
+    binWidths: [1],
+    metric: 'l1',
+    radius: 1,
+    maxNeighbours: 10,
+    k: 1,
+    records: [[5]],
+    rowsPerBin,
+    binsPerPerson
+  })
+  function personNeighbours(d: QueryDefinitionInput, epsilon: number) {
+    n++
+    const made = [rowsA, rowsB].map((rows, j) => {
+      const id = craftDataset(store.db, `P${n}${j}`, COLS, rows)
+      store.db.transaction(() => recordPrivacyUnit(store.db, id, 'person'))()
+      return prepareRelease(store.db, saveQuery(store.db, id, 'q', d).id, { kind: 'anomaly-identification', mechanism: 'dp', epsilon })
+    })
+    expect(made[0].chargeNano).toBe(made[1].chargeNano)
+    return { pa: made[0], pb: made[1], charge: nanoToNumber(made[0].chargeNano) }
+  }
+  const anomaly = (r: Executed) => r.answer.kind === 'anomaly-identification' && r.answer.records[0].anomaly
+
+  it('2 rows per bin x 2 bins at epsilon 0.25 per step: the charge is 4 x 0.25 = 1, and the bound comes close to it', () => {
+    const { pa, pb, charge } = personNeighbours(def(2, 2), 0.25)
+    expect(charge).toBe(1)
+    const eps = measure(pa, pb, 'aiq-person-2x2', anomaly)
+    printBound(expect.getState().currentTestName, eps, charge)
+    expect(eps).toBeLessThan(charge)
+    expect(eps).toBeGreaterThan(0.8 * charge)
+  })
+
+  it('the harness sees what a person moves: at 3 x 3 (9 rows) the bound passes the 2 x 2 charge and stays under its own', () => {
+    const { pa, pb, charge } = personNeighbours(def(3, 3), 0.25)
+    expect(charge).toBe(2.25)
+    const eps = measure(pa, pb, 'aiq-person-3x3', anomaly)
+    printBound(expect.getState().currentTestName, eps, charge)
+    expect(eps).toBeGreaterThan(1)
+    expect(eps).toBeLessThan(charge)
+  })
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -174,11 +231,12 @@ describe('empirical privacy of anomaly search releases', () => {
     tLow: 10,
     tHigh: 100,
     epsilonPerQuery: 0.5,
-    budget: 0.5,
+    // Two questions: one answer at eps 0.5 carries 0.87 bits (the search refuses a budget that cannot decide).
+    budget: 1,
     oracle: 'direct',
     top: 1
   }
-  it('clipped scores: one question at eps 0.5 stays below its charge', () => {
+  it('clipped scores: two questions at eps 0.5 stay below their charge', () => {
     const { pa, pb, charge } = neighbours(
       COLS,
       [
@@ -199,7 +257,7 @@ describe('empirical privacy of anomaly search releases', () => {
       (r) => r.answer.kind === 'anomaly-search' && r.answer.top[0] === 'a',
       (r) => r.answer.kind === 'anomaly-search' && r.answer.top[0] === 'a' && (r.answer.posterior?.[0] ?? 0) > 0.5
     )
-    expect(charge).toBe(0.5)
+    expect(charge).toBe(1)
     printBound(expect.getState().currentTestName, eps, charge)
     expect(eps).toBeLessThan(charge)
   })

@@ -274,7 +274,7 @@ describe('(eps,k)-SP graph of entries written before graphs were recorded', () =
         params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: 0.5 }
       })
     ).toThrow(
-      /^This dataset's \(eps,k\)-sensitive privacy account is on the graph fixed by ledger entry \d+ \(columns h, metric l1, radius 1, beta 3, k 2/
+      /^This dataset's \(eps,k\)-sensitive privacy account is on the graph fixed by ledger entry \d+ \(columns h, metric l1, radius 1, max neighbours 3, k 2/
     )
   })
 })

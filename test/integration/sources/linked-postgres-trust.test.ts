@@ -194,7 +194,7 @@ describe('finding 5: linking reveals nothing about the private rows', () => {
       binWidths: [1000],
       metric: 'l1',
       radius: 0,
-      beta: 2,
+      maxNeighbours: 2,
       k: 1,
       records: [[7]]
     })

@@ -225,7 +225,7 @@ describe('linked PostgreSQL tables', () => {
       binWidths: [null, 1],
       metric: 'l1',
       radius: 0,
-      beta: 2,
+      maxNeighbours: 2,
       k: 1,
       records: [
         ['R1', 0],

@@ -1,13 +1,14 @@
 /**
- * Anomaly identification (optimal eps-DP or (eps,k)-sensitive privacy): the price is records asked x epsilon per record
- * (x rows per person on a person-level dataset); the answer is one released bit per record.
+ * Anomaly identification (optimal eps-DP or (eps,k)-sensitive privacy): the price is records asked x epsilon per record,
+ * x on a person-level dataset the person bound's L = rowsPerBin x binsPerPerson (what one person can move a record's
+ * ball count by, near each record asked: engine/sensitive/person-bound.ts); the answer is one released bit per record.
  */
 import type Database from 'better-sqlite3'
-import type { PrivacyUnit } from '../../../contract/datasets'
+import type { AnomalyIdentificationDefinition, PrivacyUnit } from '../../../contract/datasets'
 import type { AnomalyIdentificationReleaseParams, PrivacyNotion } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
-import { type Rng, keepRandomSubset } from '../../../../src-worker/engine/random'
-import type { Metric } from '../../../../src-worker/engine/sensitive'
+import { AIQ_PERSON_BOUND_DEFAULT } from '../../../contract/release-params'
+import type { Metric, PersonBound } from '../../../../src-worker/engine/sensitive'
 import type { AiqReleasePayload } from '../../../../src-worker/tasks/release-anomaly-identification'
 import { UserError } from '../../platform/errors'
 import { canonicalJson } from '../../chain/canonical'
@@ -25,23 +26,44 @@ import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct, 
 
 const P = RELEASE_PARAMS.anomalyIdentification
 
+/** The person bound a definition asks for, with its defaults (AIQ_PERSON_BOUND_DEFAULT). */
+export function aiqPersonBound(def: AnomalyIdentificationDefinition): PersonBound {
+  return {
+    rowsPerBin: def.rowsPerBin ?? AIQ_PERSON_BOUND_DEFAULT.rowsPerBin,
+    binsPerPerson: def.binsPerPerson ?? AIQ_PERSON_BOUND_DEFAULT.binsPerPerson
+  }
+}
+
 /**
- * The privacy map: records asked x epsilon per record (rounded up to the ledger's nano-epsilon per record), x the rows
- * one person may add on a person-level dataset (group privacy), from the definition and the dataset's signed unit only.
+ * The privacy map: records asked x epsilon per record (rounded up to the ledger's nano-epsilon per record), x on a
+ * person-level dataset L = rowsPerBin x binsPerPerson: near each record asked a person counts at most that many rows,
+ * so removing or adding them is at most L steps of one record, and the answer's flip distance moves by at most L.
+ * From the definition and the dataset's signed unit only.
  */
-function aiqPrice(db: Database.Database, datasetId: number, records: number, epsilon: number, maxRowsPerPerson: number | undefined) {
+function aiqPrice(db: Database.Database, datasetId: number, records: number, epsilon: number, def: AnomalyIdentificationDefinition) {
   const perQueryNano = decimalToNano(epsilon, 'up')
   if (perQueryNano === 0) throw new UserError('epsilon is below the ledger resolution of 1e-9')
   const unit = datasetUnit(db, datasetId)
-  // A person with r rows is r records away from the database without them (group privacy): the charge is r times the
-  // row-level one, with r bounded by truncating each person to maxRowsPerPerson rows (default 1).
-  const rowsPerUnit = unit.kind === 'person' ? (maxRowsPerPerson ?? 1) : 1
-  const chargeNano = checkedProduct(checkedProduct(perQueryNano, records), rowsPerUnit)
+  const bound = unit.kind === 'person' ? aiqPersonBound(def) : null
+  const steps = bound ? bound.rowsPerBin * bound.binsPerPerson : 1
+  const chargeNano = checkedProduct(checkedProduct(perQueryNano, records), steps)
   const chargeExplained =
     `${records} records asked x epsilon ${nanoToDisplay(perQueryNano)} each (sequential composition)` +
-    (unit.kind === 'person' ? ` x ${rowsPerUnit} rows per person at most (group privacy; persons with more are truncated)` : '') +
+    (bound
+      ? ` x ${steps} (near each record a person counts at most ${bound.rowsPerBin} row${bound.rowsPerBin === 1 ? '' : 's'} per bin in at most ${bound.binsPerPerson} bin${bound.binsPerPerson === 1 ? '' : 's'}: they move its neighbour count by at most ${steps})`
+      : '') +
     ` = ${nanoToDisplay(chargeNano)}`
-  return { unit, perQueryNano, rowsPerUnit, chargeNano, chargeExplained }
+  return { unit, perQueryNano, bound, steps, chargeNano, chargeExplained }
+}
+
+/** The (eps,k)-SP neighbourhood graph a definition is on; graphs recorded before the neighbour limit was renamed name it beta. */
+function graphOf(d: AnomalyIdentificationDefinition) {
+  return { columns: d.columns, binWidths: d.binWidths, metric: d.metric, radius: d.radius, maxNeighbours: d.maxNeighbours, k: d.k }
+}
+
+function currentGraph(g: Record<string, unknown>): Record<string, unknown> {
+  const { beta, ...rest } = g
+  return beta === undefined || rest.maxNeighbours !== undefined ? rest : { ...rest, maxNeighbours: beta }
 }
 
 function prepare(db: Database.Database, query: SavedQueryRow, datasetName: string, params: AnomalyIdentificationReleaseParams): PreparedRelease {
@@ -61,10 +83,10 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     def.radius
   )
   const records = def.records!.length
-  const { unit, perQueryNano, rowsPerUnit, chargeNano, chargeExplained } = aiqPrice(db, query.datasetId, records, epsilon, def.maxRowsPerPerson)
+  const { unit, perQueryNano, bound, steps, chargeNano, chargeExplained } = aiqPrice(db, query.datasetId, records, epsilon, def)
   const notion: PrivacyNotion = mechanism === 'dp' ? 'eps-dp' : 'eps-k-sensitive'
   // (eps,k)-SP charges add up only on one neighbourhood graph: the dataset's first SP release fixes it.
-  const graph = { columns: def.columns, binWidths: def.binWidths, metric: def.metric, radius: def.radius, beta: def.beta, k: def.k }
+  const graph = graphOf(def)
   const graphCheck = () => {
     if (mechanism === 'sp') checkSensitiveGraph(db, query.datasetId, graph)
   }
@@ -81,28 +103,29 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     cells: [WHOLE_DATASET],
     // Again inside the charge's transaction: another process may have fixed the graph since.
     recheck: graphCheck,
-    guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, records, chargeNano, notion, unit, rowsPerUnit }),
+    accuracy: { kind: 'anomaly-identification', records, steps, epsilon },
+    guarantee: aiqGuarantee({ mechanism, epsilon, k: def.k, maxNeighbours: def.maxNeighbours, records, chargeNano, notion, unit, bound }),
     publicParams: {
       mechanism,
       epsilon,
       records,
       k: def.k,
-      beta: def.beta,
+      maxNeighbours: def.maxNeighbours,
       radius: def.radius,
       metric: def.metric,
       unit: unitName(unit),
-      rowsPerUnit,
+      ...(bound ? { rowsPerBin: bound.rowsPerBin, binsPerPerson: bound.binsPerPerson, personSteps: steps } : {}),
       graph
     },
     description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
     ...releaseRun<'release:anomaly-identification'>({
       task: 'release:anomaly-identification',
-      read: (rng) => ({
-        ...aiqColumns(db, query.id, frame, rowsPerUnit, rng),
+      read: () => ({
+        ...aiqColumns(db, query.id, frame, bound),
         mechanism,
         metric: def.metric as Metric,
         radius: def.radius,
-        beta: def.beta,
+        beta: def.maxNeighbours,
         k: def.k,
         epsilon: engineEps
       }),
@@ -119,30 +142,39 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
 }
 
 /**
- * After the charge, on the services' thread: the data read, each person truncated to `rowsPerUnit` rows at random
- * (`rng`, secure), framed (aiq-frame.ts: no answer changes, nothing private can fail or widen the index), followed by
- * the records asked about, whose own copies the task takes out of the histogram again (an empty selection is all
- * zeros). The universe and the ball counts are built by the task (src-worker/tasks/release-anomaly-identification.ts).
+ * After the charge, on the services' thread: the data read, framed (aiq-frame.ts: no answer changes, nothing private can
+ * fail or widen the index), followed by the records asked about, whose own copies the task takes out of the histogram
+ * again (an empty selection is all zeros); on a person-level dataset each row's person as a code, with the bound, which
+ * the task applies near each record asked (its random priorities come from the task's secure generator). The universe
+ * and the ball counts are built by the task (src-worker/tasks/release-anomaly-identification.ts).
  */
 function aiqColumns(
   db: Database.Database,
   queryId: number,
   frame: ReturnType<typeof aiqFrame>,
-  rowsPerUnit: number,
-  rng: Rng
-): Pick<AiqReleasePayload, 'columns' | 'rows' | 'records'> {
+  bound: PersonBound | null
+): Pick<AiqReleasePayload, 'columns' | 'rows' | 'records' | 'persons'> {
   const data = loadAnomalyIdentificationData({ db }, queryId)
-  const keep = data.persons ? keptRows(data.persons, rowsPerUnit, rng) : null
-  const pick = <T>(values: ArrayLike<T> | T[]): T[] => (keep ? keep.map((i) => values[i]) : Array.from(values))
   const columns = data.columns.map((c, j): AiqReleasePayload['columns'][number] => {
-    const framed = framedValues(frame[j], pick(c.values as ArrayLike<number> & string[]))
+    const framed = framedValues(frame[j], c.values as ArrayLike<number> & string[])
     const asked = data.records.map((r) => r[j])
     return c.kind === 'numeric'
       ? { kind: 'numeric', binWidth: c.binWidth, values: Float64Array.from([...(framed as Float64Array), ...(asked as number[])]) }
       : { kind: 'categorical', values: [...(framed as string[]), ...(asked as string[]).map(String)] }
   })
   // The records converted like the columns (a timestamp given as ISO text is compared in ms, as stored).
-  return { columns, rows: keep ? keep.length : data.rowCount, records: data.records }
+  const persons = data.persons && bound ? { codes: personCodes(data.persons), bound } : undefined
+  return { columns, rows: data.rowCount, records: data.records, ...(persons ? { persons } : {}) }
+}
+
+/** Each row's person as a small whole number (the same person, the same code), for the task. */
+function personCodes(persons: readonly unknown[]): Int32Array {
+  const codes = new Map<unknown, number>()
+  return Int32Array.from(persons, (p) => {
+    let c = codes.get(p)
+    if (c === undefined) codes.set(p, (c = codes.size))
+    return c
+  })
 }
 
 /**
@@ -157,63 +189,54 @@ function checkSensitiveGraph(db: Database.Database, datasetId: number, graph: Re
     .all(datasetId) as Array<{ seq: number; detail: string }>
   for (const r of rows) {
     const detail = JSON.parse(r.detail) as { queryId?: number; params?: { graph?: Record<string, unknown> } }
-    let fixed = detail.params?.graph
+    let fixed = detail.params?.graph ? currentGraph(detail.params.graph) : undefined
     if (!fixed && typeof detail.queryId === 'number') {
       // Written before graphs were recorded: saved queries never change, so the query gives the graph.
       const q = getQueryIncludingDeleted(db, detail.queryId)
-      if (q && q.definition.kind === 'anomaly-identification') {
-        const d = q.definition
-        fixed = { columns: d.columns, binWidths: d.binWidths, metric: d.metric, radius: d.radius, beta: d.beta, k: d.k }
-      }
+      if (q && q.definition.kind === 'anomaly-identification') fixed = graphOf(q.definition)
     }
     if (!fixed) continue
     if (canonicalJson(fixed) === canonicalJson(graph)) return
-    const f = fixed as { columns: string[]; metric: string; radius: number; beta: number; k: number }
+    const f = fixed as { columns: string[]; metric: string; radius: number; maxNeighbours: number; k: number }
     throw new UserError(
-      `This dataset's (eps,k)-sensitive privacy account is on the graph fixed by ledger entry ${r.seq} (columns ${f.columns.join(', ')}, metric ${f.metric}, radius ${num(f.radius)}, beta ${f.beta}, k ${f.k}, same bins); ` +
+      `This dataset's (eps,k)-sensitive privacy account is on the graph fixed by ledger entry ${r.seq} (columns ${f.columns.join(', ')}, metric ${f.metric}, radius ${num(f.radius)}, max neighbours ${f.maxNeighbours}, k ${f.k}, same bins); ` +
         'an SP release on another graph would not add up with it. Save the query with those settings, or release with the eps-DP mechanism (dp)',
       'graph-fixed'
     )
   }
 }
 
-/**
- * The rows kept when each person may add at most `max` rows: for a person with more, a uniformly random subset of that
- * many (drawn with `rng`, the secure generator in a release). Row indices in ascending order.
- */
-export function keptRows(persons: readonly unknown[], max: number, rng: Rng): number[] {
-  const byPerson = new Map<unknown, number[]>()
-  persons.forEach((p, i) => {
-    const list = byPerson.get(p)
-    if (list) list.push(i)
-    else byPerson.set(p, [i])
-  })
-  const kept: number[] = []
-  for (const list of byPerson.values()) kept.push(...keepRandomSubset(rng, list, max))
-  return kept.sort((a, b) => a - b)
-}
-
 function aiqGuarantee(o: {
   mechanism: 'dp' | 'sp'
   epsilon: number
   k: number
+  maxNeighbours: number
   records: number
   chargeNano: number
   notion: PrivacyNotion
   unit: PrivacyUnit
-  rowsPerUnit: number
+  bound: PersonBound | null
 }): string {
   const worst = 1 / (1 + Math.exp(o.epsilon))
   const tail =
     o.mechanism === 'sp'
       ? ` Records that are not ${o.k}-sensitive (adding ${o.k} records would not make them normal) are answered more accurately; anomalies themselves are not hidden.`
       : ''
+  const b = o.bound
+  const who = b
+    ? b.rowsPerBin === 1 && b.binsPerPerson === 1
+      ? 'persons'
+      : `persons' rows (each person at most ${b.rowsPerBin} per bin in at most ${b.binsPerPerson} bin${b.binsPerPerson === 1 ? '' : 's'})`
+    : 'records'
+  const counting = b
+    ? ` Near each record asked, a person counts at most ${b.rowsPerBin} row${b.rowsPerBin === 1 ? '' : 's'} in a bin and in at most ${b.binsPerPerson} bin${b.binsPerPerson === 1 ? '' : 's'} within the radius (the record's own bin first, others chosen at random), so a record is an anomaly when at most ${o.maxNeighbours} ${who} are near it; this never turns an anomaly of the rows into a normal answer.`
+    : ` A record is an anomaly when at most ${o.maxNeighbours} records (its own copies included) lie within the radius.`
   return (
     `Each of the ${o.records} answers is wrong with probability at most ${pct(worst)} when one record more or less would change it, ` +
-    `and e^-${num(o.epsilon)} times less for each further record needed.${tail} ` +
+    `and e^-${num(o.epsilon)} times less for each further record needed.${tail}${counting} ` +
     `The records asked about are public (they are part of the query). ` +
     `Privacy: ${NOTION_LABEL[o.notion]}${o.mechanism === 'sp' ? ` with k = ${o.k}` : ''}, epsilon ${nanoToDisplay(o.chargeNano)} for ${protectedUnit(o.unit)} in this release ` +
-    `(${num(o.epsilon)} per record asked${o.unit.kind === 'person' ? `, times at most ${o.rowsPerUnit} row${o.rowsPerUnit === 1 ? '' : 's'} per person` : ''}).`
+    `(${num(o.epsilon)} per record asked${b ? `, times ${b.rowsPerBin * b.binsPerPerson}: the most a person's rows move one record's neighbour count` : ''}).`
   )
 }
 

@@ -6,7 +6,6 @@ import { anomalyIdentificationKind } from './anomaly-identification'
 import { anomalySearchKind } from './anomaly-search'
 
 export type { ExecutionResult, PreparedRelease, ReleaseKindModule } from './release-kind'
-export { keptRows } from './anomaly-identification'
 
 export const RELEASE_KINDS: { [K in ReleaseParams['kind']]: ReleaseKindModule<Extract<ReleaseParams, { kind: K }>> } = {
   threshold: thresholdKind,

@@ -5,8 +5,10 @@ import { type AiqForm, BLANK_AIQ_FORM, aiqColumns, aiqFormFromDefinition, buildA
 import { useHandUp } from './useHandUp'
 
 /**
- * Anomaly identification: columns and bins, radius, beta, k, and the records to ask about. `initial`: a saved query
- * being edited (its next version starts from it). `buildAiqDefinition` (aiqDefinition.ts, pure) does the work.
+ * Anomaly identification: columns and bins, radius, the neighbour limit, k, the records to ask about, and on a
+ * person-level dataset what one person counts near each record (rows per bin, bins per person: the charge's factor).
+ * `initial`: a saved query being edited (its next version starts from it). `buildAiqDefinition` (aiqDefinition.ts,
+ * pure) does the work.
  */
 export function AnomalyIdBuilder(props: {
   dataset: DatasetInfo
@@ -16,7 +18,8 @@ export function AnomalyIdBuilder(props: {
   const cols = aiqColumns(props.dataset)
   const [form, setForm] = useState<AiqForm>(() => (props.initial ? aiqFormFromDefinition(props.initial) : BLANK_AIQ_FORM))
   const set = (p: Partial<AiqForm>) => setForm({ ...form, ...p })
-  const { chosen, bins, metric, radius, beta, k, records } = form
+  const { chosen, bins, metric, radius, maxNeighbours, k, records } = form
+  const personLevel = props.dataset.unit.kind === 'person'
   const built = buildAiqDefinition(form, props.dataset)
   useHandUp(built, props.onChange)
 
@@ -60,27 +63,45 @@ export function AnomalyIdBuilder(props: {
         />
         <NumberField label="Radius (bins)" value={radius} onChange={(v) => set({ radius: v })} testId="aiq-radius" />
         <NumberField
-          label="Beta (neighbours)"
-          value={beta}
-          onChange={(v) => set({ beta: v })}
-          testId="aiq-beta"
-          hint="At most beta neighbours: an anomaly."
+          label="Max neighbours"
+          value={maxNeighbours}
+          onChange={(v) => set({ maxNeighbours: v })}
+          testId="aiq-max-neighbours"
+          hint={`At most this many ${personLevel ? 'persons' : 'records'} within the radius (itself included): an anomaly.`}
         />
         <NumberField label="k" value={k} onChange={(v) => set({ k: v })} testId="aiq-k" hint="For sensitive privacy." />
       </div>
+      {personLevel && (
+        <fieldset data-testid="aiq-person-bound">
+          <legend>What one person counts near a record asked</legend>
+          <div className="row">
+            <NumberField
+              label="Rows per bin"
+              value={form.rowsPerBin}
+              onChange={(v) => set({ rowsPerBin: v })}
+              testId="aiq-rows-per-bin"
+              hint="A person's rows in one bin count at most this often."
+            />
+            <NumberField
+              label="Bins per person"
+              value={form.binsPerPerson}
+              onChange={(v) => set({ binsPerPerson: v })}
+              testId="aiq-bins-per-person"
+              hint="In at most this many bins within the radius (the record's own bin first)."
+            />
+          </div>
+          <p className="hint" data-testid="aiq-person-bound-why">
+            “{props.dataset.unit.kind === 'person' ? props.dataset.unit.column : ''}” has many rows per person. Near each record asked, a person
+            counts at most rows per bin × bins per person rows, and the price is that many times ε per record. At 1 and 1 (the default) every person
+            near a record counts once, so the neighbour limit counts persons and the price is what each row alone would cost; a record whose rows are
+            anomalous stays anomalous (its own bin is counted first). Raise them to count frequent visitors more, at that factor’s price.
+          </p>
+        </fieldset>
+      )}
       <div className="field">
         <label htmlFor="aiq-records">Records to ask about (one per line, values in the order of the columns, comma separated)</label>
         <textarea id="aiq-records" rows={4} value={records} onChange={(e) => set({ records: e.target.value })} data-testid="aiq-records" />
       </div>
-      {props.dataset.unit.kind === 'person' && (
-        <NumberField
-          label="Most rows per person"
-          value={form.maxRowsPerPerson}
-          onChange={(v) => set({ maxRowsPerPerson: v })}
-          testId="aiq-max-rows"
-          hint="The charge is multiplied by it; empty: 1."
-        />
-      )}
     </div>
   )
 }

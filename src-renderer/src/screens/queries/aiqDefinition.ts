@@ -3,6 +3,7 @@
  * test/unit/renderer/query-builders.test.ts). Every "not yet" is one sentence saying what to do; the save button shows it.
  */
 import type { AnomalyIdentificationDefinition, DatasetInfo } from '../../../../src-main/contract'
+import { AIQ_PERSON_BOUND_DEFAULT } from '../../../../src-main/contract/release-params'
 import { joinValue, parseNumber, splitValues } from './thresholdDefinition'
 
 export interface AiqForm {
@@ -12,15 +13,28 @@ export interface AiqForm {
   bins: Record<string, string>
   metric: AnomalyIdentificationDefinition['metric']
   radius: string
-  beta: string
+  /** The neighbour limit: at most this many records (persons, on person-level data) within the radius is an anomaly. */
+  maxNeighbours: string
   k: string
   /** One record per line, values in the order of `chosen`, comma separated ("..." holds a comma). */
   records: string
-  /** Person-level datasets: the most rows one person adds ('' = the default, 1). */
-  maxRowsPerPerson: string
+  /** Person-level datasets: the most rows one person counts in one bin near a record asked. */
+  rowsPerBin: string
+  /** Person-level datasets: the most bins within the radius one person counts in (the record's own bin first). */
+  binsPerPerson: string
 }
 
-export const BLANK_AIQ_FORM: AiqForm = { chosen: [], bins: {}, metric: 'l1', radius: '1', beta: '', k: '5', records: '', maxRowsPerPerson: '' }
+export const BLANK_AIQ_FORM: AiqForm = {
+  chosen: [],
+  bins: {},
+  metric: 'l1',
+  radius: '1',
+  maxNeighbours: '',
+  k: '5',
+  records: '',
+  rowsPerBin: String(AIQ_PERSON_BOUND_DEFAULT.rowsPerBin),
+  binsPerPerson: String(AIQ_PERSON_BOUND_DEFAULT.binsPerPerson)
+}
 
 /** The columns a record may be described by (timestamps are not offered). */
 export function aiqColumns(dataset: DatasetInfo): DatasetInfo['columns'] {
@@ -44,10 +58,12 @@ export function buildAiqDefinition(form: AiqForm, dataset: DatasetInfo): Anomaly
     }
   }
   const r = parseNumber(form.radius)
-  const bt = parseNumber(form.beta)
+  const nb = parseNumber(form.maxNeighbours)
   const kk = parseNumber(form.k)
+  const personLevel = dataset.unit.kind === 'person'
   if (r === null || r < 0) return 'Give the radius (in bins): records within it are neighbours.'
-  if (bt === null) return 'Give beta: a record with at most beta neighbours is an anomaly.'
+  if (nb === null || !Number.isInteger(nb) || nb < 1)
+    return `Give the neighbour limit (a whole number): a record with at most that many ${personLevel ? 'persons' : 'records'} within the radius is an anomaly.`
   if (kk === null || !Number.isInteger(kk) || kk < 1) return 'Give k (a whole number): how many added records a sensitive record tolerates.'
   const records = form.records
     .split('\n')
@@ -66,14 +82,18 @@ export function buildAiqDefinition(form: AiqForm, dataset: DatasetInfo): Anomaly
     binWidths,
     metric: form.metric,
     radius: r,
-    beta: bt,
+    maxNeighbours: nb,
     k: kk,
     records
   }
-  if (form.maxRowsPerPerson.trim() !== '') {
-    const m = parseNumber(form.maxRowsPerPerson)
-    if (m === null || !Number.isInteger(m) || m < 1) return 'The most rows per person must be a whole number, 1 or more (or empty: 1).'
-    d.maxRowsPerPerson = m
+  if (personLevel) {
+    const rb = parseNumber(form.rowsPerBin)
+    const bp = parseNumber(form.binsPerPerson)
+    if (rb === null || !Number.isInteger(rb) || rb < 1) return 'Rows per bin is a whole number, 1 or more (1: a person counts once in a bin).'
+    if (bp === null || !Number.isInteger(bp) || bp < 1)
+      return 'Bins per person is a whole number, 1 or more (1: a person counts in one bin near a record).'
+    d.rowsPerBin = rb
+    d.binsPerPerson = bp
   }
   return d
 }
@@ -90,9 +110,10 @@ export function aiqFormFromDefinition(def: AnomalyIdentificationDefinition): Aiq
     bins,
     metric: def.metric,
     radius: String(def.radius),
-    beta: String(def.beta),
+    maxNeighbours: String(def.maxNeighbours),
     k: String(def.k),
     records: (def.records ?? []).map((r) => r.map(joinValue).join(', ')).join('\n'),
-    maxRowsPerPerson: def.maxRowsPerPerson === undefined ? '' : String(def.maxRowsPerPerson)
+    rowsPerBin: String(def.rowsPerBin ?? AIQ_PERSON_BOUND_DEFAULT.rowsPerBin),
+    binsPerPerson: String(def.binsPerPerson ?? AIQ_PERSON_BOUND_DEFAULT.binsPerPerson)
   }
 }
