@@ -275,6 +275,32 @@ export interface ReleasePreview {
   /** Threshold questions: the charge over a range of alphas around the current one (priced like this preview), for the trade-off chart. */
   tradeoff?: { param: 'alpha'; current: number; points: Array<{ value: number; epsilon: number }> } | null
   guarantee: string
+  /**
+   * What the guarantee will not support, said before anything is spent (from public inputs only), e.g. a tolerance 2 alpha
+   * that reaches a public threshold: a group there may be flagged with nothing counted.
+   */
+  warnings?: string[]
+}
+
+/**
+ * Accuracy against epsilon before anything is spent (from public inputs only): anomaly identification's error
+ * probability in closed form (Construction 1), an anomaly search's chance of finding the anomaly in the top S by seeded
+ * runs on the least favourable scores its thresholds allow. The x axis is the charge.
+ */
+export interface AccuracyPreview {
+  queryId: number
+  kind: 'anomaly-identification' | 'anomaly-search'
+  /** 'error': the probability an answer is wrong (lower is better); 'found': the probability of finding the anomaly (higher). */
+  measure: 'error' | 'found'
+  /** What the y axis shows, in words. */
+  valueLabel: string
+  series: Array<{ name: string; points: Array<{ epsilon: number; value: number }> }>
+  /** The charge of the request as asked (marked on the chart). */
+  currentEpsilon: number
+  /** The request's accuracy in one sentence ("At ε 3: each answer is wrong with probability at most 27%; ..."). */
+  sentence: string
+  /** How it was computed: "closed form (Construction 1)" or "seeded simulation: 400 runs per point, seed ..., least favourable scores". */
+  method: string
 }
 
 export type ReleaseStatus = 'answered' | 'interrupted' | 'failed' | 'running'
@@ -294,7 +320,10 @@ export interface ThresholdDecision {
    * threshold is computed from the dataset's own counts (a reference period): that value is data, not released.
    */
   threshold: number | null
-  /** The released decision: true = flagged as over its threshold. */
+  /**
+   * The released decision: true = flagged. The guarantee supports "over its threshold, or at most `tolerance` (2 alpha)
+   * under it", never "over its threshold" alone.
+   */
   flagged: boolean
 }
 
@@ -316,6 +345,11 @@ export type ReleaseAnswer =
       thresholdText?: string
       /** What is compared with the thresholds, in words ("row count", "count of distinct person_id"). */
       countText?: string
+      /**
+       * 2 alpha, in the units compared: a flagged group may be this much under its threshold (the guarantee's uncertainty
+       * region). Absent from releases answered before this field existed.
+       */
+      tolerance?: number
     }
   | {
       kind: 'anomaly-identification'
@@ -335,6 +369,15 @@ export type ReleaseAnswer =
        */
       posterior?: number[]
       posteriorGrid?: number
+      /**
+       * Whether the released top posterior reaches the stopping rule's level (`decisiveAt`): only then is the first of
+       * `top` a finding. An inconclusive search's ids are candidates, never a verdict. A function of the released
+       * posterior only. Absent from releases answered before these fields existed.
+       */
+      conclusive?: boolean
+      decisiveAt?: number
+      /** One sentence: "Found: ..." or "Inconclusive: the most likely individual has posterior 0.01 ...". */
+      verdict?: string
     }
 
 export interface ReleaseRecord {
@@ -382,6 +425,8 @@ export interface LedgerMethods {
   'budgets/set': { req: SetBudgetRequest; res: { entry: LedgerEntry; account: DatasetLedger } }
   /** What the requested accuracy costs and whether it would be admitted: nothing is spent. */
   'releases/preview': { req: ReleaseRequest; res: ReleasePreview }
+  /** Accuracy against epsilon for anomaly identification and search (public inputs only; a search's is simulated, seeded). */
+  'releases/accuracy': { req: ReleaseRequest; res: AccuracyPreview }
   /** Charge, then answer. Denied requests throw a user error (code "denied") and spend nothing. */
   'releases/run': { req: ReleaseRequest; res: ReleaseRecord }
   'releases/list': { req: RequestFromSchema<'releases/list'>; res: ReleaseRecord[] }
@@ -405,6 +450,7 @@ export const ledgerMethodNames: Record<keyof LedgerMethods, true> = {
   'ledger/verify': true,
   'budgets/set': true,
   'releases/preview': true,
+  'releases/accuracy': true,
   'releases/run': true,
   'releases/list': true,
   'releases/get': true,

@@ -14,6 +14,8 @@ import { runReleaseTask } from './release-task'
 import { type ThresholdReleasePayload, type ThresholdReleaseResult, computeThresholdRelease } from './release-threshold'
 import { type AiqReleasePayload, type AiqReleaseResult, computeAiqRelease } from './release-anomaly-identification'
 import { type SearchReleasePayload, type SearchReleaseResult, computeSearchRelease } from './release-anomaly-search'
+import { type SearchAccuracyBatch, searchAccuracyBatch } from './accuracy-tasks'
+import type { AccuracyCounts } from '../engine/search'
 
 export interface TaskMap {
   'self-check/laplace': { payload: SelfCheckBatch; result: SelfCheckBatchResult }
@@ -25,6 +27,8 @@ export interface TaskMap {
   'release:threshold': { payload: ThresholdReleasePayload; result: ThresholdReleaseResult }
   'release:anomaly-identification': { payload: AiqReleasePayload; result: AiqReleaseResult }
   'release:anomaly-search': { payload: SearchReleasePayload; result: SearchReleaseResult }
+  // Accuracy previews: seeded runs on public parameters only (no data).
+  'accuracy/search': { payload: SearchAccuracyBatch; result: AccuracyCounts }
 }
 
 /** What the pool may send: the tasks, and the diagnostic kinds a worker runs only with QA_DIAGNOSTICS=1 (crash tests). */
@@ -46,7 +50,8 @@ export const tasks: TaskFns = {
   'experiments/search': (p, ctx) => searchTrialBatch(p, ctx),
   'release:threshold': (p) => runReleaseTask(p, computeThresholdRelease),
   'release:anomaly-identification': (p) => runReleaseTask(p, computeAiqRelease),
-  'release:anomaly-search': (p) => runReleaseTask(p, computeSearchRelease)
+  'release:anomaly-search': (p) => runReleaseTask(p, computeSearchRelease),
+  'accuracy/search': (p) => searchAccuracyBatch(p)
 }
 
 export function isTaskKind(kind: string): kind is keyof TaskMap {

@@ -366,6 +366,7 @@ export const requestSchemas = {
   'ledger/verify': z.strictObject({ expectHead: text(LIMITS.hash).optional(), receipt: ledgerReceiptSchema.optional() }),
   'budgets/set': setBudgetRequestSchema,
   'releases/preview': releaseRequestSchema,
+  'releases/accuracy': releaseRequestSchema,
   'releases/run': releaseRequestSchema,
   'releases/list': z.strictObject({ datasetId: storedId().optional() }),
   'releases/get': z.strictObject({ releaseId: storedId() }),

@@ -114,15 +114,25 @@ export function releaseText(r: ReleaseRecord): string {
   if (!a) out.push(`Status: ${r.statusText}`)
   else if (a.kind === 'threshold') {
     const unit = a.groupBy.join(' / ')
-    out.push(`Flagged ${a.flagged.length} of ${a.predicates} (${unit}) as over their threshold${a.flagged.length ? ':' : '.'}`)
+    // The guarantee supports "over its threshold, or at most 2 alpha under it", never "over its threshold" alone.
+    const meaning =
+      a.tolerance === undefined
+        ? 'over their threshold or within 2 alpha under it'
+        : `each over its threshold or at most ${Number(a.tolerance.toPrecision(4))} under it`
+    out.push(`Flagged ${a.flagged.length} of ${a.predicates} (${unit}; ${meaning})${a.flagged.length ? ':' : '.'}`)
     for (const k of a.flagged.slice(0, 50)) out.push(`  ${k.map((v) => (v === null ? '(empty)' : String(v))).join(' / ')}`)
     if (a.flagged.length > 50) out.push(`  ... and ${a.flagged.length - 50} more (--json lists all)`)
   } else if (a.kind === 'anomaly-identification') {
     out.push(`Answers (${a.columns.join(', ')}):`)
     for (const x of a.records) out.push(`  ${pad(x.record.join(', '), 30)} ${x.anomaly ? 'ANOMALY' : 'normal'}`)
+  } else if (a.conclusive === false) {
+    // An undecided search names no one: its ids are candidates, not a verdict (they are in --json).
+    out.push(a.verdict ?? 'Inconclusive.')
+    if (a.posterior) out.push(`Posterior of the ${a.posterior.length} most likely, by rank: ${a.posterior.map((p) => p.toFixed(2)).join(', ')}`)
   } else {
+    if (a.verdict) out.push(a.verdict)
     out.push(`Most likely to be the anomaly (most likely first)${a.idColumn ? `, by ${a.idColumn}` : ', by row number'}:`)
-    out.push(`  ${a.top.join(', ')}`)
+    out.push(`  ${a.top.map((t, i) => (a.posterior ? `${String(t)} (${a.posterior[i].toFixed(2)})` : String(t))).join(', ')}`)
   }
   out.push('', `Guarantee: ${r.guarantee}`)
   out.push(`Charge: epsilon ${formatCharge(r.epsilonExact)} (${NOTION_LABEL[r.notion]}), ledger entry #${r.ledgerSeq}.`)
@@ -137,6 +147,7 @@ export function previewText(p: ReleasePreview): string {
     `Budget per unit: ${p.budgetExact === null ? 'not set' : formatCharge(p.budgetExact)}; spent per unit (summed over notions) ${formatCharge(p.spentBeforeExact)}; after this release ${formatCharge(p.spentAfterExact)}.`
   )
   out.push(p.allowed ? 'Would be admitted.' : (p.denial ?? 'Would be denied.'))
+  for (const w of p.warnings ?? []) out.push(`Warning: ${w}`)
   if (!p.allowed && p.fit) out.push(p.fit.sentence)
   out.push(`Guarantee: ${p.guarantee}`)
   return out.join('\n')

@@ -6,6 +6,7 @@ import { datasetLedger, ledgerSummary, listEntries } from '../ledger/ledger-view
 import { verifyLedger } from '../ledger/verify'
 import { checkpoint, listOfficers, registerOfficer } from '../trust/officers'
 import { ownRecordsOnly } from '../accounts/roles'
+import { releaseAccuracy } from './accuracy'
 
 /** Handlers of the ledger area's contract (ledger, budgets, releases, officer acts): each hands its request to its service. */
 export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
@@ -21,6 +22,7 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
       return { entry, account: datasetLedger(db(), req.datasetId) }
     },
     'releases/preview': async (req) => previewRelease(db(), req),
+    'releases/accuracy': async (req) => releaseAccuracy(db(), req, ctx.pool),
     // The caller goes with the request: the release runs on another thread, as this account.
     'releases/run': async (req, caller) => ctx.releases.run(req, caller),
     'releases/list': async (req, caller) => listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),

@@ -114,9 +114,12 @@ export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
     allowed: adm.allowed,
     denial: adm.denial,
     // Issue 17: a denial names the nearest accuracy that fits what is left (priced like this preview; no data read).
-    fit: adm.allowed ? null : fitSuggestion(req.params, adm.remainingNano, (params) => prepareRelease(db, req.queryId, params).chargeNano),
+    fit: adm.allowed
+      ? null
+      : fitSuggestion(req.params, adm.remainingNano, (params) => prepareRelease(db, req.queryId, params).chargeNano, p.fitOptions),
     tradeoff: tradeoffCurve(req.params, (params) => prepareRelease(db, req.queryId, params).chargeNano),
-    guarantee: p.guarantee
+    guarantee: p.guarantee,
+    warnings: p.warnings ?? []
   }
 }
 
@@ -225,12 +228,31 @@ interface ChargedRelease {
 /** Validate, price and charge (one transaction); the release is then in flight until its answer or failure is stored. */
 function chargeAndBegin(db: Db, req: ReleaseRequest, charging?: (releaseId: number) => void): ChargedRelease {
   const actor = actorOf(req)
-  const prepared = prepareRelease(db, req.queryId, req.params)
+  let prepared: PreparedRelease
+  try {
+    prepared = prepareRelease(db, req.queryId, req.params)
+  } catch (e) {
+    recordRefusal(db, req, actor, e)
+    throw e
+  }
   const { releaseId } = chargeRelease(db, prepared, actor, charging)
   const chargedAt = (db.prepare('SELECT created_at FROM releases WHERE id = ?').get(releaseId) as { created_at: string }).created_at
   const key = flightKey(db, releaseId)
   inFlight.add(key)
   return { prepared, releaseId, chargedAt, key }
+}
+
+/**
+ * Every denial is recorded: a release refused before pricing finished (over the eps-max asked, or a search that cannot
+ * decide) leaves an audit event, as an over-budget denial does. Only public facts: the query, the code, the sentence
+ * (computed from public inputs).
+ */
+function recordRefusal(db: Db, req: ReleaseRequest, actor: string, e: unknown): void {
+  if (!(e instanceof UserError) || (e.code !== 'denied' && e.code !== 'cannot-decide')) return
+  const q = db.prepare('SELECT dataset_id FROM queries WHERE id = ?').get(req.queryId) as { dataset_id: number } | undefined
+  db.transaction(() =>
+    recordAudit(db, 'release/refused', actor, q ? `dataset:${q.dataset_id}` : null, { queryId: req.queryId, code: e.code, reason: e.message })
+  )()
 }
 
 /**

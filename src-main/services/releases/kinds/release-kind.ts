@@ -19,6 +19,8 @@ import { UserError } from '../../platform/errors'
 import type { CellKey } from '../../ledger/cells'
 import { MAX_NANO } from '../../chain/nano-epsilon'
 import type { SavedQueryRow } from '../inputs'
+import type { FitOptions } from '../fit-suggestion'
+import type { AccuracySpec } from '../accuracy'
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
@@ -56,6 +58,12 @@ export interface PreparedRelease {
   description: string
   /** Checks of the ledger that must hold at the charge: run again inside the charge's transaction (throws to refuse). */
   recheck?: () => void
+  /** What the guarantee will not support (public inputs only): shown by the preview before anything is spent. */
+  warnings?: string[]
+  /** Limits on what a denial may suggest, and suggestions that need the query saved anew (fit-suggestion.ts). */
+  fitOptions?: FitOptions
+  /** What the accuracy preview plots (accuracy.ts): public, from the definition and the request. */
+  accuracy?: AccuracySpec
   /** The run, split into read, computation and finish. */
   run: AnyReleaseRun
   /** The same run inline with `rng` (which must be the secure generator): read, the kind's one computation, finish. */

@@ -7,7 +7,8 @@ import { ErrorText, NumberField, SelectField, parseNumber } from '../../componen
 import { formatExact } from '../../format'
 import { href } from '../../sections'
 import { TradeoffChart } from './TradeoffChart'
-import { searchFitSentence } from './searchDefinition'
+import { AccuracyChart } from './AccuracyChart'
+import { EPSILON_IN_WORDS } from './accuracyDefinition'
 import { RELEASE_PARAMS, inRange } from '../../../../src-main/contract/release-params'
 
 const T = RELEASE_PARAMS.threshold
@@ -73,6 +74,12 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
   ])
   const pv = typeof params === 'string' ? null : preview.data
   const stale = JSON.stringify(params) !== JSON.stringify(debounced)
+  // Accuracy against ε (anomaly identification and search; threshold questions state theirs as beta and alpha).
+  const accuracy = useQuery(
+    'releases/accuracy',
+    typeof debounced === 'string' || q.kind === 'threshold' ? null : { queryId: q.id, params: debounced },
+    [q.id, JSON.stringify(debounced)]
+  )
 
   const release = () => {
     if (typeof params === 'string') return
@@ -195,16 +202,26 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
         )}
 
         {typeof params === 'string' && <p className="hint todo">{params}</p>}
+        <details className="hint" data-testid="epsilon-in-words">
+          <summary>What ε means</summary>
+          <p>{EPSILON_IN_WORDS}</p>
+        </details>
+        {q.kind !== 'threshold' && (
+          <div data-testid="accuracy-preview" aria-busy={accuracy.loading || stale}>
+            {accuracy.data ? (
+              <AccuracyChart accuracy={accuracy.data} remaining={pv?.remaining ?? null} />
+            ) : accuracy.loading ? (
+              <p className="hint">
+                {q.kind === 'anomaly-search' ? 'Simulating how often this search finds the anomaly…' : 'Working out the accuracy…'}
+              </p>
+            ) : null}
+          </div>
+        )}
         <PreviewBox
           preview={pv}
           error={typeof params === 'string' ? null : preview.error}
           loading={preview.loading || stale}
           onUse={(param, value) => (param === 'alpha' ? setAlpha : param === 'beta' ? setBeta : setEpsilon)(String(value))}
-          searchFit={
-            q.definition.kind === 'anomaly-search' && pv && !pv.allowed && pv.remaining !== null
-              ? searchFitSentence(q.definition, pv.remaining, formatExact(pv.remainingExact, 'down'))
-              : null
-          }
         />
 
         <div className="button-row">
@@ -231,8 +248,6 @@ function PreviewBox(props: {
   error: string | null
   loading: boolean
   onUse: (param: 'alpha' | 'beta' | 'epsilon', value: number) => void
-  /** A denied search: what would fit (its parameters are fixed, so its next version). */
-  searchFit?: string | null
 }) {
   const p = props.preview
   if (props.error) return <ErrorText error={props.error} testId="preview-error" />
@@ -253,6 +268,11 @@ function PreviewBox(props: {
       <p className="guarantee" data-testid="preview-guarantee">
         {p.guarantee}
       </p>
+      {(p.warnings ?? []).map((w, i) => (
+        <p key={i} className="notice warn" role="alert" data-testid="preview-warning">
+          {w}
+        </p>
+      ))}
       <p data-testid="preview-budget">
         {p.budgetExact === null ? (
           <>
@@ -275,11 +295,6 @@ function PreviewBox(props: {
               A privacy officer can set a budget in the <a href={href('ledger')}>Ledger</a>.
             </>
           )}
-        </p>
-      )}
-      {!p.allowed && props.searchFit && (
-        <p className="fit-suggestion" data-testid="preview-search-fit">
-          {props.searchFit}
         </p>
       )}
       {!p.allowed && p.fit && (
