@@ -55,6 +55,7 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'ledger/verify': CUSTODIAN_OR_OFFICER,
   'budgets/set': OFFICER,
   'releases/preview': ANALYST,
+  'releases/accuracy': ANALYST,
   'releases/run': ANALYST,
   'releases/list': ALL,
   'releases/get': ALL,

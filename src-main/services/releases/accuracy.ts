@@ -14,19 +14,14 @@ import type { AccuracyPreview, ReleaseRequest } from '../../contract/ledger'
 import { formatCharge } from '../../contract/format-epsilon'
 import { type AccuracyCounts, type SearchQuestion, searchAccuracyRuns } from '../../../src-worker/engine/search'
 import { flipProbability } from '../../../src-worker/engine/sensitive'
-import { batchOf } from '../pool/worker-pool'
-import { UserError } from '../errors'
-import { canonicalJson } from '../ledger/canonical'
+import { batchOf } from '../platform/worker-pool'
+import { UserError } from '../platform/errors'
+import { canonicalJson } from '../chain/canonical'
 import { pct } from './guarantee'
-import type { ReleasePool } from './kinds/release-kind'
+import type { AccuracySpec, ReleasePool } from './kinds/release-kind'
 import { prepareRelease } from './prepare'
 import { searchAccuracySpec } from './kinds/anomaly-search'
 import type Database from 'better-sqlite3'
-
-/** What a kind's prepared release says about its accuracy (public: from the definition and the request). */
-export type AccuracySpec =
-  | { kind: 'anomaly-identification'; records: number; steps: number; epsilon: number }
-  | { kind: 'anomaly-search'; question: SearchQuestion; maxQueries: number; neededQueries: number; grid: number }
 
 const AIQ_FACTORS = [0.125, 0.25, 0.5, 1, 2, 4, 8]
 const AIQ_MARGINS = [1, 2, 4]

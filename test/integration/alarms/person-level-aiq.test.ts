@@ -108,7 +108,9 @@ describe("the demo's planted anomaly is found on person-level data", () => {
     // The default bound (1 x 1) costs what row-level data costs: 3 records x epsilon 1.
     expect(pv.epsilonExact).toBe('3.000000000')
     expect(pv.chargeExplained).toMatch(/x 1 \(near each record a person counts at most 1 row per bin in at most 1 bin/)
-    expect(pv.guarantee).toMatch(/a record is an anomaly when at most 5 persons are near it; this never turns an anomaly of the rows into a normal answer/)
+    expect(pv.guarantee).toMatch(
+      /a record is an anomaly when at most 5 persons are near it; this never turns an anomaly of the rows into a normal answer/
+    )
     expect(pv.guarantee).not.toMatch(/\bbeta\b/)
     const wider = saveQuery(store.db, 1, 'wider bound', { ...getDef(store), rowsPerBin: 2, binsPerPerson: 3 })
     const pw = previewRelease(store.db, { queryId: wider.id, params: AIQ })
@@ -123,8 +125,9 @@ describe("the demo's planted anomaly is found on person-level data", () => {
     delete legacy.maxNeighbours
     // Written as an older version stored it (saved queries never change).
     const id = Number(
-      store.db.prepare(`INSERT INTO queries (dataset_id, name, kind, definition) VALUES (1, 'legacy', 'anomaly-identification', ?)`).run(JSON.stringify(legacy))
-        .lastInsertRowid
+      store.db
+        .prepare(`INSERT INTO queries (dataset_id, name, kind, definition) VALUES (1, 'legacy', 'anomaly-identification', ?)`)
+        .run(JSON.stringify(legacy)).lastInsertRowid
     )
     const q = getQuery(store.db, id)
     expect(q.definition).toMatchObject({ maxNeighbours: 5, rowsPerBin: 2 })

@@ -10,7 +10,7 @@ import { previewRelease, runRelease } from '../../../src-main/services/releases/
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { releaseText } from '../../../src-main/services/ledger/ledger-text'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
-import { UserError } from '../../../src-main/services/errors'
+import { UserError } from '../../../src-main/services/platform/errors'
 import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
 import { setBudget } from '../../../src-main/services/ledger/budgets'

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
 import type { QueryDefinition, QueryDefinitionInput } from '../../../src-main/contract/datasets'
-import { recordPrivacyUnit } from '../../../src-main/services/datasets/privacy-unit'
+import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { prepareRelease, type PreparedRelease } from '../../../src-main/services/releases/prepare'
 import { nanoToNumber } from '../../../src-main/services/chain/nano-epsilon'

@@ -22,8 +22,7 @@ import { anomalySearchQuery, loadAnomalySearchData, searchIndividuals } from '..
 import { datasetUnit } from '../../trust/privacy-unit'
 import { num } from '../guarantee'
 import { type SavedQueryRow, searchDefinition } from '../inputs'
-import { type PreparedRelease, type ReleaseKindModule, checked, checkedProduct, releaseRun } from './release-kind'
-import type { AccuracySpec } from '../accuracy'
+import { type AccuracySpec, type PreparedRelease, type ReleaseKindModule, checked, checkedProduct, releaseRun } from './release-kind'
 
 const P = RELEASE_PARAMS.anomalySearch
 

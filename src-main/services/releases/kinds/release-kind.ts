@@ -20,7 +20,12 @@ import type { CellKey } from '../../ledger/cells'
 import { MAX_NANO } from '../../chain/nano-epsilon'
 import type { SavedQueryRow } from '../inputs'
 import type { FitOptions } from '../fit-suggestion'
-import type { AccuracySpec } from '../accuracy'
+import type { SearchQuestion } from '../../../../src-worker/engine/search'
+
+/** What a kind's prepared release says about its accuracy (public: from the definition and the request; accuracy.ts plots it). */
+export type AccuracySpec =
+  | { kind: 'anomaly-identification'; records: number; steps: number; epsilon: number }
+  | { kind: 'anomaly-search'; question: SearchQuestion; maxQueries: number; neededQueries: number; grid: number }
 
 export interface ExecutionResult {
   answer: ReleaseAnswer
