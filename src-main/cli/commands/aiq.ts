@@ -107,7 +107,7 @@ function parse(values: CliValues): Parsed {
 
 export const aiqCommand: CliCommand = {
   name: 'aiq',
-  required: () => ['data', 'columns', 'radius', 'beta', 'record-value'],
+  required: (values) => ['data', 'columns', 'radius', values.beta === undefined ? 'max-neighbours' : 'beta', 'record-value'],
   summary:
     'Anomaly identification query under sensitive privacy or optimal DP. A simulation over your own file: shows the ground truth and exact flip probability (not a release)',
   usage:
