@@ -95,7 +95,12 @@ function thresholdCase(name: string, store: Store, queryId: number, params: Extr
     smallestExcess: nearest,
     worstFnr: worst.fnr,
     worstFnrInterval: [worst.lo, worst.hi],
-    meanFnr: positives.length ? rate([...misses.values()].reduce((x, y) => x + y, 0), positives.length * RUNS) : null,
+    meanFnr: positives.length
+      ? rate(
+          [...misses.values()].reduce((x, y) => x + y, 0),
+          positives.length * RUNS
+        )
+      : null,
     holds
   }
 }
@@ -193,8 +198,27 @@ async function searchCase(name: string, store: Store, queryId: number, anomalyId
 }
 
 /** A direct-oracle search of the top 4 asking at most `questions` questions at epsilon `eps`. */
-function searchDef(scoreColumn: string, idColumn: string, individuals: string[], tLow: number, tHigh: number, eps: number, questions: number): QueryDefinitionInput {
-  return { kind: 'anomaly-search', scoreColumn, idColumn, individuals, tLow, tHigh, epsilonPerQuery: eps, budget: questions * eps, oracle: 'direct', top: 4 }
+function searchDef(
+  scoreColumn: string,
+  idColumn: string,
+  individuals: string[],
+  tLow: number,
+  tHigh: number,
+  eps: number,
+  questions: number
+): QueryDefinitionInput {
+  return {
+    kind: 'anomaly-search',
+    scoreColumn,
+    idColumn,
+    individuals,
+    tLow,
+    tHigh,
+    epsilonPerQuery: eps,
+    budget: questions * eps,
+    oracle: 'direct',
+    top: 4
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -212,7 +236,8 @@ async function run() {
 
   // Threshold: the demo's 32 rooms (persons, public capacities), and generated person-level counts just over and under
   // their thresholds (the hardest positives: one person over).
-  for (const mechanism of ['tslm', 'ppwlm', 'dppwlm'] as const) threshold.push(thresholdCase('demo rooms', store, 1, { kind: 'threshold', mechanism, beta: 0.05, alpha: 1 }))
+  for (const mechanism of ['tslm', 'ppwlm', 'dppwlm'] as const)
+    threshold.push(thresholdCase('demo rooms', store, 1, { kind: 'threshold', mechanism, beta: 0.05, alpha: 1 }))
   const rng = seededRng('accuracy-bench')
   const visits: Array<Array<string | number>> = []
   const groups = Array.from({ length: 40 }, (_, g) => `g${g}`)
@@ -228,7 +253,8 @@ async function run() {
     threshold: { kind: 'constant', value: 20 },
     groups: groups.map((g) => [g])
   })
-  for (const mechanism of ['tslm', 'ppwlm'] as const) threshold.push(thresholdCase('generated person-level rooms', store, genQ.id, { kind: 'threshold', mechanism, beta: 0.1, alpha: 2 }))
+  for (const mechanism of ['tslm', 'ppwlm'] as const)
+    threshold.push(thresholdCase('generated person-level rooms', store, genQ.id, { kind: 'threshold', mechanism, beta: 0.1, alpha: 2 }))
 
   // Anomaly identification: the demo (person-level, 1 x 1 bound: persons near each record), NAB taxi (row-level), generated.
   const demoTruth: AiqTruth[] = [
@@ -243,7 +269,8 @@ async function run() {
     )
     .get() as { near: number; own: number }
   demoTruth[2] = { record: 'A,14', own: near.own, ball: near.near }
-  for (const mechanism of ['sp', 'dp'] as const) aiq.push(aiqCase('demo unusual presence', store, 2, { kind: 'anomaly-identification', mechanism, epsilon: 1 }, demoTruth, 5, 2))
+  for (const mechanism of ['sp', 'dp'] as const)
+    aiq.push(aiqCase('demo unusual presence', store, 2, { kind: 'anomaly-identification', mechanism, epsilon: 1 }, demoTruth, 5, 2))
 
   const taxi = loadNabSeries('nyc_taxi.csv')
   const taxiDs = await importCsv(
@@ -255,7 +282,13 @@ async function run() {
   const bins = new Map<number, number>()
   for (const r of taxi.rows) bins.set(Math.floor(r.value / 500), (bins.get(Math.floor(r.value / 500)) ?? 0) + 1)
   const askedBins = [...bins.keys()].sort((a, b) => a - b)
-  const pick = [askedBins[0], askedBins[1], askedBins[Math.floor(askedBins.length / 2)], askedBins[askedBins.length - 2], askedBins[askedBins.length - 1]]
+  const pick = [
+    askedBins[0],
+    askedBins[1],
+    askedBins[Math.floor(askedBins.length / 2)],
+    askedBins[askedBins.length - 2],
+    askedBins[askedBins.length - 1]
+  ]
   const taxiTruth = pick.map((b) => ({
     record: String(b * 500 + 250),
     own: bins.get(b) ?? 0,
@@ -271,7 +304,8 @@ async function run() {
     k: 5,
     records: pick.map((b) => [b * 500 + 250])
   })
-  for (const mechanism of ['sp', 'dp'] as const) aiq.push(aiqCase('NAB nyc_taxi', store, taxiQ.id, { kind: 'anomaly-identification', mechanism, epsilon: 0.5 }, taxiTruth, 25, 5))
+  for (const mechanism of ['sp', 'dp'] as const)
+    aiq.push(aiqCase('NAB nyc_taxi', store, taxiQ.id, { kind: 'anomaly-identification', mechanism, epsilon: 0.5 }, taxiTruth, 25, 5))
 
   // Generated person-level readings: 300 persons with 1-8 readings each around 50 (sd 5); two persons with readings at
   // 90; records asked at 50, 70 and 90. The 2 x 3 bound: each person counts at most 2 readings per bin in 3 bins.
@@ -296,12 +330,17 @@ async function run() {
   })
   // A radius-1 ball on one axis holds 3 bins: with 3 bins per person nothing is left to chance, so the truth is exact.
   const readTruth = [50, 70, 90].map((x) => personTruth(readings, x, 2, 1, 2, 3))
-  for (const mechanism of ['sp', 'dp'] as const) aiq.push(aiqCase('generated person-level readings', store, readQ.id, { kind: 'anomaly-identification', mechanism, epsilon: 0.5 }, readTruth, 6, 2))
+  for (const mechanism of ['sp', 'dp'] as const)
+    aiq.push(
+      aiqCase('generated person-level readings', store, readQ.id, { kind: 'anomaly-identification', mechanism, epsilon: 0.5 }, readTruth, 6, 2)
+    )
 
   // Anomaly search: the demo's search (900 persons; its saved budget), the NAB series (their labelled anomaly; the
   // paper's data-derived thresholds, for evaluation only), and generated person-level scores.
   search.push(await searchCase('demo person-hours', store, 3, 'P0418'))
-  for (const f of readdirSync(NAB).filter((x) => x.endsWith('.csv')).sort()) {
+  for (const f of readdirSync(NAB)
+    .filter((x) => x.endsWith('.csv'))
+    .sort()) {
     const preset = loadNabPreset(join(NAB, f), process.cwd())
     const ids = Array.from(preset.scores, (_, i) => `t${i}`)
     const ds = await importCsv(

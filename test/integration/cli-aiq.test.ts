@@ -56,6 +56,30 @@ describe('aiq CLI', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1)
   })
 
+  it('--max-neighbours names the neighbour limit (--beta, its former name, gives the same answer; not both)', async () => {
+    const args = ['--data', 'data.csv', '--columns', 'temp', '--radius', '1', '--record-value', '50.1', '--json']
+    const named = await run([...args, '--max-neighbours', '2'], dir)
+    expect(named.code).toBe(0)
+    expect(JSON.parse(named.stdout)).toEqual(JSON.parse((await run([...args, '--beta', '2'], dir)).stdout))
+    expect(JSON.parse(named.stdout)).toMatchObject({ maxNeighbours: 2, isAnomaly: true })
+    const both = await run([...args, '--max-neighbours', '2', '--beta', '2'], dir)
+    expect(both.code).toBe(2)
+    expect(both.stderr).toMatch(/Give --max-neighbours once/)
+    const none = await run(args, dir)
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/--max-neighbours is required/)
+  })
+
+  it('with --person-column it counts as a person-level release: each person once near the record by default', async () => {
+    // The readings at 50 and 50.3 are one person's: at 1 row per bin x 1 bin that person counts once (x = 1, B = 1).
+    writeFileSync(join(dir, 'persons.csv'), 'temp,who\n10,a\n11,b\n50,c\n50.3,c\n')
+    const args = ['--data', 'persons.csv', '--columns', 'temp', '--radius', '1', '--max-neighbours', '1', '--record-value', '50.1', '--json']
+    expect(JSON.parse((await run(args, dir)).stdout)).toMatchObject({ count: 2, ballCount: 2, isAnomaly: false })
+    expect(JSON.parse((await run([...args, '--person-column', 'who'], dir)).stdout)).toMatchObject({ count: 1, ballCount: 1, isAnomaly: true })
+    expect(JSON.parse((await run([...args, '--person-column', 'who', '--rows-per-bin', '2'], dir)).stdout)).toMatchObject({ count: 2, ballCount: 2 })
+    expect((await run([...args, '--rows-per-bin', '2'], dir)).code).toBe(2)
+  })
+
   it('uses bin widths and categorical columns; SP lambda for a strong anomaly exceeds the mdd', async () => {
     // Bin width 2: 30 -> bin 15 alone within 1 bin (bins 14..16 hold only 30): B = 1, beta = 5, k = 1 -> lambda_k = 5 + 1 - 1 + 0 = 5.
     const r = await run(

@@ -144,7 +144,7 @@ export const PRESETS: ExperimentPreset[] = [
     title: 'Sensitive privacy vs optimal DP: error on non-sensitive records vs eps',
     figure: 'Sensitive privacy (CCS 2019): SP vs optimal DP accuracy',
     description:
-      'NYC taxi half-hourly counts binned by 500, L1 radius 1 bin, beta 25, k 5; every distinct binned value is queried; ' +
+      'NYC taxi half-hourly counts binned by 500, L1 radius 1 bin, at most 25 neighbours (spec parameter beta), k 5; every distinct binned value is queried; ' +
       'errorRateNonSensitive of dp and sp over eps, beside the exact expected rates.',
     spec: {
       version: 1,

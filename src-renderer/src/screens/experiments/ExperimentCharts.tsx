@@ -152,7 +152,7 @@ function MetricPanel(props: {
     scales: {
       x: {
         type: kind,
-        title: { display: true, text: `${axisTitle(mc.xLabel)}${kind === 'logarithmic' ? ' — log scale' : ''}` },
+        title: { display: true, text: `${axisTitle(mc.xLabel, props.detail.spec.engine)}${kind === 'logarithmic' ? ' — log scale' : ''}` },
         ...(numericX ? { ticks: { autoSkip: true, maxTicksLimit: 10 } } : {})
       },
       y: {
@@ -168,7 +168,13 @@ function MetricPanel(props: {
       <figcaption>
         <strong>{title}</strong> <span className="hint">— {props.metric.description}</span>
       </figcaption>
-      <ChartView type="line" data={data} options={options} label={`${title} over ${axisTitle(mc.xLabel)}, one line per series`} height={250} />
+      <ChartView
+        type="line"
+        data={data}
+        options={options}
+        label={`${title} over ${axisTitle(mc.xLabel, props.detail.spec.engine)}, one line per series`}
+        height={250}
+      />
     </figure>
   )
 }

@@ -49,8 +49,13 @@ export function metricTitle(name: string): string {
   return METRIC_TITLE[name] ?? name
 }
 
-export function axisTitle(param: string): string {
-  return PARAM_TITLE[param] ?? param
+/** Parameters whose name means something else in an engine: anomaly identification's `beta` is its neighbour limit. */
+const ENGINE_PARAM_TITLE: Record<string, Record<string, string>> = {
+  aiq: { beta: 'max neighbours (a record with at most this many within the radius is an anomaly)', r: 'radius r (bins)' }
+}
+
+export function axisTitle(param: string, engine?: string): string {
+  return (engine ? ENGINE_PARAM_TITLE[engine]?.[param] : undefined) ?? PARAM_TITLE[param] ?? param
 }
 
 /** Anything closer to 0 than this is shown as 0 (a CI bound of 3.47e-18 is floating-point noise around 0). */
