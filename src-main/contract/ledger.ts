@@ -376,7 +376,7 @@ export type ReleaseAnswer =
        */
       conclusive?: boolean
       decisiveAt?: number
-      /** One sentence: "Found: ..." or "Inconclusive: the most likely individual has posterior 0.01 ...". */
+      /** One sentence: "Most likely the anomaly: ..., with posterior 0.93 ..." or "Inconclusive: the most likely individual has posterior 0.01 ...". */
       verdict?: string
     }
 

@@ -151,7 +151,14 @@ describe('a search never spends on a question it cannot answer', () => {
     let found = 0
     for (let i = 0; i < 10; i++) {
       const out = p.execute(seededRng(`demo-search-${i}`))
-      if (out.answer.kind === 'anomaly-search' && out.answer.conclusive && out.answer.top[0] === 'P0418') found++
+      if (out.answer.kind === 'anomaly-search' && out.answer.conclusive && out.answer.top[0] === 'P0418') {
+        found++
+        // A finding at tau 0.5 is "most likely", with the chance it is someone else from the released posterior.
+        const best = out.answer.posterior![0]
+        expect(out.answer.verdict).toBe(
+          `Most likely the anomaly: person_id P0418, with posterior ${best.toFixed(2)} (the search stops once one reaches 0.5); it is someone else with probability ${(1 - best).toFixed(2)} by the search's own account.`
+        )
+      }
     }
     expect(found).toBeGreaterThanOrEqual(9)
   })

@@ -255,7 +255,7 @@ export function searchVerdict(
     return {
       conclusive: true,
       decisiveAt,
-      verdict: `Found: ${idColumn ? `${idColumn} ` : 'row '}${String(top[0])} is most likely the anomaly (posterior ${shown}; a finding needs ${decisiveAt}).`
+      verdict: `Most likely the anomaly: ${idColumn ? `${idColumn} ` : 'row '}${String(top[0])}, with posterior ${shown} (the search stops once one reaches ${decisiveAt}); it is someone else with probability ${(1 - best).toFixed(2)} by the search's own account.`
     }
   return {
     conclusive: false,
