@@ -39,6 +39,7 @@ export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views
 export { NOTIONS } from './chain/notions'
 export { verifyLedger } from './ledger/verify'
 export { previewRelease, runRelease, unlockExPost } from './releases/release-service'
+export { releaseAccuracy } from './releases/accuracy'
 export { checkpoint, fingerprint, listOfficers, registerOfficer } from './trust/officers'
 export { officerRows } from './trust/officer-registry'
 

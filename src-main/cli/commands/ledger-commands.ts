@@ -25,6 +25,7 @@ import {
   previewRelease,
   previewText,
   projectRoot,
+  releaseAccuracy,
   registerOfficer,
   releaseText,
   resolveDataset,
@@ -121,7 +122,7 @@ export const releaseCommand: CliCommand = {
   options: {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
-    preview: { type: 'boolean', description: 'show the cost and whether it would be admitted; spend nothing' },
+    preview: { type: 'boolean', description: 'show the cost, whether it would be admitted and (anomaly questions) the accuracy against epsilon; spend nothing' },
     mechanism: {
       type: 'string',
       description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp',
@@ -154,7 +155,12 @@ export const releaseCommand: CliCommand = {
       const req = { queryId, params, actor: optString(values, 'actor') }
       if (values.preview) {
         const p = previewRelease(store.db, req)
-        return { json: { preview: p }, text: previewText(p) }
+        // Accuracy against epsilon (anomaly questions; public inputs only; a search's is simulated, seeded).
+        const accuracy = query.kind === 'threshold' ? null : await releaseAccuracy(store.db, req)
+        return {
+          json: { preview: p, ...(accuracy ? { accuracy } : {}) },
+          text: previewText(p) + (accuracy ? `\nAccuracy: ${accuracy.sentence}` : '')
+        }
       }
       // The workbench: the analyst holds the file, so nothing is padded or held.
       const r = runRelease(store.db, req)
