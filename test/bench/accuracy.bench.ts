@@ -30,6 +30,7 @@ import { publicThreshold } from '../../src-main/services/releases/threshold-adap
 import { RELEASE_COMPUTE } from '../../src-worker/tasks/release-compute'
 import { SecureRandom, seededRng } from '../../src-worker/engine/random'
 import { flipProbability, isAnomaly, mdd, lambdaK } from '../../src-worker/engine/sensitive'
+import { cheapestDecidingEpsilon } from '../../src-worker/engine/search'
 import { clopperPearson } from '../integration/privacy/dp-tester'
 import { round } from './timing'
 
@@ -336,7 +337,8 @@ async function run() {
     )
 
   // Anomaly search: the demo's search (900 persons; its saved budget), the NAB series (their labelled anomaly; the
-  // paper's data-derived thresholds, for evaluation only), and generated person-level scores.
+  // paper's data-derived thresholds, for evaluation only; at the epsilon per question that decides cheapest), and
+  // generated person-level scores.
   search.push(await searchCase('demo person-hours', store, 3, 'P0418'))
   for (const f of readdirSync(NAB)
     .filter((x) => x.endsWith('.csv'))
@@ -349,10 +351,10 @@ async function run() {
       'id,score',
       ids.map((id, i) => [id, preset.scores[i]])
     )
-    const base = searchDef('score', 'id', ids, preset.tLow, preset.tHigh, 1, 1)
-    // The fewest deciding questions (the refusal names them), then 1.5 times that many.
-    const needed = neededQuestions(store, ds, base)
-    const q = saveQuery(store.db, ds, 'the anomaly', searchDef('score', 'id', ids, preset.tLow, preset.tHigh, 1, Math.ceil(needed * 1.5)))
+    // The epsilon per question whose deciding budget is smallest (public: the list's size and the thresholds), and 1.5
+    // times the fewest questions that decide at it.
+    const cheapest = cheapestDecidingEpsilon({ individuals: ids.length, top: 4, oracle: 'direct', tLow: preset.tLow, tHigh: preset.tHigh, tau: 0.5 })!
+    const q = saveQuery(store.db, ds, 'the anomaly', searchDef('score', 'id', ids, preset.tLow, preset.tHigh, cheapest.epsilon, Math.ceil(cheapest.queries * 1.5)))
     search.push(await searchCase(`NAB ${f.replace(/\.csv$/, '')}`, store, q.id, ids[preset.anomaly], Math.min(RUNS, 200)))
   }
   const scores: Array<Array<string | number>> = []
