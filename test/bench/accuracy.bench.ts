@@ -354,7 +354,12 @@ async function run() {
     // The epsilon per question whose deciding budget is smallest (public: the list's size and the thresholds), and 1.5
     // times the fewest questions that decide at it.
     const cheapest = cheapestDecidingEpsilon({ individuals: ids.length, top: 4, oracle: 'direct', tLow: preset.tLow, tHigh: preset.tHigh, tau: 0.5 })!
-    const q = saveQuery(store.db, ds, 'the anomaly', searchDef('score', 'id', ids, preset.tLow, preset.tHigh, cheapest.epsilon, Math.ceil(cheapest.queries * 1.5)))
+    const q = saveQuery(
+      store.db,
+      ds,
+      'the anomaly',
+      searchDef('score', 'id', ids, preset.tLow, preset.tHigh, cheapest.epsilon, Math.ceil(cheapest.queries * 1.5))
+    )
     search.push(await searchCase(`NAB ${f.replace(/\.csv$/, '')}`, store, q.id, ids[preset.anomaly], Math.min(RUNS, 200)))
   }
   const scores: Array<Array<string | number>> = []

@@ -578,7 +578,9 @@ describe('anomaly questions', () => {
       expect(await answer.getByTestId('search-candidates').getAttribute('open')).toBeNull()
       return
     }
-    expect(verdict).toMatch(/^Most likely the anomaly: timestamp \d{4}-\d\d-\d\d\S*, with posterior (0\.[5-9]\d|1\.00) \(the search stops once one reaches 0\.5\)/)
+    expect(verdict).toMatch(
+      /^Most likely the anomaly: timestamp \d{4}-\d\d-\d\d\S*, with posterior (0\.[5-9]\d|1\.00) \(the search stops once one reaches 0\.5\)/
+    )
     const rows = answer.getByTestId('posterior-table').locator('tbody tr')
     expect(await rows.count()).toBe(4)
     const posts: number[] = []

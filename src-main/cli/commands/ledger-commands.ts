@@ -122,7 +122,10 @@ export const releaseCommand: CliCommand = {
   options: {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
-    preview: { type: 'boolean', description: 'show the cost, whether it would be admitted and (anomaly questions) the accuracy against epsilon; spend nothing' },
+    preview: {
+      type: 'boolean',
+      description: 'show the cost, whether it would be admitted and (anomaly questions) the accuracy against epsilon; spend nothing'
+    },
     mechanism: {
       type: 'string',
       description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp',

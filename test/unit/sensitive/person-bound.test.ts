@@ -169,7 +169,8 @@ describe('sensitivity of the bounded answer: one person moves a flip distance by
                 for (const k of [1, 2]) {
                   if (!sensitivePath(x, add, beta, k)) continue
                   sensitiveChecked++
-                  if (Math.abs(lambdaK(yi, By, beta, k) - lambdaK(xi, B, beta, k)) > add.length) bad.push(`lambda_k moved: x=${x} +${add} rec ${rec} k ${k}`)
+                  if (Math.abs(lambdaK(yi, By, beta, k) - lambdaK(xi, B, beta, k)) > add.length)
+                    bad.push(`lambda_k moved: x=${x} +${add} rec ${rec} k ${k}`)
                 }
               }
             }
