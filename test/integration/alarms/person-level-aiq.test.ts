@@ -106,7 +106,7 @@ describe("the demo's planted anomaly is found on person-level data", () => {
     const store = demo.copy()
     const pv = previewRelease(store.db, { queryId: DEMO_QUERIES.aiq, params: AIQ })
     // The default bound (1 x 1) costs what row-level data costs: 3 records x epsilon 1.
-    expect(pv.epsilonExact).toBe('3.000000000')
+    expect(pv.epsilonExact).toBe('3')
     expect(pv.chargeExplained).toMatch(/x 1 \(near each record a person counts at most 1 row per bin in at most 1 bin/)
     expect(pv.guarantee).toMatch(
       /a record is an anomaly when at most 5 persons are near it; this never turns an anomaly of the rows into a normal answer/
@@ -114,7 +114,7 @@ describe("the demo's planted anomaly is found on person-level data", () => {
     expect(pv.guarantee).not.toMatch(/\bbeta\b/)
     const wider = saveQuery(store.db, 1, 'wider bound', { ...getDef(store), rowsPerBin: 2, binsPerPerson: 3 })
     const pw = previewRelease(store.db, { queryId: wider.id, params: AIQ })
-    expect(pw.epsilonExact).toBe('18.000000000')
+    expect(pw.epsilonExact).toBe('18')
     expect(pw.guarantee).toMatch(/at most 2 rows in a bin and in at most 3 bins within the radius/)
     expect(pw.guarantee).toMatch(/times 6: the most a person's rows move one record's neighbour count/)
   })
@@ -132,7 +132,7 @@ describe("the demo's planted anomaly is found on person-level data", () => {
     const q = getQuery(store.db, id)
     expect(q.definition).toMatchObject({ maxNeighbours: 5, rowsPerBin: 2 })
     expect(q.definition).not.toHaveProperty('beta')
-    expect(previewRelease(store.db, { queryId: id, params: AIQ }).epsilonExact).toBe('6.000000000')
+    expect(previewRelease(store.db, { queryId: id, params: AIQ }).epsilonExact).toBe('6')
   })
 
   it('the accuracy preview: error against epsilon in closed form, from public inputs only', async () => {

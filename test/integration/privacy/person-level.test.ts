@@ -182,7 +182,7 @@ describe('(eps,k)-sensitive privacy: one neighbourhood graph per dataset', () =>
     const before = charges()
     const k1 = aiq(1)
     expect(() => runRelease(store.db, { queryId: k1, params: sp })).toThrow(
-      `This dataset's (eps,k)-sensitive privacy account is on the graph fixed by ledger entry ${first.ledgerSeq} (columns h, metric l1, radius 1, beta 3, k 2, same bins)`
+      `This dataset's (eps,k)-sensitive privacy account is on the graph fixed by ledger entry ${first.ledgerSeq} (columns h, metric l1, radius 1, max neighbours 3, k 2, same bins)`
     )
     expect(charges()).toBe(before)
     expect(runRelease(store.db, { queryId: aiq(2), params: sp }).status).toBe('answered')
