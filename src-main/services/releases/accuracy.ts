@@ -14,11 +14,11 @@ import type { AccuracyPreview, ReleaseRequest } from '../../contract/ledger'
 import { formatCharge } from '../../contract/format-epsilon'
 import { type AccuracyCounts, type SearchQuestion, searchAccuracyRuns } from '../../../src-worker/engine/search'
 import { flipProbability } from '../../../src-worker/engine/sensitive'
-import { batchOf } from '../platform/worker-pool'
+import { type WorkerPool, batchOf } from '../platform/worker-pool'
 import { UserError } from '../platform/errors'
 import { canonicalJson } from '../chain/canonical'
 import { pct } from './guarantee'
-import type { AccuracySpec, ReleasePool } from './kinds/release-kind'
+import type { AccuracySpec } from './kinds/release-kind'
 import { prepareRelease } from './prepare'
 import { searchAccuracySpec } from './kinds/anomaly-search'
 import type Database from 'better-sqlite3'
@@ -76,7 +76,7 @@ const MEMO_SIZE = 32
 export async function searchAccuracy(
   queryId: number,
   s: Extract<AccuracySpec, { kind: 'anomaly-search' }>,
-  pool?: ReleasePool
+  pool?: Pick<WorkerPool, 'run'>
 ): Promise<AccuracyPreview> {
   const points = searchPoints(s)
   const key = canonicalJson({ q: s.question, points, grid: s.grid })
@@ -90,7 +90,11 @@ export async function searchAccuracy(
   return { ...(await p), queryId }
 }
 
-async function simulate(s: Extract<AccuracySpec, { kind: 'anomaly-search' }>, points: number[], pool?: ReleasePool): Promise<AccuracyPreview> {
+async function simulate(
+  s: Extract<AccuracySpec, { kind: 'anomaly-search' }>,
+  points: number[],
+  pool?: Pick<WorkerPool, 'run'>
+): Promise<AccuracyPreview> {
   const q = s.question
   const seed = searchSeed(q)
   const runs = points.map((k) => searchRuns(q.individuals, k))
@@ -134,7 +138,7 @@ async function simulate(s: Extract<AccuracySpec, { kind: 'anomaly-search' }>, po
  * `releases/accuracy`: the accuracy of the request and of its neighbours in epsilon, checked like the preview. A search
  * is shown even when its saved budget is refused (the chart starts at the fewest questions that can decide).
  */
-export async function releaseAccuracy(db: Database.Database, req: ReleaseRequest, pool?: ReleasePool): Promise<AccuracyPreview> {
+export async function releaseAccuracy(db: Database.Database, req: ReleaseRequest, pool?: Pick<WorkerPool, 'run'>): Promise<AccuracyPreview> {
   if (req.params?.kind === 'anomaly-search') return searchAccuracy(req.queryId, searchAccuracySpec(db, req.queryId), pool)
   const spec = prepareRelease(db, req.queryId, req.params).accuracy
   if (!spec)
