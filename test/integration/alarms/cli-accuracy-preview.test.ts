@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
+import { runCli } from '../cli-runner'
 import { buildDemo, DEMO_QUERIES, type DemoWorkspace } from './demo-fixture'
 
 let demo: DemoWorkspace
@@ -13,12 +13,9 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => demo.cleanup())
 
-async function cli(argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const io = { stdout: { write: (s: string) => ((stdout += s), true) }, stderr: { write: (s: string) => ((stderr += s), true) }, cwd: demo.dir }
-  const code = await main(argv, io as never)
-  return { code, stdout, stderr }
+const cli = async (argv: string[]) => {
+  const r = await runCli(argv, { cwd: demo.dir })
+  return { code: r.code, stdout: r.out, stderr: r.err }
 }
 
 describe('release --preview states accuracy', () => {

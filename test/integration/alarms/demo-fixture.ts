@@ -5,7 +5,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { main } from '../../../src-main/cli'
+import { runCli } from '../cli-runner'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 
 export const DEMO_QUERIES = { threshold: 1, aiq: 2, search: 3 } as const
@@ -20,10 +20,8 @@ export interface DemoWorkspace {
 export async function buildDemo(): Promise<DemoWorkspace> {
   const dir = mkdtempSync(join(tmpdir(), 'qa-alarms-demo-'))
   const path = join(dir, 'demo.qa')
-  let err = ''
-  const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, cwd: dir }
-  const code = await main(['demo', '--db', path], io as never)
-  if (code !== 0) throw new Error(`demo failed (${code}): ${err}`)
+  const r = await runCli(['demo', '--db', path], { cwd: dir })
+  if (r.code !== 0) throw new Error(`demo failed (${r.code}): ${r.err}`)
   let copies = 0
   const open: Store[] = []
   return {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { join } from 'node:path'
-import { main } from '../../../src-main/cli'
+import { runCli } from '../cli-runner'
 import { prepareRelease } from '../../../src-main/services/releases/prepare'
 import { previewRelease } from '../../../src-main/services/releases/release-service'
 import { releaseAccuracy } from '../../../src-main/services/releases/accuracy'
@@ -34,13 +34,12 @@ const AIQ = { kind: 'anomaly-identification' as const, mechanism: 'sp' as const,
 
 /** The `aiq` simulation on the sample file, as a person-level release counts (JSON). */
 async function aiqCli(record: string, extra: string[] = []) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: demo.dir }
   const args = ['aiq', '--data', OCCUPANCY, '--columns', 'building,hour_of_day', '--categorical', 'building', '--radius', '1']
-  const code = await main([...args, '--max-neighbours', '5', '--k', '2', '--epsilon', '1', '--record-value', record, ...extra, '--json'], io as never)
-  expect(code, err).toBe(0)
-  return JSON.parse(out) as { count: number; ballCount: number; isAnomaly: boolean; flipProbability: number }
+  const r = await runCli([...args, '--max-neighbours', '5', '--k', '2', '--epsilon', '1', '--record-value', record, ...extra, '--json'], {
+    cwd: demo.dir
+  })
+  expect(r.code, r.err).toBe(0)
+  return JSON.parse(r.out) as { count: number; ballCount: number; isAnomaly: boolean; flipProbability: number }
 }
 
 /** P(X <= k) for X ~ Binomial(n, p). */
