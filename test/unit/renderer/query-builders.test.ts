@@ -303,20 +303,40 @@ describe('a saved definition back in its form (editing a query)', () => {
       binWidths: [null, 5],
       metric: 'linf',
       radius: 2,
-      beta: 3,
+      maxNeighbours: 3,
       k: 4,
       records: [
         ['A-101', 30],
         ['East, wing', 5]
-      ],
-      maxRowsPerPerson: 2
+      ]
     }
     expect(buildAiqDefinition(aiqFormFromDefinition(def), occupancy)).toEqual(def)
-    const { maxRowsPerPerson: _m, ...plain } = def
-    expect(buildAiqDefinition(aiqFormFromDefinition(plain), occupancy)).toEqual(plain)
     expect(buildAiqDefinition({ ...aiqFormFromDefinition(def), chosen: ['nope'] }, occupancy)).toBe(
       '“nope” is not a column of “occupancy”: choose the columns again.'
     )
+    expect(buildAiqDefinition({ ...aiqFormFromDefinition(def), maxNeighbours: '2.5' }, occupancy)).toMatch(
+      /^Give the neighbour limit \(a whole number\)/
+    )
+  })
+
+  it('anomaly identification on person-level data: the person bound round-trips; a definition without it gets the defaults 1 and 1', () => {
+    const byPerson = datasetInfo(1, 'occupancy', OCCUPANCY_COLUMNS, false, { unit: { kind: 'person', column: 'person_id' } })
+    const def: AnomalyIdentificationDefinition = {
+      kind: 'anomaly-identification',
+      columns: ['room'],
+      binWidths: [null],
+      metric: 'hamming',
+      radius: 0,
+      maxNeighbours: 5,
+      k: 2,
+      records: [['A-101']],
+      rowsPerBin: 2,
+      binsPerPerson: 3
+    }
+    expect(buildAiqDefinition(aiqFormFromDefinition(def), byPerson)).toEqual(def)
+    const { rowsPerBin: _r, binsPerPerson: _b, ...plain } = def
+    expect(buildAiqDefinition(aiqFormFromDefinition(plain), byPerson)).toEqual({ ...plain, rowsPerBin: 1, binsPerPerson: 1 })
+    expect(buildAiqDefinition({ ...aiqFormFromDefinition(def), rowsPerBin: '0' }, byPerson)).toMatch(/^Rows per bin is a whole number, 1 or more/)
   })
 
   it('anomaly search: listed or from a public dataset, tau or delta, with a score floor', () => {

@@ -213,7 +213,7 @@ export function searchAccuracySpec(db: Database.Database, queryId: number): Extr
 }
 
 /**
- * A denied search's way forward (its parameters are saved, so a new search): the largest budget of whole questions at
+ * A denied search's way forward (its parameters are saved, so its next version): the largest budget of whole questions at
  * the same epsilon that what is left allows, never fewer than the search needs to decide; else the cheapest epsilon per
  * question that decides within what is left; else nothing (the officer must raise the budget). Public inputs only.
  */
@@ -223,12 +223,12 @@ function searchFits(question: SearchQuestion, neededQueries: number, remainingNa
   const n = Math.floor(left / eps + 1e-9)
   if (n >= neededQueries)
     return [
-      `a new search with a budget of at most ${formatCharge(Number((n * eps).toPrecision(12)))} (${n} questions at epsilon ${num(eps)}; it needs at least ${neededQueries} to decide)`
+      `edit the search (a new version) with a budget of at most ${formatCharge(Number((n * eps).toPrecision(12)))} (${n} questions at epsilon ${num(eps)}; it needs at least ${neededQueries} to decide)`
     ]
   const c = cheapestDecidingEpsilon(question)
   if (c !== null && c.budget <= left)
     return [
-      `a new search at epsilon ${num(c.epsilon)} per question with a budget of ${formatCharge(c.budget)} (${c.queries} questions, the fewest that decide)`
+      `edit the search (a new version) at epsilon ${num(c.epsilon)} per question with a budget of ${formatCharge(c.budget)} (${c.queries} questions, the fewest that decide)`
     ]
   return [
     `no search that can decide fits${c ? ` (the cheapest needs ${formatCharge(c.budget)}: ${c.queries} questions at epsilon ${num(c.epsilon)})` : ''}; only the privacy officer can raise the budget`

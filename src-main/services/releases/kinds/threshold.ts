@@ -264,7 +264,7 @@ function toleranceWarning(pub: PublicThreshold, alpha: number): string[] {
 
 /**
  * What a denial may suggest: alpha only below half the smallest public threshold (a larger tolerance flags groups with
- * nothing counted), and what else would fit once the query is saved anew: fewer groups per person (maxGroups), or each
+ * nothing counted), and what else would fit in the query's next version: fewer groups per person (maxGroups), or each
  * person counted fewer times per group (cap). Priced like the preview, from the definition and public tables only.
  */
 function thresholdFitOptions(
@@ -291,7 +291,7 @@ function thresholdFitOptions(
     const groups = Math.floor(remainingNano / perGroupNano)
     if (groups >= 1 && groups < price.unitGroups)
       out.push(
-        `save the query counting each person in at most ${groups} group${groups === 1 ? '' : 's'} (maxGroups ${groups}; a person in more is kept in ${groups} chosen at random) (costs ${nanoToDisplay(perGroupNano * groups)})`
+        `edit the query (a new version) counting each person in at most ${groups} group${groups === 1 ? '' : 's'} ("Groups one person may add to" ${groups}, maxGroups; a person in more is kept in ${groups} chosen at random) (costs ${nanoToDisplay(perGroupNano * groups)})`
       )
     const count = def.count
     const cap = count.cap
