@@ -79,7 +79,7 @@ describe('threshold verdicts on the demo (capacities 4 to 200, public)', () => {
     const p = previewRelease(store.db, { queryId: q.id, params: tslm(1, 0.05) })
     expect(p.allowed).toBe(false)
     expect(p.fit!.sentence).toMatch(
-      /edit the query \(a new version\) counting each person in at most 1 group \(\"Groups one person may add to\" 1, maxGroups; .*\) \(costs 4\.6/
+      /edit the query \(a new version\) counting each person in at most 1 group \("Groups one person may add to" 1, maxGroups; .*\) \(costs 4\.6/
     )
     expect(p.fit!.fits.some((f) => f.param === 'alpha')).toBe(false)
   })
