@@ -58,12 +58,15 @@ export type PrivacyUnit = { kind: 'row' } | { kind: 'person'; column: string }
 export interface DatasetInfo {
   id: number
   name: string
-  rowCount: number
-  /** Bad rows skipped at import. */
-  skippedRows: number
+  /**
+   * The number of rows, the bad rows skipped at import and the source's size in bytes. Absent in the service for an
+   * analyst reading a dataset that is not public: an exact count of private records is an answer with no noise.
+   */
+  rowCount?: number
+  skippedRows?: number
   columns: DatasetColumn[]
   sourceFile: string
-  sourceBytes: number
+  sourceBytes?: number
   delimiter: Delimiter
   createdAt: string
   /**
@@ -82,6 +85,9 @@ export interface DatasetInfo {
    */
   source?: 'imported' | 'linked-file' | 'linked-postgres' | 'linked-clickhouse'
 }
+
+/** A dataset as its holder reads it (the workbench, the custodian, the officer, a public dataset): with its counts. */
+export type CountedDatasetInfo = DatasetInfo & Required<Pick<DatasetInfo, 'rowCount' | 'skippedRows' | 'sourceBytes'>>
 
 /** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */
 export type CellValue = string | number | null
@@ -113,7 +119,7 @@ export type ImportRequest = z.infer<typeof importRequestSchema>
 
 /** The `result` of a finished import job (kind "import", unit "rows"). */
 export interface ImportResult {
-  dataset: DatasetInfo
+  dataset: CountedDatasetInfo
   badRowCount: number
   badRows: BadRow[]
   bytes: number
@@ -244,27 +250,27 @@ export interface DatasetMethods {
    */
   'datasets/postgres-relations': { req: PostgresConnectionRequest; res: { relations: PostgresRelation[] } }
   /** Links a PostgreSQL table or view as a dataset queried where it lives (source 'linked-postgres'). */
-  'datasets/link-postgres': { req: LinkPostgresRequest; res: DatasetInfo }
+  'datasets/link-postgres': { req: LinkPostgresRequest; res: CountedDatasetInfo }
   /**
    * Tests a ClickHouse connection and lists the tables its user can see (for the table picker). An officer act from a
    * door; the host must be this machine or listed in the server's QA_CLICKHOUSE_HOSTS.
    */
   'datasets/clickhouse-tables': { req: ClickHouseConnectionRequest; res: { tables: ClickHouseTable[] } }
   /** Links a ClickHouse table (local or Distributed) as a dataset queried where it lives (source 'linked-clickhouse'). */
-  'datasets/link-clickhouse': { req: LinkClickHouseRequest; res: DatasetInfo }
+  'datasets/link-clickhouse': { req: LinkClickHouseRequest; res: CountedDatasetInfo }
   /**
    * Links a Parquet or CSV file as a dataset queried in place by DuckDB (source 'linked-file'): the desktop dialog's file
    * where it lies, or a headless upload kept beside the workspace. Not an officer act: the linker holds the file.
    */
-  'datasets/link-file': { req: RequestFromSchema<'datasets/link-file'>; res: DatasetInfo }
+  'datasets/link-file': { req: RequestFromSchema<'datasets/link-file'>; res: CountedDatasetInfo }
   'datasets/list': { req: RequestFromSchema<'datasets/list'>; res: DatasetInfo[] }
   'datasets/get': { req: RequestFromSchema<'datasets/get'>; res: DatasetInfo }
   'datasets/rows': { req: RowsRequest; res: RowsResponse }
-  'datasets/rename': { req: RequestFromSchema<'datasets/rename'>; res: DatasetInfo }
+  'datasets/rename': { req: RequestFromSchema<'datasets/rename'>; res: CountedDatasetInfo }
   /** Drops the data and its saved queries; ledger history about the dataset stays (ids are never reused). */
   'datasets/delete': { req: RequestFromSchema<'datasets/delete'>; res: { deleted: true } }
   /** The privacy officer declares a dataset public (a ledger entry with a reason): its values may then reach releases. */
-  'datasets/declare-public': { req: RequestFromSchema<'datasets/declare-public'>; res: DatasetInfo }
+  'datasets/declare-public': { req: RequestFromSchema<'datasets/declare-public'>; res: CountedDatasetInfo }
   /**
    * Validates the definition against the dataset's columns and saves it. Saved queries are immutable: with `replaces`
    * (the id of a query's latest version) it is saved as that query's next version (same dataset and kind); lists then

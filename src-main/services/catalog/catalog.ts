@@ -4,7 +4,7 @@
  * against their generated shape before use; user values are always bound parameters.
  */
 import type Database from 'better-sqlite3'
-import type { CellValue, ColumnType, DatasetColumn, DatasetInfo, Delimiter, RowsResponse } from '../../contract/datasets'
+import type { CellValue, ColumnType, DatasetColumn, CountedDatasetInfo, Delimiter, RowsResponse } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
 import { toDisplay } from './column-types'
 import { datasetUnit } from '../trust/privacy-unit'
@@ -16,7 +16,7 @@ export interface CatalogColumn extends DatasetColumn {
 }
 
 export interface CatalogDataset {
-  info: DatasetInfo
+  info: CountedDatasetInfo
   tableName: string
   columns: CatalogColumn[]
 }
@@ -153,7 +153,7 @@ export function resolveDataset(db: Database.Database, ref: string): CatalogDatas
   throw new UserError(`There is no dataset named "${ref.slice(0, 80)}"; run "datasets list" to see them`, 'not-found')
 }
 
-export function listDatasets(db: Database.Database): DatasetInfo[] {
+export function listDatasets(db: Database.Database): CountedDatasetInfo[] {
   const ds = db.prepare(`${DATASET_SELECT} ORDER BY d.id`).all() as DatasetRow[]
   const cols = db.prepare('SELECT * FROM dataset_columns ORDER BY dataset_id, position').all() as ColumnRow[]
   const by = new Map<number, ColumnRow[]>()
@@ -185,7 +185,7 @@ export function nameTaken(db: Database.Database, name: string, exceptId?: number
   return row !== undefined && row.id !== exceptId
 }
 
-export function renameDataset(db: Database.Database, id: unknown, rawName: unknown): DatasetInfo {
+export function renameDataset(db: Database.Database, id: unknown, rawName: unknown): CountedDatasetInfo {
   const ds = getDataset(db, id)
   const name = checkDatasetName(rawName)
   if (nameTaken(db, name, ds.info.id)) throw new UserError(`Another dataset is already named "${name}"; choose another name`, 'conflict')

@@ -1,5 +1,7 @@
 import { declarePublic } from './declare-public'
-import type { DatasetMethods } from '../../contract/datasets'
+import type { CountedDatasetInfo, DatasetInfo, DatasetMethods } from '../../contract/datasets'
+import type { Principal } from '../../contract/accounts'
+import { ownRecordsOnly } from '../accounts/roles'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { FileHandles } from '../platform/file-handles'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from '../catalog/catalog'
@@ -13,6 +15,16 @@ import { unlockOfficer } from '../trust/officers'
 import { linkHandleFile } from './link-file'
 import { checkClickHouseDoorHost, checkClickHouseUrl } from '../sources/linked-clickhouse'
 import { linkClickHouse, listClickHouseTables } from './link-clickhouse'
+
+/**
+ * A dataset as `caller` may read it: an analyst account of the service does not receive a private dataset's exact
+ * counts (rows, skipped rows, bytes of its source), each an answer about its records with no noise.
+ */
+export function datasetForReader(info: CountedDatasetInfo, caller: Principal | undefined): DatasetInfo {
+  if (info.public || ownRecordsOnly(caller) === null) return info
+  const { rowCount: _rows, skippedRows: _skipped, sourceBytes: _bytes, ...rest } = info
+  return rest
+}
 
 /** Handlers of the datasets area's contract (datasets, linked sources, saved queries): each hands its request to its service. */
 export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods> {
@@ -93,8 +105,8 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
         passphrase: r.passphrase
       })
     },
-    'datasets/list': async () => listDatasets(db),
-    'datasets/get': async (r) => getDataset(db, r.datasetId).info,
+    'datasets/list': async (_r, caller) => listDatasets(db).map((d) => datasetForReader(d, caller)),
+    'datasets/get': async (r, caller) => datasetForReader(getDataset(db, r.datasetId).info, caller),
     'datasets/rows': async (r) => datasetRows(db, r.datasetId, r.offset ?? 0, r.limit ?? 50),
     'datasets/rename': async (r) => renameDataset(db, r.datasetId, r.name),
     'datasets/delete': async (r) => {

@@ -6,7 +6,7 @@
  * depend on its values (an Int64 is integer whatever it holds; a value beyond 2^53 reads as NULL).
  */
 import type Database from 'better-sqlite3'
-import type { DatasetInfo } from '../../contract/datasets'
+import type { CountedDatasetInfo } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
 import { getDataset } from '../catalog/catalog'
 import { recordAudit } from '../chain/ledger-chain'
@@ -101,7 +101,7 @@ export interface LinkClickHouseRequest extends ClickHouseConnectionRequest, Link
 }
 
 /** Links a ClickHouse table (local or Distributed) as a dataset: an officer act (see the file comment). */
-export function linkClickHouse(db: Database.Database, req: LinkClickHouseRequest): DatasetInfo {
+export function linkClickHouse(db: Database.Database, req: LinkClickHouseRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const url = checkClickHouseUrl(req.url)
   const passwordEnv = checkClickHousePasswordEnv(req.passwordEnv)

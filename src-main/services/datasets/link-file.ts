@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import type Database from 'better-sqlite3'
-import type { DatasetInfo } from '../../contract/datasets'
+import type { CountedDatasetInfo } from '../../contract/datasets'
 import { getDataset } from '../catalog/catalog'
 import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from '../catalog/linked-catalog'
 import { UserError } from '../platform/errors'
@@ -29,7 +29,7 @@ export interface LinkRequest extends LinkUnitRequest, OfficerCredentials {
  * in the audit log with a checkpoint, so that the dataset cannot later be pointed at another file with the workspace
  * file alone (trust/link-signature.ts).
  */
-export function linkFile(db: Database.Database, req: LinkRequest): DatasetInfo {
+export function linkFile(db: Database.Database, req: LinkRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const path = resolve(req.file)
   const format = formatOf(path)
@@ -103,7 +103,7 @@ export function linkHandleFile(
   workspacePath: string,
   file: { path: string; fileName: string; owned: boolean },
   req: LinkUnitRequest & OfficerCredentials
-): DatasetInfo {
+): CountedDatasetInfo {
   if (!file.owned) return linkFile(db, { ...req, file: file.path })
   // Checked before the upload is moved (the same checks linkFile makes first).
   newDatasetName(db, req.name)

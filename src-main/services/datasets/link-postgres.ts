@@ -4,7 +4,7 @@
  * sources/linked-postgres.ts.
  */
 import type Database from 'better-sqlite3'
-import type { DatasetInfo } from '../../contract/datasets'
+import type { CountedDatasetInfo } from '../../contract/datasets'
 import { recordAudit } from '../chain/ledger-chain'
 import { getDataset } from '../catalog/catalog'
 import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
@@ -60,7 +60,7 @@ export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnit
  * Links a PostgreSQL table or view as a dataset: an officer act (the officer's credentials are checked before any
  * connection), signed over what the link is and recorded in the audit log with a checkpoint.
  */
-export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): DatasetInfo {
+export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const url = checkPostgresUrl(req.url)
   const passwordEnv = checkPasswordEnv(req.passwordEnv)

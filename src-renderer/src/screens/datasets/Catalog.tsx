@@ -122,9 +122,10 @@ export function Catalog(props: {
                   )}
                 </td>
                 <td className="num">
-                  {d.source === 'linked-postgres' ? '—' : formatCount(d.rowCount)}
+                  {d.source === 'linked-postgres' || d.rowCount === undefined ? '—' : formatCount(d.rowCount)}
                   {d.source === 'linked-postgres' && <div className="hint">not counted</div>}
-                  {d.skippedRows > 0 && <div className="hint">{formatCount(d.skippedRows)} skipped</div>}
+                  {d.rowCount === undefined && <div className="hint">private: not shown</div>}
+                  {(d.skippedRows ?? 0) > 0 && <div className="hint">{formatCount(d.skippedRows ?? 0)} skipped</div>}
                 </td>
                 <td className="cols-cell" title={d.columns.map((c) => `${c.name} (${c.type})`).join(', ')}>
                   {d.columns.length}:{' '}

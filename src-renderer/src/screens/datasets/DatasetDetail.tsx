@@ -19,7 +19,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
   const [offset, setOffset] = useState(0)
   const d = props.dataset
   const rows = useQuery('datasets/rows', d.public ? { datasetId: d.id, offset, limit: PAGE } : null, [d.id, d.public, offset])
-  const total = rows.data?.total ?? d.rowCount
+  const total = rows.data?.total ?? d.rowCount ?? 0
   const reveal = useReveal<HTMLElement>(d.id)
   return (
     <section ref={reveal} className="panel" aria-labelledby="detail-title" data-testid="dataset-detail">
@@ -39,7 +39,9 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
       <p className="hint">
         {d.source === 'linked-postgres'
           ? `Rows not counted, in the linked PostgreSQL relation ${d.sourceFile}, queried where it lives`
-          : `${formatCount(d.rowCount)} rows from ${sourceName(d.sourceFile)}`}{' '}
+          : d.rowCount === undefined
+            ? `Private: its number of rows is not shown to analysts; from ${sourceName(d.sourceFile)}`
+            : `${formatCount(d.rowCount)} rows from ${sourceName(d.sourceFile)}`}{' '}
         · columns:{' '}
         {d.columns.map((c, i) => (
           <span key={c.position}>

@@ -6,7 +6,7 @@
  * columns, the unit, the real file it leads to), so a link rewritten in the workspace is refused at use.
  */
 import { useState } from 'react'
-import type { DatasetInfo, FileHandle } from '../../../../src-main/contract'
+import type { CountedDatasetInfo, FileHandle } from '../../../../src-main/contract'
 import { useAction, useClient } from '../../api/hooks'
 import { ErrorText, TextField } from '../../components/Fields'
 import { FilePicker } from '../../components/FilePicker'
@@ -22,7 +22,7 @@ export function LinkFilePanel(props: { onLinked: () => void }) {
   const [picked, setPicked] = useState<FileHandle | null>(null)
   const [name, setName] = useState('')
   const [personColumn, setPersonColumn] = useState('')
-  const [linked, setLinked] = useState<DatasetInfo | null>(null)
+  const [linked, setLinked] = useState<CountedDatasetInfo | null>(null)
   const link = useAction()
   const officers = useOfficers()
   const [act, setAct] = useState<OfficerInput>({ officer: '', passphrase: '' })

@@ -27,8 +27,8 @@ export function groupCountOf(def: ThresholdQueryDefinition, datasets: readonly D
   if (th.kind === 'column') {
     const t = publicDs(th.datasetId)
     if (!t) return { kind: 'not-shown', why: 'The threshold table is not a public dataset, so its rows cannot be counted here.' }
-    // A linked PostgreSQL table's row count is the planner's estimate: count its keys instead.
-    if (t.source === 'linked-postgres')
+    // A linked PostgreSQL table's row count is the planner's estimate (and a count may be absent): count its keys instead.
+    if (t.source === 'linked-postgres' || t.rowCount === undefined)
       return {
         kind: 'distinct',
         dataset: t,
@@ -65,11 +65,11 @@ export function groupCountSentence(c: GroupCount, counted?: { groups: number; co
   if (c.kind === 'not-shown') return c.why
   if (c.kind === 'known') return `This question asks about ${plural(c.groups, 'group', 'groups')} (predicates), ${c.from}. Each is one yes/no answer.`
   if (!counted) return `Counting the groups: ${c.from}…`
-  if (!counted.complete && c.dataset.source === 'linked-postgres') {
+  if (!counted.complete && (c.dataset.source === 'linked-postgres' || c.dataset.rowCount === undefined)) {
     return `This question asks about at least ${plural(counted.groups, 'group', 'groups')} (predicates): ${c.from}; only its first ${GROUP_LIST_ROWS_READ.toLocaleString('en-US')} rows were read here.`
   }
   if (!counted.complete) {
-    return `This question asks about at most ${plural(c.dataset.rowCount, 'group', 'groups')} (predicates): ${c.from}, which has that many rows (the first ${GROUP_LIST_ROWS_READ.toLocaleString('en-US')} hold ${plural(counted.groups, 'distinct group', 'distinct groups')}).`
+    return `This question asks about at most ${plural(c.dataset.rowCount ?? 0, 'group', 'groups')} (predicates): ${c.from}, which has that many rows (the first ${GROUP_LIST_ROWS_READ.toLocaleString('en-US')} hold ${plural(counted.groups, 'distinct group', 'distinct groups')}).`
   }
   return `This question asks about ${plural(counted.groups, 'group', 'groups')} (predicates): ${c.from}. Each is one yes/no answer.`
 }
