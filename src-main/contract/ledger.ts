@@ -57,6 +57,8 @@ export interface LedgerEntry {
   analyst?: { id: number; name: string } | null
   /** What was charged, or the officer's reason for a budget. */
   description: string
+  /** Whether an officer's key signed the entry; false: `actor` is only the name that was recorded. */
+  signed?: boolean
   prevHash: string
   hash: string
   /**
@@ -147,6 +149,8 @@ export interface DatasetLedger {
     epsilonExact: string
     actor: string
     reason: string
+    /** Whether an officer's key signed it; false: `actor` is only the name that was recorded. */
+    signed?: boolean
     /** The analyst account whose own budget this is; null: the dataset's. */
     analyst: string | null
   }>
@@ -173,10 +177,14 @@ export interface LedgerSummary {
   notionsNote: string
   entries: number
   headHash: string
+  /** No officer is registered and this many budgets and public declarations in force are unsigned (0 otherwise). */
+  unsignedActsInForce?: number
 }
 
 export interface LedgerVerifyResult {
   ok: boolean
+  /** No officer is registered and this many budgets and public declarations in force are unsigned (0 otherwise). */
+  unsignedActsInForce?: number
   entries: number
   /** Hash of the last entry: write it down elsewhere to detect a rewrite of the whole chain or a cut tail later. */
   headHash: string

@@ -2,7 +2,7 @@
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
 import { NOTION_LABEL } from '../chain/notions'
-import { ROW_LEVEL_ACCOUNTING } from './ledger-views'
+import { ROW_LEVEL_ACCOUNTING, unsignedActsText } from './ledger-views'
 
 const line = (n = 78) => '-'.repeat(n)
 
@@ -19,9 +19,13 @@ function clip(s: string, n: number): string {
   return s.length <= n ? s : s.slice(0, n - 1) + '~'
 }
 
+/** Who an officer act is by: the officer's name when signed; otherwise only the name recorded, said as such. */
+const actedBy = (a: { actor: string; signed?: boolean }) => (a.signed === false ? `(unsigned, recorded as "${a.actor}")` : `by ${a.actor}`)
+
 export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): string {
   const out: string[] = []
   out.push(`Privacy-budget ledger: ${s.entries} ${s.entries === 1 ? 'entry' : 'entries'}, head ${s.headHash.slice(0, 16)}`)
+  if ((s.unsignedActsInForce ?? 0) > 0) out.push(unsignedActsText(s.unsignedActsInForce ?? 0))
   out.push(s.notionsNote)
   if (s.datasets.length === 0) out.push('', 'No datasets yet.')
   for (const d of s.datasets) {
@@ -73,7 +77,7 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
       out.push('  Budget changes:')
       for (const b of d.budgetChanges) {
         out.push(
-          `    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${formatCharge(b.epsilonExact)} by ${b.actor}: "${b.reason}"`
+          `    #${b.seq} ${short(b.at)}  ${b.notion ? NOTION_LABEL[b.notion] : `budget ${per}`} set to ${formatCharge(b.epsilonExact)} ${actedBy(b)}: "${b.reason}"`
         )
       }
     }
@@ -90,9 +94,9 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
     const where = e.kind === 'charge' ? (e.cellCount ? ` [${e.cellCount} cells]` : ' [whole dataset]') : ''
     const what =
       e.kind === 'budget'
-        ? `budget of "${e.datasetName}" set by ${e.actor}: ${e.description}`
+        ? `budget of "${e.datasetName}" set ${actedBy(e)}: ${e.description}`
         : e.kind === 'public'
-          ? `"${e.datasetName}" declared public by ${e.actor}: ${e.description}`
+          ? `"${e.datasetName}" declared public ${actedBy(e)}: ${e.description}`
           : `${e.description}${where}`
     const legacy = e.rowLevelAccounting ? ` (${ROW_LEVEL_ACCOUNTING})` : ''
     out.push(

@@ -5,7 +5,7 @@ import type { AnalystSpend, DatasetLedger, LedgerEntry, LedgerSummary, NotionAcc
 import { WHOLE_DATASET, cellLabel } from './cells'
 import { type EntryRow, headOf } from '../chain/ledger-chain'
 import { type Account, accountOf, rowLevelThroughSeq, unitSpend } from './accounts'
-import { inspectWorkspace } from '../trust/kernel'
+import { type TrustFindings, inspectWorkspace } from '../trust/kernel'
 import { datasetName } from '../catalog/catalog'
 import { perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
 import { NOTIONS, NOTION_LABEL, NOTION_MEANING } from '../chain/notions'
@@ -65,6 +65,7 @@ export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
     account: entryAccount(r.detail),
     analyst: r.kind === 'budget' ? entryAnalyst(r.detail) : null,
     description: r.description,
+    signed: r.signer !== null && r.signer !== undefined,
     prevHash: r.prev_hash,
     hash: r.hash,
     rowLevelAccounting: r.seq <= rowLevelThrough
@@ -158,7 +159,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
     { dataset_name: string } | undefined
   const budgetRows = db
     .prepare(
-      `SELECT seq, at, notion, amount_nano, actor, description, detail FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`
+      `SELECT seq, at, notion, amount_nano, actor, description, detail, signer FROM ledger_entries WHERE kind = 'budget' AND dataset_id = ? ORDER BY seq`
     )
     .all(datasetId) as Array<{
     seq: number
@@ -168,6 +169,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
     actor: string
     description: string
     detail: string
+    signer: string | null
   }>
   const unit = datasetUnit(db, datasetId)
   // Each notion's account once (the cell accounting is the costly part), then their sum.
@@ -208,6 +210,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
         epsilonExact: nanoToDecimal(b.amount_nano),
         actor: b.actor,
         reason: b.description,
+        signed: b.signer !== null,
         analyst: b.analyst?.name ?? null
       })),
     byAnalyst: analystSpends(db, datasetId, onlyAccount)
@@ -260,6 +263,16 @@ export function ledgerSummary(db: Db, req: { datasetId?: number; cellLimit?: num
     datasets: ids.map((id) => datasetLedger(db, id, req.cellLimit ?? 50, req.onlyAccount ?? null)),
     notionsNote: NOTIONS_NOTE,
     entries: head.seq,
-    headHash: head.hash
+    headHash: head.hash,
+    unsignedActsInForce: unsignedActsInForce(inspectWorkspace(db))
   }
 }
+
+/** With no officer registered: how many budgets and public declarations in force nobody signed (0 once an officer is). */
+export function unsignedActsInForce(f: TrustFindings): number {
+  return f.registry.verified.length > 0 ? 0 : f.officerActs.filter((e) => !e.signer && f.actInForce(e)).length
+}
+
+/** The sentence every ledger view and `ledger verify` print while unsigned acts are in force. */
+export const unsignedActsText = (n: number) =>
+  `NO OFFICER IS REGISTERED: ${n} budget and public ${n === 1 ? 'act' : 'acts'} in force ${n === 1 ? 'is' : 'are'} unsigned (anyone who can write the workspace file could have written ${n === 1 ? 'it' : 'them'}; only a receipt or an officer's key id kept elsewhere shows whether an officer was removed).`

@@ -17,6 +17,7 @@ import type { LedgerVerifyResult } from '../../contract/ledger'
 import { UserError } from '../platform/errors'
 import { type TrustFindings, type TrustProblem, inspectWorkspace } from '../trust/kernel'
 import { type LedgerReceipt, receiptProblems } from '../trust/receipts'
+import { unsignedActsInForce, unsignedActsText } from './ledger-views'
 
 /** `--head`: a head hash verify printed, or any prefix of it of at least 16 hex digits. */
 export function normalizeExpectHead(expectHead: string | undefined): string | undefined {
@@ -69,6 +70,8 @@ function verifyResult(f: TrustFindings, problems: TrustProblem[], expect?: strin
         (n.entries + n.auditEvents === 0
           ? '; nothing after it.'
           : `; not yet checkpointed: ${n.entries} ${n.entries === 1 ? 'entry' : 'entries'} and ${n.auditEvents} audit ${n.auditEvents === 1 ? 'event' : 'events'} after it.`)
+  const unsigned = unsignedActsInForce(f)
+  const unsignedText = unsigned > 0 ? ` ${unsignedActsText(unsigned)}` : ''
   const headNotFound = headFound === false
   const headText = headNotFound ? headNotFoundText(expect ?? '') : ''
   return {
@@ -81,7 +84,8 @@ function verifyResult(f: TrustFindings, problems: TrustProblem[], expect?: strin
       ? `Ledger verification FAILED at entry ${first.seq}: ${first.reason}.${headText ? ` ${headText}` : ''}`
       : headNotFound
         ? `${headText} The chain itself is intact: ${count} ${count === 1 ? 'entry' : 'entries'}, head ${headHash.slice(0, 16)}.${trustText}`
-        : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.${trustText}`,
+        : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.${unsignedText}${trustText}`,
+    unsignedActsInForce: unsigned,
     signedActs: f.signedActs,
     checkpoints: f.checkpoints.length,
     lastCheckpoint: cp === null ? null : { ledgerSeq: cp.ledgerSeq, auditId: cp.auditId, officer: cp.officer, at: cp.at },
