@@ -4,6 +4,7 @@
  * it in `live`: a stored "running" experiment it does not hold (its process stopped) reads as interrupted.
  */
 import { randomUUID } from 'node:crypto'
+import { callingAccount } from '../platform/caller'
 import type {
   ExperimentDetail,
   ExperimentSpec,
@@ -45,9 +46,16 @@ export class ExperimentService {
     return { cwd: this.options.cwd ?? process.cwd(), store: this.ctx.store }
   }
 
+  /** An analyst account's own experiments only; the officer, the custodian and the workbench read all. */
+  private mayRead(row: ExperimentRow): boolean {
+    const who = callingAccount()
+    return !who || who.role !== 'analyst' || row.ownerAccount === who.id
+  }
+
+  /** A stored experiment the caller may read (another analyst's answers as if it did not exist). */
   private mustGet(id: string): ExperimentRow {
     const row = this.repo.get(id)
-    if (!row) throw new UserError(`There is no experiment with id "${id.slice(0, 60)}"; list the experiments to find it.`)
+    if (!row || !this.mayRead(row)) throw new UserError(`There is no experiment with id "${id.slice(0, 60)}"; list the experiments to find it.`)
     return row
   }
 
@@ -177,7 +185,10 @@ export class ExperimentService {
 
   list(): ExperimentSummary[] {
     return coarseTimes(
-      this.repo.list().map((row) => this.summary(row)),
+      this.repo
+        .list()
+        .filter((row) => this.mayRead(row))
+        .map((row) => this.summary(row)),
       this.ctx.cadenceMs
     )
   }

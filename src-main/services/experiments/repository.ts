@@ -10,6 +10,7 @@ import type {
   WorkloadInfo
 } from '../../contract/experiments'
 import type { Store } from '../store/store'
+import { callingAccount } from '../platform/caller'
 import type { PlannedCell } from './spec'
 
 export interface ExperimentRow {
@@ -25,6 +26,8 @@ export interface ExperimentRow {
   cellsFailed: number
   createdAt: string
   updatedAt: string
+  /** The service account that started it; null in the workbench. */
+  ownerAccount: number | null
 }
 
 interface RawExperiment {
@@ -38,6 +41,7 @@ interface RawExperiment {
   cells_total: number
   created_at: string
   updated_at: string
+  account_id: number | null
   done: number
   failed: number
 }
@@ -76,7 +80,8 @@ function toRow(r: RawExperiment): ExperimentRow {
     cellsDone: r.done,
     cellsFailed: r.failed,
     createdAt: r.created_at,
-    updatedAt: r.updated_at
+    updatedAt: r.updated_at,
+    ownerAccount: r.account_id
   }
 }
 
@@ -113,8 +118,19 @@ export class ExperimentRepository {
   create(id: string, spec: ExperimentSpec, workloads: WorkloadInfo[], cells: PlannedCell[]): void {
     this.db.transaction(() => {
       this.db
-        .prepare(`INSERT INTO experiments (id, name, engine, seed, spec, workloads, status, cells_total) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)`)
-        .run(id, spec.name, spec.engine, String(spec.seed), JSON.stringify(spec), JSON.stringify(workloads), cells.length)
+        .prepare(
+          `INSERT INTO experiments (id, name, engine, seed, spec, workloads, status, cells_total, account_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`
+        )
+        .run(
+          id,
+          spec.name,
+          spec.engine,
+          String(spec.seed),
+          JSON.stringify(spec),
+          JSON.stringify(workloads),
+          cells.length,
+          callingAccount()?.id ?? null
+        )
       const insertCell = this.cellInserter()
       for (const c of cells) insertCell(id, spec, workloads, c)
     })()
@@ -124,8 +140,10 @@ export class ExperimentRepository {
   async createChunked(id: string, spec: ExperimentSpec, workloads: WorkloadInfo[], cells: PlannedCell[], chunk = 500): Promise<void> {
     // Until every cell is in, the experiment is marked 'cancelled'; a resume inserts any cell still missing (ensureCells).
     this.db
-      .prepare(`INSERT INTO experiments (id, name, engine, seed, spec, workloads, status, cells_total) VALUES (?, ?, ?, ?, ?, ?, 'cancelled', ?)`)
-      .run(id, spec.name, spec.engine, String(spec.seed), JSON.stringify(spec), JSON.stringify(workloads), cells.length)
+      .prepare(
+        `INSERT INTO experiments (id, name, engine, seed, spec, workloads, status, cells_total, account_id) VALUES (?, ?, ?, ?, ?, ?, 'cancelled', ?, ?)`
+      )
+      .run(id, spec.name, spec.engine, String(spec.seed), JSON.stringify(spec), JSON.stringify(workloads), cells.length, callingAccount()?.id ?? null)
     await this.ensureCells(id, spec, workloads, cells, chunk)
     this.setStatus(id, 'running')
   }

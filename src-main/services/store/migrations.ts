@@ -18,6 +18,7 @@ import { migration013 } from './migrations/013-trust-kernel'
 import { migration014 } from './migrations/014-query-versions'
 import { migration015 } from './migrations/015-query-owner'
 import { migration016 } from './migrations/016-seal-epoch-event'
+import { migration017 } from './migrations/017-experiment-owner'
 
 export type { Migration }
 
@@ -63,7 +64,8 @@ export const migrations: Migration[] = [
   migration013,
   migration014,
   migration015,
-  migration016
+  migration016,
+  migration017
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version
