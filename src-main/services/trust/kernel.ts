@@ -31,6 +31,7 @@ import { AuditChainScan, LedgerChainScan } from '../chain/chain-scan'
 import { type EntryRow, entrySigningText } from '../chain/ledger-chain'
 import { statement } from '../store/statements'
 import { checkpointText } from './checkpoints'
+import { forgedLinks } from './link-rows'
 import { verifyText } from './officer-crypto'
 import { type OfficerRegistry, type OfficerRow, officerRegistry } from './officer-registry'
 import { type UnitDeclaration, declarationOf, sameDeclaration, unitDeclaration } from './unit-declaration'
@@ -766,6 +767,10 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
       )
     }
   }
+  // Every signed link must still be what its officer signed: a use refuses a changed one, and verify reports it.
+  const verifiedSigner = (text: string, signer: string, signature: string) => verifiedIds.has(signer) && signedBy(signer, text, signature)
+  for (const l of forgedLinks(db, verifiedSigner))
+    P(end, `the ${l.kind} link of dataset "${l.name}" is not the one a privacy officer signed (it was changed in the workspace file)`)
   // Sealed costs: bound ones were checked as read; unbound ones only before binding began, plaintext only before
   // officer keys.
   for (const reason of scan.sealedProblems.values()) P(end, reason)

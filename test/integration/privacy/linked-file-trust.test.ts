@@ -12,6 +12,7 @@ import type { ReleaseParams } from '../../../src-main/contract/ledger'
 import { linkFile } from '../../../src-main/services/datasets/link-file'
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { runRelease } from '../../../src-main/services/releases/release-service'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
@@ -71,6 +72,21 @@ describe('a linked file is what the officer signed', () => {
       /^The file linked as dataset "visits" is not the one a privacy officer signed .*ask the privacy officer to link it again\. Nothing was charged\.$/
     )
     expect(charges()).toBe(before)
+  })
+
+  it('the path and identity repointed in the workspace file: ledger verify reports what the use refuses', () => {
+    const file = join(ws.dir, 'visits.csv')
+    writeFileSync(file, csv(20))
+    const other = join(ws.dir, 'payroll.csv')
+    writeFileSync(other, csv(3))
+    linked(file)
+    expect(verifyLedger(store.db).ok).toBe(true)
+    const a = new Database(ws.db)
+    a.prepare('UPDATE dataset_sources SET path = ?, identity = ?').run(other, other)
+    a.close()
+    const v = verifyLedger(store.db)
+    expect(v.ok).toBe(false)
+    expect(v.message).toMatch(/the file link of dataset "visits" is not the one a privacy officer signed \(it was changed in the workspace file\)/)
   })
 
   it('a symbolic link in the path redirected to another file: refused before the charge; a refresh of the file itself is not', () => {
