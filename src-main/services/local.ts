@@ -31,6 +31,8 @@ export { dropOrphanStagingTables } from './store/staging'
 export { linkFile } from './datasets/link-file'
 export { checkPasswordEnv, checkPostgresUrl } from './sources/linked-postgres'
 export { linkPostgres } from './datasets/link-postgres'
+export { checkClickHousePasswordEnv, checkClickHouseUrl } from './sources/linked-clickhouse'
+export { linkClickHouse } from './datasets/link-clickhouse'
 
 // Ledger, budgets, releases, officers
 export { setBudget } from './ledger/budgets'

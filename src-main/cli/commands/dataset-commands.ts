@@ -242,7 +242,7 @@ const datasetsCommand: CliCommand = {
             ? list
                 .map(
                   (d) =>
-                    `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted (linked PostgreSQL ${d.sourceFile}, queried in place)` : `${d.rowCount.toLocaleString('en-US')} rows${d.source === 'linked-file' ? ` (linked file ${d.sourceFile}, queried in place)` : ''}`}  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`
+                    `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted (linked PostgreSQL ${d.sourceFile}, queried in place)` : d.source === 'linked-clickhouse' ? `rows not counted (linked ClickHouse ${d.sourceFile}, queried in place)` : `${d.rowCount.toLocaleString('en-US')} rows${d.source === 'linked-file' ? ` (linked file ${d.sourceFile}, queried in place)` : ''}`}  unit: ${unitName(d.unit)}  created ${d.createdAt}\n    ${columnsText(d)}`
                 )
                 .join('\n')
             : 'No datasets yet; add one with "import --file F".'
@@ -252,7 +252,7 @@ const datasetsCommand: CliCommand = {
           const d = resolveDataset(db, reqString(values, 'dataset')).info
           return {
             json: { dataset: d },
-            text: `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted, in the linked PostgreSQL relation ${d.sourceFile} (queried in place)` : `${d.rowCount} rows ${d.source === 'linked-file' ? `in the linked file ${d.sourceFile} (queried in place; rows when linked)` : `(${d.skippedRows} skipped at import) from ${d.sourceFile}`}`}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
+            text: `${d.id}  ${d.name}  ${d.source === 'linked-postgres' ? `rows not counted, in the linked PostgreSQL relation ${d.sourceFile} (queried in place)` : d.source === 'linked-clickhouse' ? `rows not counted, in the linked ClickHouse table ${d.sourceFile} (queried in place)` : `${d.rowCount} rows ${d.source === 'linked-file' ? `in the linked file ${d.sourceFile} (queried in place; rows when linked)` : `(${d.skippedRows} skipped at import) from ${d.sourceFile}`}`}\nPrivacy unit: ${unitText(d.unit)}\n${columnsText(d)}`
           }
         }
         case 'rows': {

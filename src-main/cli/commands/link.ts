@@ -6,27 +6,46 @@
  * Linking is an officer act: for a PostgreSQL relation the password goes to the URL's host at every later use (also from
  * the app with the server's password); for a file, the budget of the dataset is for the people in that file. The officer
  * signs the link (--officer, --passphrase-file): its URL or path, and what identifies the relation or the file.
+ * A ClickHouse table (`--clickhouse URL --table DB.T`, local or Distributed) likewise, its password from
+ * CLICKHOUSE_PASSWORD.
  */
 import { resolve } from 'node:path'
 import { UserError } from '../../services'
-import { checkPasswordEnv, checkPostgresUrl, dropOrphanStagingTables, linkFile, linkPostgres, unitName, unitText } from '../../services/local'
+import {
+  checkClickHousePasswordEnv,
+  checkClickHouseUrl,
+  checkPasswordEnv,
+  checkPostgresUrl,
+  dropOrphanStagingTables,
+  linkClickHouse,
+  linkFile,
+  linkPostgres,
+  unitName,
+  unitText
+} from '../../services/local'
 import { OFFICER_OPTIONS, prompt, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, optString, reqString } from '../command'
 
 export const linkCommand: CliCommand = {
   name: 'link',
-  required: (values) => (values.postgres !== undefined ? ['name', 'table'] : ['file', 'name']),
-  summary: 'Link a Parquet or CSV file (DuckDB) or a PostgreSQL table or view as a dataset queried in place, without copying it into the workspace',
+  required: (values) => (values.postgres !== undefined || values.clickhouse !== undefined ? ['name', 'table'] : ['file', 'name']),
+  summary:
+    'Link a Parquet or CSV file (DuckDB), a PostgreSQL table or view, or a ClickHouse table (local or Distributed) as a dataset queried in place, without copying it into the workspace',
   usage:
-    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T [--password-env VAR]) [--officer NAME] [--passphrase-file F] [--person-column NAME | --row-level]',
+    'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T | --clickhouse URL --table DB.T) [--password-env VAR] [--officer NAME] [--passphrase-file F] [--person-column NAME | --row-level]',
   options: {
     db: { type: 'string', description: 'workspace database file', defaultText: '$QUIET_ALARM_DB or the user data directory' },
     name: { type: 'string', description: 'dataset name' },
     file: { type: 'string', description: 'the Parquet file, or a CSV file with a header row; it stays where it is' },
     postgres: { type: 'string', description: 'a PostgreSQL connection URL WITHOUT a password, e.g. postgresql://reader@db.example:5432/hr' },
-    table: { type: 'string', description: 'with --postgres: the table or view (schema.table)' },
-    'password-env': { type: 'string', description: 'with --postgres: the environment variable holding the password', defaultText: 'PGPASSWORD' },
+    clickhouse: { type: 'string', description: 'a ClickHouse HTTP(S) URL WITHOUT a password, e.g. http://reader@clickhouse.example:8123' },
+    table: { type: 'string', description: 'with --postgres: the table or view (schema.table); with --clickhouse: the table (database.table)' },
+    'password-env': {
+      type: 'string',
+      description: 'with --postgres or --clickhouse: the environment variable holding the password',
+      defaultText: 'PGPASSWORD, or CLICKHOUSE_PASSWORD'
+    },
     'person-column': { type: 'string', description: 'privacy unit: the column identifying a person, who may have many rows (person-level)' },
     'row-level': { type: 'boolean', description: 'privacy unit: each row is a different person (the default)' },
     'per-person-columns': {
@@ -36,8 +55,11 @@ export const linkCommand: CliCommand = {
     ...OFFICER_OPTIONS
   },
   async run(values, _pos, ctx) {
+    if (optString(values, 'postgres') !== undefined && optString(values, 'clickhouse') !== undefined)
+      throw new UsageError('Give either --postgres or --clickhouse, not both')
     if (optString(values, 'postgres') !== undefined) return linkPostgresCommand(values, ctx)
-    if (optString(values, 'table') !== undefined) throw new UsageError('--table needs --postgres URL')
+    if (optString(values, 'clickhouse') !== undefined) return linkClickHouseCommand(values, ctx)
+    if (optString(values, 'table') !== undefined) throw new UsageError('--table needs --postgres URL or --clickhouse URL')
     const file = resolve(ctx.cwd, reqString(values, 'file'))
     const name = reqString(values, 'name')
     const { personColumn, perPersonColumns } = unitOptions(values)
@@ -143,6 +165,67 @@ async function linkPostgresCommand(values: Values, ctx: { cwd: string }) {
       },
       text: [
         `Linked PostgreSQL ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
+        `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
+        `Privacy unit: ${unitText(d.unit)}`,
+        `The password is not stored: releases read it from ${envVar}.`
+      ].join('\n')
+    }
+  } finally {
+    store.close()
+  }
+}
+
+async function linkClickHouseCommand(values: Values, ctx: { cwd: string }) {
+  if (optString(values, 'file') !== undefined) throw new UsageError('Give either --file or --clickhouse, not both')
+  const name = reqString(values, 'name')
+  const table = reqString(values, 'table')
+  const { personColumn, perPersonColumns } = unitOptions(values)
+  let url: string
+  let passwordEnv: string | null
+  try {
+    url = checkClickHouseUrl(reqString(values, 'clickhouse'))
+    passwordEnv = checkClickHousePasswordEnv(optString(values, 'password-env'))
+  } catch (e) {
+    if (e instanceof UserError) throw new UsageError(e.message)
+    throw e
+  }
+  const envVar = passwordEnv ?? 'CLICKHOUSE_PASSWORD'
+  if (process.env[envVar] === undefined && process.stdin.isTTY && process.stderr.isTTY) {
+    // Asked on the terminal, used by this run only (later commands read it from the environment again).
+    process.env[envVar] = await prompt('ClickHouse password (empty for none): ')
+  }
+  // An officer act: the passphrase is read before the workspace is touched.
+  const passphrase = await readPassphrase(values, ctx, {
+    label: "The privacy officer's passphrase (linking a ClickHouse table is an officer act)"
+  })
+  const store = openWorkspace(values, ctx.cwd, { create: true })
+  try {
+    dropOrphanStagingTables(store.db)
+    const started = Date.now()
+    const d = linkClickHouse(store.db, {
+      name,
+      url,
+      passwordEnv,
+      table,
+      personColumn,
+      perPersonColumns,
+      officer: optString(values, 'officer'),
+      passphrase
+    })
+    const seconds = (Date.now() - started) / 1000
+    return {
+      json: {
+        datasetId: d.id,
+        name: d.name,
+        source: 'linked-clickhouse',
+        table: d.sourceFile,
+        columns: d.columns,
+        unit: unitName(d.unit),
+        unitKind: d.unit.kind,
+        seconds
+      },
+      text: [
+        `Linked ClickHouse ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
         `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
         `Privacy unit: ${unitText(d.unit)}`,
         `The password is not stored: releases read it from ${envVar}.`

@@ -108,6 +108,8 @@ function configXml(dir: string, http: number, tcp: number, cluster: string, shar
   <mark_cache_size>268435456</mark_cache_size>
   <uncompressed_cache_size>268435456</uncompressed_cache_size>
   <max_concurrent_queries>50</max_concurrent_queries>
+  <!-- Longer than the clients' idle sockets (Node's fetch keeps one 4 s): the client, not the server, closes an idle connection. -->
+  <keep_alive_timeout>10</keep_alive_timeout>
   <timezone>UTC</timezone>
   <remote_servers><${cluster}>${shards.map((s) => `<shard><replica><host>127.0.0.1</host><port>${s.tcp}</port></replica></shard>`).join('')}</${cluster}></remote_servers>
 </yandex>
