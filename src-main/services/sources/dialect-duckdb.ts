@@ -1,7 +1,8 @@
 /**
  * The DuckDB compiler (linked files: a Parquet or CSV file read in place by `read_parquet` / `read_csv`). Columns are
  * read by their names in the file and converted to the stored forms an import gives: timestamps and dates to ms since
- * the epoch (UTC), integers beyond 2^53 and other types to text (as the link recorded them).
+ * the epoch (UTC), integers beyond 2^53 and other types to text (as the link recorded them); a value that cannot be
+ * counted in its column's form (the file changed since it was linked) is NULL, never a failed read (`storedExpr`).
  */
 import type { ColumnType } from '../../contract/datasets'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
@@ -44,37 +45,60 @@ export function catalogType(duckType: string): ColumnType {
   return 'text'
 }
 
-/** A file column read as the catalog type's stored form. */
-export function storedExpr(c: LinkedFileSchemaColumn): string {
+const SAFE = Number.MAX_SAFE_INTEGER
+/** JavaScript's date range in ms: a timestamp beyond it cannot be shown. */
+const MAX_TIMESTAMP_MS = 8.64e15
+const WIDE_INTEGER = /^(BIGINT|UBIGINT|HUGEINT|UHUGEINT)$/
+const FLOATING = /^(FLOAT|DOUBLE|REAL)$/
+
+/**
+ * A file column read as the catalog type's stored form, never failing on a value (dialect.ts): an integer beyond
+ * +-(2^53 - 1), a NaN, a date or timestamp outside JavaScript's dates or infinite is NULL. `text`: the column is read as
+ * VARCHAR (a CSV) and converted here with TRY_CAST, so a value that no longer parses as its linked type is NULL too.
+ */
+export function storedExpr(c: LinkedFileSchemaColumn, text = false): string {
   const id = duckIdent(c.name)
+  const typed = text && c.duckType !== 'VARCHAR' ? `TRY_CAST(${id} AS ${c.duckType})` : id
   switch (c.type) {
-    case 'integer':
-      return INTEGER_TYPES.test(c.duckType) ? id : `CAST(${id} AS BIGINT)`
+    case 'integer': {
+      const x = INTEGER_TYPES.test(c.duckType) ? typed : `TRY_CAST(${typed} AS BIGINT)`
+      return WIDE_INTEGER.test(c.duckType) || !INTEGER_TYPES.test(c.duckType)
+        ? `(CASE WHEN ${x} BETWEEN ${-SAFE} AND ${SAFE} THEN CAST(${x} AS BIGINT) END)`
+        : x
+    }
     case 'real':
-      return `CAST(${id} AS DOUBLE)`
-    case 'timestamp':
-      return c.duckType === 'TIMESTAMP WITH TIME ZONE' ? `epoch_ms(${id})` : `epoch_ms(CAST(${id} AS TIMESTAMP))`
+      return FLOATING.test(c.duckType) ? `(CASE WHEN NOT isnan(${typed}) THEN CAST(${typed} AS DOUBLE) END)` : `TRY_CAST(${typed} AS DOUBLE)`
+    case 'timestamp': {
+      // DuckDB's dates reach far beyond its timestamps, and its timestamps beyond JavaScript's dates.
+      const t = c.duckType === 'TIMESTAMP WITH TIME ZONE' ? typed : `TRY_CAST(${typed} AS TIMESTAMP)`
+      return `(CASE WHEN isfinite(${t}) THEN (CASE WHEN epoch_ms(${t}) BETWEEN ${-MAX_TIMESTAMP_MS} AND ${MAX_TIMESTAMP_MS} THEN epoch_ms(${t}) END) END)`
+    }
     default:
       return c.duckType === 'VARCHAR' ? id : `CAST(${id} AS VARCHAR)`
   }
 }
 
-/** The table function reading the file with the schema recorded at link time (a CSV's column types are fixed). */
-export function fileRelation(f: Pick<LinkedFile, 'format' | 'path'> & { columns?: LinkedFileSchemaColumn[] }): string {
+/**
+ * The table function reading the file. With `columns`: a CSV read with that schema (as recorded at link time); with
+ * `asText` too, every CSV column as VARCHAR and a row that cannot be split into the header's columns skipped (the
+ * release path: `storedExpr(c, true)` converts each value, so no row of the file can fail a read).
+ */
+export function fileRelation(f: Pick<LinkedFile, 'format' | 'path'> & { columns?: LinkedFileSchemaColumn[] }, asText = false): string {
   if (f.format === 'parquet') return `read_parquet(${duckString(f.path)})`
-  const cols = f.columns ? `, columns = {${f.columns.map((c) => `${duckString(c.name)}: ${duckString(c.duckType)}`).join(', ')}}` : ''
-  return `read_csv(${duckString(f.path)}, header = true, auto_detect = ${f.columns ? 'false' : 'true'}${cols})`
+  const type = (c: LinkedFileSchemaColumn) => (asText ? 'VARCHAR' : c.duckType)
+  const cols = f.columns ? `, columns = {${f.columns.map((c) => `${duckString(c.name)}: ${duckString(type(c))}`).join(', ')}}` : ''
+  return `read_csv(${duckString(f.path)}, header = true, auto_detect = ${f.columns ? 'false' : 'true'}${cols}${asText ? ', ignore_errors = true' : ''})`
 }
 
 export function duckdbDialect(file: LinkedFile): Dialect {
   const byName = new Map(file.columns.map((c) => [c.name, c]))
   return {
     engine: 'duckdb',
-    relation: () => fileRelation(file),
+    relation: () => fileRelation(file, file.format === 'csv'),
     column: (_ds: CatalogDataset, col: CatalogColumn) => {
       const c = byName.get(col.name)
       if (!c) throw new Error(`column ${col.position} is not in the linked file's schema`)
-      return storedExpr(c)
+      return storedExpr(c, file.format === 'csv')
     },
     // DuckDB's min(x, n) is an aggregate (the n smallest): the scalar minimum is least().
     least: (a, b) => `least(${a}, ${b})`,

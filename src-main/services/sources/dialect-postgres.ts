@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL compiler (linked PostgreSQL tables and views, read through `pg`). Columns are read by their names and
- * converted to the stored forms an import gives: integers as they are (a bigint beyond 2^53 fails the statement),
+ * converted to the stored forms an import gives: integers as they are (a bigint beyond 2^53 is NULL),
  * floating and numeric as double precision, timestamps and dates as whole ms since the epoch (UTC; a timestamp without
  * time zone is taken as UTC, as an import does), anything else as text. Text is compared and ordered
  * with the "C" collation (byte order of UTF-8 = SQLite's BINARY), whatever the database's collation.
@@ -48,21 +48,33 @@ export function pgCatalogType(pgType: string): ColumnType {
   return 'text'
 }
 
-/** A relation column read as the catalog type's stored form. */
+const SAFE = Number.MAX_SAFE_INTEGER
+/** JavaScript's date range in seconds (a timestamp beyond it cannot be shown). */
+const MAX_TIMESTAMP_S = 8.64e12
+
+/**
+ * A relation column read as the catalog type's stored form, never failing on a value (dialect.ts): a bigint beyond
+ * +-(2^53 - 1), a NaN or a numeric beyond a double's range, an infinite timestamp or date or one outside JavaScript's
+ * dates is NULL. Every such test is a CASE whose THEN branch PostgreSQL evaluates only for the rows it holds for.
+ */
 export function pgStoredExpr(c: PgSchemaColumn): string {
   const id = pgIdent(c.name)
   switch (c.type) {
     case 'integer':
-      // A bigint is integer whatever its values (linking reads no rows: review finding 5); one beyond 2^53 cannot be an
-      // exact JS number, so reading it fails the statement (22P02, a cast that depends on the row: never folded).
-      if (c.pgType === 'bigint') {
-        return `(CASE WHEN ${id} BETWEEN ${-Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER} THEN ${id} ELSE CAST(CAST(${id} AS text) || ' is beyond 2^53' AS bigint) END)`
-      }
+      // A bigint is integer whatever its values (linking reads no rows); one beyond 2^53 is not an exact JS number.
+      if (c.pgType === 'bigint') return `(CASE WHEN ${id} BETWEEN ${-SAFE} AND ${SAFE} THEN ${id} END)`
       return INTEGER_TYPES.has(c.pgType) ? id : `CAST(${id} AS bigint)`
     case 'real':
-      return `CAST(${id} AS double precision)`
-    case 'timestamp':
-      return `CAST(floor(extract(epoch FROM ${c.pgType === 'date' ? `CAST(${id} AS timestamp)` : id}) * 1000) AS bigint)`
+      // numeric NaN sorts above every number, so the range test leaves it out too; a double NaN equals NaN here.
+      if (c.pgType === 'numeric')
+        return `(CASE WHEN ${id} BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308 THEN CAST(${id} AS double precision) END)`
+      return `(CASE WHEN ${id} <> CAST('NaN' AS double precision) THEN CAST(${id} AS double precision) END)`
+    case 'timestamp': {
+      // A date may lie beyond every timestamp: it is compared before it is cast.
+      const t = c.pgType === 'date' ? `CAST(${id} AS timestamp)` : id
+      const inRange = c.pgType === 'date' ? `isfinite(${id}) AND ${id} <= DATE '275760-09-13'` : `isfinite(${id})`
+      return `(CASE WHEN ${inRange} THEN (CASE WHEN extract(epoch FROM ${t}) BETWEEN ${-MAX_TIMESTAMP_S} AND ${MAX_TIMESTAMP_S} THEN CAST(floor(extract(epoch FROM ${t}) * 1000) AS bigint) END) END)`
+    }
     default:
       return `(${TEXT_TYPES.has(c.pgType) ? id : `CAST(${id} AS text)`} COLLATE "C")`
   }

@@ -1,12 +1,27 @@
-/** The SQLite compiler (imported datasets: the workspace's `ds_<id>` table with generated column names `c1..cN`). */
+/**
+ * The SQLite compiler (imported datasets: the workspace's `ds_<id>` table with generated column names `c1..cN`). An
+ * import stores only countable values (safe integers, finite reals, timestamps of years 0-9999); a STRICT INTEGER
+ * column holds any 64-bit integer, so an integer or timestamp written around the import that is beyond +-(2^53 - 1),
+ * or beyond JavaScript's dates, reads as NULL (dialect.ts: no failure may depend on a value).
+ */
 import { type CatalogColumn, type CatalogDataset, ident } from '../catalog/catalog'
 import type { Dialect } from './dialect'
 import { SQLITE_DIGEST_FUNCTION, SQLITE_WORD_FUNCTION, checkedKey } from './keyed-hash'
 
+const SAFE = Number.MAX_SAFE_INTEGER
+const MAX_TIMESTAMP_MS = 8.64e15
+
+function storedColumn(col: CatalogColumn): string {
+  const id = ident(col.sqlName)
+  if (col.type === 'integer') return `(CASE WHEN ${id} BETWEEN ${-SAFE} AND ${SAFE} THEN ${id} END)`
+  if (col.type === 'timestamp') return `(CASE WHEN ${id} BETWEEN ${-MAX_TIMESTAMP_MS} AND ${MAX_TIMESTAMP_MS} THEN ${id} END)`
+  return id
+}
+
 export const sqliteDialect: Dialect = {
   engine: 'sqlite',
   relation: (ds: CatalogDataset) => ident(ds.tableName),
-  column: (_ds: CatalogDataset, col: CatalogColumn) => ident(col.sqlName),
+  column: (_ds: CatalogDataset, col: CatalogColumn) => storedColumn(col),
   // SQLite's two-argument min() is the scalar minimum.
   least: (a, b) => `min(${a}, ${b})`,
   floorDiv: (x, b) => {

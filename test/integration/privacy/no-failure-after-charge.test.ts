@@ -1,0 +1,218 @@
+/**
+ * No failure after the charge may depend on the data (ALGORITHMS.md section 5, issue 24 item 6): a release that fails
+ * for one person and is answered for another tells, at unbounded epsilon, a bit about that person's row. The attack,
+ * in every engine: the same question filtered on one person ("alice", whose value cannot be counted: a bigint beyond
+ * 2^53, an infinite or far-future timestamp, a numeric beyond a double, a CSV value that no longer parses, a date beyond
+ * every timestamp, a 64-bit person id beyond 2^53) and on another ("bob", ordinary values). Before the fix alice's
+ * release was "charged but not answered" and bob's answered; now such a value reads as NULL, decided from the declared
+ * type, and both are answered.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FilterCondition, QueryDefinition } from '../../../src-main/contract/datasets'
+import type { ReleaseParams } from '../../../src-main/contract/ledger'
+import type { Store } from '../../../src-main/services/platform/handler-types'
+import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
+import { linkPostgres } from '../../../src-main/services/datasets/link-postgres'
+import { linkFile } from '../../../src-main/services/datasets/link-file'
+import { linkClickHouse } from '../../../src-main/services/datasets/link-clickhouse'
+import { loadAnomalyIdentificationData } from '../../../src-main/services/datasets/anomaly-loaders'
+import { closePg } from '../../../src-main/services/sources/pg-sync'
+import { closeClickHouse } from '../../../src-main/services/sources/clickhouse-sync'
+import { duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
+import { tempWorkspace } from '../helpers'
+import { closeLedgerWorkspace, craftDataset, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
+import { officerAct } from '../officer-fixture'
+import { type PgCluster, startPgCluster } from '../sources/pg-cluster'
+import { CH_USER_PASSWORD, type ChCluster, startChCluster } from '../sources/ch-cluster'
+
+const PG_PASSWORD = `nf-${process.pid}-pw`
+const saved = { PGPASSWORD: process.env.PGPASSWORD, CLICKHOUSE_PASSWORD: process.env.CLICKHOUSE_PASSWORD }
+let pg: PgCluster
+let ch: ChCluster
+let ws: ReturnType<typeof tempWorkspace>
+let store: Store
+let h: ReturnType<typeof ledgerHandlers>
+
+beforeAll(async () => {
+  pg = await startPgCluster()
+  await pg.createRole('qa_reader', PG_PASSWORD)
+  await pg.admin('CREATE TABLE tokens (person text, room text, token bigint, seen timestamp, day date, amount numeric)')
+  await pg.admin(`INSERT INTO tokens VALUES
+    ('alice', 'R1', 1152921504606846976, 'infinity', '280000-01-01', 1e400), ('alice', 'R2', 1152921504606846976, '-infinity', 'infinity', 'NaN'),
+    ('bob', 'R1', 5, '2015-01-01 10:00:00', '2015-01-01', 1.5), ('bob', 'R2', 6, '2015-01-02 10:00:00', '2015-01-02', 2.5)`)
+  await pg.admin('GRANT SELECT ON tokens TO qa_reader')
+  ch = await startChCluster(1)
+  await ch.admin('CREATE TABLE tokens (person Int64, room String, token Int64, score Float64) ENGINE = MergeTree ORDER BY tuple()')
+  // Two persons beyond 2^53 (one JS number for both), two ordinary ones.
+  await ch.admin(`INSERT INTO tokens VALUES (1152921504606846977, 'R1', 1152921504606846977, nan), (1152921504606846978, 'R1', 7, 1),
+    (1152921504606846977, 'R2', 3, 2), (5, 'R1', 5, 1), (6, 'R2', 6, 2), (6, 'R1', 6, 3)`)
+}, 120_000)
+afterAll(async () => {
+  await closePg()
+  await closeClickHouse()
+  await pg?.destroy()
+  ch?.destroy()
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+})
+beforeEach(() => {
+  ;({ ws, store, h } = openLedgerWorkspace('qa-no-failure-'))
+  process.env.PGPASSWORD = PG_PASSWORD
+  process.env.CLICKHOUSE_PASSWORD = CH_USER_PASSWORD
+})
+afterEach(() => closeLedgerWorkspace(store, ws))
+
+const tslm: ReleaseParams = { kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 10 }
+
+/** Releases `definitions(person)` for each person: what each release says (answered, or its failure sentence). */
+async function outcomes(datasetId: number, persons: string[], definitions: (person: string) => Array<[QueryDefinition, ReleaseParams]>) {
+  await h['budgets/set']({ datasetId, epsilon: '100', reason: 'test', ...officerAct(store.db) })
+  const out: Record<string, string[]> = {}
+  for (const p of persons) {
+    out[p] = []
+    for (const [i, [def, params]] of definitions(p).entries()) {
+      const q = saveQuery(store.db, datasetId, `q ${p} ${i}`, def)
+      try {
+        out[p].push(`answered ${(await h['releases/run']({ queryId: q, params })).answer!.kind}`)
+      } catch (e) {
+        out[p].push((e as Error).message)
+      }
+    }
+  }
+  return out
+}
+
+const rooms = [['R1'], ['R2']]
+function rowsQuery(filter: FilterCondition[], groupBy = ['room'], groups: Array<Array<string | number>> = rooms): QueryDefinition {
+  return { kind: 'threshold', groupBy, filter, count: { kind: 'rows' }, threshold: { kind: 'constant', value: 1 }, groups }
+}
+
+describe('no release fails after its charge because of a value', () => {
+  it('PostgreSQL: a bigint beyond 2^53, an infinite or far-future timestamp or date, a numeric beyond a double (the bigint guard fired for alice only)', async () => {
+    const ds = linkPostgres(store.db, {
+      name: 'tokens',
+      url: pg.url('qa_reader'),
+      table: 'public.tokens',
+      personColumn: null,
+      ...officerAct(store.db)
+    }).id
+    const out = await outcomes(ds, ['alice', 'bob'], (p) => [
+      [
+        rowsQuery([
+          { column: 'person', op: '=', value: p },
+          { column: 'token', op: '>', value: 0 }
+        ]),
+        tslm
+      ],
+      [
+        rowsQuery([
+          { column: 'person', op: '=', value: p },
+          { column: 'amount', op: '>', value: 0 }
+        ]),
+        tslm
+      ],
+      // Grouped by the timestamp and the date: their values come back as keys.
+      [rowsQuery([{ column: 'person', op: '=', value: p }], ['seen'], [['2015-01-01 10:00:00']]), tslm],
+      [rowsQuery([{ column: 'person', op: '=', value: p }], ['day'], [['2015-01-01']]), tslm],
+      [
+        { kind: 'anomaly-identification', columns: ['token'], binWidths: [1000], metric: 'l1', radius: 0, maxNeighbours: 2, k: 1, records: [[5]] },
+        { kind: 'anomaly-identification', mechanism: 'dp', epsilon: 1 }
+      ]
+    ])
+    expect(out).toEqual({
+      alice: Array(5).fill('answered threshold').fill('answered anomaly-identification', 4),
+      bob: Array(5).fill('answered threshold').fill('answered anomaly-identification', 4)
+    })
+  })
+
+  it('DuckDB: a CSV value that no longer parses as its column (the file rewritten under the same header), a Parquet date beyond every timestamp', async () => {
+    const csv = join(ws.dir, 'tokens.csv')
+    writeFileSync(csv, 'person,room,token\nalice,R1,7\nbob,R1,5\nbob,R2,6\n')
+    const csvDs = linkFile(store.db, { name: 'tokens csv', file: csv, personColumn: null, ...officerAct(store.db) }).id
+    // The data owner's next export: alice's token is no number any more.
+    writeFileSync(csv, 'person,room,token\nalice,R1,abc\nbob,R1,5\nbob,R2,6\n')
+    const pq = join(ws.dir, 'tokens.parquet')
+    duckAll(
+      `COPY (SELECT * FROM (VALUES ('alice', 'R1', DATE '300000-01-01'), ('bob', 'R1', DATE '2015-01-01'), ('bob', 'R2', DATE '2015-01-02')) AS t(person, room, day)) TO ${duckString(pq)} (FORMAT parquet)`
+    )
+    const pqDs = linkFile(store.db, { name: 'tokens parquet', file: pq, personColumn: null, ...officerAct(store.db) }).id
+    const csvOut = await outcomes(csvDs, ['alice', 'bob'], (p) => [
+      [
+        rowsQuery([
+          { column: 'person', op: '=', value: p },
+          { column: 'token', op: '>', value: 0 }
+        ]),
+        tslm
+      ]
+    ])
+    const pqOut = await outcomes(pqDs, ['alice', 'bob'], (p) => [
+      [rowsQuery([{ column: 'person', op: '=', value: p }], ['day'], [['2015-01-01']]), tslm]
+    ])
+    expect({ csvOut, pqOut }).toEqual({
+      csvOut: { alice: ['answered threshold'], bob: ['answered threshold'] },
+      pqOut: { alice: ['answered threshold'], bob: ['answered threshold'] }
+    })
+  })
+
+  it('SQLite: a timestamp written around the import beyond JavaScript dates (the group key could not be shown for alice)', async () => {
+    const ds = craftDataset(
+      store.db,
+      'crafted',
+      [
+        { name: 'person', type: 'text' },
+        { name: 'seen', type: 'timestamp' }
+      ],
+      [
+        ['alice', 9e15],
+        ['bob', Date.UTC(2015, 0, 1, 10)]
+      ]
+    )
+    const out = await outcomes(ds, ['alice', 'bob'], (p) => [
+      [rowsQuery([{ column: 'person', op: '=', value: p }], ['seen'], [['2015-01-01 10:00:00']]), tslm]
+    ])
+    expect(out).toEqual({ alice: ['answered threshold'], bob: ['answered threshold'] })
+  })
+
+  it('ClickHouse: an Int64 beyond 2^53 never comes back as a JS number (two persons would become one) and a NaN is empty', async () => {
+    const ds = linkClickHouse(store.db, {
+      name: 'tokens',
+      url: ch.url('reader'),
+      table: 'default.tokens',
+      personColumn: 'person',
+      ...officerAct(store.db)
+    }).id
+    const q = saveQuery(store.db, ds, 'aiq', {
+      kind: 'anomaly-identification',
+      columns: ['token', 'score'],
+      binWidths: [1, 1],
+      metric: 'l1',
+      radius: 0,
+      maxNeighbours: 2,
+      k: 1,
+      records: [[5, 1]]
+    })
+    const d = loadAnomalyIdentificationData({ db: store.db }, q)
+    // The rows of persons beyond 2^53 are left out (an empty person), as the row whose token is beyond 2^53 or score NaN.
+    expect(d.persons!.every((p) => Number.isSafeInteger(p))).toBe(true)
+    expect(d.rowCount).toBe(3)
+    expect(d.columns[0].values).not.toContain(1152921504606846976)
+    const out = await outcomes(ds, ['5', '1152921504606846977'], (p) => [
+      [
+        {
+          kind: 'threshold',
+          groupBy: ['room'],
+          filter: [{ column: 'token', op: '>', value: Number(p) > 9e15 ? 0 : 1 }],
+          count: { kind: 'persons', personColumn: 'person', cap: 1 },
+          threshold: { kind: 'constant', value: 1 },
+          groups: rooms
+        },
+        tslm
+      ]
+    ])
+    expect(out).toEqual({ '5': ['answered threshold'], '1152921504606846977': ['answered threshold'] })
+  })
+})
