@@ -32,6 +32,10 @@ import { linkClickHouse } from '../../../src-main/services/datasets/link-clickho
 import { closeClickHouse } from '../../../src-main/services/sources/clickhouse-sync'
 import { officerAct } from '../officer-fixture'
 import { seededRng } from '../../../src-worker/engine/random'
+import { createRequire } from 'node:module'
+import type { StoredValue } from '../../../src-main/services/catalog/column-types'
+import type { Source } from '../../../src-main/services/sources/source'
+import { bindClickHouse, clickhouseDialect } from '../../../src-main/services/sources/dialect-clickhouse'
 import { type Harness, harness } from '../datasets/harness'
 
 const ROOMS = ['r1', 'r2', 'r3', "o'brien", 'r"5']
@@ -59,6 +63,8 @@ let rowLevelChLocal: number
 let rowLevelChByPerson: number
 /** Distributed by person over rows that were NOT inserted through it (the rand() shards' tables): its definition lies. */
 let chLying: number
+/** The fixture's rows as JSONEachRow for ClickHouse (also loaded into chdb when QA_CHDB is set). */
+let chRowsJson = ''
 
 function csvField(s: string | null): string {
   if (s === null) return ''
@@ -149,6 +155,7 @@ beforeAll(async () => {
       })
     )
     .join('\n')
+  chRowsJson = json
   for (const t of ['events_one', 'events_by_person', 'events_rand']) await ch.admin(`INSERT INTO ${t} FORMAT JSONEachRow\n${json}`)
   process.env.CLICKHOUSE_PASSWORD = CH_USER_PASSWORD
   const chLink = (name: string, table: string, personColumn: string | null) =>
@@ -278,6 +285,7 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     }
   })
 
+  // Seven engines and tables per definition: minutes on a loaded machine.
   const N = 150
   it(`${N} random threshold definitions: identical counts and thresholds (SQLite, Parquet, CSV, PostgreSQL, ClickHouse local / by person / by rand(); maxGroups with one key in all engines)`, () => {
     const db = h.store.db
@@ -320,9 +328,9 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     expect(nonZero).toBeGreaterThan(N / 2)
     expect(truncated).toBeGreaterThan(N / 10)
     expect([...kinds].sort()).toEqual(['column', 'constant', 'maxGroups', 'reference'])
-  })
+  }, 600_000)
 
-  it('maxGroups with text, real and timestamp person columns: identical counts (row-level copies: SQLite, Parquet, PostgreSQL)', () => {
+  it('maxGroups with text, real and timestamp person columns: identical counts (row-level copies: SQLite, Parquet, PostgreSQL, ClickHouse local and by person)', () => {
     const db = h.store.db
     const groups: Array<Array<string | number>> = []
     for (const f of [1, 2, 3, -1, 7]) for (const k of ['in', 'out', 'x, y', 'none']) groups.push([f, k])
@@ -366,7 +374,7 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       }
     }
     expect(bites).toBeGreaterThan(12)
-  })
+  }, 300_000)
 
   it('anomaly identification columns (with persons) and search scores are identical', () => {
     const db = h.store.db
@@ -509,4 +517,69 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     const ds = getDataset(db, parquet)
     expect(storedValueFor(findColumn(ds, 'at', 'c'), '2015-01-01 00:00:00', 'x')).toBe(START)
   })
+})
+
+/**
+ * Current ClickHouse (26.x) through `chdb`, the in-process engine, when QA_CHDB names its package directory (it is not a
+ * dependency: 543 MB unpacked, too heavy for CI; `npm install chdb` in a scratch directory). The same dialect's SQL,
+ * with values as query parameters (what a current server gets) and as literals (what 18.16 gets), on the same rows in
+ * a MergeTree table, gives SQLite's aggregates for the same random definitions.
+ */
+describe.skipIf(!process.env.QA_CHDB)('current ClickHouse (chdb, QA_CHDB)', () => {
+  it('the 150 definitions: parameters and literals both give the counts of the imported copy', () => {
+    const chdb = createRequire(import.meta.url)(process.env.QA_CHDB!) as {
+      Session: new () => {
+        query(sql: string, format?: string): string
+        queryBind(sql: string, args: object, format?: string): string
+        cleanup(): void
+      }
+    }
+    const session = new chdb.Session()
+    try {
+      session.query(
+        'CREATE TABLE events_one (person Nullable(Int64), room Nullable(String), floor Nullable(Int32), kind Nullable(String), at Nullable(DateTime), value Nullable(Float64)) ENGINE = MergeTree ORDER BY tuple()'
+      )
+      session.query(`INSERT INTO events_one FORMAT JSONEachRow\n${chRowsJson}`)
+      const db = h.store.db
+      const rec = linkedClickHouseOf(db, chLocal)!
+      const settings = ' SETTINGS output_format_json_quote_64bit_integers = 0, output_format_json_quote_denormals = 1'
+      const via = (useParameters: boolean): Source => ({
+        dialect: clickhouseDialect({ ...rec, database: 'default', table: 'events_one' }),
+        linked: null,
+        all: (q) => {
+          const b = bindClickHouse(q.sql, q.params as StoredValue[], useParameters)
+          const out = b.queryParams
+            ? session.queryBind(b.sql + settings, b.queryParams, 'JSONCompact')
+            : session.query(b.sql + settings, 'JSONCompact')
+          return (JSON.parse(out) as { data: unknown[][] }).data
+        }
+      })
+      let truncated = 0
+      for (let i = 0; i < 150; i++) {
+        const { def, columnThresholds } = randomDefinition(`def-${i}`)
+        if (def.count.kind === 'persons' && def.count.maxGroups !== undefined) truncated++
+        const p = predicatesOf(imported, def, columnThresholds)
+        const expected = thresholdCounts(db, getDataset(db, imported), def, p, seededRng(`truncate-${i}`))
+        for (const useParameters of [true, false]) {
+          const got = thresholdCountsFrom(
+            via(useParameters),
+            getDataset(db, chLocal),
+            def,
+            predicatesOf(chLocal, def, columnThresholds),
+            seededRng(`truncate-${i}`)
+          )
+          expect(
+            { counts: [...got.counts], thresholds: [...got.thresholds] },
+            `${useParameters ? 'parameters' : 'literals'}: ${JSON.stringify(def)}`
+          ).toEqual({
+            counts: [...expected.counts],
+            thresholds: [...expected.thresholds]
+          })
+        }
+      }
+      expect(truncated).toBeGreaterThan(30)
+    } finally {
+      session.cleanup()
+    }
+  }, 300_000)
 })
