@@ -44,6 +44,12 @@ const sentences: string[] = []
 /** Rooms whose names are hostile to SQL written by string concatenation. */
 const HOSTILE = ["x' OR 1=1 --", 'a\\b', "\\'", '{p1:String}', 'q?', "é€😀'", 'back`tick', 'line\nbreak', 'nul\u0000byte', '"dq"']
 
+/**
+ * Each test's and the set-up's limit: a 3-shard cluster, CLI processes and a worker on a small CI machine running the
+ * whole suite (or a shared one) take minutes; the limit stops a hung engine and says nothing about speed (benchmarks do).
+ */
+const CLUSTER_WORK_MS = 300_000
+
 beforeAll(async () => {
   cluster = await startChCluster(3)
   const cols = '(person String, room String, floor Int32, at DateTime, score Float64, badge Int64)'
@@ -66,7 +72,7 @@ beforeAll(async () => {
     Array.from({ length: i + 1 }, (_, k) => ({ 'per son': `${room}#${k}`, 'ro?om': room, 'fl`oor': k % 2 }))
   )
   await cluster.admin(`INSERT INTO hr.odd FORMAT JSONEachRow\n${oddRows.map((r) => JSON.stringify(r)).join('\n')}`)
-}, 120_000)
+}, CLUSTER_WORK_MS)
 afterAll(async () => {
   await closeClickHouse()
   cluster?.destroy()
@@ -122,7 +128,7 @@ function workspaceBytes(): string {
 
 const entries = async () => (await h['ledger/entries']({})).total
 
-describe('linked ClickHouse tables', () => {
+describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
   it('CLI: link --clickhouse URL --table DB.T (an officer act); the kind, declared columns and unit in the catalog, no count; bad URLs refused', async () => {
     officerAct(store.db, 'olga')
     store.close()
