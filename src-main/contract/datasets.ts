@@ -235,6 +235,13 @@ export interface ClickHouseTable {
   table: string
   /** MergeTree, Distributed, View, ... */
   engine: string
+  /** Its columns as the server declares them, in order. */
+  columns: string[]
+  /**
+   * The columns a Distributed table is sharded by (all of a person's rows on one shard: the per-person stage runs on
+   * the shards); empty for a local table, or one sharded otherwise (the stage runs on the initiator: exact, slower).
+   */
+  shardedBy: string[]
 }
 
 export type LinkClickHouseRequest = z.infer<typeof linkClickHouseRequestSchema>

@@ -76,20 +76,44 @@ export interface ClickHouseTableListing {
   database: string
   table: string
   engine: string
+  /** Its columns as system.columns declares them, in order (the person column is chosen among them). */
+  columns: string[]
+  /** The columns by which a Distributed table is sharded (`shardingMode` 'per-shard'): empty for the rest. */
+  shardedBy: string[]
 }
 
+const NOT_SYSTEM = `database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema')`
+const LISTED_TABLES = 1000
+
 /**
- * Connects and lists the tables the user can see (database, name, engine), system databases left out; one sentence if
- * it cannot. From a door the password is the server's, so the caller checks `officer` first (`datasetsHandlers`).
+ * Connects and lists the tables the user can see (database, name, engine, columns, the columns a Distributed table is
+ * sharded by), system databases left out; one sentence if it cannot. Reads the declared schema only. From a door the
+ * password is the server's, so the caller checks `officer` first (`datasetsHandlers`).
  */
 export function listClickHouseTables(req: ClickHouseConnectionRequest): ClickHouseTableListing[] {
   const url = checkClickHouseUrl(req.url)
   const env = checkClickHousePasswordEnv(req.passwordEnv)
   try {
-    return chQuery(
-      clickhouseConnectionAtUse(url, env),
-      `SELECT database, name, engine FROM system.tables WHERE database NOT IN ('system', 'INFORMATION_SCHEMA', 'information_schema') AND is_temporary = 0 ORDER BY database, name LIMIT 1000`
-    ).rows.map((r) => ({ database: String(r[0]), table: String(r[1]), engine: String(r[2]) }))
+    const conn = clickhouseConnectionAtUse(url, env)
+    // SELECT *: engine_full is read where the server has it (as chTableInfo does).
+    const t = chQuery(conn, `SELECT * FROM system.tables WHERE ${NOT_SYSTEM} AND is_temporary = 0 ORDER BY database, name LIMIT ${LISTED_TABLES}`)
+    const at = (name: string) => t.columns.indexOf(name)
+    const columns = new Map<string, string[]>()
+    const c = chQuery(conn, `SELECT database, table, name FROM system.columns WHERE ${NOT_SYSTEM} LIMIT ${LISTED_TABLES * 100}`)
+    for (const r of c.rows) {
+      const key = JSON.stringify([String(r[0]), String(r[1])])
+      const list = columns.get(key) ?? []
+      list.push(String(r[2]))
+      columns.set(key, list)
+    }
+    return t.rows.map((r) => {
+      const database = String(r[at('database')])
+      const table = String(r[at('name')])
+      const engine = String(r[at('engine')])
+      const engineFull = at('engine_full') >= 0 ? String(r[at('engine_full')]) : ''
+      const cols = columns.get(JSON.stringify([database, table])) ?? []
+      return { database, table, engine, columns: cols, shardedBy: cols.filter((col) => shardingMode(engine, engineFull, col) === 'per-shard') }
+    })
   } catch (e) {
     throw new UserError(chFailureSentence(e, 'this connection', env, null), 'bad-input')
   }

@@ -516,7 +516,17 @@ describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
       await catcher.close()
     }
     const { tables } = await d['datasets/clickhouse-tables']({ url: cluster.url('reader'), ...officerAct(store.db, 'olga') })
-    expect(tables).toContainEqual({ database: 'hr', table: 'badges', engine: 'Distributed' })
+    // The declared columns (the person column is picked among them) and what each table is sharded by.
+    const columns = ['person', 'room', 'floor', 'at', 'score', 'badge']
+    expect(tables).toContainEqual({ database: 'hr', table: 'badges', engine: 'Distributed', columns, shardedBy: ['person'] })
+    expect(tables).toContainEqual({ database: 'hr', table: 'solo', engine: 'MergeTree', columns, shardedBy: [] })
+    expect(tables).toContainEqual({
+      database: 'hr',
+      table: 'odd',
+      engine: 'Distributed',
+      columns: ['per son', 'ro?om', 'fl`oor'],
+      shardedBy: ['per son']
+    })
     expect(tables.some((t) => t.database === 'system')).toBe(false)
     const info = await d['datasets/link-clickhouse']({
       name: 'badges',
