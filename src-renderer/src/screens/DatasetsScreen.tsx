@@ -10,6 +10,7 @@ import { useWho } from '../api/who'
 import { ImportPanel } from './datasets/ImportPanel'
 import { LinkFilePanel } from './datasets/LinkFilePanel'
 import { PostgresPanel } from './datasets/PostgresPanel'
+import { ClickHousePanel } from './datasets/ClickHousePanel'
 import type { ScreenProps } from '.'
 
 export function DatasetsScreen(_props: ScreenProps) {
@@ -34,6 +35,7 @@ export function DatasetsScreen(_props: ScreenProps) {
         </ForRoles>
         <LinkFilePanel onLinked={reload} />
         <PostgresPanel onLinked={reload} />
+        <ClickHousePanel onLinked={reload} />
       </ForRoles>
       <ErrorText error={list.error} />
       {list.data === null && list.loading && (

@@ -122,8 +122,8 @@ export function Catalog(props: {
                   )}
                 </td>
                 <td className="num">
-                  {d.source === 'linked-postgres' || d.rowCount === undefined ? '—' : formatCount(d.rowCount)}
-                  {d.source === 'linked-postgres' && <div className="hint">not counted</div>}
+                  {d.source === 'linked-postgres' || d.source === 'linked-clickhouse' || d.rowCount === undefined ? '—' : formatCount(d.rowCount)}
+                  {(d.source === 'linked-postgres' || d.source === 'linked-clickhouse') && <div className="hint">not counted</div>}
                   {d.rowCount === undefined && <div className="hint">private: not shown</div>}
                   {(d.skippedRows ?? 0) > 0 && <div className="hint">{formatCount(d.skippedRows ?? 0)} skipped</div>}
                 </td>

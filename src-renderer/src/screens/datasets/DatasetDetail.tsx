@@ -39,9 +39,11 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
       <p className="hint">
         {d.source === 'linked-postgres'
           ? `Rows not counted, in the linked PostgreSQL relation ${d.sourceFile}, queried where it lives`
-          : d.rowCount === undefined
-            ? `Private: its number of rows is not shown to analysts; from ${sourceName(d.sourceFile)}`
-            : `${formatCount(d.rowCount)} rows from ${sourceName(d.sourceFile)}`}{' '}
+          : d.source === 'linked-clickhouse'
+            ? `Rows not counted, in the linked ClickHouse table ${d.sourceFile}, queried where it lives`
+            : d.rowCount === undefined
+              ? `Private: its number of rows is not shown to analysts; from ${sourceName(d.sourceFile)}`
+              : `${formatCount(d.rowCount)} rows from ${sourceName(d.sourceFile)}`}{' '}
         · columns:{' '}
         {d.columns.map((c, i) => (
           <span key={c.position}>
@@ -140,7 +142,9 @@ export function SourceBadge(props: { dataset: DatasetInfo }) {
       ? 'linked file'
       : d.source === 'linked-postgres'
         ? 'linked PostgreSQL'
-        : `linked ${String(d.source).replace(/^linked-/, '')}`
+        : d.source === 'linked-clickhouse'
+          ? 'linked ClickHouse'
+          : `linked ${String(d.source).replace(/^linked-/, '')}`
   return (
     <span
       className="badge linked"
