@@ -13,6 +13,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -146,12 +147,24 @@ async function waitFor(what: string, ok: () => Promise<boolean> | boolean, ms: n
   throw new Error(`ClickHouse test cluster: ${what} within ${ms / 1000} s`)
 }
 
-async function httpQuery(port: number, sql: string): Promise<string> {
-  // Inserts through a Distributed table reach the shards before the call returns.
-  const r = await fetch(`http://127.0.0.1:${port}/?user=default&insert_distributed_sync=1`, { method: 'POST', body: sql })
-  const text = await r.text()
-  if (!r.ok) throw new Error(`ClickHouse (port ${port}): ${text.slice(0, 500)}`)
-  return text
+function httpQuery(port: number, sql: string): Promise<string> {
+  // A connection of its own per statement: a pooled one may have been closed by the server's keep-alive timeout
+  // meanwhile (fetch then fails with "other side closed"). Inserts through a Distributed table reach the shards
+  // before the call returns.
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/?user=default&insert_distributed_sync=1', agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('error', reject)
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        if (res.statusCode === 200) resolve(text)
+        else reject(new Error(`ClickHouse (port ${port}): ${text.slice(0, 500)}`))
+      })
+    })
+    req.on('error', reject)
+    req.end(sql)
+  })
 }
 
 export async function startChCluster(shardCount: number): Promise<ChCluster> {
