@@ -156,6 +156,14 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   /** Open event streams and who opened each. */
   const streams = new Map<ServerResponse, Principal>()
   let port = 0
+  // A revoked account's open streams end with its access: no frame after the revocation's answer.
+  const stopEnding = services.accounts.onAccountEnded((accountId) => {
+    for (const [s, who] of streams)
+      if (who.accountId === accountId) {
+        streams.delete(s)
+        s.end()
+      }
+  })
 
   const unsubscribe = forwardEvents(services, (name, payload) => {
     const frame = `data: ${JSON.stringify({ name, payload })}\n\n`
@@ -424,6 +432,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     server: listening.bound,
     async close() {
       unsubscribe()
+      stopEnding()
       for (const s of streams.keys()) s.end()
       streams.clear()
       await listening.close()

@@ -16,6 +16,7 @@ export function accountsHandlers(ctx: ServiceContext): HandlerMap<AccountMethods
     'accounts/revoke': async (r) => {
       const info = revokeAccount(db, { name: r.name, reason: r.reason }, { officer: r.officer, passphrase: r.passphrase })
       ctx.gate?.endSessionsOf(info.id)
+      ctx.jobs.cancelOwnedBy(info.id)
       return info
     }
   }

@@ -141,9 +141,18 @@ export class AccountGate {
     if (typeof session === 'string' && isSessionToken(session)) this.sessions.delete(secretHash(session))
   }
 
-  /** Sessions of one account end now (its revocation). */
+  private readonly endedListeners = new Set<(accountId: number) => void>()
+
+  /** Calls `listener` when an account's access ends (its revocation): the doors end its open event streams. */
+  onAccountEnded(listener: (accountId: number) => void): () => void {
+    this.endedListeners.add(listener)
+    return () => this.endedListeners.delete(listener)
+  }
+
+  /** Sessions of one account end now (its revocation), and so does everything a door holds open for it. */
   endSessionsOf(accountId: number): void {
     for (const [k, s] of this.sessions) if (s.accountId === accountId) this.sessions.delete(k)
+    for (const f of this.endedListeners) f(accountId)
   }
 
   private recordLockout(peer: string): void {

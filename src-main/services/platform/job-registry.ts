@@ -159,6 +159,17 @@ export class JobRegistry {
     return { ...e.info }
   }
 
+  /** Cancels every running job a service account started (its revocation); returns how many. */
+  cancelOwnedBy(accountId: number): number {
+    let n = 0
+    for (const e of this.jobs.values())
+      if (e.owner === accountId && e.info.state === 'running') {
+        e.controller.abort()
+        n++
+      }
+    return n
+  }
+
   cancelAll(): void {
     for (const e of this.jobs.values()) if (e.info.state === 'running') e.controller.abort()
   }
