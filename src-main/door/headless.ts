@@ -82,10 +82,17 @@ export interface HeadlessServer {
   close(): Promise<void>
 }
 
+/**
+ * The built UI: out/renderer, found from this module's own place, whichever it is (out/main, a chunk folder under it,
+ * or src-main/door when run from source): the nearest of the four folders above it holding renderer/ or out/renderer/.
+ */
 function defaultRendererDir(): string {
   const here = dirname(fileURLToPath(import.meta.url))
-  for (const c of [join(here, '..', 'renderer'), join(here, '..', '..', 'out', 'renderer'), join(here, '..', 'out', 'renderer')]) {
-    if (existsSync(join(c, 'index.html'))) return c
+  let dir = here
+  for (let up = 0; up < 4; up++, dir = dirname(dir)) {
+    for (const c of [join(dir, 'renderer'), join(dir, 'out', 'renderer')]) {
+      if (existsSync(join(c, 'index.html'))) return c
+    }
   }
   return join(here, '..', 'renderer')
 }
