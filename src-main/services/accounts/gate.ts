@@ -73,17 +73,20 @@ export class AccountGate {
   authenticate(secret: unknown, peer: string): AuthResult {
     const nowMs = this.now()
     const peerKey = `peer:${peer}`
+    // A locked address still signs in a valid credential or live session (each a 256-bit random secret: the lock is
+    // against floods of guesses, and must not let one party behind an address lock out every other); every failure
+    // while locked is refused as throttled and lengthens the lock.
     const wait = this.throttle.waitMs(peerKey, nowMs)
-    if (wait > 0) {
-      return {
-        ok: false,
-        error: { message: `Too many failed sign-ins from this address; try again in ${Math.ceil(wait / 1000)} s`, code: 'throttled' },
-        retryAfterMs: wait
-      }
-    }
     const fail = (message: string): AuthFailure => {
       this.throttle.failed(peerKey, nowMs)
       if (this.throttle.failures(peerKey) === this.policy.free + 1) this.recordLockout(peer)
+      if (wait > 0) {
+        return {
+          ok: false,
+          error: { message: `Too many failed sign-ins from this address; try again in ${Math.ceil(wait / 1000)} s`, code: 'throttled' },
+          retryAfterMs: wait
+        }
+      }
       return { ok: false, error: { message, code: 'unauthorized' } }
     }
     if (typeof secret !== 'string' || secret === '') return fail('Sign in first: this service needs an account credential')
@@ -108,7 +111,7 @@ export class AccountGate {
     if (problem === 'expired')
       return fail(`The credential of account "${row.name}" expired on ${row.expires_at.slice(0, 10)}; ask the privacy officer for a new one`)
     if (problem === 'unsigned') return fail(`Account "${row.name}" is not one a registered privacy officer signed; ask the privacy officer`)
-    this.throttle.succeeded(peerKey)
+    if (wait === 0) this.throttle.succeeded(peerKey)
     return { ok: true, principal: principalOf(row), expiresAt: row.expires_at }
   }
 

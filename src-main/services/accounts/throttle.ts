@@ -1,7 +1,7 @@
 /**
  * Throttled failed sign-ins, per key (a peer address, an account id). The first `free` failures within `windowMs` cost
- * nothing; after that the key is locked for 1 s, 2 s, 4 s, ... (at most `maxLockMs`) after each further failure, and a
- * locked key is refused without its secret being checked (no guess is tried while locked). A success clears the key;
+ * nothing; after that the key is locked for 1 s, 2 s, 4 s, ... (at most `maxLockMs`) after each further failure (the
+ * gate refuses every failure of a locked key as throttled; see gate.ts). A success clears the key;
  * a key with no failure for `windowMs` is forgotten. The table is bounded: past `maxKeys` the stalest keys go first.
  */
 export interface ThrottlePolicy {

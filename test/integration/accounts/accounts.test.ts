@@ -1,7 +1,7 @@
 /**
  * Accounts as attacks on the services (in-process; the same checks over TLS are in service-tls.test.ts): a wrong,
- * forged, revoked or expired credential is refused; repeated failures are throttled (and a locked address is refused
- * even with a right credential); an analyst's officer and custodian acts are refused with one sentence and nothing
+ * forged, revoked or expired credential is refused; repeated failures are throttled (every further guess from a locked
+ * address refused, while valid credentials and sessions from it still answer); an analyst's officer and custodian acts are refused with one sentence and nothing
  * written; entries and audit events name the account; an account never receives the workspace's path.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -126,17 +126,28 @@ describe('credentials', () => {
     expect(s.accounts.authenticate(session.ok ? session.session : '', '10.0.0.7').ok).toBe(false)
   })
 
-  it('throttles repeated wrong credentials from one address: locked, refused unchecked, then free again', () => {
+  it('throttles repeated wrong credentials from one address, and never locks out a valid credential or session from it', () => {
     const { credential } = account('ana', 'analyst')
+    const { credential: custodian } = account('carl', 'custodian')
+    const session = s.accounts.signIn(custodian, '10.9.9.9')
+    if (!session.ok) throw new Error(session.error.message)
     const wrong = credential.slice(0, -2) + (credential.endsWith('AA') ? 'BB' : 'AA')
     for (let i = 0; i < 5; i++) expect(s.accounts.authenticate(wrong, '10.9.9.9')).toMatchObject({ ok: false, error: { code: 'unauthorized' } })
-    // The sixth failure locks the address; while locked even the right credential is refused without being checked.
+    // The sixth failure locks the address: every further guess from it is refused as throttled, with a wait.
     expect(s.accounts.authenticate(wrong, '10.9.9.9')).toMatchObject({ ok: false, error: { code: 'unauthorized' } })
-    const locked = s.accounts.authenticate(credential, '10.9.9.9')
-    expect(locked).toMatchObject({ ok: false, error: { code: 'throttled' } })
+    for (let i = 0; i < 30; i++) {
+      const guess = `qa1_2_${String(i).padStart(43, 'x')}`
+      expect(s.accounts.authenticate(guess, '10.9.9.9')).toMatchObject({ ok: false, error: { code: 'throttled' }, retryAfterMs: expect.any(Number) })
+    }
+    // The attack: one party behind the address must not lock out the others. Valid credentials and live sessions answer.
+    expect(s.accounts.authenticate(credential, '10.9.9.9').ok).toBe(true)
+    expect(s.accounts.authenticate(custodian, '10.9.9.9').ok).toBe(true)
+    expect(s.accounts.authenticate(session.session, '10.9.9.9').ok).toBe(true)
+    // ... and do not lift the lock for the guesser.
+    expect(s.accounts.authenticate(wrong, '10.9.9.9')).toMatchObject({ ok: false, error: { code: 'throttled' } })
     // Another address is not locked.
-    expect(s.accounts.authenticate(credential, '10.9.9.8').ok).toBe(true)
-    clock += 1001
+    expect(s.accounts.authenticate(wrong, '10.9.9.8')).toMatchObject({ ok: false, error: { code: 'unauthorized' } })
+    clock += 16 * 60_000
     expect(s.accounts.authenticate(credential, '10.9.9.9').ok).toBe(true)
     // The lockout is in the audit chain.
     const events = db().prepare(`SELECT detail FROM audit_events WHERE kind = 'account/sign-in-throttled'`).all() as Array<{ detail: string }>
