@@ -79,7 +79,7 @@ function scopeText(d: ReportData): string {
 }
 
 function periodText(d: ReportData): string {
-  return `${d.period.from ?? 'the beginning'} to ${d.period.to} (end excluded)`
+  return `${d.period.from === null ? 'the beginning' : reportTime(d.period.from)} to ${reportTime(d.period.to)} (end excluded)`
 }
 
 /**
@@ -98,10 +98,20 @@ export function exPostText(x: number | null): string {
   return x === null ? '' : formatCharge(x)
 }
 
-/** An ISO time on two lines (date, time), never broken elsewhere. */
+/**
+ * Every time the report prints, in one format: "2026-11-26 02:50:49 UTC" (to the second). A text that is not an ISO
+ * time is printed as it is.
+ */
+export function reportTime(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso)
+  return m ? `${m[1]} ${m[2]} UTC` : iso
+}
+
+/** A time in the report's one format, on two lines (date, time), never broken elsewhere. */
 function timeCell(iso: string): Html {
-  const i = iso.indexOf('T')
-  return i > 0 ? markup`<span class="nowrap">${iso.slice(0, i)}</span><br><span class="nowrap">${iso.slice(i + 1)}</span>` : markup`${iso}`
+  const text = reportTime(iso)
+  const i = text.indexOf(' ')
+  return i > 0 ? markup`<span class="nowrap">${text.slice(0, i)}</span><br><span class="nowrap">${text.slice(i + 1)}</span>` : markup`${text}`
 }
 
 function num(x: number | null | undefined): string {
@@ -586,7 +596,7 @@ function experimentsSection(d: ReportData): Html {
       joinHtml([
         markup`<table class="facts"><tbody><tr><td>Experiment</td><td class="mono">${x.id}</td></tr><tr><td>Engine</td><td>${x.engine}</td></tr>`,
         markup`<tr><td>Base seed</td><td class="mono">${x.seed}</td></tr><tr><td>Status</td><td>${x.status}, ${x.cellsDone} of ${x.cellsTotal} cells done</td></tr>`,
-        markup`<tr><td>Created</td><td>${x.createdAt}</td></tr></tbody></table>`
+        markup`<tr><td>Created</td><td>${reportTime(x.createdAt)}</td></tr></tbody></table>`
       ])
     )
     parts.push(experimentCharts(x))
@@ -642,7 +652,7 @@ function verificationSection(d: ReportData, v: ReportVerification): Html {
       (Object.keys(TABLE_FILES) as ReportTable[]).map((t) => [t, TABLE_FILES[t], markup`<span class="hash">${v.csvSha256[t]}</span>`])
     ),
     markup`<h4>At generation time (not covered by the SHA-256)</h4>`,
-    markup`<p>Generated ${v.generatedAt}. Whole-ledger verification: <span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${v.ledgerVerify.message}</span> (${v.ledgerVerify.entries} entries, head <span class="hash">${v.ledgerVerify.headHash}</span>).</p>`,
+    markup`<p>Generated ${reportTime(v.generatedAt)}. Whole-ledger verification: <span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${v.ledgerVerify.message}</span> (${v.ledgerVerify.entries} entries, head <span class="hash">${v.ledgerVerify.headHash}</span>).</p>`,
     markup`<h4>How to check this report</h4>`,
     markup`<ol>`,
     markup`<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${d.ledgerHead.hash}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
@@ -681,7 +691,7 @@ export function renderReportHtml(d: ReportData, v: ReportVerification): string {
     markup`<table class="facts"><tbody>`,
     markup`<tr><td>Scope</td><td>${scopeText(d)}</td></tr>`,
     markup`<tr><td>Period</td><td>${periodText(d)}</td></tr>`,
-    markup`<tr><td>Generated</td><td>${v.generatedAt}</td></tr>`,
+    markup`<tr><td>Generated</td><td>${reportTime(v.generatedAt)}</td></tr>`,
     markup`<tr><td>Ledger head at end of period</td><td>entry ${d.ledgerHead.seq} · <span class="hash">${d.ledgerHead.hash}</span></td></tr>`,
     markup`<tr><td>Report data SHA-256</td><td><span class="hash">${v.dataSha256}</span></td></tr>`,
     markup`<tr><td>Ledger verification</td><td><span class="${v.ledgerVerify.ok ? 'ok' : 'bad'}">${v.ledgerVerify.message}</span></td></tr>`,
