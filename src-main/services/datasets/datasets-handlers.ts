@@ -2,6 +2,7 @@ import { declarePublic } from './declare-public'
 import type { CountedDatasetInfo, DatasetInfo, DatasetMethods } from '../../contract/datasets'
 import type { Principal } from '../../contract/accounts'
 import { ownRecordsOnly } from '../accounts/roles'
+import { analystTimes } from '../platform/shown-time'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { FileHandles } from '../platform/file-handles'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from '../catalog/catalog'
@@ -117,9 +118,10 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       declarePublic(db, { datasetId: r.datasetId, reason: r.reason, officer: r.officer, passphrase: r.passphrase })
       return getDataset(db, r.datasetId).info
     },
-    'queries/save': async (r) => saveQuery(db, r.datasetId, r.name, r.definition, r.replaces),
-    'queries/list': async (r) => listQueries(db, r.datasetId),
-    'queries/get': async (r) => getQuery(db, r.queryId),
+    'queries/save': async (r, caller) =>
+      analystTimes(saveQuery(db, r.datasetId, r.name, r.definition, r.replaces), ownRecordsOnly(caller), ctx.cadenceMs),
+    'queries/list': async (r, caller) => analystTimes(listQueries(db, r.datasetId), ownRecordsOnly(caller), ctx.cadenceMs),
+    'queries/get': async (r, caller) => analystTimes(getQuery(db, r.queryId), ownRecordsOnly(caller), ctx.cadenceMs),
     'queries/delete': async (r) => {
       deleteQuery(db, r.queryId)
       return { deleted: true as const }

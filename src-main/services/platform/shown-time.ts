@@ -3,7 +3,6 @@
  * Stored records keep their milliseconds; what a job, an experiment or a progress event shows in the service is floored
  * to a tick. In the workbench (`cadenceMs` null) everything is shown as stored.
  */
-
 /** A time as the services write them (`Date.prototype.toISOString`: UTC, milliseconds). */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -30,6 +29,28 @@ export function coarseTimes<T>(value: T, cadenceMs: number | null): T {
     if (Array.isArray(v)) return v.map(walk)
     if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
     return v
+  }
+  return walk(value) as T
+}
+
+/** The fields that hold when something was written (a definition's own times, e.g. a period's bounds, are not these). */
+const TIME_FIELDS = new Set(['at', 'createdAt', 'answeredAt', 'updatedAt', 'deletedAt'])
+
+/**
+ * What an analyst account of the service reads (its releases, its ledger entries, saved queries; `onlyAccount` is
+ * roles.ts ownRecordsOnly of the caller): the time fields in it floored to the cadence. The officer, the custodian and the workbench read the stored times (audit needs them exact).
+ */
+export function analystTimes<T>(value: T, onlyAccount: number | null, cadenceMs: number | null): T {
+  if (cadenceMs === null || onlyAccount === null) return value
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk)
+    if (!isPlainObject(v)) return v
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        TIME_FIELDS.has(k) && typeof x === 'string' && ISO_TIME.test(x) ? shownTime(Date.parse(x), cadenceMs) : walk(x)
+      ])
+    )
   }
   return walk(value) as T
 }

@@ -7,13 +7,18 @@ import { verifyLedger } from '../ledger/verify'
 import { checkpoint, listOfficers, registerOfficer } from '../trust/officers'
 import { ownRecordsOnly } from '../accounts/roles'
 import { releaseAccuracy } from './accuracy'
+import { analystTimes } from '../platform/shown-time'
 
 /** Handlers of the ledger area's contract (ledger, budgets, releases, officer acts): each hands its request to its service. */
 export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
   const db = () => ctx.store.db
   return {
     'ledger/entries': async (req, caller) =>
-      listEntries(db(), { datasetId: req.datasetId, limit: req.limit, offset: req.offset, onlyAccount: ownRecordsOnly(caller) }),
+      analystTimes(
+        listEntries(db(), { datasetId: req.datasetId, limit: req.limit, offset: req.offset, onlyAccount: ownRecordsOnly(caller) }),
+        ownRecordsOnly(caller),
+        ctx.cadenceMs
+      ),
     'ledger/summary': async (req, caller) =>
       ledgerSummary(db(), { datasetId: req.datasetId, cellLimit: req.cellLimit, onlyAccount: ownRecordsOnly(caller) }),
     'ledger/verify': async (req) => verifyLedger(db(), req.expectHead, req.receipt),
@@ -25,8 +30,18 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
     'releases/accuracy': async (req) => releaseAccuracy(db(), req, ctx.pool),
     // The caller goes with the request: the release runs on another thread, as this account.
     'releases/run': async (req, caller) => ctx.releases.run(req, caller),
-    'releases/list': async (req, caller) => listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
-    'releases/get': async (req, caller) => getRelease(db(), req.releaseId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
+    'releases/list': async (req, caller) =>
+      analystTimes(
+        listReleases(db(), req.datasetId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
+        ownRecordsOnly(caller),
+        ctx.cadenceMs
+      ),
+    'releases/get': async (req, caller) =>
+      analystTimes(
+        getRelease(db(), req.releaseId, { onlyAccount: ownRecordsOnly(caller), view: ctx.releases.view }),
+        ownRecordsOnly(caller),
+        ctx.cadenceMs
+      ),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
     'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
     'officer/register': async (req) => {
