@@ -10,7 +10,7 @@ import type { CountedDatasetInfo } from '../../contract/datasets'
 import { getDataset } from '../catalog/catalog'
 import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName, textIfBeyondSafe } from '../catalog/linked-catalog'
 import { UserError } from '../platform/errors'
-import { type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation } from '../sources/dialect-duckdb'
+import { type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, hasGlobCharacters } from '../sources/dialect-duckdb'
 import { duckAll } from '../sources/duckdb-sync'
 import { fileIdentity, fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
 import { recordAudit } from '../chain/ledger-chain'
@@ -32,6 +32,12 @@ export interface LinkRequest extends LinkUnitRequest, OfficerCredentials {
 export function linkFile(db: Database.Database, req: LinkRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const path = resolve(req.file)
+  if (hasGlobCharacters(path)) {
+    throw new UserError(
+      `The path of a linked file may not contain *, ? or [ (they would be read as a pattern matching other files): rename the file or its folder and link it again`,
+      'bad-input'
+    )
+  }
   const format = formatOf(path)
   const key = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
   if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${req.file.slice(0, 200)}"`, 'not-found')

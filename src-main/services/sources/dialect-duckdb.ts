@@ -78,12 +78,19 @@ export function storedExpr(c: LinkedFileSchemaColumn, text = false): string {
   }
 }
 
+/** True when DuckDB's table functions would read `path` as a glob pattern (`*`, `?`, `[`): such a path names other files too. */
+export function hasGlobCharacters(path: string): boolean {
+  return /[*?[]/.test(path)
+}
+
 /**
  * The table function reading the file. With `columns`: a CSV read with that schema (as recorded at link time); with
  * `asText` too, every CSV column as VARCHAR and a row that cannot be split into the header's columns skipped (the
  * release path: `storedExpr(c, true)` converts each value, so no row of the file can fail a read).
  */
 export function fileRelation(f: Pick<LinkedFile, 'format' | 'path'> & { columns?: LinkedFileSchemaColumn[] }, asText = false): string {
+  // DuckDB reads a path with glob characters as a pattern (other files than the one signed): never compiled.
+  if (hasGlobCharacters(f.path)) throw new Error('A linked file path with glob characters reached the compiler')
   if (f.format === 'parquet') return `read_parquet(${duckString(f.path)})`
   const type = (c: LinkedFileSchemaColumn) => (asText ? 'VARCHAR' : c.duckType)
   const cols = f.columns ? `, columns = {${f.columns.map((c) => `${duckString(c.name)}: ${duckString(type(c))}`).join(', ')}}` : ''

@@ -23,7 +23,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, realpathSync } fr
 import { basename, extname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { UserError } from '../platform/errors'
-import { type LinkedFile, type LinkedFileSchemaColumn, fileRelation } from './dialect-duckdb'
+import { type LinkedFile, type LinkedFileSchemaColumn, fileRelation, hasGlobCharacters } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { fileLinkSignedByOfficer } from '../trust/link-signature'
 
@@ -186,6 +186,12 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
   const f = linkedFileOf(db, datasetId)
   if (!f) return null
   const file = basename(f.path)
+  if (hasGlobCharacters(f.path)) {
+    throw new UserError(
+      `The file linked as dataset "${f.datasetName}" has *, ? or [ in its path, which would be read as a pattern matching other files; rename it and link it again. Nothing was charged.`,
+      'source-changed'
+    )
+  }
   if (!existsSync(f.path)) {
     throw new UserError(
       `The file linked as dataset "${f.datasetName}" (${file}) is missing; put it back or link the dataset again. Nothing was charged.`,

@@ -64,6 +64,19 @@ function chargeDetails(datasetId: number) {
 }
 
 describe('linked files', () => {
+  it('a path DuckDB would read as a pattern is refused: the officer signs one file, a release never counts another', async () => {
+    // The attack: a file linked as export?.csv, then export2.csv written beside it with other people's rows; read_csv
+    // expands the pattern and counts the unsigned file.
+    for (const name of ['export?.csv', 'export*.csv', 'export[1].csv']) {
+      const csv = join(ws.dir, name)
+      writeFileSync(csv, 'person,room\n' + Array.from({ length: 10 }, (_, i) => `p${i},R1`).join('\n') + '\n')
+      expect(() => linkFile(store.db, { name: `linked ${name}`, file: csv, personColumn: null, ...officerAct(store.db) }), name).toThrow(
+        /may not contain \*, \? or \[/
+      )
+    }
+    expect(listDatasets(store.db)).toEqual([])
+  })
+
   it('CLI: link --file F.parquet --person-column; the catalog shows the kind, columns and unit; the path stays in the workspace only', async () => {
     const pq = join(ws.dir, 'badges.parquet')
     writeParquet(pq)
