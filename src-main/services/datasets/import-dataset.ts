@@ -210,7 +210,6 @@ export function diskFullError(db: Database.Database, plan: ImportPlan, bytesRead
   const where = file === ':memory:' || file === '' ? 'memory' : dirname(file)
   const pageSize = Number(db.pragma('page_size', { simple: true }))
   const maxPages = Number(db.pragma('max_page_count', { simple: true }))
-  const pages = Number(db.pragma('page_count', { simple: true }))
   const limit = maxPages * pageSize
   let free: number | null = null
   try {
@@ -222,8 +221,9 @@ export function diskFullError(db: Database.Database, plan: ImportPlan, bytesRead
     free = null
   }
   const needed = `about ${mib(plan.fileBytes)} (the size of ${plan.sourceName}${bytesRead > 0 ? `; ${mib(bytesRead)} of it had been read` : ''})`
-  // A workspace with a page limit below the free space reached that limit; otherwise the disk itself is full.
-  const limited = maxPages < 4294967294 && (free === null || limit < free) && pages >= maxPages - 16
+  // A workspace with a page limit below the free space reached that limit (its pages may be freed again by the time this
+  // runs: the import is staged apart and rolled back); otherwise the disk itself is full.
+  const limited = maxPages < 4294967294 && (free === null || limit < free)
   const what = limited
     ? `the workspace ${file} reached its size limit of ${mib(limit)} (SQLite max_page_count)`
     : `the disk holding the workspace (${where}) is full${free === null ? '' : ` (${mib(free)} free)`}`

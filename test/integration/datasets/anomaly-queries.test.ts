@@ -141,7 +141,7 @@ describe('anomaly query definitions', () => {
       [{ ...aiq, binWidths: [0] }, 'The bin width of "age" must be > 0'],
       [{ ...aiq, binWidths: [] }, 'binWidths must give one bin width per column (null for text columns)'],
       [{ ...aiq, metric: 'cosine' }, 'The metric must be one of l1, linf, l2, hamming'],
-      [{ ...aiq, beta: 1.5 }, 'beta must be a whole number from 1 up'],
+      [{ ...aiq, beta: 1.5 }, 'maxNeighbours (a record with at most this many neighbours is an anomaly) must be a whole number from 1 up'],
       [{ ...aiq, records: [['old']] }, 'Record 1\'s value for "age" must be a number (column "age" holds a whole number)'],
       [{ ...search, tHigh: 0.5 }, 'tHigh must be greater than tLow'],
       [{ ...search, scoreColumn: 'city' }, 'The score column "city" must hold numbers (it holds text)'],
