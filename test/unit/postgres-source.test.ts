@@ -64,8 +64,9 @@ describe('PostgreSQL source helpers', () => {
       'text'
     ])
     expect(pgStoredExpr({ name: 'a"b', pgType: 'text', type: 'text' })).toBe('("a""b" COLLATE "C")')
+    // A date JavaScript cannot hold (infinite, or beyond its range) reads as NULL, never as a failing cast.
     expect(pgStoredExpr({ name: 'd', pgType: 'date', type: 'timestamp' })).toBe(
-      'CAST(floor(extract(epoch FROM CAST("d" AS timestamp)) * 1000) AS bigint)'
+      `(CASE WHEN isfinite("d") AND "d" <= DATE '275760-09-13' THEN (CASE WHEN extract(epoch FROM CAST("d" AS timestamp)) BETWEEN -8640000000000 AND 8640000000000 THEN CAST(floor(extract(epoch FROM CAST("d" AS timestamp)) * 1000) AS bigint) END) END)`
     )
     expect(pgStoredExpr({ name: 'n', pgType: 'bigint', type: 'text' })).toBe('(CAST("n" AS text) COLLATE "C")')
   })

@@ -17,7 +17,7 @@
 import type Database from 'better-sqlite3'
 import { canonicalJson } from '../chain/canonical'
 import { verifyText } from './officer-crypto'
-import { type OfficerKey } from './officers'
+import { type EntrySigner } from '../chain/ledger-chain'
 import { verifiedOfficerRows } from './officer-registry'
 
 /** A linked relation's column as signed: its name, its declared PostgreSQL type and the catalog type it was given. */
@@ -53,7 +53,7 @@ export function linkSigningText(l: SignedLink): string {
   })
 }
 
-export function signLink(key: OfficerKey, l: SignedLink): { signer: string; signature: string } {
+export function signLink(key: EntrySigner, l: SignedLink): { signer: string; signature: string } {
   return { signer: key.keyId, signature: key.sign(linkSigningText(l)) }
 }
 
@@ -70,7 +70,7 @@ export function linkFactsText(kind: LinkKind, facts: Record<string, unknown>): s
   return `quiet-alarm/${kind}-link/v1\n${canonicalJson(facts)}`
 }
 
-export function signLinkFacts(key: OfficerKey, kind: LinkKind, facts: Record<string, unknown>): { signer: string; signature: string } {
+export function signLinkFacts(key: EntrySigner, kind: LinkKind, facts: Record<string, unknown>): { signer: string; signature: string } {
   return { signer: key.keyId, signature: key.sign(linkFactsText(kind, facts)) }
 }
 
@@ -120,7 +120,7 @@ export function fileLinkSigningText(l: SignedFileLink): string {
   })
 }
 
-export function signFileLink(key: OfficerKey, l: SignedFileLink): { signer: string; signature: string } {
+export function signFileLink(key: EntrySigner, l: SignedFileLink): { signer: string; signature: string } {
   return { signer: key.keyId, signature: key.sign(fileLinkSigningText(l)) }
 }
 

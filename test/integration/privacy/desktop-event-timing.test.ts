@@ -20,7 +20,7 @@ vi.mock('../../../src-main/services', async () => ({
   writeAtomically: (await import('../../../src-main/services/reports/build-report')).writeAtomically,
   checkRequest: (await import('../../../src-main/services/app/request-check')).checkRequest,
   createServices: () => ({
-    context: { files: null },
+    context: { files: null, store: { path: '/fake/workspace.sqlite' } },
     dispatch: (method: string) => {
       services.dispatched.push(method)
       return method === 'releases/run' ? new Promise(() => undefined) : Promise.resolve({ ok: true, value: method })
