@@ -1,5 +1,5 @@
 /**
- * Contract methods of the datasets area (issue 6): import CSV/TSV files, the dataset catalog, and saved query
+ * Contract methods of the datasets area: import CSV/TSV files, the dataset catalog, and saved query
  * definitions (threshold queries, anomaly identification, anomaly search) over a dataset.
  *
  * Types only (plus the run-time allow-list): the renderer imports this file. Request types and the saved definitions

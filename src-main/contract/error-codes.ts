@@ -1,6 +1,6 @@
 /**
  * Every code a failed call can carry (`CallOutcome.error.code`, `UserError.code`). The CLI, the UI and the tests branch
- * on these codes, never on the text of a message (issue 18). Plain data: the renderer imports it.
+ * on these codes, never on the text of a message. Plain data: the renderer imports it.
  */
 export const ERROR_CODES = [
   // Bad input: nothing was written.

@@ -1,5 +1,5 @@
 /**
- * Contract methods of the ledger area (issue 6): the privacy-budget ledger, budgets, and releases (charged runs of a
+ * Contract methods of the ledger area: the privacy-budget ledger, budgets, and releases (charged runs of a
  * saved query on real data).
  *
  * Types only (plus the run-time allow-list): the renderer imports this file.
@@ -208,7 +208,7 @@ export interface LedgerVerifyResult {
   officers?: Array<{ name: string; keyId: string }>
 }
 
-/** An officer act's credentials (issue 15): the registered officer (optional when only one is registered) and the passphrase. Never stored. */
+/** An officer act's credentials: the registered officer (optional when only one is registered) and the passphrase. Never stored. */
 export type OfficerCredentialsRequest = z.infer<typeof officerCredentialsRequestSchema>
 
 export interface OfficerSummary {
@@ -277,7 +277,7 @@ export interface ReleasePreview {
   denial: string | null
   /**
    * When not allowed and something is left: the nearest accuracy that fits it ("alpha >= 3.1 fits the 0.39 left"), per
-   * parameter the analyst sets; priced from the definition, the mechanism's formula and the ledger only (issue 17).
+   * parameter the analyst sets; priced from the definition, the mechanism's formula and the ledger only.
    */
   fit?: { sentence: string; fits: Array<{ param: 'alpha' | 'beta' | 'epsilon'; value: number; epsilonExact: string }> } | null
   /** Threshold questions: the charge over a range of alphas around the current one (priced like this preview), for the trade-off chart. */

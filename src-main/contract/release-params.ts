@@ -1,5 +1,5 @@
 /**
- * The release parameters' defaults and ranges, written once (issue 18): the release kinds
+ * The release parameters' defaults and ranges, written once: the release kinds
  * (`src-main/services/releases/kinds/`), the CLI (`quiet-alarm release`) and the UI's release panel all read them here.
  * Plain data plus two small pure helpers, so that the renderer may import it. The engine keeps its own validation of
  * what it is handed (it imports nothing outside itself); these ranges are at least as strict as the engine's.

@@ -19,11 +19,11 @@ import type { AccuracyCounts } from '../engine/search'
 
 export interface TaskMap {
   'self-check/laplace': { payload: SelfCheckBatch; result: SelfCheckBatchResult }
-  // Experiments (issue 7): Monte Carlo batches of one sweep cell each.
+  // Experiments: Monte Carlo batches of one sweep cell each.
   'experiments/threshold': { payload: ThresholdTrialBatch; result: TrialBatchResult }
   'experiments/aiq': { payload: AiqTrialBatch; result: TrialBatchResult }
   'experiments/search': { payload: SearchTrialBatch; result: TrialBatchResult }
-  // Releases (issue 18): the computation after the charge, with the worker's own secure generator (never in the payload).
+  // Releases: the computation after the charge, with the worker's own secure generator (never in the payload).
   'release:threshold': { payload: ThresholdReleasePayload; result: ThresholdReleaseResult }
   'release:anomaly-identification': { payload: AiqReleasePayload; result: AiqReleaseResult }
   'release:anomaly-search': { payload: SearchReleasePayload; result: SearchReleaseResult }

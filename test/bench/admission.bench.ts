@@ -1,5 +1,5 @@
 /**
- * What admission costs now that it reads the hashed ledger through the trust kernel (issue 24): on ledgers of 1,000 to
+ * What admission costs now that it reads the hashed ledger through the trust kernel: on ledgers of 1,000 to
  * 20,000 charges (with one denial in the audit log per ten charges and a checkpoint per thousand), the time of
  * - `cold`: the first admission of a fresh connection (a CLI process): every entry and audit event read and hashed;
  * - `warm`: an admission after this connection appended one charge (the desktop or the server): only new rows read;

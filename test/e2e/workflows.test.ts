@@ -3,7 +3,7 @@
  * What the analyst and the privacy officer do, end to end in headless mode against the built app: import files through
  * the UI, set a budget, define and release a threshold query, see the charge in the ledger, be denied over budget,
  * and read a bad file's error. Private datasets (the default) are not browsed; the officer declares the public ones, whose
- * values may then supply thresholds, group lists and lists of individuals (issue 13).
+ * values may then supply thresholds, group lists and lists of individuals.
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -33,7 +33,7 @@ async function wideScreenshot(p: Page, name: string) {
   if (before) await p.setViewportSize(before)
 }
 
-/** The workspace's privacy officer (issue 15: officer acts are signed with a registered officer's key). */
+/** The workspace's privacy officer (officer acts are signed with a registered officer's key). */
 const OFFICER = { name: 'dpo', passphrase: 'correct horse battery staple' }
 
 beforeAll(() => {
@@ -476,7 +476,7 @@ describe('anomaly questions', () => {
     await page.getByLabel('Name of the question').fill('unusual half-hours')
     await page.getByRole('button', { name: 'Save question' }).click()
     await page.getByTestId('release-panel').waitFor()
-    // Accuracy first (issue 17): the error rate accepted prices ε per record from Construction 1's closed form:
+    // Accuracy first: the error rate accepted prices ε per record from Construction 1's closed form:
     // ln(1/0.05 - 1) = 2.944, rounded up to 2.945; two records asked cost 5.89.
     await page.getByTestId('aiq-error').fill('0.05')
     expect(await page.getByTestId('aiq-derived-epsilon').innerText()).toMatch(/^ε per record asked: 2\.945 \(from Construction 1/)

@@ -8,7 +8,7 @@ function thresholdPrice(mechanism: 'tslm' | 'ppwlm', s: number, groups: number) 
     Math.ceil(thresholdCharge(mechanism, { alpha: alpha / s, beta, epsMax: 1e9, eps1: 1e-5, steps: 4, fineSteps: 3 }).epsilon * 1e9 - 1e-6) * groups
 }
 
-describe('nearest accuracy that fits what is left (issue 17)', () => {
+describe('nearest accuracy that fits what is left', () => {
   it('rounds to significant digits in the asked direction', () => {
     expect(roundToDigits(3.0001, 2, 'up')).toBe(3.1)
     expect(roundToDigits(3.1, 2, 'up')).toBe(3.1)

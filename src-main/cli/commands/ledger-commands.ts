@@ -1,5 +1,5 @@
 /**
- * Store commands of the ledger area (issue 6): release, ledger [verify|unlock], budget, demo.
+ * Store commands of the ledger area: release, ledger [verify|unlock], budget, demo.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'

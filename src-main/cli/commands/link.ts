@@ -1,5 +1,5 @@
 /**
- * `link`: a CSV or Parquet file as a dataset queried in place by DuckDB (issue 16), instead of a copy in the workspace;
+ * `link`: a CSV or Parquet file as a dataset queried in place by DuckDB, instead of a copy in the workspace;
  * or a PostgreSQL table or view (`--postgres URL --table T`), queried where it lives. The path is taken here only: no
  * HTTP/IPC door takes a path. The PostgreSQL URL has no password (one that has is refused): the password comes from
  * PGPASSWORD (or the variable named by --password-env), else a prompt on a terminal (used for this run only).

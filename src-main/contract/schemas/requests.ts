@@ -1,5 +1,5 @@
 /**
- * One schema per contract method's request (issue 18, "schemas at the doors"). Each gives the method's request type
+ * One schema per contract method's request ("schemas at the doors"). Each gives the method's request type
  * (`z.infer`, used by contract/<area>.ts) and the run-time check that the HTTP server and the Electron main process make
  * before any handler runs (services/app/request-check.ts). Objects are strict: an unknown key is refused (a misspelt
  * option would otherwise be silently ignored). Ranges of release parameters come from RELEASE_PARAMS; limits that a
@@ -291,7 +291,7 @@ export const reportExportRequestSchema = z.strictObject({
   table: z.enum(REPORT_TABLES).optional(),
   /** pdf: default 'A4'. */
   pageSize: z.enum(REPORT_PAGE_SIZES).optional()
-  // No output path (issue 15): the file is kept by the service, then fetched with `reports/download` (headless) or saved
+  // No output path: the file is kept by the service, then fetched with `reports/download` (headless) or saved
   // through the desktop's save dialog with `reports/save`.
 })
 

@@ -1,5 +1,5 @@
 /**
- * The audit log as a hash chain (issue 15): hash of event n = SHA-256( prev_hash || "\n" || canonical(fields of event n) ),
+ * The audit log as a hash chain: hash of event n = SHA-256( prev_hash || "\n" || canonical(fields of event n) ),
  * the fields being id, at, kind, actor, subject, detail (and signer, when an officer signed the event). Checkpoints sign
  * the audit head together with the ledger head, so deleting or editing an event before a checkpoint is detected.
  */

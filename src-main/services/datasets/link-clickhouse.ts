@@ -1,5 +1,5 @@
 /**
- * Linking a ClickHouse table (issue 27; the read path is sources/linked-clickhouse.ts): an officer act (the officer's
+ * Linking a ClickHouse table (the read path is sources/linked-clickhouse.ts): an officer act (the officer's
  * credentials are checked before any connection), signed over what the link is and recorded in the audit log with a
  * checkpoint. What linking reads is the declared schema only (system.tables, system.columns): the linker may not hold
  * the rows (the password may be the server's), so the catalog shows no count or estimate and a column's type does not

@@ -5,7 +5,7 @@
  *
  * Detected: an edited entry (its hash no longer matches), a deleted entry (a gap in seq, or a prev_hash that does not
  * match), reordered entries (prev_hash / seq mismatch), a cut tail (the head record names a later entry), edited or
- * deleted cell charges (they no longer match the hashed cell list), a release without its charge. Issue 15: every
+ * deleted cell charges (they no longer match the hashed cell list), a release without its charge. Every
  * officer signature (registrations, budgets, public declarations, unlocks), the audit log's own hash chain, and every
  * signed checkpoint (the heads of both chains under an officer's signature): a rewrite before the last checkpoint, even
  * a consistent one with every hash recomputed, no longer matches what the officer signed. Not detectable from the file

@@ -1,5 +1,5 @@
 /**
- * Denials that say what would fit (issue 17): "alpha >= 3.1 fits the 0.39 left". The nearest accuracy whose price fits
+ * Denials that say what would fit: "alpha >= 3.1 fits the 0.39 left". The nearest accuracy whose price fits
  * what the budgets leave, found by searching the PRICE alone: the price of a candidate comes from the question's
  * definition, the mechanism's price formula and public tables (the same computation as the preview's charge), and the
  * remainder from the ledger. Nothing here sees private data or a release's outcome: it is shown before any charge.
@@ -182,7 +182,7 @@ export interface TradeoffCurve {
 }
 
 /**
- * See the trade-off before spending (issue 17): the charge of a threshold question over a range of alphas around the
+ * See the trade-off before spending: the charge of a threshold question over a range of alphas around the
  * current one (beta and everything else fixed). Priced like the preview: from the definition, the mechanism's formula
  * and public tables only. Null for other kinds (anomaly identification states its ε directly).
  */

@@ -2,7 +2,7 @@
  * Step 1 of a release: validate the request against the saved query and compute the charge, data-independently (the
  * mechanism's worst-case epsilon for the requested accuracy, times the sensitivity), the partition cells it touches and
  * the guarantee sentence. The returned `execute` runs the mechanism later, after the charge is committed.
- * Each kind's checks, price, guarantee and run live in its module under `kinds/` (issue 18).
+ * Each kind's checks, price, guarantee and run live in its module under `kinds/`.
  */
 import type Database from 'better-sqlite3'
 import type { ReleaseParams } from '../../contract/ledger'
@@ -19,14 +19,14 @@ export type { ExecutionResult, PreparedRelease } from './kinds'
 export function prepareRelease(db: Database.Database, queryId: number, params: ReleaseParams): PreparedRelease {
   const loaded = loadSavedQuery(db, queryId)
   const { datasetName } = loaded
-  // The stored definition is checked again as saving checks it, against the dataset's unit now (review finding: a
+  // The stored definition is checked again as saving checks it, against the dataset's unit now (a
   // definition written around the app, e.g. a search by room on a person-level dataset, was priced as if it were sound).
   const query = { ...loaded.query, definition: checkDefinition(db, getDataset(db, loaded.query.datasetId), loaded.query.definition) }
   if (!params || typeof params !== 'object') throw new UserError('params are required (the accuracy you ask for)')
   if (params.kind !== query.kind) {
     throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
   }
-  // A linked file or PostgreSQL relation (issue 16) must be there with the schema it was linked with before anything is
+  // A linked file or PostgreSQL relation must be there with the schema it was linked with before anything is
   // charged (public metadata); its fingerprint now is recorded in the ledger entry's params, sealed to the officers.
   const source = checkLinkedSource(db, query.datasetId)
   const prepared = prepareKind(db, query, datasetName, params)

@@ -113,7 +113,7 @@ export function previewRelease(db: Db, req: ReleaseRequest): ReleasePreview {
     remainingExact: dec(adm.remainingNano),
     allowed: adm.allowed,
     denial: adm.denial,
-    // Issue 17: a denial names the nearest accuracy that fits what is left (priced like this preview; no data read).
+    // A denial names the nearest accuracy that fits what is left (priced like this preview; no data read).
     fit: adm.allowed
       ? null
       : fitSuggestion(req.params, adm.remainingNano, (params) => prepareRelease(db, req.queryId, params).chargeNano, p.fitOptions),

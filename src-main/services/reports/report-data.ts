@@ -83,7 +83,7 @@ export function findDataset(db: Db, given: string | number): { id: number; name:
 // Summary: spend per notion and per cell, budgets, remaining (as of the end of the period)
 
 /**
- * Per dataset: its notions' accounts and the figure per unit (issue 14; the ledger's rules, ledger/accounts.ts): the spend
+ * Per dataset: its notions' accounts and the figure per unit (the ledger's rules, ledger/accounts.ts): the spend
  * per unit is the sum over notions of each notion's spend; the budget per unit is the latest budget set without a notion
  * (without one, the sum of the notions' own budgets); a notion's budget is its own cap; a notion's remaining is the
  * smaller of what its cap and the budget per unit leave.

@@ -7,7 +7,7 @@
  * - the facts in force: which officer acts count (`actInForce`), the charges as the hashed entries hold them (never the
  *   derived cell table, which is checked against them), and whether an officer ever existed here.
  *
- * Rules (each stops an attack of issue 24):
+ * Rules (each stops an attack on the ledger by someone who can write the workspace file):
  * - An unsigned officer act (budget, public declaration) is history only up to `preOfficerThrough` (the trust epoch, cut
  *   at the first checkpoint and the first signed entry) and counts only while no officer ever existed: once any trace
  *   of an officer exists, nothing unsigned counts, whatever the stored epoch says.

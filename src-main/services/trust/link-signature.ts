@@ -1,5 +1,5 @@
 /**
- * Links are officer acts. A linked PostgreSQL relation (review finding 6): at every use its password is read from the
+ * Links are officer acts. A linked PostgreSQL relation: at every use its password is read from the
  * environment of whoever runs Quiet Alarm (the server's, through the app) and sent to the host of the stored URL. The
  * stored link is in the workspace file, which the analyst can write: a URL rewritten to a listener of theirs (on this
  * machine too) would be sent the password in clear. So the privacy officer signs what the link is (URL without password,

@@ -1,5 +1,5 @@
 /**
- * Privacy officers (issue 15): registration, unlocking a key with its passphrase, signed checkpoints.
+ * Privacy officers: registration, unlocking a key with its passphrase, signed checkpoints.
  *
  * An officer act (a budget, a public declaration, an unlock, a checkpoint, adding an officer) is made with credentials
  * `{ officer, passphrase }`: the officer's registered name (or key id; optional when only one officer is registered) and

@@ -1,5 +1,5 @@
 /**
- * The privacy unit in force (issue 14, ALGORITHMS.md section 6): the one the privacy officer signed with the dataset's
+ * The privacy unit in force (ALGORITHMS.md section 6): the one the privacy officer signed with the dataset's
  * latest budget in force (trust/kernel.ts), and whether the workspace's tables still say the same
  * (trust/unit-declaration.ts reads them). Releases are charged with the signed unit and denied when the tables differ.
  */
@@ -25,7 +25,7 @@ export function unitProblem(db: Db, datasetId: number, datasetName: string, f: T
     // A workspace from before officer keys, with no officer registered yet, has no signatures to check anything
     // against (its budgets are unsigned too); once an officer exists, every budget in force must carry the unit.
     // "No officer" is read from every trace an officer leaves (the kernel's `officerTrace`), not from the registry
-    // alone: deleting the officers' rows (with the file) must not bring back the unsigned path (review finding).
+    // alone: deleting the officers' rows (with the file) must not bring back the unsigned path.
     if (f.officerTrace === null) return null
     return (
       `Denied: the budget of dataset "${datasetName}" was set before budgets carried the officer's signature on the dataset's privacy unit; ` +

@@ -53,7 +53,7 @@ export function openSealedCosts(
   } catch {
     return { plain: null, problem: `Release ${releaseId}'s sealed costs cannot be read` }
   }
-  // Written in clear before officer keys existed (issue 15); the kernel accepts that only for releases from then.
+  // Written in clear before officer keys existed; the kernel accepts that only for releases from then.
   if (stored.spentMax !== undefined) return { plain: row.sealed, problem: null }
   if (stored.discarded !== undefined) return { plain: null, problem: `Release ${releaseId}'s costs were not kept: ${stored.discarded} when it ran` }
   const plain = unseal(stored as Sealed, context(releaseId), officer.keyId, officer.sealPublic, officer.sealKey)

@@ -1,8 +1,8 @@
 /**
- * A linked source's fingerprint (issue 16: file size, mtime and a content hash; for PostgreSQL the relation's identity
+ * A linked source's fingerprint (file size, mtime and a content hash; for PostgreSQL the relation's identity
  * and row estimate) as a release records it: sealed to the privacy officers, as ex-post costs are. In clear, the ledger
  * and reports would tell every reader, at each release and uncharged, a private file's size or a live table's row
- * estimate, and whether it changed since the last release (review finding). The analyst sees that a linked source was
+ * estimate, and whether it changed since the last release. The analyst sees that a linked source was
  * read; the officer opens the fingerprint with their key (the officer edition of a report does).
  */
 import type Database from 'better-sqlite3'

@@ -1,5 +1,5 @@
 /**
- * The privacy unit of a dataset (issue 14, ALGORITHMS.md section 6): what its guarantees and its ledger protect.
+ * The privacy unit of a dataset (ALGORITHMS.md section 6): what its guarantees and its ledger protect.
  *
  * - **row-level**: each row is a different person; a guarantee covers one row.
  * - **person-level**: a person column identifies the person; a person may have many rows, and a guarantee covers all of
@@ -46,7 +46,7 @@ export interface UnitDeclaration {
 /**
  * The declaration as the workspace's tables hold it now. Columns of a linked source are never declared one value per
  * person: the source may change between releases (a person gaining a second value after the link), and checking it
- * again before a release would tell the analyst, uncharged, whether some person now has two values (review finding).
+ * again before a release would tell the analyst, uncharged, whether some person now has two values.
  */
 export function unitDeclaration(db: Db, datasetId: number): UnitDeclaration {
   const unit = storedUnit(db, datasetId)

@@ -262,7 +262,7 @@ describe("ledger verify detects tampering behind the app's back", () => {
     h = ledgerHandlers(inlineContext(store))
     await h['budgets/set']({ datasetId: 1, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })
     store.close()
-    // Issue 15: the officer's signed checkpoint (written with the first budget) no longer matches: caught without --head.
+    // The officer's signed checkpoint (written with the first budget) no longer matches: caught without --head.
     const alone = await cli(['ledger', 'verify', '--db', ws.db])
     expect(alone.code).toBe(3)
     expect(alone.err).toMatch(

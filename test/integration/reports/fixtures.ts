@@ -121,7 +121,7 @@ export function populateWorkspace(db: Database.Database, releases: number): Work
     personRows
   )
   setBudget(db, { datasetId, epsilon: String(20 + releases * 2), reason: 'Fire-safety review budget', ...officerAct(db, 'Olga Officer') })
-  // The budget per person covers every search (epsilon 10 each, one in three releases) and leaves 4 (issue 14: one
+  // The budget per person covers every search (epsilon 10 each, one in three releases) and leaves 4 (one
   // budget per person, summed over notions; the search's notion budget below is an extra cap).
   setBudget(db, {
     datasetId: otherDatasetId,

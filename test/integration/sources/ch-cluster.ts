@@ -1,5 +1,5 @@
 /**
- * A throwaway ClickHouse cluster for the tests (issue 27: a real server, no mocks): `shards` servers of Debian's
+ * A throwaway ClickHouse cluster for the tests (a real server, no mocks): `shards` servers of Debian's
  * `clickhouse-server` (18.16 here; `QA_CH_SERVER` names another binary), each a daemon with its own config, data
  * directory and free loopback ports (HTTP for the client, TCP for the Distributed engine between shards), all in one
  * remote_servers cluster `qa`. As root (CI) the servers run as `nobody` (`runuser`), with the temp dir chowned to it.

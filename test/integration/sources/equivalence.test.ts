@@ -1,7 +1,7 @@
 /**
- * Issue 16: the same data held in SQLite (imported), in a Parquet file and in a CSV file (both linked, read by DuckDB),
+ * The same data held in SQLite (imported), in a Parquet file and in a CSV file (both linked, read by DuckDB),
  * in a PostgreSQL table (linked, a throwaway cluster: pg-cluster.ts; its rows inserted in the CSV's order) and in
- * ClickHouse (issue 27; a throwaway 3-shard cluster, ch-cluster.ts): a local MergeTree table on one server, a
+ * ClickHouse (a throwaway 3-shard cluster, ch-cluster.ts): a local MergeTree table on one server, a
  * Distributed table sharded by the person (its per-person level runs on the shards) and one sharded by rand() (merged
  * on the initiator), gives identical true aggregates, for randomly generated definitions (seeded): filters, periods, group-by, caps,
  * maxGroups (the bound applied in each engine with the same key, drawn from a seeded generator: keyed-hash.ts), every

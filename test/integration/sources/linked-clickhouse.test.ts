@@ -1,5 +1,5 @@
 /**
- * Issue 27: linked ClickHouse tables against a REAL ClickHouse (Debian's 18.16: a throwaway 3-shard cluster,
+ * Linked ClickHouse tables against a REAL ClickHouse (Debian's 18.16: a throwaway 3-shard cluster,
  * ch-cluster.ts; no mocks). Linking through the CLI and the service (an officer act, signed); every release kind on a
  * Distributed table, charged as usual with the table's fingerprint sealed in the ledger entry; the password never
  * stored or shown; every statement read-only and under the execution-time limit; bad sources (server down, a shard

@@ -1,5 +1,5 @@
 /**
- * Issue 16: linked files through the CLI (`quiet-alarm link`), releases on them charged like imported datasets with the
+ * Linked files through the CLI (`quiet-alarm link`), releases on them charged like imported datasets with the
  * file's fingerprint in the ledger entry, and a missing file or a changed schema refused with one sentence before any
  * charge. No mocks: DuckDB reads real Parquet and CSV files.
  */

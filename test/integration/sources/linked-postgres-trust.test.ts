@@ -1,5 +1,5 @@
 /**
- * Attacks on linked PostgreSQL tables (review findings 5 and 6), against a real PostgreSQL (pg-cluster.ts):
+ * Attacks on linked PostgreSQL tables, against a real PostgreSQL (pg-cluster.ts):
  *
  * - Finding 5: linking told the analyst, uncharged, whether a bigint column held a value beyond 2^53 (the catalog type
  *   became text) and the planner's row estimate of the private relation. Now the catalog is the declared schema only:

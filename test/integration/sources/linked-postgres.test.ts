@@ -1,5 +1,5 @@
 /**
- * Issue 16: linked PostgreSQL tables against a REAL PostgreSQL (a throwaway cluster, pg-cluster.ts; no mocks): linking
+ * Linked PostgreSQL tables against a REAL PostgreSQL (a throwaway cluster, pg-cluster.ts; no mocks): linking
  * through the CLI and the service, threshold / anomaly-identification / search releases charged as usual with the
  * relation's fingerprint in the ledger entry, the password never stored or shown, every statement read-only under a
  * statement timeout, and bad sources (server down, wrong table, no permission, column type changed, wrong password)

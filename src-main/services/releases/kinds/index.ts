@@ -1,4 +1,4 @@
-/** The release kinds (issue 18): one module per kind, each owning its checks, price, guarantee, run and answer. */
+/** The release kinds: one module per kind, each owning its checks, price, guarantee, run and answer. */
 import type { ReleaseParams } from '../../../contract/ledger'
 import type { ReleaseKindModule } from './release-kind'
 import { thresholdKind } from './threshold'

@@ -1,5 +1,5 @@
 /**
- * What every release kind provides (issue 18; in the style of OpenDP's measurements: the privacy map next to the
+ * What every release kind provides (in the style of OpenDP's measurements: the privacy map next to the
  * function). A kind's module owns its parameter checks (defaults and ranges from `contract/release-params.ts`), its
  * price (the data-independent charge, computed from the definition, public tables and the ledger only), its guarantee
  * sentence, the run (after the charge, with the secure generator) and the answer's shape.

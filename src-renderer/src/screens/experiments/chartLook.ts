@@ -1,5 +1,5 @@
 /**
- * How the sweep charts read (issue 17): plain metric names with units, a numeric (log where the papers use log) x axis
+ * How the sweep charts read: plain metric names with units, a numeric (log where the papers use log) x axis
  * when the swept values are numbers, a reference line for beta on the FNR chart, intervals below 1e-12 shown as 0 and
  * no whiskers on a series that does not vary. Pure (unit-tested).
  */

@@ -33,7 +33,7 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
   const [epsMax, setEpsMax] = useState('')
   const [aiqMechanism, setAiqMechanism] = useState<'dp' | 'sp'>(A.mechanism.default)
   const [epsilon, setEpsilon] = useState(String(A.epsilon.start))
-  // Accuracy first (issue 17): the error rate accepted, for records at least `margin` changes from the other answer.
+  // Accuracy first: the error rate accepted, for records at least `margin` changes from the other answer.
   const [aiqError, setAiqError] = useState('')
   const [aiqMargin, setAiqMargin] = useState('1')
   const act = useAction()
