@@ -25,7 +25,7 @@ const NYC_TAXI = join(ROOT, '..', 'shared', 'data', 'nab', 'nyc_taxi.csv')
 const OCCUPANCY = join(ROOT, 'resources', 'sample', 'occupancy.csv')
 const CAPACITIES = join(ROOT, 'resources', 'sample', 'capacities.csv')
 
-/** Screenshots of the screens issue 13 changed, at 1440x900 (the viewport is restored afterwards). */
+/** Screenshots of the main screens at 1440x900 (the viewport is restored afterwards). */
 async function wideScreenshot(p: Page, name: string) {
   const before = p.viewportSize()
   await p.setViewportSize({ width: 1440, height: 900 })

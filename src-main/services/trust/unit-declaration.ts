@@ -112,8 +112,8 @@ export function columnWithSeveralValues(
 
 /**
  * Why the declaration the tables hold now must not be signed, or null: a column declared one value per person has a
- * person with several values (the tables were rewritten outside the app; review finding: a budget signed whatever the
- * tables held, so a declaration forged before the officer's first budget was signed and never detected), or the person
+ * person with several values (the tables were rewritten outside the app: a budget signed whatever the tables held would
+ * sign a declaration forged before the officer's first budget, and it would never be detected), or the person
  * column is not a column of the dataset. For the officer's act only, after the passphrase was checked: the sentence
  * tells a fact about the rows. A linked source has no declarations to check (`unitDeclaration`).
  */

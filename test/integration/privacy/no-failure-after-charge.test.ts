@@ -1,5 +1,5 @@
 /**
- * No failure after the charge may depend on the data (ALGORITHMS.md section 5, issue 24 item 6): a release that fails
+ * No failure after the charge may depend on the data (ALGORITHMS.md section 5): a release that fails
  * for one person and is answered for another tells, at unbounded epsilon, a bit about that person's row. The attack,
  * in every engine: the same question filtered on one person ("alice", whose value cannot be counted: a bigint beyond
  * 2^53, an infinite or far-future timestamp, a numeric beyond a double, a CSV value that no longer parses, a date beyond

@@ -1,5 +1,5 @@
 /**
- * Issue 14's attack: a person present in 6 rooms, one TSLM release per room count at a per-predicate epsilon of 0.576.
+ * The attack: a person present in 6 rooms, one TSLM release per room count at a per-predicate epsilon of 0.576.
  * Charged as if a person moved one count (the old row-level rule), the release cost 0.576 while the person lost about
  * 6 x 0.576. Now a release on a person-level dataset charges what one person can lose: maxGroups (default: every
  * predicate) x cap x the per-predicate epsilon; the measured loss (empirical lower bound, through prepare + execute)
