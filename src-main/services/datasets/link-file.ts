@@ -13,6 +13,7 @@ import { UserError } from '../platform/errors'
 import { type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, hasGlobCharacters } from '../sources/dialect-duckdb'
 import { duckAll } from '../sources/duckdb-sync'
 import { fileIdentity, fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
+import { fileReadsWhole } from '../sources/linked-file-whole'
 import { recordAudit } from '../chain/ledger-chain'
 import { writeCheckpoint } from '../trust/checkpoints'
 import { signFileLink } from '../trust/link-signature'
@@ -63,6 +64,9 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
   }
   const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
   const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
+  // Releases refuse a file that does not read whole (linked-file-whole.ts): the officer learns it now, with the reason.
+  const whole = fileReadsWhole({ format, path, columns }, fingerprint)
+  if (whole !== null) throw new UserError(`"${basename(path)}" cannot be linked: ${whole}`, 'bad-input')
   const run = (sql: string) => duckAll(sql).rows
   textIfBeyondSafe(
     columns.filter((c) => c.type === 'integer'),

@@ -85,8 +85,11 @@ export function hasGlobCharacters(path: string): boolean {
 
 /**
  * The table function reading the file. With `columns`: a CSV read with that schema (as recorded at link time); with
- * `asText` too, every CSV column as VARCHAR and a row that cannot be split into the header's columns skipped (the
- * release path: `storedExpr(c, true)` converts each value, so no row of the file can fail a read).
+ * `asText` too (the release path), every CSV column as VARCHAR, read leniently within its line (`strict_mode = false`:
+ * a quote closed early as in `"R1"x`, or values beyond the header's columns, stay in their own row; DuckDB's strict
+ * reader skipped every line after such a value) and a line that still cannot be read skipped; `storedExpr(c, true)`
+ * converts each value, so no value can fail a read. That every line is one record is checked before the charge
+ * (linked-file-whole.ts): a quote left open joins or drops the lines after it, whatever the reader's options.
  */
 export function fileRelation(f: Pick<LinkedFile, 'format' | 'path'> & { columns?: LinkedFileSchemaColumn[] }, asText = false): string {
   // DuckDB reads a path with glob characters as a pattern (other files than the one signed): never compiled.
@@ -94,7 +97,7 @@ export function fileRelation(f: Pick<LinkedFile, 'format' | 'path'> & { columns?
   if (f.format === 'parquet') return `read_parquet(${duckString(f.path)})`
   const type = (c: LinkedFileSchemaColumn) => (asText ? 'VARCHAR' : c.duckType)
   const cols = f.columns ? `, columns = {${f.columns.map((c) => `${duckString(c.name)}: ${duckString(type(c))}`).join(', ')}}` : ''
-  return `read_csv(${duckString(f.path)}, header = true, auto_detect = ${f.columns ? 'false' : 'true'}${cols}${asText ? ', ignore_errors = true' : ''})`
+  return `read_csv(${duckString(f.path)}, header = true, auto_detect = ${f.columns ? 'false' : 'true'}${cols}${asText ? ', ignore_errors = true, strict_mode = false' : ''})`
 }
 
 export function duckdbDialect(file: LinkedFile): Dialect {

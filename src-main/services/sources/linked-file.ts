@@ -14,9 +14,11 @@
  *   statistics) or of the CSV's first 64 KiB (the header block). Each release on a linked dataset records the file's
  *   fingerprint at release time in its ledger entry (`params.source`).
  * - Before a release is charged, the file must exist and its schema must be the one linked (existence and schema are
- *   public metadata); otherwise one sentence says what changed and nothing is charged. A file that changed its rows but
- *   not its schema is released on as it now is (its new fingerprint is recorded). A failure while reading after the
- *   charge is reported by the release service as a failure after the charge.
+ *   public metadata), and it must read whole (linked-file-whole.ts: a CSV one record per line, a Parquet file decoded in
+ *   every row; scanned once per file version, the same verdict for every query); otherwise one sentence says what
+ *   changed and nothing is charged. A file that changed its rows but not its schema is released on as it now is (its new
+ *   fingerprint is recorded). A failure while reading after the charge (the file changed during the release) is
+ *   reported by the release service as a failure after the charge.
  */
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs'
@@ -26,6 +28,7 @@ import { UserError } from '../platform/errors'
 import { type LinkedFile, type LinkedFileSchemaColumn, fileRelation, hasGlobCharacters } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { fileLinkSignedByOfficer } from '../trust/link-signature'
+import { fileReadsWhole } from './linked-file-whole'
 
 export interface FileFingerprint {
   size: number
@@ -158,9 +161,12 @@ export function readSchema(format: 'parquet' | 'csv', path: string): Array<{ nam
   return r.rows.map((row) => ({ name: String(row[0]), duckType: String(row[1]) }))
 }
 
-/** A CSV's column names from its header row (public metadata: no rows read). */
+/**
+ * A CSV's column names from its header row (public metadata: no rows read). The sniffer still looks at the first lines:
+ * `ignore_errors` keeps one malformed line there from making it take the header for one column.
+ */
 function readHeaderNames(path: string): string[] {
-  const r = duckAll(`DESCRIBE SELECT * FROM read_csv(${duckString(path)}, header = true, all_varchar = true, sample_size = 1)`)
+  const r = duckAll(`DESCRIBE SELECT * FROM read_csv(${duckString(path)}, header = true, all_varchar = true, sample_size = 1, ignore_errors = true)`)
   return r.rows.map((row) => String(row[0]))
 }
 
@@ -179,8 +185,9 @@ function schemaChange(linked: Array<{ name: string; duckType: string }>, now: Ar
 }
 
 /**
- * Checks a linked dataset's file before a release is charged: it exists and has the schema it was linked with. Returns
- * its fingerprint now (for the ledger entry), or null for an imported dataset. Reads no rows.
+ * Checks a linked dataset's file before a release is charged: it exists, has the schema it was linked with and reads
+ * whole (a scan of the rows once per file version, whose verdict is the same for every query). Returns its fingerprint
+ * now (for the ledger entry), or null for an imported dataset.
  */
 export function checkLinkedFile(db: Database.Database, datasetId: number): (FileFingerprint & { format: string; file: string }) | null {
   const f = linkedFileOf(db, datasetId)
@@ -203,7 +210,7 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
   try {
     fp = fingerprintFile(f.path, f.format)
     // Parquet: the schema in the footer. CSV: the header's names (its types come from rows: a value that no longer fits
-    // is found when the file is read, after the charge).
+    // its type reads as NULL).
     schema =
       f.format === 'parquet'
         ? readSchema(f.format, f.path)
@@ -219,6 +226,15 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
   if (!sameSchema(f.columns, schema)) {
     throw new UserError(
       `The file linked as dataset "${f.datasetName}" (${file}) has changed its schema: ${schemaChange(f.columns, schema)}; link it again as a new dataset. Nothing was charged.`,
+      'source-changed'
+    )
+  }
+  // The same sentence for every query, and nothing about the rows (why and where is for the officer, at link time).
+  if (fileReadsWhole(f, fp) !== null) {
+    throw new UserError(
+      f.format === 'csv'
+        ? `The file linked as dataset "${f.datasetName}" (${file}) no longer reads as one record per line (a quote left open, a line break inside a quoted value, a malformed line or a stray carriage return); releases on it run again once the file is repaired. Nothing was charged.`
+        : `The file linked as dataset "${f.datasetName}" (${file}) no longer decodes whole (a text value that is not valid UTF-8, or a damaged page); releases on it run again once the file is repaired. Nothing was charged.`,
       'source-changed'
     )
   }

@@ -5,8 +5,9 @@
  */
 import { openedChargeDetails } from './charge-details'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { QueryDefinition } from '../../../src-main/contract/datasets'
 import type { Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
@@ -229,6 +230,129 @@ describe('linked files', () => {
     expect(s.epsilon).toBeGreaterThan(0)
     expect(await entries()).toBe(before + 2)
     expect(getDataset(store.db, ds).info.unit).toEqual({ kind: 'person', column: 'person' })
+  })
+
+  it('one CSV value moves no other row: a quote closed early stays in its row; a quote left open or a line break in a quoted value is refused before the charge for every query alike', async () => {
+    // The attack: alice's room typed as `"R1"x` (or `"R1` left open) made DuckDB's reader skip every line after hers,
+    // and a quoted line break joins the lines up to the next quote to her record: the count of R1 fell from 1,001 to
+    // 501 with no error, far beyond the one row she holds.
+    const csv = join(ws.dir, 'visits.csv')
+    const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i},R1,${i + 1}\n`).join('')
+    const file = (alice: string) => 'person,room,token\n' + rows(500, 'a') + alice + '\n' + rows(500, 'b')
+    writeFileSync(csv, file('alice,R1,7'))
+    const ds = linkFile(store.db, { name: 'visits', file: csv, personColumn: null, ...officerAct(store.db) }).id
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test', ...officerAct(store.db, 'olga') })
+    const q = saveQuery(store.db, ds, 'busy rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      filter: [{ column: 'token', op: '>', value: 0 }],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 700 },
+      groups: [['R1']]
+    })
+    const answer = (await h['releases/run']({ queryId: q, params: tslm })).answer!
+    expect(answer.kind === 'threshold' && answer.flagged.length).toBe(1)
+    // Damage within alice's line changes at most her row: R1 still holds at least the other 1,000 rows.
+    for (const alice of ['alice,"R1"x,7', 'alice,R1,7,9']) {
+      writeFileSync(csv, file(alice))
+      const within = (await h['releases/run']({ queryId: q, params: tslm })).answer!
+      expect(within.kind === 'threshold' && within.flagged.length, alice).toBe(1)
+    }
+    const entries = async () => (await h['ledger/entries']({})).total
+    const before = await entries()
+    // A line with too few values is refused too (no value can remove a comma without a line break).
+    const damaged = ['alice,"R1,7', 'alice,"R1\nx",7', 'alice,R1', 'alice,"R1\n' + rows(400, 'c') + 'carol,x",7']
+    for (const alice of damaged) {
+      writeFileSync(csv, file(alice))
+      await expect(h['releases/run']({ queryId: q, params: tslm }), alice.slice(0, 20)).rejects.toThrow(
+        /^The file linked as dataset "visits" \(visits.csv\) no longer reads as one record per line \(.*\); releases on it run again once the file is repaired. Nothing was charged.$/
+      )
+    }
+    expect(await entries()).toBe(before)
+    // The officer linking such a file learns why.
+    expect(() => linkFile(store.db, { name: 'visits again', file: csv, personColumn: null, ...officerAct(store.db) })).toThrow(
+      /^"visits.csv" cannot be linked: its 1,402 lines after the header read as 1,001 records: a line is not one record of its columns/
+    )
+    // Repaired (CRLF line ends, a blank line, no line end at the end: still one record per line): answered again.
+    writeFileSync(csv, file('alice,R1,7').replace(/\n/g, '\r\n') + '\r\n' + 'zoe,R1,9')
+    expect((await h['releases/run']({ queryId: q, params: tslm })).answer!.kind).toBe('threshold')
+    expect(await entries()).toBe(before + 1)
+  })
+
+  it('a carriage return in one CSV line past the reader sample is never a failure after the charge', async () => {
+    const csv = join(ws.dir, 'long.csv')
+    const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i},R1,${i + 1}\n`).join('')
+    const file = (alice: string) => 'person,room,token\n' + rows(40_000, 'a') + alice + '\n' + rows(500, 'b')
+    writeFileSync(csv, file('alice,R1,7'))
+    const ds = linkFile(store.db, { name: 'long', file: csv, personColumn: null, ...officerAct(store.db) }).id
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test', ...officerAct(store.db, 'olga') })
+    const q = saveQuery(store.db, ds, 'rooms', {
+      kind: 'threshold',
+      groupBy: ['room'],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 700 },
+      groups: [['R1']]
+    })
+    expect((await h['releases/run']({ queryId: q, params: tslm })).answer!.kind).toBe('threshold')
+    const entries = async () => (await h['ledger/entries']({})).total
+    const before = await entries()
+    // A carriage return inside alice's value: refused before the charge.
+    writeFileSync(csv, file('alice,R\r1,7'))
+    await expect(h['releases/run']({ queryId: q, params: tslm })).rejects.toThrow(
+      /^The file linked as dataset "long" \(long.csv\) no longer reads as one record per line .*Nothing was charged.$/
+    )
+    expect(await entries()).toBe(before)
+    // Alice's line alone ending CRLF in a file of LF lines: read, and answered.
+    writeFileSync(csv, file('alice,R1,7\r'))
+    expect((await h['releases/run']({ queryId: q, params: tslm })).answer!.kind).toBe('threshold')
+    expect(await entries()).toBe(before + 1)
+  })
+
+  it("a Parquet text value that is not UTF-8 in one person's row is refused before the charge for every person alike", async () => {
+    // The attack: DuckDB checks a string only in the rows a query reads, so alice's release (filtered on her) was
+    // charged and not answered while bob's was answered: a bit about alice's row at unbounded epsilon.
+    const pq = join(ws.dir, 'notes.parquet')
+    const write = (note: string) =>
+      duckAll(
+        `COPY (SELECT * FROM (VALUES ('alice', 'R1', '${note}'), ('bob', 'R1', 'ok'), ('bob', 'R2', 'ok2')) AS t(person, room, note)) TO ${duckString(pq)} (FORMAT parquet, COMPRESSION uncompressed)`
+      )
+    write('QQQQQQQQ')
+    const ds = linkFile(store.db, { name: 'notes', file: pq, personColumn: null, ...officerAct(store.db) }).id
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test', ...officerAct(store.db, 'olga') })
+    const query = (person: string): QueryDefinition => ({
+      kind: 'threshold',
+      groupBy: ['room'],
+      filter: [
+        { column: 'person', op: '=', value: person },
+        { column: 'note', op: '!=', value: 'x' }
+      ],
+      count: { kind: 'rows' },
+      threshold: { kind: 'constant', value: 1 },
+      groups: [['R1'], ['R2']]
+    })
+    const run = async (person: string) => {
+      try {
+        return `answered ${(await h['releases/run']({ queryId: saveQuery(store.db, ds, `q ${person}`, query(person)), params: tslm })).answer!.kind}`
+      } catch (e) {
+        return (e as Error).message
+      }
+    }
+    expect([await run('alice'), await run('bob')]).toEqual(['answered threshold', 'answered threshold'])
+    const entries = async () => (await h['ledger/entries']({})).total
+    const before = await entries()
+    // Alice's note rewritten as bytes that are not UTF-8 (in the page and in the footer's statistics).
+    const bytes = readFileSync(pq)
+    for (let i = 0; i + 8 <= bytes.length; i++) if (bytes.toString('latin1', i, i + 8) === 'QQQQQQQQ') bytes.fill(0xff, i, i + 8)
+    writeFileSync(pq, bytes)
+    const refused =
+      'The file linked as dataset "notes" (notes.parquet) no longer decodes whole (a text value that is not valid UTF-8, or a damaged page); releases on it run again once the file is repaired. Nothing was charged.'
+    expect([await run('alice'), await run('bob')]).toEqual([refused, refused])
+    expect(await entries()).toBe(before)
+    expect(() => linkFile(store.db, { name: 'notes again', file: pq, personColumn: null, ...officerAct(store.db) })).toThrow(
+      /^"notes.parquet" cannot be linked: DuckDB cannot decode all of its rows/
+    )
+    write('repaired')
+    expect([await run('alice'), await run('bob')]).toEqual(['answered threshold', 'answered threshold'])
   })
 
   it('a linked CSV: header names checked before the charge; a value that no longer fits its type is empty (NULL), never a failure after the charge', async () => {

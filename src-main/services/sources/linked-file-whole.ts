@@ -1,0 +1,128 @@
+/**
+ * A linked file reads whole before anything is charged on it: the check of one file version (its fingerprint), the same
+ * for every query, so that no value in one row can change another row's contribution or fail a release after its charge.
+ *
+ * - CSV: every line after the header is exactly one record. DuckDB's release read (`fileRelation(f, true)`) must yield
+ *   one row per non-empty line, with no carriage return that ends no line, and the scan must not fail. The release read
+ *   keeps a quote closed early (`"R1"x`) within its line, but a quote left open (`"R1`) still makes DuckDB drop every
+ *   line after it, and a quoted value holding a line break joins the lines up to the next quote to one record: either
+ *   would let one person's value remove or swallow other people's rows. A carriage return inside a value past DuckDB's
+ *   sample fails its reader outright. All of these are found here, before the charge.
+ * - Parquet: every column of every row group decodes through the release path's expressions (`storedExpr`): a string
+ *   that is not valid UTF-8, or a page that cannot be decoded, fails DuckDB only for the rows a query's filter reads,
+ *   so it is found here over all rows instead.
+ *
+ * A file that does not read whole is refused before the charge for every query alike (one sentence, nothing about the
+ * rows); linking refuses it with the reason. A version that reads whole is remembered (path, size, mtime, header or
+ * footer hash, columns: the fingerprint a release records) so that it is scanned once, not at every release.
+ */
+import { closeSync, openSync, readSync } from 'node:fs'
+import type { FileFingerprint } from './linked-file'
+import { type LinkedFile, fileRelation, storedExpr } from './dialect-duckdb'
+import { duckAll } from './duckdb-sync'
+
+/** Why a file does not read whole (for the officer who links it: it may name counts of lines), or null when it does. */
+export type WholeReadVerdict = string | null
+
+/** File versions found to read whole (a refusal is not kept: it is scanned again, so a passing fault is not kept either). */
+const wholeVersions = new Set<string>()
+const KEPT_VERSIONS = 64
+
+/** The verdict for this file version, scanning a version that read whole once. */
+export function fileReadsWhole(f: LinkedFile, fp: FileFingerprint): WholeReadVerdict {
+  const key = JSON.stringify([f.format, f.path, f.columns, fp.size, fp.mtimeMs, fp.hash])
+  if (wholeVersions.has(key)) return null
+  const verdict = f.format === 'csv' ? csvReadsWhole(f) : parquetReadsWhole(f)
+  if (verdict === null) {
+    if (wholeVersions.size >= KEPT_VERSIONS) wholeVersions.delete(wholeVersions.values().next().value as string)
+    wholeVersions.add(key)
+  }
+  return verdict
+}
+
+function csvReadsWhole(f: LinkedFile): WholeReadVerdict {
+  let lines: CsvLines
+  try {
+    lines = csvLines(f.path)
+  } catch {
+    return 'it cannot be read to its end'
+  }
+  // A carriage return that ends no line would let DuckDB split one line into two records, and so hide a record that
+  // swallows two lines from the count below.
+  if (lines.loneCarriageReturns > 0) return 'a carriage return that does not end a line (inside a value, or old Mac line ends)'
+  // DuckDB reads an empty line of a one-column file as a record (NULL), and skips it otherwise.
+  if (f.columns.length === 1 && lines.empty > 0) return 'an empty line in a file of one column'
+  let records: number
+  try {
+    records = Number(duckAll(`SELECT count(*) FROM ${fileRelation(f, true)}`).rows[0][0])
+  } catch {
+    return 'DuckDB cannot read it line by line (line ends that change within the file)'
+  }
+  if (records === lines.data) return null
+  return `its ${lines.data.toLocaleString('en-US')} lines after the header read as ${records.toLocaleString('en-US')} records: a line is not one record of its columns (a quote not closed on its line, a line break inside a quoted value, a line with too few values or too long, or a delimiter other than a comma)`
+}
+
+export interface CsvLines {
+  /** Lines after the header that hold anything: line feeds end lines (a carriage return right before one belongs to it). */
+  data: number
+  /** Empty lines ended by a line feed. */
+  empty: number
+  /** Carriage returns not followed by a line feed. */
+  loneCarriageReturns: number
+}
+
+/** Counts a CSV file's lines as `csvReadsWhole` compares them with DuckDB's records: an empty line is none, a last line without a line feed is one. */
+export function csvLines(path: string): CsvLines {
+  const fd = openSync(path, 'r')
+  const buf = Buffer.allocUnsafe(1 << 20)
+  let lines = 0
+  let empty = 0
+  let carriageReturns = 0
+  let crlf = 0
+  // The current line's length so far, and whether its last byte is a carriage return.
+  let length = 0
+  let lastCr = false
+  const endLine = (lineFeed: boolean) => {
+    if (length > (lastCr ? 1 : 0)) lines++
+    else if (lineFeed) empty++
+    if (lastCr && lineFeed) crlf++
+    length = 0
+    lastCr = false
+  }
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null)
+      if (n === 0) break
+      const chunk = n === buf.length ? buf : buf.subarray(0, n)
+      for (let k = chunk.indexOf(13); k !== -1; k = chunk.indexOf(13, k + 1)) carriageReturns++
+      let i = 0
+      while (i < n) {
+        const j = chunk.indexOf(10, i)
+        const end = j === -1 ? n : j
+        if (end > i) {
+          length += end - i
+          lastCr = chunk[end - 1] === 13
+        }
+        if (j === -1) break
+        endLine(true)
+        i = j + 1
+      }
+    }
+    endLine(false)
+  } finally {
+    closeSync(fd)
+  }
+  // The header is the first line.
+  return { data: Math.max(0, lines - 1), empty, loneCarriageReturns: carriageReturns - crlf }
+}
+
+function parquetReadsWhole(f: LinkedFile): WholeReadVerdict {
+  // Every column decoded in every row: text by its length, others by the release path's expression (which cannot fail on a value).
+  const reads = f.columns.map((c) => (c.type === 'text' ? `sum(strlen(${storedExpr(c)}))` : `count(${storedExpr(c)})`))
+  try {
+    duckAll(`SELECT ${reads.join(', ')} FROM ${fileRelation(f)}`)
+    return null
+  } catch {
+    return 'DuckDB cannot decode all of its rows (a text value that is not valid UTF-8, or a damaged page)'
+  }
+}
