@@ -1,5 +1,6 @@
 /** Formatting shared by the screens. */
 import { formatEpsilon as formatEpsilonRule, type EpsilonRounding } from '../../src-main/contract/format-epsilon'
+import { formatLocalTime } from '../../src-main/contract/format-time'
 
 export function formatCount(n: number): string {
   return new Intl.NumberFormat('en-US').format(n)
@@ -36,10 +37,10 @@ export function formatNumber(x: number | null | undefined, precision = 4): strin
   return Number(x.toPrecision(precision)).toString()
 }
 
+/** When something happened, in the one format of the app and the reports, in the reader's zone: "26 Nov 2026, 04:06:15 UTC+1". */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—'
-  const d = new Date(iso)
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })
+  return formatLocalTime(iso)
 }
 
 /** A threshold as the saved query gives it: whole numbers with separators, at most 3 decimals otherwise. */

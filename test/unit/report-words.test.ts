@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { headlineCells, paramsInWords, reportTime } from '../../src-main/services/reports/report-html'
+import { headlineCells, paramsInWords } from '../../src-main/services/reports/report-html'
 import type { ReportExperiment } from '../../src-main/contract/reports'
 
 describe('report wording', () => {
@@ -37,14 +37,5 @@ describe('report wording', () => {
       ]
     } as unknown as ReportExperiment
     expect(headlineCells(x).map((c) => c.index)).toEqual([0, 2, 3])
-  })
-})
-
-describe('report times', () => {
-  it('prints every ISO time in one format, to the second, and leaves other text as it is', () => {
-    expect(reportTime('2026-11-26T02:50:49.123Z')).toBe('2026-11-26 02:50:49 UTC')
-    expect(reportTime('2026-11-26T02:50:49Z')).toBe('2026-11-26 02:50:49 UTC')
-    expect(reportTime('2026-11-26')).toBe('2026-11-26')
-    expect(reportTime('not a time')).toBe('not a time')
   })
 })

@@ -15,6 +15,7 @@
 import type Database from 'better-sqlite3'
 import type { LedgerVerifyResult } from '../../contract/ledger'
 import { UserError } from '../platform/errors'
+import { formatTime } from '../../contract/format-time'
 import { type TrustFindings, type TrustProblem, inspectWorkspace } from '../trust/kernel'
 import { type LedgerReceipt, receiptProblems } from '../trust/receipts'
 import { unsignedActsInForce, unsignedActsText } from './ledger-views'
@@ -66,7 +67,7 @@ function verifyResult(f: TrustFindings, problems: TrustProblem[], expect?: strin
   const trustText =
     cp === null
       ? ` No signed checkpoint yet: ${count === 1 ? 'the entry is' : `all ${count} entries are`} not yet checkpointed (an officer act or "ledger checkpoint" signs the head).`
-      : ` ${f.signedActs} officer ${f.signedActs === 1 ? 'act' : 'acts'} signed; last checkpoint at entry ${cp.ledgerSeq} by ${cp.officer} (${cp.at})` +
+      : ` ${f.signedActs} officer ${f.signedActs === 1 ? 'act' : 'acts'} signed; last checkpoint at entry ${cp.ledgerSeq} by ${cp.officer} (${formatTime(cp.at)})` +
         (n.entries + n.auditEvents === 0
           ? '; nothing after it.'
           : `; not yet checkpointed: ${n.entries} ${n.entries === 1 ? 'entry' : 'entries'} and ${n.auditEvents} audit ${n.auditEvents === 1 ? 'event' : 'events'} after it.`)

@@ -16,6 +16,8 @@ import type {
   ReportVerification
 } from '../../contract/reports'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
+import { formatTime } from '../../contract/format-time'
+import { notionName } from '../../contract/notion-names'
 import { paramsText } from './csv-tables'
 import { type Html, type HtmlValue, joinHtml, markup, trustedHtml } from './html'
 import { type LineSeries, horizontalBars, legendHtml, lineChart, shortNumber } from './svg-charts'
@@ -91,7 +93,7 @@ const down = (x: string | number | null | undefined): string => formatRemaining(
 
 /** Said once in the report, where the figures are: how they are rounded and where the exact ones are. */
 export const ROUNDING_NOTE =
-  'Epsilons are shown at 6 significant digits: charges, spends and budgets rounded up, what remains rounded down (so a spend is never shown below what it is, nor a remainder above). The CSV and JSON exports hold the exact values (whole nano-epsilon), for machines.'
+  'ε values are shown at 6 significant digits: charges, spends and budgets rounded up, what remains rounded down (so a spend is never shown below what it is, nor a remainder above). The CSV and JSON exports hold the exact values (to the nano-ε), for machines.'
 
 /** A sealed ex-post epsilon as printed: an "actually spent at most", rounded up like a charge (never shown above the charge it is under). */
 export function exPostText(x: number | null): string {
@@ -99,19 +101,18 @@ export function exPostText(x: number | null): string {
 }
 
 /**
- * Every time the report prints, in one format: "2026-11-26 02:50:49 UTC" (to the second). A text that is not an ISO
- * time is printed as it is.
+ * Every time the report prints, in the app's one format with its zone: "26 Nov 2026, 02:50:49 UTC" (contract/format-time.ts).
+ * A text that is not an ISO time is printed as it is.
  */
 export function reportTime(iso: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso)
-  return m ? `${m[1]} ${m[2]} UTC` : iso
+  return formatTime(iso)
 }
 
-/** A time in the report's one format, on two lines (date, time), never broken elsewhere. */
+/** A time in the report's one format, on two lines (date, time and zone), never broken elsewhere. */
 function timeCell(iso: string): Html {
   const text = reportTime(iso)
-  const i = text.indexOf(' ')
-  return i > 0 ? markup`<span class="nowrap">${text.slice(0, i)}</span><br><span class="nowrap">${text.slice(i + 1)}</span>` : markup`${text}`
+  const i = text.indexOf(', ')
+  return i > 0 ? markup`<span class="nowrap">${text.slice(0, i)}</span><br><span class="nowrap">${text.slice(i + 2)}</span>` : markup`${text}`
 }
 
 function num(x: number | null | undefined): string {
@@ -131,6 +132,13 @@ function decisionsText(r: ReportRelease): string {
     case 'anomaly-search':
       return r.flagged === 0 ? 'inconclusive: nobody identified' : `top ${num(r.flagged)} reported${named}`
   }
+}
+
+/** A release kind in words (the exports keep the id): words wrap in a narrow column where an id broke inside itself. */
+const KIND_WORDS: Record<string, string> = {
+  threshold: 'threshold',
+  'anomaly-identification': 'anomaly identification',
+  'anomaly-search': 'anomaly search'
 }
 
 const MECHANISM_WORDS: Record<string, string> = {
@@ -201,7 +209,7 @@ function dataTable(
 
 function accountRows(accounts: ReportAccount[]): HtmlValue[][] {
   return accounts.map((a) => [
-    a.label,
+    notionName(a.notion),
     a.budgetExact === null ? markup`<span class="muted">none set</span>` : up(a.budgetExact),
     up(a.spentInPeriodExact),
     up(a.spentTotalExact),
@@ -267,7 +275,7 @@ function datasetSummary(d: ReportDataset, data: ReportData): Html {
         title: `Spend per privacy notion up to the end of the period (they add up to the spend per ${per}), against its budget`,
         limitLabel: d.budgetPerUnitExact === null ? 'own budget' : `budget (own, else per ${per}: ${formatCharge(d.budgetPerUnitExact)})`,
         bars: shown.map((a) => ({
-          label: a.label,
+          label: notionName(a.notion),
           value: Number(a.spentTotalExact),
           valueText: `${formatCharge(a.spentTotalExact)}${a.budgetExact === null ? '' : ` of its own budget ${formatCharge(a.budgetExact)}`}`,
           limit: limitOf(a) === null ? null : Number(limitOf(a))
@@ -281,10 +289,10 @@ function datasetSummary(d: ReportDataset, data: ReportData): Html {
     const cells = a.cells.filter((c) => c.key !== '{}')
     if (cells.length === 0) continue
     const more = a.cellCount > a.cells.length ? ` (the ${a.cells.length} largest of ${a.cellCount} cells)` : ''
-    parts.push(markup`<h4>Spend per partition cell — ${a.label}${more}</h4>`)
+    parts.push(markup`<h4>Spend per partition cell — ${notionName(a.notion)}${more}</h4>`)
     parts.push(
       markup`<div class="chart">${horizontalBars({
-        title: `Spend per partition cell (${a.label}) against the budget`,
+        title: `Spend per partition cell (${notionName(a.notion)}) against the budget`,
         bars: cells.map((c) => ({
           label: c.label,
           value: Number(c.totalExact),
@@ -313,7 +321,14 @@ function datasetSummary(d: ReportDataset, data: ReportData): Html {
           { text: 'Officer' },
           { text: 'Reason' }
         ],
-        budgets.map((b) => [String(b.seq), timeCell(b.at), b.notion ?? `budget per ${per}`, up(b.amountExact), b.actor, b.description])
+        budgets.map((b) => [
+          String(b.seq),
+          timeCell(b.at),
+          b.notion === null ? `budget per ${per}` : notionName(b.notion),
+          up(b.amountExact),
+          b.actor,
+          b.description
+        ])
       )
     )
   }
@@ -348,7 +363,7 @@ function releasesSection(d: ReportData): Html {
   parts.push(
     markup`<p class="muted">Every charged release in the period, with its decisions only (how many predicates or records were flagged); true counts and noisy values are never shown.${
       officer
-        ? ' Officer edition: the sealed ex-post costs (data-dependent epsilon actually spent, rounded up like a charge) are shown in the last columns; reading each one was recorded as an unlock audit event.'
+        ? ' Officer edition: the sealed ex-post costs (the data-dependent ε actually spent, rounded up like a charge) are shown in the last columns; reading each one was recorded as an unlock audit event.'
         : ''
     }</p>`
   )
@@ -370,9 +385,9 @@ function releasesSection(d: ReportData): Html {
       String(r.releaseId),
       timeCell(r.createdAt),
       `${r.datasetName} / ${r.queryName} (#${r.queryId})`,
-      `${r.kind} / ${r.mechanism}`,
+      `${KIND_WORDS[r.kind] ?? r.kind} / ${r.mechanism}`,
       paramsInWords(r),
-      r.notion,
+      notionName(r.notion),
       up(r.chargeExact),
       String(r.ledgerSeq),
       decisionsText(r)
@@ -385,7 +400,8 @@ function releasesSection(d: ReportData): Html {
     }
     return row
   })
-  const widths = officer ? [4, 10, 10, 12, 16, 9, 8, 5, 14, 8, 6] : [4, 10, 11, 12, 21, 9, 8, 5, 20]
+  // Each column holds its longest word (a header such as "Queries", a kind word such as "identification") at 6.6 pt.
+  const widths = officer ? [4, 10, 10, 12, 14, 9, 8, 5, 13, 8, 8] : [4, 10, 11, 12, 21, 9, 8, 5, 20]
   parts.push(dataTable(headers, rows, { small: true, widths }))
   return joinHtml(parts)
 }
@@ -415,7 +431,7 @@ function denialsSection(d: ReportData): Html {
         x.actor,
         x.datasetName === null ? '' : `${x.datasetName} (${x.datasetId})`,
         x.queryId === null ? '' : `${x.queryName ?? ''} (#${x.queryId})`,
-        x.notion ?? '',
+        notionName(x.notion),
         x.requestedExact === null ? '' : up(x.requestedExact),
         x.remainingExact === null ? 'no budget' : down(x.remainingExact),
         x.budgetExact === null ? 'none' : up(x.budgetExact)
@@ -620,7 +636,7 @@ function ledgerSection(d: ReportData): Html {
       markup`<td>${timeCell(x.at)}</td>`,
       markup`<td>${x.kind}</td>`,
       markup`<td>${x.datasetName}</td>`,
-      markup`<td>${x.notion ?? (x.kind === 'budget' ? 'every notion' : '')}</td>`,
+      markup`<td>${x.notion === null ? (x.kind === 'budget' ? 'every notion' : '') : notionName(x.notion)}</td>`,
       markup`<td class="num">${up(x.amountExact)}</td>`,
       markup`<td class="num">${x.cellCount}</td>`,
       markup`<td class="num">${x.releaseId === null ? '' : x.releaseId}</td>`,
@@ -656,9 +672,9 @@ function verificationSection(d: ReportData, v: ReportVerification): Html {
     markup`<h4>How to check this report</h4>`,
     markup`<ol>`,
     markup`<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${d.ledgerHead.hash}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
-    markup`<li>This document shows the report's data (epsilons rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${args}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
+    markup`<li>This document shows the report's data (ε values rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${args}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
     markup`<li>Each CSV table likewise: <code>npx quiet-alarm report --db WORKSPACE --format csv --table releases --out releases.csv ${args}${officerArg}</code>, then <code>sha256sum releases.csv</code> must equal the releases row above (tables: ledger, releases, denials, experiments).</li>`,
-    markup`<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget): each printed epsilon is the exported one at 6 significant digits, rounded up (down for what remains).</li>`,
+    markup`<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget): each printed ε is the exported one at 6 significant digits, rounded up (down for what remains).</li>`,
     markup`</ol>`,
     d.edition === 'officer'
       ? markup`<p class="muted">Officer edition: exporting it again records new unlock events, after the end of the period, so its data and hash stay the same.</p>`

@@ -1,4 +1,5 @@
 import { useWho } from '../api/who'
+import { formatDate } from '../format'
 
 const ROLE_WORDS = { custodian: 'custodian', officer: 'privacy officer', analyst: 'analyst' } as const
 
@@ -6,7 +7,6 @@ const ROLE_WORDS = { custodian: 'custodian', officer: 'privacy officer', analyst
 export function SignedInAs() {
   const who = useWho()
   if (who.kind === 'workbench') return null
-  const until = who.expiresAt ? new Date(who.expiresAt) : null
   return (
     <section className="signed-in" aria-label="Account" data-testid="signed-in">
       <p>
@@ -14,7 +14,7 @@ export function SignedInAs() {
         <br />
         <span className="hint" data-testid="signed-in-role">
           {who.roles.map((r) => ROLE_WORDS[r]).join(', ')}
-          {until && !Number.isNaN(until.getTime()) ? ` · until ${until.toLocaleString()}` : ''}
+          {who.expiresAt ? ` · until ${formatDate(who.expiresAt)}` : ''}
         </span>
       </p>
       {who.signOut && (

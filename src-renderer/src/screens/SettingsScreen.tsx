@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react'
 import { useClient, useJob, useQuery } from '../api/hooks'
 import { ProgressBar } from '../components/ProgressBar'
+import { formatDate } from '../format'
 import type { SelfCheckResult } from '../../../src-main/contract'
 import type { ScreenProps } from '.'
 
@@ -139,7 +140,7 @@ export function SettingsScreen(_props: ScreenProps) {
           <p className={result.passed ? 'ok' : 'error'} data-testid="self-check-result">
             {result.passed ? 'Passed' : 'Failed'}: KS distance {result.ksDistance.toFixed(5)} vs critical {result.ksCritical.toFixed(5)} over{' '}
             {result.samples.toLocaleString('en-US')} samples on {result.workersUsed} {result.workersUsed === 1 ? 'worker' : 'workers'} (
-            {new Date(result.at).toLocaleString()}).
+            {formatDate(result.at)}).
           </p>
         )}
       </section>

@@ -13,6 +13,7 @@ import { listReleases } from '../../../src-main/services/releases/release-servic
 import { ExperimentRepository } from '../../../src-main/services/experiments/repository'
 import { exPostText } from '../../../src-main/services/reports/report-html'
 import { formatCharge as up, formatRemaining as down } from '../../../src-main/contract/format-epsilon'
+import { notionName } from '../../../src-main/contract/notion-names'
 import { tempWorkspace } from '../helpers'
 import { FORMULA_NAME, populateWorkspace, settleReleases, storeExperiment, type Workspace } from './fixtures'
 import { canonical, cli, parseCsv, pdfPages, pdfText, renderPages, section, sha256, unquote } from './helpers'
@@ -36,6 +37,17 @@ let analystPdf: string
 let officerPdf: string
 let analystText: string
 let officerText: string
+
+/** The text of an HTML element's content (the report template escapes &, <, >, " and '). */
+function decodeHtml(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .trim()
+}
 
 function withStore<T>(f: (s: Store) => T): T {
   const s = openStore(ws.db)
@@ -161,8 +173,9 @@ describe('PDF report', () => {
           expect(part).toContain(`budget per ${per} of ${up(d.budgetPerUnitExact)}; remaining ${down(d.remainingPerUnitExact)}.`)
         for (const a of d.accounts) {
           // Whole history in the period: spent in period = spent in total = the ledger's spend.
-          const row = `${a.label} ${a.budgetExact === null ? 'none set' : up(a.budgetExact)} ${up(a.spentExact)} ${up(a.spentExact)} ${a.remainingExact === null ? '—' : down(a.remainingExact)} ${a.releases}`
-          expect(part, `${d.datasetName}: ${a.label}`).toContain(row)
+          // The notion by its name, ε written as ε (never its id or "eps").
+          const row = `${notionName(a.notion)} ${a.budgetExact === null ? 'none set' : up(a.budgetExact)} ${up(a.spentExact)} ${up(a.spentExact)} ${a.remainingExact === null ? '—' : down(a.remainingExact)} ${a.releases}`
+          expect(part, `${d.datasetName}: ${a.notion}`).toContain(row)
           for (const c of a.cells.filter((c) => c.key !== '{}')) expect(part).toContain(`${c.label} ${up(c.totalExact)} ${up(c.totalExact)}`)
         }
       })
@@ -263,6 +276,46 @@ describe('PDF report', () => {
     expect(analystText).toContain(`entry ${head.entries}`)
     expect(analystText).toContain(head.headHash)
     expect(analystText).toContain(`Ledger verified: ${head.entries} entries, hash chain intact`)
+  })
+
+  it('breaks no word across lines: every word of every table, headers and release kinds included, appears whole', async () => {
+    const html = join(ws.dir, 'analyst.html')
+    await ok(['report', '--db', ws.db, '--format', 'html', '--out', html, '--to', to])
+    const doc = readFileSync(html, 'utf8')
+    // Words: split at spaces and after hyphens (a line may end after "anomaly-"); a word cut inside ("mechanis" over "m",
+    // "identificatio" over "n") is then missing from the PDF's words.
+    // Words longer than 20 characters (a hash, a name like =HYPERLINK("http://x","y")) may be cut where no column holds them.
+    const words = (t: string) => t.split(/\s+|(?<=-)(?=\S)/).filter((w) => w.length > 1 && w.length <= 20)
+    const counts = (ws: string[]) => ws.reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map<string, number>())
+    const tables = [...doc.matchAll(/<table class="data[^"]*"[^>]*>([\s\S]*?)<\/table>/g)].map((m) => decodeHtml(m[1].replace(/<[^>]+>/g, ' ')))
+    const headers = [...doc.matchAll(/<th[^>]*>([^<]*)<\/th>/g)].map((m) => decodeHtml(m[1]))
+    expect(headers).toContain('Kind / mechanism')
+    const inTables = counts(tables.flatMap(words))
+    expect(inTables.get('identification')).toBeGreaterThan(0)
+    const inPdf = counts(words(analystText))
+    for (const [w, n] of inTables) expect(inPdf.get(w) ?? 0, `"${w}" whole in the PDF (${n} times in its tables)`).toBeGreaterThanOrEqual(n)
+    // The officer edition: every header word, its own columns included.
+    const officerWords = counts(words(officerText))
+    for (const w of [...headers.flatMap(words), 'Ex-', 'post', '(sealed)', 'Queries'])
+      expect(officerWords.get(w) ?? 0, `header word "${w}"`).toBeGreaterThan(0)
+  })
+
+  it('draws every spend chart whole: the caption ends as written, and the budget is marked where one holds', () => {
+    const summary = withStore((s) => ledgerSummary(s.db, { cellLimit: 1000 }))
+    for (const text of [analystText, officerText]) {
+      const part = section(text, '1. Summary', '2. Releases').replace(/\s+/g, ' ')
+      for (const d of summary.datasets) {
+        const per = d.unitKind === 'person' ? 'person' : 'row'
+        // The caption wraps over lines: its words are all there, up to its last ("... against its budget").
+        expect(part).toContain(`Spend per privacy notion up to the end of the period (they add up to the spend per ${per}), against its budget`)
+        if (d.budgetPerUnitSource !== 'none') expect(part).toContain(`budget (own, else per ${per}: ${up(d.budgetPerUnitExact)})`)
+      }
+      // Every dataset here has a budget per unit, so every per-cell chart marks it, and its legend says so ("spent budget").
+      expect(summary.datasets.every((d) => d.budgetPerUnitSource !== 'none')).toBe(true)
+      const cellCharts = part.split('Spend per partition cell (').slice(1)
+      expect(cellCharts.length).toBeGreaterThan(0)
+      for (const c of cellCharts) expect(c.slice(0, c.indexOf('Cell Spent in period'))).toMatch(/ spent budget /)
+    }
   })
 
   it('renders its first pages to PNG (test artifact)', () => {

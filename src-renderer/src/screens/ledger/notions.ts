@@ -8,14 +8,5 @@ export const NOTION_OPTIONS: Array<{ value: PrivacyNotion; label: string }> = [
   { value: 'anomaly-restricted-dp', label: 'anomaly-restricted DP (anomaly search)' }
 ]
 
-/** A notion's plain name where it is shown next to figures (not its internal id). */
-export const NOTION_NAME: Record<PrivacyNotion, string> = {
-  'predicate-wise-dp': 'predicate-wise DP',
-  'eps-dp': 'ε-DP',
-  'eps-k-sensitive': '(ε,k)-sensitive privacy',
-  'anomaly-restricted-dp': 'anomaly-restricted DP'
-}
-
-export function notionName(n: PrivacyNotion | null | undefined): string {
-  return n ? (NOTION_NAME[n] ?? n) : ''
-}
+/** A notion's plain name where it is shown next to figures (not its internal id): the app and the report say the same. */
+export { NOTION_NAME, notionName } from '../../../../src-main/contract/notion-names'
