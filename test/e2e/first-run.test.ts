@@ -248,6 +248,15 @@ for (const v of VIEWPORTS) {
       // The report (analyst edition): preview, export, download.
       const panel = await reports.preview(page)
       expect(await panel.innerText()).toMatch(/analyst edition · \d+ ledger entries, 1 releases/)
+      // The hash is explained in a sentence (no command line on the screen), and one button keeps the period for later.
+      const hash = await page.getByTestId('report-hash').innerText()
+      expect(hash).toMatch(
+        /^Data SHA-256 [0-9a-f]{64}\. The same scope, period and edition give the same data hash \(this period ends \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d UTC\S*, when you asked for the preview\)\./
+      )
+      expect(await panel.innerText()).not.toMatch(/--to|--edition|reproduce with/)
+      expect(await reports.keepPeriod(page)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(await page.getByTestId('report-preview-stale').count()).toBe(0)
+      expect(await page.getByTestId('report-hash').innerText()).toMatch(/give the same data hash\.$/)
       const file = await reports.exportAndDownload(page, { format: 'csv' })
       expect(file.fileName).toMatch(/\.csv$/)
       expect(readFileSync(file.path, 'utf8')).toMatch(/charge/)

@@ -179,8 +179,24 @@ export function ReportsScreen(_props: ScreenProps) {
             {preview.data.totals.denials} denials, {preview.data.totals.experiments} experiments (simulations).
           </p>
           <p className={preview.verification.ledgerVerify.ok ? 'ok' : 'error'}>{preview.verification.ledgerVerify.message}</p>
-          <p className="hint">
-            Data SHA-256 <code>{preview.verification.dataSha256}</code> · reproduce with <code>{preview.verification.reproduceArgs}</code>
+          <p className="hint" data-testid="report-hash">
+            Data SHA-256 <code>{preview.verification.dataSha256}</code>. The same scope, period and edition give the same data hash
+            {s.to.trim() === '' ? (
+              <>
+                {' '}
+                (this period ends {formatDate(preview.data.period.to)}, when you asked for the preview).{' '}
+                <button
+                  type="button"
+                  className="button-link"
+                  onClick={() => dispatch({ type: 'keepPeriod', registeredOfficers: officers.names })}
+                  data-testid="report-keep-period"
+                >
+                  Keep this period in the form
+                </button>
+              </>
+            ) : (
+              '.'
+            )}
           </p>
           <iframe className="report-frame" title="Report preview" sandbox="" srcDoc={preview.html} />
           <div className="row">

@@ -29,6 +29,12 @@ export const reports = {
     await row.getByLabel('Passphrase').fill(o.passphrase)
   },
 
+  /** "Keep this period in the form" under the preview: returns the end of period it wrote into the To field. */
+  async keepPeriod(page: Page): Promise<string> {
+    await page.getByTestId('report-keep-period').click()
+    return page.getByLabel('To (optional, exclusive)').inputValue()
+  },
+
   /** Export the previewed report (officer edition: the passphrase again) and download it; returns the file's name and bytes. */
   async exportAndDownload(page: Page, opts: { format?: 'pdf' | 'csv' | 'json' | 'html'; passphrase?: string } = {}) {
     await page.getByTestId('report-format').selectOption(opts.format ?? 'pdf')

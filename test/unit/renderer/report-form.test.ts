@@ -70,4 +70,19 @@ describe('report form', () => {
     expect(r.samePreview).toBe(false)
     expect(r.exportRequest).not.toHaveProperty('to')
   })
+
+  it('"Keep this period" writes the preview\'s exact period into the form: the same settings ask for the same data later', () => {
+    const previewed = { data: { period: { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T03:04:05.000Z' } } } as unknown as ReportPreview
+    let f = reportFormReducer(initialReportForm, { type: 'settings', patch: { from: '2026-01-01' } })
+    f = reportFormReducer(f, { type: 'previewed', preview: previewed, key: previewKey(f, []) })
+    f = reportFormReducer(f, { type: 'keepPeriod', registeredOfficers: [] })
+    expect(f.settings).toMatchObject({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T03:04:05.000Z' })
+    // The preview on screen is still the report of these settings, and a later preview or export asks for that period.
+    const r = resolveReportForm(f, [])
+    expect(r.samePreview).toBe(true)
+    expect(r.previewRequest).toEqual({ edition: 'analyst', from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T03:04:05.000Z' })
+    expect(r.exportRequest).toMatchObject({ to: '2026-01-02T03:04:05.000Z' })
+    // Without a preview there is no period to keep.
+    expect(reportFormReducer(initialReportForm, { type: 'keepPeriod', registeredOfficers: [] })).toBe(initialReportForm)
+  })
 })

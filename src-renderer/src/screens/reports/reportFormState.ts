@@ -37,6 +37,8 @@ export type ReportFormAction =
   | { type: 'saved'; text: string | null }
   /** After an officer act (preview or export), the passphrase is forgotten whatever the outcome. */
   | { type: 'forgetPassphrase' }
+  /** The preview's own period written into the form (its exact end: the same settings give the same data and hash later). */
+  | { type: 'keepPeriod'; registeredOfficers: readonly string[] }
 
 export const initialReportForm: ReportForm = {
   settings: {
@@ -69,6 +71,14 @@ export function reportFormReducer(form: ReportForm, a: ReportFormAction): Report
       return { ...form, saved: a.text }
     case 'forgetPassphrase':
       return { ...form, settings: { ...form.settings, passphrase: '' } }
+    case 'keepPeriod': {
+      if (!form.preview) return form
+      const { from, to } = form.preview.data.period
+      const kept: ReportForm = { ...form, settings: { ...form.settings, from: from ?? '', to } }
+      // Still the preview on screen when it was before: it is the report of exactly these settings.
+      const same = form.previewedWith === previewKey(form, a.registeredOfficers)
+      return same ? { ...kept, previewedWith: previewKey(kept, a.registeredOfficers) } : kept
+    }
   }
 }
 
