@@ -5,6 +5,7 @@ import { ChartView, PALETTE, type ChartKind } from '../../components/Chart'
 import { SelectField } from '../../components/Fields'
 import { metricChart, sweepsOf, X_WORKLOAD, type MetricChart, type SweepView } from './chartData'
 import { axisTitle, metricTitle, metricUnit, POINT_STYLES, seriesPoints, xScaleKind } from './chartLook'
+import { referenceLineDataset, SWEEP_LEGEND_LABELS } from './referenceLineDefinition'
 
 const DASHES = [[], [6, 4], [2, 3], [10, 3, 2, 3]]
 
@@ -34,18 +35,12 @@ function toChartData(mc: MetricChart, numericX: boolean, betaLine: number | null
     betaLine === null || !numericX
       ? []
       : [
-          {
-            label: `beta = ${betaLine} (the promised bound)`,
-            data: [
-              { x: Math.min(...mc.labels.map(Number)), y: betaLine },
-              { x: Math.max(...mc.labels.map(Number)), y: betaLine }
-            ],
-            borderColor: '#b42318',
-            backgroundColor: '#b42318',
-            borderDash: [4, 4],
-            borderWidth: 1.5,
-            pointRadius: 0
-          }
+          referenceLineDataset(
+            `beta = ${betaLine} (the promised bound)`,
+            { from: Math.min(...mc.labels.map(Number)), to: Math.max(...mc.labels.map(Number)) },
+            betaLine,
+            '#b42318'
+          )
         ]
   return (numericX ? { datasets: [...lines, ...beta] } : { labels: mc.labels, datasets: lines }) as ChartData<ChartKind>
 }
@@ -146,7 +141,7 @@ function MetricPanel(props: {
   const title = metricTitle(props.metric.name)
   const options: ChartOptions<ChartKind> = {
     plugins: {
-      legend: { position: 'bottom', labels: { usePointStyle: true, boxWidth: 18, font: { size: 11 } } },
+      legend: { position: 'bottom', labels: SWEEP_LEGEND_LABELS },
       tooltip: { mode: 'index', intersect: false }
     },
     scales: {

@@ -5,7 +5,8 @@ import { ChartView, type ChartKind } from '../../components/Chart'
 import { SelectField } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { notionName } from './notions'
-import { budgetLineDataset } from './budgetLineDefinition'
+import { budgetLineDataset, CELL_LEGEND_LABELS } from './budgetLineDefinition'
+import { tickLabelLines } from './tickLabelDefinition'
 
 const SPENT = '#0f6e6e'
 const BUDGET = '#b42318'
@@ -104,7 +105,7 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
       ({
         labels: cells.map((c) => (c.key === '{}' ? 'whole dataset' : c.label)),
         datasets: [
-          { type: 'bar', label: 'spent by a record of this cell (ε)', data: cells.map((c) => c.total), backgroundColor: SPENT },
+          { type: 'bar', label: 'spent by a record of this cell (ε)', data: cells.map((c) => c.total), backgroundColor: SPENT, pointStyle: 'rect' },
           ...(limit != null ? [budgetLineDataset(cells.length, limit, BUDGET)] : [])
         ]
       }) as ChartData<ChartKind>,
@@ -114,10 +115,22 @@ export function SpendCharts(props: { ledger: DatasetLedger; notionsNote: string 
     plugins: { legend: { position: 'bottom' } },
     scales: { y: { beginAtZero: true, title: { display: true, text: 'ε' } } }
   }
+  // Cell labels as short lines under their bars (never rotated over each other); the tooltip shows a label whole.
   const cellOptions: ChartOptions<ChartKind> = {
     indexAxis: 'x',
-    plugins: { legend: { position: 'bottom' } },
-    scales: { y: { beginAtZero: true, title: { display: true, text: 'ε' } }, x: { ticks: { autoSkip: true, maxRotation: 45 } } }
+    plugins: { legend: { position: 'bottom', labels: CELL_LEGEND_LABELS } },
+    scales: {
+      y: { beginAtZero: true, title: { display: true, text: 'ε' } },
+      x: {
+        ticks: {
+          autoSkip: true,
+          maxRotation: 0,
+          callback(value) {
+            return tickLabelLines(this.getLabelForValue(Number(value)))
+          }
+        }
+      }
+    }
   }
   return (
     <div className="two-col">
