@@ -8,9 +8,12 @@ export interface JobProgress {
   done: number
   total: number
   unit: string
-  /** Units per second since the job started (absent in the service: a rate would date the event finer than its cadence). */
+  /**
+   * Units per second that the time left stands for (units left / seconds left: the two always agree); absent while the
+   * time left is unknown, and in the service (a rate would date the event finer than its cadence).
+   */
   rate?: number
-  /** Seconds left at the current rate, or null when unknown (from the bytes when `detail` is given). */
+  /** Seconds left (rounded as shown), or null when unknown (from the bytes when `detail` is given). */
   etaSeconds: number | null
   /** Byte-level progress of jobs that read a file (imports): the unit total may be an estimate, the bytes are exact. */
   detail?: JobProgressDetail

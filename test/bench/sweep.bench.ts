@@ -102,8 +102,8 @@ async function runOnce(workers: number): Promise<{ figures: RunFigures; cells: C
     const off = services.events.on((name, p) => {
       if (name !== 'job/progress' || Date.now() - lastLine < 10_000) return
       lastLine = Date.now()
-      const q = p as { done: number; total: number; rate: number; etaSeconds: number | null }
-      process.stderr.write(`  ${workers}w: ${q.done}/${q.total} trials, ${q.rate.toFixed(0)}/s, ETA ${q.etaSeconds?.toFixed(0) ?? '?'} s\n`)
+      const q = p as { done: number; total: number; rate?: number; etaSeconds: number | null }
+      process.stderr.write(`  ${workers}w: ${q.done}/${q.total} trials, ${q.rate?.toFixed(0) ?? '?'}/s, ETA ${q.etaSeconds?.toFixed(0) ?? '?'} s\n`)
     })
     const info = await services.context.jobs.settled(jobId)
     const seconds = (performance.now() - t0) / 1000

@@ -129,7 +129,7 @@ export const sweepCommand: CliCommand = {
           last = now
           const done = (countDone.get(experimentId) as { n: number }).n
           const eta = p.etaSeconds === null ? '?' : `${Math.ceil(p.etaSeconds)} s`
-          ctx.progress(`sweep: ${done}/${cellsTotal} cells, ${fmt(p.rate ?? 0, 3)} trials/s, ETA ${eta}`)
+          ctx.progress(`sweep: ${done}/${cellsTotal} cells, ${p.rate === undefined ? '?' : fmt(p.rate, 3)} trials/s, ETA ${eta}`)
         })
       )
       const info = await services.context.jobs.settled(jobId)

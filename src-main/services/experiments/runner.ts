@@ -133,6 +133,13 @@ export async function runExperiment(
   let computed = 0
   let failed = 0
   let trialsComputed = 0
+  // Progress counts trials as the cells are counted ("84 of 564 cells done" beside "8,400 of 56,400 trials" at least):
+  // every cell has spec.trials trials, the cells stored before this run are done, and a cell computed once for several
+  // equal cells counts for each of them when it is stored.
+  const trialsOfCells = (cells: number) => cells * spec.trials
+  const trialsBefore = trialsOfCells(input.cellsTotal - input.missing.length)
+  let trialsOfCopies = 0
+  const shownTrials = (computedHere: number) => trialsBefore + Math.floor(computedHere) + trialsOfCopies
   // Finished cells are written a few times a second in one transaction (not one commit per cell), so the service's
   // event loop never waits on many small commits or a WAL checkpoint per cell.
   let pending: CellOutcome[] = []
@@ -154,6 +161,7 @@ export async function runExperiment(
     else if (g.error === null) g.error = reason(outcome.failure)
     g.remaining--
     if (g.remaining > 0) return
+    trialsOfCopies += trialsOfCells(g.cellCount - 1)
     if (g.error !== null) {
       store({ key: g.key, status: 'failed', error: `This cell failed: ${g.error}; resume the experiment to retry it.` })
       failed += g.cellCount
@@ -166,17 +174,18 @@ export async function runExperiment(
     }
   }
 
-  jc.progress(0, live.trialsTotal)
+  const trialsShownTotal = trialsOfCells(input.cellsTotal)
+  jc.progress(shownTrials(0), trialsShownTotal, undefined, { workDone: 0, workTotal: batches.reduce((a, b) => a + (b.cost ?? b.units), 0) })
   try {
     await pool.run(batches, {
       signal: jc.signal,
       failFast: false,
       onBatchDone,
-      onProgress: (done, total, work) => {
+      onProgress: (done, _total, work) => {
         // Workers may report a share of a trial (progress inside a long search run): whole trials are shown, the
         // estimated work (time left) keeps the share.
         live.trialsDone = Math.floor(done)
-        jc.progress(Math.floor(done), total, undefined, { workDone: work.done, workTotal: work.total })
+        jc.progress(shownTrials(done), trialsShownTotal, undefined, { workDone: work.done, workTotal: work.total })
       }
     })
   } catch (e) {

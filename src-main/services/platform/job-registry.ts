@@ -1,5 +1,5 @@
 /**
- * Long-running jobs: each gets an id, an AbortController, throttled progress events (with rate and ETA) and a final
+ * Long-running jobs: each gets an id, an AbortController, throttled progress events (time left, and the rate it stands for) and a final
  * state event. Jobs never throw into the caller: their failure is recorded as one sentence.
  *
  * In the service (`cadenceMs` set) nothing a job shows is dated finer than the cadence: no rates (units or bytes per
@@ -10,7 +10,7 @@ import type { JobInfo, JobProgress, JobProgressDetail } from '../../contract'
 import { CancelledError, isUserError } from './errors'
 import { callingAccount } from './caller'
 import type { EventHub } from './events'
-import { TimeLeftEstimator, roundedTimeLeft } from './time-left'
+import { TimeLeftEstimator, rateForTimeLeft, roundedTimeLeft } from './time-left'
 import { coarseTimes, shownTime } from './shown-time'
 
 /** Byte-level progress a job may add to its unit counts (imports: bytes of the file read so far). */
@@ -176,7 +176,6 @@ export class JobRegistry {
 
   private progress(entry: Entry, done: number, total: number, force = false, bytes?: ProgressBytes, work?: ProgressWork): void {
     const now = Date.now()
-    const elapsed = Math.max(1e-3, (now - entry.startedMs) / 1000)
     const rates = this.cadenceMs === null
     let workDone = done
     let workTotal = total
@@ -184,7 +183,7 @@ export class JobRegistry {
     if (bytes && Number.isFinite(bytes.bytesDone) && Number.isFinite(bytes.bytesTotal)) {
       const bytesDone = Math.max(0, bytes.bytesDone)
       const bytesTotal = Math.max(bytesDone, bytes.bytesTotal)
-      detail = rates ? { bytesDone, bytesTotal, bytesPerSecond: bytesDone / elapsed } : { bytesDone, bytesTotal }
+      detail = { bytesDone, bytesTotal }
       // The bytes are exact where the unit total may be an estimate: time left follows them.
       workDone = bytesDone
       workTotal = bytesTotal
@@ -194,13 +193,19 @@ export class JobRegistry {
     }
     const left = entry.timeLeft.update(now, workDone, workTotal)
     const etaSeconds = left === null ? null : roundedTimeLeft(left)
+    // Rates shown beside the time left are the ones it stands for (what is left / time left): they always agree.
+    const rate = rates ? rateForTimeLeft(left, total - done) : undefined
+    if (rates && detail) {
+      const elapsed = Math.max(1e-3, (now - entry.startedMs) / 1000)
+      detail.bytesPerSecond = rateForTimeLeft(left, detail.bytesTotal - detail.bytesDone) ?? detail.bytesDone / elapsed
+    }
     const p: JobProgress = {
       jobId: entry.info.jobId,
       kind: entry.info.kind,
       done,
       total,
       unit: entry.unit,
-      ...(rates ? { rate: done / elapsed } : {}),
+      ...(rate === undefined ? {} : { rate }),
       etaSeconds,
       ...(detail ? { detail } : {})
     }

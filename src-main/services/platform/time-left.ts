@@ -57,3 +57,14 @@ export function roundedTimeLeft(seconds: number): number {
   const step = seconds < 60 ? 5 : seconds < 120 ? 10 : seconds < 3600 ? 60 : 300
   return Math.max(5, Math.round(seconds / step) * step)
 }
+
+/**
+ * The rate a progress line shows beside its time left, taken from the same estimate so that the two always agree: units
+ * left / seconds left, so "7,475 of 56,400 trials · R trials/s · about T left" has (56,400 - 7,475) / R = T up to the
+ * rounding of T. On a steady job it is the measured rate (done / elapsed); when the estimate expects the work left to go
+ * faster or slower per unit (cells of other costs), it is the rate that estimate stands for. Undefined while the time
+ * left is unknown, and once nothing is left.
+ */
+export function rateForTimeLeft(secondsLeft: number | null, unitsLeft: number): number | undefined {
+  return secondsLeft !== null && secondsLeft > 0 && unitsLeft > 0 ? unitsLeft / secondsLeft : undefined
+}

@@ -77,9 +77,21 @@ describe('experiments: cancel and resume', () => {
     expect(progress.length).toBeGreaterThan(0)
     expect(progress.every((p) => p.unit === 'trials' && p.total === 1200)).toBe(true)
 
+    // The resumed run's progress counts the cells stored before as done: its trials never fall below the cells done.
+    const resumedProgress: Array<{ p: JobProgress; cellsStored: number }> = []
+    const offResumed = services.events.on((name, p) => {
+      if (name === 'job/progress') resumedProgress.push({ p: p as JobProgress, cellsStored: doneCount(services, experimentId) })
+    })
     const resumed = await services.call('experiments/resume', { experimentId })
     const rinfo = await services.context.jobs.settled(resumed.jobId)
+    offResumed()
     expect(rinfo?.state).toBe('done')
+    expect(resumedProgress.length).toBeGreaterThan(0)
+    for (const { p, cellsStored } of resumedProgress) {
+      expect(p.total).toBe(1200)
+      expect(p.done).toBeGreaterThanOrEqual(Math.max(stored, cellsStored) * 20)
+    }
+    expect(resumedProgress[resumedProgress.length - 1].p.done).toBe(1200)
     const r = rinfo!.result as SweepJobResult
     expect(r.cellsSkipped).toBe(stored)
     expect(r.cellsComputed).toBe(60 - stored)
@@ -109,6 +121,38 @@ describe('experiments: cancel and resume', () => {
     const again = await services.call('experiments/resume', { experimentId })
     const ainfo = await services.context.jobs.settled(again.jobId)
     expect((ainfo!.result as SweepJobResult).cellsComputed).toBe(0)
+  })
+})
+
+describe('experiments: progress counts trials as the cells are counted', () => {
+  it('a cell computed once for several equal cells counts its trials for each of them', async () => {
+    const dir = tempWorkspace('qa-exp-counts-')
+    try {
+      // TSLM does not use m: four cells, two of them computed (each stands for two equal cells).
+      const spec = thresholdSpec(writeThresholdWorkload(dir.dir), { mechanisms: ['tslm'], grid: { alpha: [1, 3], m: [4, 8] }, trials: 24 })
+      const seen: Array<{ p: JobProgress; cellsStored: number }> = []
+      let id = ''
+      const off = services.events.on((name, p) => {
+        if (name === 'job/progress' && id !== '') seen.push({ p: p as JobProgress, cellsStored: doneCount(services, id) })
+      })
+      const started = await services.call('experiments/start', { spec })
+      id = started.experimentId
+      const info = await services.context.jobs.settled(started.jobId)
+      off()
+      expect(info?.state).toBe('done')
+      const detail = await services.call('experiments/get', { experimentId: id })
+      expect(detail.cellsTotal).toBe(4)
+      expect(detail.cellsDone).toBe(4)
+      expect((info!.result as SweepJobResult).cellsComputed).toBe(2)
+      // "4 of 4 cells done" beside "96 of 96 trials", and never fewer trials than the stored cells hold.
+      expect(info!.progress).toMatchObject({ done: 96, total: 96, unit: 'trials' })
+      for (const { p, cellsStored } of seen) {
+        expect(p.total).toBe(96)
+        expect(p.done).toBeGreaterThanOrEqual(cellsStored * 24)
+      }
+    } finally {
+      dir.cleanup()
+    }
   })
 })
 

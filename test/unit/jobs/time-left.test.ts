@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { TimeLeftEstimator, roundedTimeLeft } from '../../../src-main/services/platform/time-left'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { JobProgress } from '../../../src-main/contract'
+import { EventHub } from '../../../src-main/services/platform/events'
+import { type JobContext, JobRegistry } from '../../../src-main/services/platform/job-registry'
+import { TimeLeftEstimator, rateForTimeLeft, roundedTimeLeft } from '../../../src-main/services/platform/time-left'
 import { searchTrialCost } from '../../../src-main/services/experiments/engines/search'
 import { loadNabPreset } from '../../../src-main/cli/commands/search'
 
@@ -154,5 +157,86 @@ describe('time left (shared estimator)', () => {
     expect(est.update(4000, 50, 100)).toBeCloseTo(4, 6)
     expect(est.update(9000, 100, 100)).toBe(0)
     expect([0, 2, 43, 67, 94, 151, 1234, 5000].map(roundedTimeLeft)).toEqual([0, 5, 45, 70, 90, 180, 1260, 5100])
+  })
+})
+
+/** Half the rounding step of a shown time left ("about 45 s" stands for 42.5-47.5 s). */
+const halfStep = (shown: number) => (shown < 60 ? 5 : shown < 120 ? 10 : shown < 3600 ? 60 : 300) / 2
+
+/** A sweep that slows down, as the walk saw: 2,000 trials/s for its first 3 s, then 1,000 trials/s (costlier cells). */
+const slowingDone = (t: number) => (t <= 3 ? 2000 * t : 6000 + 1000 * (t - 3))
+
+describe('the rate shown beside the time left (one pace)', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('agrees with the time left and what is left, also while the job slows down', () => {
+    const est = new TimeLeftEstimator(0)
+    const total = 54_600
+    let checked = 0
+    for (let t = 0.15; t < 20; t += 0.15) {
+      const done = Math.floor(slowingDone(t))
+      const left = est.update(t * 1000, done, total)
+      const rate = rateForTimeLeft(left, total - done)
+      if (left === null) {
+        expect(rate).toBeUndefined()
+        continue
+      }
+      // What a reader works out from the line "done of total · rate/s · about T left": (total - done) / rate = T.
+      const implied = (total - done) / Math.round(rate!)
+      expect(Math.abs(implied - left)).toBeLessThan(0.01 * left + 1e-6)
+      expect(Math.abs(implied - roundedTimeLeft(left))).toBeLessThanOrEqual(halfStep(roundedTimeLeft(left)) + 0.01 * left)
+      checked++
+    }
+    expect(checked).toBeGreaterThan(100)
+  })
+
+  it('is the measured rate (done / elapsed) on a steady job', () => {
+    const est = new TimeLeftEstimator(0)
+    const total = 100_000
+    let rate: number | undefined
+    for (let t = 0.15; t < 30; t += 0.15) rate = rateForTimeLeft(est.update(t * 1000, Math.floor(1500 * t), total), total - Math.floor(1500 * t))
+    expect(rate).toBeGreaterThan(1500 * 0.99)
+    expect(rate).toBeLessThan(1500 * 1.01)
+  })
+
+  it('says no rate while the time left is unknown, nor once nothing is left', () => {
+    expect(rateForTimeLeft(null, 100)).toBeUndefined()
+    expect(rateForTimeLeft(0, 100)).toBeUndefined()
+    expect(rateForTimeLeft(10, 0)).toBeUndefined()
+    expect(rateForTimeLeft(10, 100)).toBe(10)
+  })
+
+  it("every progress event of a job says a rate and a time left that agree with its counts (the job registry's events)", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(0)
+    const hub = new EventHub()
+    const events: JobProgress[] = []
+    hub.on((name, p) => {
+      if (name === 'job/progress') events.push(p as JobProgress)
+    })
+    const jobs = new JobRegistry(hub)
+    const job: { ctx?: JobContext; finish?: () => void } = {}
+    const { jobId } = jobs.start('sweep', 'slowing sweep', 'trials', async (c) => {
+      job.ctx = c
+      await new Promise<void>((r) => (job.finish = r))
+    })
+    const total = 54_600
+    for (let t = 0.15; t < 20; t += 0.15) {
+      vi.setSystemTime(Math.round(t * 1000))
+      const done = Math.floor(slowingDone(t))
+      job.ctx!.progress(done, total, undefined, { workDone: done, workTotal: total })
+    }
+    job.finish!()
+    await jobs.settled(jobId)
+    const shown = events.filter((e) => e.rate !== undefined && e.etaSeconds !== null && e.done < e.total)
+    expect(shown.length).toBeGreaterThan(100)
+    for (const e of shown) {
+      const implied = (e.total - e.done) / Math.round(e.rate!)
+      expect(Math.abs(implied - e.etaSeconds!), `${e.done} of ${e.total} at ${e.rate} /s, about ${e.etaSeconds} s`).toBeLessThanOrEqual(
+        halfStep(e.etaSeconds!) + 0.01 * implied
+      )
+    }
   })
 })
