@@ -23,7 +23,7 @@ import { ReleaseFailedError, UserError } from '../platform/errors'
 import type { Principal } from '../../contract/accounts'
 import { LOCAL_PRINCIPAL } from '../platform/caller'
 import type { ReleaseView, Releases } from '../platform/handler-types'
-import { ANSWER_STEP_MS, INLINE_VIEW, NEUTRAL_FAILURE, failCharged } from './release-service'
+import { ANSWER_STEP_MS, NEUTRAL_FAILURE, failCharged } from './release-service'
 
 /** What the runner is started with. */
 export interface RunnerData {
@@ -99,7 +99,7 @@ export class ReleaseLane implements Releases {
     this.stepMs = options.cadenceMs ?? ANSWER_STEP_MS
     const flight = this.flight
     this.view = {
-      running: (db, id) => INLINE_VIEW.running(db, id) || (db === options.db && id > 0 && Atomics.load(flight, 0) === id),
+      running: (db, id) => db === options.db && id > 0 && Atomics.load(flight, 0) === id,
       hideUntilAnswerTime: options.cadenceMs !== null
     }
   }

@@ -30,7 +30,7 @@ import { openSealedCosts, storeSealedCosts } from '../trust/sealing'
 import { writeCheckpoint } from '../trust/checkpoints'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
-import type { ReleaseView } from '../platform/handler-types'
+import type { ReleaseView, Releases } from '../platform/handler-types'
 
 export type { ReleaseView }
 
@@ -72,12 +72,23 @@ function shownAnswerTime(createdAt: string, answeredAt: string): string {
  */
 export const NEUTRAL_FAILURE = 'the answer could not be computed from the data'
 
-/** Releases being answered inline by this thread right now (anything else left 'charged' was interrupted). */
-const inFlight = new Set<string>()
-const flightKey = (db: Db, id: number) => `${db.name}#${id}`
+/**
+ * The stored releases as they are: none known to be running (a charged one reads as interrupted) and nothing hidden.
+ * The view of a reader that runs no release beside its reads (the CLI); a services context has its own (`Releases.view`).
+ */
+export const STORED_VIEW: ReleaseView = { running: () => false, hideUntilAnswerTime: false }
 
-/** The view of a thread that runs releases inline (the CLI, tests): nothing hidden. */
-export const INLINE_VIEW: ReleaseView = { running: (db, id) => inFlight.has(flightKey(db, id)), hideUntilAnswerTime: false }
+/**
+ * Releases run inline on this thread (as the CLI runs them), for one services context: the releases in flight are this
+ * object's own, so another context on the same thread or the same workspace never sees them as running.
+ */
+export function inlineReleases(db: Db, hooks: Omit<RunHooks, 'inFlight'> = {}): Releases {
+  const inFlight = new Set<number>()
+  return {
+    run: async (req) => runRelease(db, req, { ...hooks, inFlight }),
+    view: { running: (d, id) => d === db && inFlight.has(id), hideUntilAnswerTime: false }
+  }
+}
 
 /** Who asks: in the service, the calling account (whatever the request says); in the workbench, the request's name. */
 function actorOf(req: ReleaseRequest): string {
@@ -216,17 +227,18 @@ export interface RunHooks {
   charging?: (releaseId: number) => void
   /** The step of the recorded answer time (default ANSWER_STEP_MS; the service's cadence there). */
   answerStepMs?: number
+  /** Holds the release's id from its charge until its answer or failure is stored (a context's `inlineReleases`). */
+  inFlight?: Set<number>
 }
 
 interface ChargedRelease {
   prepared: PreparedRelease
   releaseId: number
   chargedAt: string
-  key: string
 }
 
 /** Validate, price and charge (one transaction); the release is then in flight until its answer or failure is stored. */
-function chargeAndBegin(db: Db, req: ReleaseRequest, charging?: (releaseId: number) => void): ChargedRelease {
+function chargeAndBegin(db: Db, req: ReleaseRequest, hooks: RunHooks): ChargedRelease {
   const actor = actorOf(req)
   let prepared: PreparedRelease
   try {
@@ -235,11 +247,10 @@ function chargeAndBegin(db: Db, req: ReleaseRequest, charging?: (releaseId: numb
     recordRefusal(db, req, actor, e)
     throw e
   }
-  const { releaseId } = chargeRelease(db, prepared, actor, charging)
+  const { releaseId } = chargeRelease(db, prepared, actor, hooks.charging)
+  hooks.inFlight?.add(releaseId)
   const chargedAt = (db.prepare('SELECT created_at FROM releases WHERE id = ?').get(releaseId) as { created_at: string }).created_at
-  const key = flightKey(db, releaseId)
-  inFlight.add(key)
-  return { prepared, releaseId, chargedAt, key }
+  return { prepared, releaseId, chargedAt }
 }
 
 /**
@@ -276,7 +287,7 @@ export function failCharged(db: Db, releaseId: number, chargedAt: string, stepMs
  */
 export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): ReleaseRecord {
   const stepMs = hooks.answerStepMs ?? ANSWER_STEP_MS
-  const c = chargeAndBegin(db, req, hooks.charging)
+  const c = chargeAndBegin(db, req, hooks)
   try {
     hooks.afterCharge?.(c.releaseId)
     let result: ExecutionResult
@@ -287,9 +298,9 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
       throw failCharged(db, c.releaseId, c.chargedAt, stepMs)
     }
     storeAnswer(db, c.releaseId, c.chargedAt, result, stepMs)
-    return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(c.releaseId) as ReleaseRow, INLINE_VIEW)
+    return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(c.releaseId) as ReleaseRow, STORED_VIEW)
   } finally {
-    inFlight.delete(c.key)
+    hooks.inFlight?.delete(c.releaseId)
   }
 }
 
@@ -377,14 +388,14 @@ export interface ReleaseReading {
 }
 
 /** A release; another account's is "no release with id N" to an analyst narrowed to its own (`onlyAccount`). */
-export function getRelease(db: Db, releaseId: number, { onlyAccount = null, view = INLINE_VIEW }: ReleaseReading = {}): ReleaseRecord {
+export function getRelease(db: Db, releaseId: number, { onlyAccount = null, view = STORED_VIEW }: ReleaseReading = {}): ReleaseRecord {
   if (!Number.isInteger(releaseId)) throw new UserError('releaseId must be a whole number')
   const row = db.prepare(`${RELEASE_SELECT} WHERE r.id = @id AND ${OWNED}`).get({ id: releaseId, account: onlyAccount }) as ReleaseRow | undefined
   if (!row) throw new UserError(`There is no release with id ${releaseId}`, 'not-found')
   return toRecord(db, row, view)
 }
 
-export function listReleases(db: Db, datasetId?: number, { onlyAccount = null, view = INLINE_VIEW }: ReleaseReading = {}): ReleaseRecord[] {
+export function listReleases(db: Db, datasetId?: number, { onlyAccount = null, view = STORED_VIEW }: ReleaseReading = {}): ReleaseRecord[] {
   const rows = db
     .prepare(`${RELEASE_SELECT} WHERE (@dataset IS NULL OR r.dataset_id = @dataset) AND ${OWNED} ORDER BY r.id`)
     .all({ dataset: datasetId ?? null, account: onlyAccount }) as ReleaseRow[]

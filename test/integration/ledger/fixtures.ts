@@ -5,8 +5,8 @@
 import type Database from 'better-sqlite3'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
-import type { Releases, ServiceContext } from '../../../src-main/services/platform/handler-types'
-import { INLINE_VIEW, runRelease } from '../../../src-main/services/releases/release-service'
+import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
+import { inlineReleases } from '../../../src-main/services/releases/release-service'
 import { tempWorkspace } from '../helpers'
 import type { QueryDefinition } from '../../../src-main/contract/datasets'
 
@@ -57,8 +57,7 @@ export function openLedgerWorkspace(prefix: string): { ws: ReturnType<typeof tem
 
 /** A services context whose releases run inline on this thread (as the CLI runs them), for the handlers under test. */
 export function inlineContext(store: Store): ServiceContext {
-  const releases: Releases = { run: async (req) => runRelease(store.db, req), view: INLINE_VIEW }
-  return { store, releases, deployment: 'workbench', cadenceMs: null } as unknown as ServiceContext
+  return { store, releases: inlineReleases(store.db), deployment: 'workbench', cadenceMs: null } as unknown as ServiceContext
 }
 
 /** Close the store (a test may have closed it already) and remove the workspace (each test file's afterEach). */

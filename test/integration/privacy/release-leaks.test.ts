@@ -13,7 +13,7 @@ import { declarePublic } from '../../../src-main/services/datasets/declare-publi
 import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import {
-  INLINE_VIEW,
+  STORED_VIEW,
   NEUTRAL_FAILURE,
   getRelease,
   listReleases,
@@ -352,7 +352,7 @@ describe('finding 3: the free preview and error messages read the data', () => {
     expect(message).toBe(`Release ${id} was charged but not answered (${NEUTRAL_FAILURE}); the charge stays in the ledger`)
     // Where answers are hidden until their recorded time (the service), the failure shows as still running until then,
     // as an answer would; the workbench shows it at once.
-    const serviceView = { ...INLINE_VIEW, hideUntilAnswerTime: true }
+    const serviceView = { ...STORED_VIEW, hideUntilAnswerTime: true }
     const at = w.store.db.prepare('SELECT answered_at FROM releases WHERE id = ?').pluck().get(id) as string
     if (Date.parse(at) > Date.now()) expect(getRelease(w.store.db, id, { view: serviceView }).statusText).toBe('charged, answer being computed')
     expect(getRelease(w.store.db, id).statusText).toBe(`charged, no answer: failed (${NEUTRAL_FAILURE})`)
