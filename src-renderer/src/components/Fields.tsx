@@ -1,6 +1,8 @@
 /** Labelled form controls: every control has a visible label, and an optional hint under it. */
 import { useId, type ReactNode } from 'react'
 
+export { parseNumber } from './numberText'
+
 export function TextField(props: {
   label: string
   value: string
@@ -106,12 +108,6 @@ export function SelectField<T extends string>(props: {
   )
 }
 
-export function parseNumber(text: string): number | null {
-  const t = text.trim()
-  if (t === '') return null
-  const n = Number(t)
-  return Number.isFinite(n) ? n : null
-}
 
 /** "1, 10, 20" -> numbers (or the raw words for switches such as "none"). */
 export function parseList(text: string): Array<number | string> {

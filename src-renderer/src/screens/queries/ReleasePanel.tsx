@@ -1,18 +1,14 @@
-import { useState } from 'react'
-import { aiqEpsilonForError } from './aiqAccuracyDefinition'
+import { useReducer } from 'react'
 import { notionName } from '../ledger/notions'
-import type { ReleaseParams, ReleasePreview, ReleaseRecord, SavedQuery } from '../../../../src-main/contract'
+import type { ReleasePreview, ReleaseRecord, SavedQuery } from '../../../../src-main/contract'
 import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
-import { ErrorText, NumberField, SelectField, parseNumber } from '../../components/Fields'
+import { ErrorText, NumberField, SelectField } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { href } from '../../sections'
 import { TradeoffChart } from './TradeoffChart'
 import { AccuracyChart } from './AccuracyChart'
 import { EPSILON_IN_WORDS } from './accuracyDefinition'
-import { RELEASE_PARAMS, inRange } from '../../../../src-main/contract/release-params'
-
-const T = RELEASE_PARAMS.threshold
-const A = RELEASE_PARAMS.anomalyIdentification
+import { type AiqMechanism, type ReleaseFormText, initialReleaseForm, releaseFormReducer, resolveReleaseForm } from './releaseFormState'
 
 const MECHANISMS = [
   { value: 'tslm', label: 'TSLM — one shot' },
@@ -27,62 +23,28 @@ const MECHANISMS = [
 export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: ReleaseRecord) => void }) {
   const client = useClient()
   const q = props.query
-  const [mechanism, setMechanism] = useState<'tslm' | 'ppwlm' | 'dppwlm'>(T.mechanism.default)
-  const [beta, setBeta] = useState(String(T.beta.start))
-  const [alpha, setAlpha] = useState(String(T.alpha.start))
-  const [epsMax, setEpsMax] = useState('')
-  const [aiqMechanism, setAiqMechanism] = useState<'dp' | 'sp'>(A.mechanism.default)
-  const [epsilon, setEpsilon] = useState(String(A.epsilon.start))
-  // Accuracy first: the error rate accepted, for records at least `margin` changes from the other answer.
-  const [aiqError, setAiqError] = useState('')
-  const [aiqMargin, setAiqMargin] = useState('1')
+  const [form, dispatch] = useReducer(releaseFormReducer, initialReleaseForm)
+  const text = (field: ReleaseFormText) => ({ value: form[field], onChange: (value: string) => dispatch({ type: 'text', field, value }) })
   const act = useAction()
 
-  const params: ReleaseParams | string = (() => {
-    if (q.kind === 'threshold') {
-      const b = parseNumber(beta)
-      const a = parseNumber(alpha)
-      if (!inRange(b, T.beta.range)) return 'Beta must be between 0 and 0.5 (e.g. 0.05 for 5%).'
-      if (!inRange(a, T.alpha.range)) return 'Alpha must be > 0 (the tolerance around the threshold).'
-      const p: ReleaseParams = { kind: 'threshold', mechanism, beta: b, alpha: a }
-      const em = parseNumber(epsMax)
-      if (epsMax.trim() !== '') {
-        if (!inRange(em, T.epsMax.range)) return 'The ε limit must be > 0.'
-        p.epsMax = em
-      }
-      return p
-    }
-    if (q.kind === 'anomaly-identification') {
-      if (aiqError.trim() !== '') {
-        const err = parseNumber(aiqError)
-        const m = parseNumber(aiqMargin)
-        if (m === null || !Number.isInteger(m) || m < 1) return 'The margin is a whole number of record changes, 1 or more.'
-        const derived = err === null ? null : aiqEpsilonForError(err, m)
-        if (derived === null) return 'The error rate must be between 0 and 0.5 (an answer by coin toss is wrong half the time).'
-        return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: derived }
-      }
-      const e = parseNumber(epsilon)
-      if (!inRange(e, A.epsilon.range)) return 'ε per record must be > 0 (at most 1,000,000).'
-      return { kind: 'anomaly-identification', mechanism: aiqMechanism, epsilon: e }
-    }
-    return { kind: 'anomaly-search' }
-  })()
+  const resolved = resolveReleaseForm(q.kind, form)
+  const params = resolved.params
   const debounced = useDebounced(params, 300)
-  const preview = useQuery('releases/preview', typeof debounced === 'string' ? null : { queryId: q.id, params: debounced }, [
+  const preview = useQuery('releases/preview', debounced === null ? null : { queryId: q.id, params: debounced }, [
     q.id,
     JSON.stringify(debounced)
   ])
-  const pv = typeof params === 'string' ? null : preview.data
+  const pv = params === null ? null : preview.data
   const stale = JSON.stringify(params) !== JSON.stringify(debounced)
   // Accuracy against ε (anomaly identification and search; threshold questions state theirs as beta and alpha).
   const accuracy = useQuery(
     'releases/accuracy',
-    typeof debounced === 'string' || q.kind === 'threshold' ? null : { queryId: q.id, params: debounced },
+    debounced === null || q.kind === 'threshold' ? null : { queryId: q.id, params: debounced },
     [q.id, JSON.stringify(debounced)]
   )
 
   const release = () => {
-    if (typeof params === 'string') return
+    if (params === null) return
     void act.run(async () => {
       const r = await client.call('releases/run', { queryId: q.id, params, actor: 'analyst' })
       props.onReleased(r)
@@ -105,24 +67,21 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
             <div className="row">
               <NumberField
                 label="Miss a true violation at most (beta)"
-                value={beta}
-                onChange={setBeta}
+                {...text('beta')}
                 testId="release-beta"
                 width="normal"
                 hint="0.05 = 5% of the groups over their threshold"
               />
               <NumberField
                 label="Tolerance below the threshold (alpha)"
-                value={alpha}
-                onChange={setAlpha}
+                {...text('alpha')}
                 testId="release-alpha"
                 width="normal"
                 hint="groups within 2 × alpha under it may be flagged"
               />
               <NumberField
                 label="Deny above ε (optional)"
-                value={epsMax}
-                onChange={setEpsMax}
+                {...text('epsMax')}
                 hint="per unit of sensitivity; default 4"
                 width="normal"
               />
@@ -136,18 +95,18 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
                       type="radio"
                       name="mechanism"
                       value={m.value}
-                      checked={mechanism === m.value}
-                      onChange={() => setMechanism(m.value)}
+                      checked={form.mechanism === m.value}
+                      onChange={() => dispatch({ type: 'mechanism', mechanism: m.value })}
                       data-testid={`mechanism-${m.value}`}
                     />
                     {m.label}
                   </label>
                 ))}
               </div>
-              {mechanism !== 'tslm' && (
+              {form.mechanism !== 'tslm' && (
                 <p className="hint" data-testid="mechanism-why-price">
                   Why it may cost more here: the ledger charges every release its worst case before it runs.{' '}
-                  {mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'} asks in up to 4 steps of rising ε and stops for a group as soon as its answer is clear;
+                  {form.mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'} asks in up to 4 steps of rising ε and stops for a group as soon as its answer is clear;
                   a group that stays unclear to the last step needs ln(m/(2β))/α with m steps, more than TSLM’s one-shot ln(1/(2β))/α, and that worst
                   case is what is charged. In practice most groups are clear far from their threshold and stop early, so what is actually spent
                   (sealed; the privacy officer can read it) is usually less than TSLM’s charge — but the budget must cover the worst case.
@@ -160,8 +119,8 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
           <div className="row">
             <SelectField
               label="Mechanism"
-              value={aiqMechanism}
-              onChange={setAiqMechanism}
+              value={form.aiqMechanism}
+              onChange={(mechanism: AiqMechanism) => dispatch({ type: 'aiqMechanism', mechanism })}
               options={[
                 { value: 'sp', label: 'Sensitive privacy — more accurate; anomalies are not hidden' },
                 { value: 'dp', label: 'Optimal ε-DP — hides everyone, less accurate' }
@@ -169,27 +128,25 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
             />
             <NumberField
               label="Wrong answer at most (optional)"
-              value={aiqError}
-              onChange={setAiqError}
+              {...text('aiqError')}
               testId="aiq-error"
               width="normal"
               hint="e.g. 0.05: each answer is wrong with probability at most 5%…"
             />
             <NumberField
               label="…for records at least this many changes from the other answer"
-              value={aiqMargin}
-              onChange={setAiqMargin}
+              {...text('aiqMargin')}
               testId="aiq-margin"
               width="normal"
               hint="1 = every record (the worst case); 3 = records 3 additions or removals away from flipping"
             />
-            {aiqError.trim() === '' ? (
-              <NumberField label="ε per record asked" value={epsilon} onChange={setEpsilon} testId="release-epsilon" />
+            {form.aiqError.trim() === '' ? (
+              <NumberField label="ε per record asked" {...text('epsilon')} testId="release-epsilon" />
             ) : (
               <p className="field hint" data-testid="aiq-derived-epsilon">
-                {typeof params === 'string'
+                {resolved.derivedEpsilon === null
                   ? '—'
-                  : `ε per record asked: ${params.kind === 'anomaly-identification' ? params.epsilon : ''} (from Construction 1: error ≤ e^(−ε(m−1)) / (1 + e^ε) for records at least m = ${aiqMargin} changes from the other answer)`}
+                  : `ε per record asked: ${resolved.derivedEpsilon} (from Construction 1: error ≤ e^(−ε(m−1)) / (1 + e^ε) for records at least m = ${form.aiqMargin} changes from the other answer)`}
               </p>
             )}
           </div>
@@ -201,7 +158,7 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
           </p>
         )}
 
-        {typeof params === 'string' && <p className="hint todo">{params}</p>}
+        {resolved.why !== null && <p className="hint todo">{resolved.why}</p>}
         <details className="hint" data-testid="epsilon-in-words">
           <summary>What ε means</summary>
           <p>{EPSILON_IN_WORDS}</p>
@@ -219,9 +176,9 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
         )}
         <PreviewBox
           preview={pv}
-          error={typeof params === 'string' ? null : preview.error}
+          error={params === null ? null : preview.error}
           loading={preview.loading || stale}
-          onUse={(param, value) => (param === 'alpha' ? setAlpha : param === 'beta' ? setBeta : setEpsilon)(String(value))}
+          onUse={(param, value) => dispatch({ type: 'useFit', param, value })}
         />
 
         <div className="button-row">

@@ -5,6 +5,7 @@
  * to [L, inf) with the optional score floor L (default 0); the noise scale is (tLow - L) / eps.
  */
 import type { AnomalySearchDefinition, DatasetInfo } from '../../../../src-main/contract'
+import { parseNumber } from '../../components/numberText'
 import { noPublicSourceReason, publicSources } from './thresholdDefinition'
 
 export interface SearchForm {
@@ -24,13 +25,6 @@ export interface SearchForm {
 }
 
 export const MAX_INDIVIDUALS = 100_000
-
-function parseNumber(text: string): number | null {
-  const t = text.trim()
-  if (t === '') return null
-  const n = Number(t)
-  return Number.isFinite(n) ? n : null
-}
 
 /** The listed ids: one per non-empty line (trimmed); a sentence when there are too few, too many or a repeat. */
 export function parseIndividuals(text: string): string[] | string {
