@@ -325,6 +325,15 @@ describe('threshold query release', () => {
     await result.getByTestId('decisions-only-flagged').check()
     expect(await table.locator('tbody tr').count()).toBe(flagged)
     await result.getByTestId('decisions-only-flagged').uncheck()
+    // A reload keeps the question's accuracy panel and the answer released under it, and says where the answer is kept.
+    await page.reload()
+    await result.getByTestId('flagged-summary').waitFor()
+    expect(await result.getByTestId('flagged-summary').innerText()).toBe(summary)
+    expect(await page.getByTestId('release-panel').getByRole('heading', { level: 2 }).innerText()).toBe('Accuracy and price: over capacity Tue 14h')
+    const kept = page.getByTestId('release-kept')
+    expect(await kept.innerText()).toMatch(/^This answer is kept under Releases: Release \d+\.$/)
+    expect(await kept.getByRole('link').getAttribute('href')).toMatch(/^#\/releases\/\d+$/)
+    await screenshot(page, 'queries-after-reload')
     // Its ledger entry: one click away.
     await result.getByTestId('release-ledger-link').click()
     await page.getByRole('heading', { level: 1, name: 'Ledger' }).waitFor()

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { QueryDefinition, QueryKind, ReleaseRecord, SavedQuery } from '../../../src-main/contract'
 import { useAction, useClient, useQuery } from '../api/hooks'
 import { ErrorText, SelectField, TextField } from '../components/Fields'
@@ -9,6 +9,7 @@ import { AnomalyIdBuilder } from './queries/AnomalyIdBuilder'
 import { ReleasePanel } from './queries/ReleasePanel'
 import { SearchBuilder } from './queries/SearchBuilder'
 import { ThresholdBuilder } from './queries/ThresholdBuilder'
+import { queriesHref, queriesPlace } from './queries/queriesAddress'
 import { ReleaseResult } from './releases/ReleaseResult'
 import type { ScreenProps } from '.'
 
@@ -24,28 +25,55 @@ const KIND_LABEL: Record<QueryKind, string> = {
   'anomaly-search': 'anomaly search'
 }
 
-/** `#/queries/<datasetId>` opens the screen on one dataset. */
+/**
+ * `#/queries/<datasetId>` opens the screen on one dataset; `?query=<id>&release=<id>` (queriesAddress.ts) reopens a
+ * question's accuracy panel and the answer last released under it, so a reload loses neither.
+ */
 export function QueriesScreen(props: ScreenProps) {
   const client = useClient()
   const datasets = useQuery('datasets/list', {})
   const list = datasets.data ?? []
+  const [opened] = useState(() => queriesPlace(window.location.hash))
   const [datasetChoice, setDatasetChoice] = useState<string>(props.param ?? '')
   const dataset = list.find((d) => String(d.id) === datasetChoice) ?? list[0] ?? null
   const queries = useQuery('queries/list', dataset ? { datasetId: dataset.id } : null, [dataset?.id])
   const [kind, setKind] = useState<QueryKind>('threshold')
   const [name, setName] = useState('')
   const [definition, setDefinition] = useState<QueryDefinition | string>('')
-  const [selectedQuery, setSelectedQuery] = useState<number | null>(null)
-  const [released, setReleased] = useState<ReleaseRecord | null>(null)
+  const [selectedQuery, setSelectedQuery] = useState<number | null>(opened.queryId)
+  /** The answer last released under the selected question: the record just returned, or read again after a reload. */
+  const [releaseId, setReleaseId] = useState<number | null>(opened.queryId === null ? null : opened.releaseId)
+  const [justReleased, setJustReleased] = useState<ReleaseRecord | null>(null)
+  const setReleased = (r: ReleaseRecord | null) => {
+    setJustReleased(r)
+    setReleaseId(r?.releaseId ?? null)
+  }
+  const reread = useQuery('releases/get', releaseId !== null && justReleased?.releaseId !== releaseId ? { releaseId } : null, [releaseId])
+  const lastReleased = justReleased !== null && justReleased.releaseId === releaseId ? justReleased : releaseId !== null ? reread.data : null
+  // Only under the question it answered (an address may name any release).
+  const released = lastReleased !== null && lastReleased.queryId === selectedQuery ? lastReleased : null
   /** The saved query being edited: the builder starts from it, and saving writes its next version. */
   const [editing, setEditing] = useState<SavedQuery | null>(null)
   const save = useAction()
 
+  // Another dataset chosen: its questions start unselected. (The first dataset shown keeps what the address reopened.)
+  const shownDataset = useRef<number | null>(null)
   useEffect(() => {
+    const before = shownDataset.current
+    shownDataset.current = dataset?.id ?? null
+    if (before === null || before === dataset?.id) return
     setSelectedQuery(null)
-    setReleased(null)
+    setJustReleased(null)
+    setReleaseId(null)
     setEditing(null)
   }, [dataset?.id])
+  // The address follows the place, without a new history entry (a reload or a copied address comes back here).
+  const datasetId = dataset?.id ?? null
+  useEffect(() => {
+    if (datasetId === null || !window.location.hash.startsWith('#/queries')) return
+    const next = queriesHref({ datasetId, queryId: selectedQuery, releaseId })
+    if (window.location.hash !== next) window.history.replaceState(null, '', next)
+  }, [datasetId, selectedQuery, releaseId, props.param])
   // An old Save error belongs to the question it was about: it goes when the dataset, the question type or the definition changes.
   const { setError: setSaveError } = save
   const definitionKey = JSON.stringify(definition)
@@ -275,7 +303,14 @@ export function QueriesScreen(props: ScreenProps) {
       )}
 
       {query && <ReleasePanel key={query.id} query={query} onReleased={setReleased} />}
-      {released && <ReleaseResult release={released} />}
+      {released && (
+        <>
+          <p className="hint" data-testid="release-kept">
+            This answer is kept under Releases: <a href={href('releases', released.releaseId)}>Release {released.releaseId}</a>.
+          </p>
+          <ReleaseResult release={released} />
+        </>
+      )}
     </div>
   )
 }
