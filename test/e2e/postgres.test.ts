@@ -78,7 +78,7 @@ describe('Connect to PostgreSQL', () => {
     const linked = await postgres.link(page, { table: 'hr.badges', name: 'badges', personColumn: 'person' })
     expect(linked).toBe('Linked hr.badges as "badges" (3 columns as declared; rows not counted; signed by the officer).')
     // The passphrase is cleared after the act.
-    expect(await page.getByLabel("Officer's passphrase").inputValue()).toBe('')
+    expect(await postgres.panel(page).getByTestId('postgres-passphrase').inputValue()).toBe('')
     await datasets.catalogRow(page, 'badges').waitFor()
     const row = await datasets.catalogRow(page, 'badges').innerText()
     expect(row).toMatch(/unit: person \(person\)/)

@@ -15,7 +15,7 @@ export const postgres = {
     if (await open.isVisible()) await open.click()
     await page.getByLabel('Connection URL').fill(url)
     await page.getByLabel('Password variable (optional, on the server)').fill(opts.passwordEnv ?? '')
-    await page.getByLabel("Officer's passphrase").fill(opts.passphrase)
+    await postgres.panel(page).getByTestId('postgres-passphrase').fill(opts.passphrase)
     await page.getByRole('button', { name: 'Test connection' }).click()
     await page.locator('[data-testid="postgres-connected"], [data-testid="postgres-no-tables"], [data-testid="postgres-test-error"]').waitFor()
     const err = page.getByTestId('postgres-test-error')
@@ -27,7 +27,7 @@ export const postgres = {
 
   /** Pick a table, name the dataset, link it; returns the sentence shown. */
   async link(page: Page, opts: { table: string; name: string; personColumn?: string; passphrase?: string }): Promise<string> {
-    if (opts.passphrase !== undefined) await page.getByLabel("Officer's passphrase").fill(opts.passphrase)
+    if (opts.passphrase !== undefined) await postgres.panel(page).getByTestId('postgres-passphrase').fill(opts.passphrase)
     await page.getByLabel('Table or view').selectOption(opts.table)
     await page.getByTestId('postgres-name').fill(opts.name)
     await page.getByTestId('postgres-person-column').fill(opts.personColumn ?? '')
