@@ -27,12 +27,9 @@ export { type ImportProgress, planImport, runImport } from './datasets/import-da
 export { deleteQuery, getQuery, listQueries, saveQuery } from './datasets/query-store'
 export { dropOrphanStagingTables } from './store/staging'
 
-// Linked sources (the path and the PostgreSQL URL are taken by the CLI only)
+// Linked sources (a path, and a database server's URL without a door's host limits, are taken by the CLI only)
 export { linkFile } from './datasets/link-file'
-export { checkPasswordEnv, checkPostgresUrl } from './sources/linked-postgres'
-export { linkPostgres } from './datasets/link-postgres'
-export { checkClickHousePasswordEnv, checkClickHouseUrl } from './sources/linked-clickhouse'
-export { linkClickHouse } from './datasets/link-clickhouse'
+export { WAREHOUSES, type WarehouseId } from './datasets/warehouses'
 
 // Ledger, budgets, releases, officers
 export { setBudget } from './ledger/budgets'

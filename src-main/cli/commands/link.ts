@@ -11,18 +11,7 @@
  */
 import { resolve } from 'node:path'
 import { UserError } from '../../services'
-import {
-  checkClickHousePasswordEnv,
-  checkClickHouseUrl,
-  checkPasswordEnv,
-  checkPostgresUrl,
-  dropOrphanStagingTables,
-  linkClickHouse,
-  linkFile,
-  linkPostgres,
-  unitName,
-  unitText
-} from '../../services/local'
+import { WAREHOUSES, type WarehouseId, dropOrphanStagingTables, linkFile, unitName, unitText } from '../../services/local'
 import { OFFICER_OPTIONS, prompt, readPassphrase } from '../passphrase'
 import { openWorkspace } from '../workspace'
 import { type CliCommand, UsageError, optString, reqString } from '../command'
@@ -57,8 +46,8 @@ export const linkCommand: CliCommand = {
   async run(values, _pos, ctx) {
     if (optString(values, 'postgres') !== undefined && optString(values, 'clickhouse') !== undefined)
       throw new UsageError('Give either --postgres or --clickhouse, not both')
-    if (optString(values, 'postgres') !== undefined) return linkPostgresCommand(values, ctx)
-    if (optString(values, 'clickhouse') !== undefined) return linkClickHouseCommand(values, ctx)
+    if (optString(values, 'postgres') !== undefined) return linkWarehouseCommand('postgres', values, ctx)
+    if (optString(values, 'clickhouse') !== undefined) return linkWarehouseCommand('clickhouse', values, ctx)
     if (optString(values, 'table') !== undefined) throw new UsageError('--table needs --postgres URL or --clickhouse URL')
     const file = resolve(ctx.cwd, reqString(values, 'file'))
     const name = reqString(values, 'name')
@@ -113,119 +102,51 @@ function unitOptions(values: Values): { personColumn: string | null; perPersonCo
   return { personColumn: personColumn ?? null, perPersonColumns }
 }
 
-async function linkPostgresCommand(values: Values, ctx: { cwd: string }) {
-  const cwd = ctx.cwd
-  if (optString(values, 'file') !== undefined) throw new UsageError('Give either --file or --postgres, not both')
-  const name = reqString(values, 'name')
-  const table = reqString(values, 'table')
-  const { personColumn, perPersonColumns } = unitOptions(values)
-  let url: string
-  let passwordEnv: string | null
-  try {
-    url = checkPostgresUrl(reqString(values, 'postgres'))
-    passwordEnv = checkPasswordEnv(optString(values, 'password-env'))
-  } catch (e) {
-    if (e instanceof UserError) throw new UsageError(e.message)
-    throw e
-  }
-  const envVar = passwordEnv ?? 'PGPASSWORD'
-  if (process.env[envVar] === undefined && process.stdin.isTTY && process.stderr.isTTY) {
-    // Asked on the terminal, used by this run only (later commands read it from the environment again).
-    process.env[envVar] = await prompt('PostgreSQL password (empty for none): ')
-  }
-  // An officer act: the passphrase is read before the workspace is touched.
-  const passphrase = await readPassphrase(values, ctx, {
-    label: "The privacy officer's passphrase (linking a PostgreSQL relation is an officer act)"
-  })
-  const store = openWorkspace(values, cwd, { create: true })
-  try {
-    dropOrphanStagingTables(store.db)
-    const started = Date.now()
-    const d = linkPostgres(store.db, {
-      name,
-      url,
-      passwordEnv,
-      table,
-      personColumn,
-      perPersonColumns,
-      officer: optString(values, 'officer'),
-      passphrase
-    })
-    const seconds = (Date.now() - started) / 1000
-    return {
-      json: {
-        datasetId: d.id,
-        name: d.name,
-        source: 'linked-postgres',
-        relation: d.sourceFile,
-        columns: d.columns,
-        unit: unitName(d.unit),
-        unitKind: d.unit.kind,
-        seconds
-      },
-      text: [
-        `Linked PostgreSQL ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
-        `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
-        `Privacy unit: ${unitText(d.unit)}`,
-        `The password is not stored: releases read it from ${envVar}.`
-      ].join('\n')
-    }
-  } finally {
-    store.close()
-  }
-}
+/** What the JSON output names the linked table by. */
+const SOURCE_KEY: Record<WarehouseId, string> = { postgres: 'relation', clickhouse: 'table' }
 
-async function linkClickHouseCommand(values: Values, ctx: { cwd: string }) {
-  if (optString(values, 'file') !== undefined) throw new UsageError('Give either --file or --clickhouse, not both')
+/** `--postgres URL --table T` or `--clickhouse URL --table DB.T`: the engine's table linked where it lives. */
+async function linkWarehouseCommand(engine: WarehouseId, values: Values, ctx: { cwd: string }) {
+  const w = WAREHOUSES[engine]
+  if (optString(values, 'file') !== undefined) throw new UsageError(`Give either --file or --${engine}, not both`)
   const name = reqString(values, 'name')
   const table = reqString(values, 'table')
   const { personColumn, perPersonColumns } = unitOptions(values)
   let url: string
   let passwordEnv: string | null
   try {
-    url = checkClickHouseUrl(reqString(values, 'clickhouse'))
-    passwordEnv = checkClickHousePasswordEnv(optString(values, 'password-env'))
+    url = w.checkUrl(reqString(values, engine))
+    passwordEnv = w.checkPasswordEnv(optString(values, 'password-env'))
   } catch (e) {
     if (e instanceof UserError) throw new UsageError(e.message)
     throw e
   }
-  const envVar = passwordEnv ?? 'CLICKHOUSE_PASSWORD'
+  const envVar = passwordEnv ?? w.defaultPasswordEnv
   if (process.env[envVar] === undefined && process.stdin.isTTY && process.stderr.isTTY) {
     // Asked on the terminal, used by this run only (later commands read it from the environment again).
-    process.env[envVar] = await prompt('ClickHouse password (empty for none): ')
+    process.env[envVar] = await prompt(`${w.label} password (empty for none): `)
   }
   // An officer act: the passphrase is read before the workspace is touched.
-  const passphrase = await readPassphrase(values, ctx, {
-    label: "The privacy officer's passphrase (linking a ClickHouse table is an officer act)"
-  })
+  const passphrase = await readPassphrase(values, ctx, { label: `The privacy officer's passphrase (linking a ${w.what} is an officer act)` })
   const store = openWorkspace(values, ctx.cwd, { create: true })
   try {
     dropOrphanStagingTables(store.db)
     const started = Date.now()
-    const d = linkClickHouse(store.db, {
-      name,
-      url,
-      passwordEnv,
-      table,
-      personColumn,
-      perPersonColumns,
-      officer: optString(values, 'officer'),
-      passphrase
-    })
+    const d = w.link(store.db, { name, url, passwordEnv, table, personColumn, perPersonColumns, officer: optString(values, 'officer'), passphrase })
     const seconds = (Date.now() - started) / 1000
     return {
       json: {
         datasetId: d.id,
         name: d.name,
-        source: 'linked-clickhouse',
-        table: d.sourceFile,
+        source: w.source,
+        [SOURCE_KEY[engine]]: d.sourceFile,
         columns: d.columns,
         unit: unitName(d.unit),
         unitKind: d.unit.kind,
         seconds
       },
       text: [
-        `Linked ClickHouse ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
+        `Linked ${w.label} ${d.sourceFile} as dataset ${d.id} "${d.name}" (${d.columns.length} columns as declared; rows not counted; queried in place, read-only; signed by the officer) in ${seconds.toFixed(1)} s`,
         `Columns: ${d.columns.map((c) => `${c.name}:${c.type}${c.perPerson === true ? '^' : ''}`).join(', ')}`,
         `Privacy unit: ${unitText(d.unit)}`,
         `The password is not stored: releases read it from ${envVar}.`

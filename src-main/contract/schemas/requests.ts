@@ -99,31 +99,24 @@ const connectionFields = {
   passphrase: text(LIMITS.passphrase).optional()
 }
 
-export const postgresConnectionRequestSchema = z.strictObject(connectionFields)
+/** A connection to a database server (PostgreSQL or ClickHouse: the same fields, the engine is the method). */
+export const warehouseConnectionRequestSchema = z.strictObject(connectionFields)
+export const postgresConnectionRequestSchema = warehouseConnectionRequestSchema
+export const clickhouseConnectionRequestSchema = warehouseConnectionRequestSchema
 
-export const linkPostgresRequestSchema = z.strictObject({
+/** Linking a table of a database server (PostgreSQL or ClickHouse: the same fields, the engine is the method). */
+export const linkWarehouseRequestSchema = z.strictObject({
   ...connectionFields,
   name: text(LIMITS.name),
-  /** schema.table */
+  /** PostgreSQL: schema.table (a table or view); ClickHouse: database.table (a bare name: the user's current database). */
   table: text(LIMITS.url, { nonEmpty: true }),
   /** The person column (person-level), or null/absent for row-level. */
   personColumn: column().nullable().optional(),
   /** Person-level: columns declared to hold one value per person (refused on a linked source). */
   perPersonColumns: z.array(column()).max(1000).optional()
 })
-
-export const clickhouseConnectionRequestSchema = z.strictObject(connectionFields)
-
-export const linkClickHouseRequestSchema = z.strictObject({
-  ...connectionFields,
-  name: text(LIMITS.name),
-  /** database.table (a bare name: the user's current database) */
-  table: text(LIMITS.url, { nonEmpty: true }),
-  /** The person column (person-level), or null/absent for row-level. */
-  personColumn: column().nullable().optional(),
-  /** Person-level: columns declared to hold one value per person (refused on a linked source). */
-  perPersonColumns: z.array(column()).max(1000).optional()
-})
+export const linkPostgresRequestSchema = linkWarehouseRequestSchema
+export const linkClickHouseRequestSchema = linkWarehouseRequestSchema
 
 export const rowsRequestSchema = z.strictObject({
   datasetId: storedId(),

@@ -1,5 +1,5 @@
 import { declarePublic } from './declare-public'
-import type { CountedDatasetInfo, DatasetInfo, DatasetMethods } from '../../contract/datasets'
+import type { CountedDatasetInfo, DatasetInfo, DatasetMethods, LinkPostgresRequest, PostgresConnectionRequest } from '../../contract/datasets'
 import type { Principal } from '../../contract/accounts'
 import { ownRecordsOnly } from '../accounts/roles'
 import { analystTimes } from '../platform/shown-time'
@@ -10,12 +10,11 @@ import { planImport, runImport } from './import-dataset'
 import { previewFile } from './preview-file'
 import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from '../store/staging'
-import { checkDoorHost, checkPostgresUrl } from '../sources/linked-postgres'
-import { linkPostgres, listPostgresRelations } from './link-postgres'
+import { listPostgresRelations } from './link-postgres'
 import { unlockOfficer } from '../trust/officers'
 import { linkHandleFile } from './link-file'
-import { checkClickHouseDoorHost, checkClickHouseUrl } from '../sources/linked-clickhouse'
-import { linkClickHouse, listClickHouseTables } from './link-clickhouse'
+import { listClickHouseTables } from './link-clickhouse'
+import { WAREHOUSES, type WarehouseId } from './warehouses'
 
 /**
  * A dataset as `caller` may read it: an analyst account of the service does not receive a private dataset's exact
@@ -34,6 +33,20 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
   const files = (ctx.files ??= new FileHandles())
   // A crash during an import leaves an orphan staging table, never a partial dataset: dropped on start.
   dropOrphanStagingTables(db)
+  // A database server from a door (PostgreSQL and ClickHouse requests have the same fields): only this machine or the hosts the server lists for the engine, and only by the
+  // privacy officer (the password is the server's and goes to the URL's host).
+  const officerAtDoor = (engine: WarehouseId, r: PostgresConnectionRequest) => {
+    const w = WAREHOUSES[engine]
+    w.checkDoorHost(w.checkUrl(r.url))
+    unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
+    return { url: r.url, passwordEnv: r.passwordEnv }
+  }
+  // The link is the officer's act itself (it checks the credentials before any connection).
+  const linkAtDoor = (engine: WarehouseId, r: LinkPostgresRequest) => {
+    const w = WAREHOUSES[engine]
+    w.checkDoorHost(w.checkUrl(r.url))
+    return w.link(db, { ...r, personColumn: r.personColumn ?? null, perPersonColumns: r.perPersonColumns ?? [] })
+  }
   return {
     'datasets/preview-file': async (r) => {
       const f = files.resolve(r.fileId)
@@ -68,44 +81,10 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       if (f.owned) files.release(r.fileId)
       return info
     },
-    // PostgreSQL from a door: only to this machine or the hosts in QA_PG_HOSTS, and only by the privacy officer (the
-    // password is the server's and goes to the URL's host).
-    'datasets/postgres-relations': async (r) => {
-      checkDoorHost(checkPostgresUrl(r.url))
-      unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
-      return { relations: listPostgresRelations({ url: r.url, passwordEnv: r.passwordEnv }) }
-    },
-    'datasets/link-postgres': async (r) => {
-      checkDoorHost(checkPostgresUrl(r.url))
-      return linkPostgres(db, {
-        name: r.name,
-        url: r.url,
-        passwordEnv: r.passwordEnv,
-        table: r.table,
-        personColumn: r.personColumn ?? null,
-        perPersonColumns: r.perPersonColumns ?? [],
-        officer: r.officer,
-        passphrase: r.passphrase
-      })
-    },
-    'datasets/clickhouse-tables': async (r) => {
-      checkClickHouseDoorHost(checkClickHouseUrl(r.url))
-      unlockOfficer(db, { officer: r.officer, passphrase: r.passphrase })
-      return { tables: listClickHouseTables({ url: r.url, passwordEnv: r.passwordEnv }) }
-    },
-    'datasets/link-clickhouse': async (r) => {
-      checkClickHouseDoorHost(checkClickHouseUrl(r.url))
-      return linkClickHouse(db, {
-        name: r.name,
-        url: r.url,
-        passwordEnv: r.passwordEnv,
-        table: r.table,
-        personColumn: r.personColumn ?? null,
-        perPersonColumns: r.perPersonColumns ?? [],
-        officer: r.officer,
-        passphrase: r.passphrase
-      })
-    },
+    'datasets/postgres-relations': async (r) => ({ relations: listPostgresRelations(officerAtDoor('postgres', r)) }),
+    'datasets/link-postgres': async (r) => linkAtDoor('postgres', r),
+    'datasets/clickhouse-tables': async (r) => ({ tables: listClickHouseTables(officerAtDoor('clickhouse', r)) }),
+    'datasets/link-clickhouse': async (r) => linkAtDoor('clickhouse', r),
     'datasets/list': async (_r, caller) => listDatasets(db).map((d) => datasetForReader(d, caller)),
     'datasets/get': async (r, caller) => datasetForReader(getDataset(db, r.datasetId).info, caller),
     'datasets/rows': async (r) => datasetRows(db, r.datasetId, r.offset ?? 0, r.limit ?? 50),

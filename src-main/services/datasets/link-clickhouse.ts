@@ -8,10 +8,7 @@
 import type Database from 'better-sqlite3'
 import type { CountedDatasetInfo } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
-import { getDataset } from '../catalog/catalog'
-import { recordAudit } from '../chain/ledger-chain'
-import { writeCheckpoint } from '../trust/checkpoints'
-import { type OfficerCredentials, type OfficerKey, unlockOfficer } from '../trust/officers'
+import { type OfficerKey, unlockOfficer } from '../trust/officers'
 import { type ChSchemaColumn, chCatalogType } from '../sources/dialect-clickhouse'
 import { chCapabilities } from '../sources/clickhouse-sync'
 import {
@@ -27,13 +24,9 @@ import {
   probeShards,
   shardingMode
 } from '../sources/linked-clickhouse'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
+import { newDatasetName } from '../catalog/linked-catalog'
 import { signLinkFacts } from '../trust/link-signature'
-
-export interface ClickHouseConnectionRequest {
-  url: string
-  passwordEnv?: string | null
-}
+import { type LinkWarehouseRequest, type WarehouseConnectionRequest, checkPersonColumn, insertWarehouseLink } from './warehouse-link-act'
 
 /**
  * `DB.T` (either part may be backquoted) as database and table; a bare `T` is in the user's current database (null
@@ -90,7 +83,7 @@ const LISTED_TABLES = 1000
  * sharded by), system databases left out; one sentence if it cannot. Reads the declared schema only. From a door the
  * password is the server's, so the caller checks `officer` first (`datasetsHandlers`).
  */
-export function listClickHouseTables(req: ClickHouseConnectionRequest): ClickHouseTableListing[] {
+export function listClickHouseTables(req: WarehouseConnectionRequest): ClickHouseTableListing[] {
   const url = checkClickHouseUrl(req.url)
   const env = checkClickHousePasswordEnv(req.passwordEnv)
   try {
@@ -119,13 +112,11 @@ export function listClickHouseTables(req: ClickHouseConnectionRequest): ClickHou
   }
 }
 
-export interface LinkClickHouseRequest extends ClickHouseConnectionRequest, LinkUnitRequest, OfficerCredentials {
-  /** database.table (a bare table name: the user's current database). */
-  table: string
-}
-
-/** Links a ClickHouse table (local or Distributed) as a dataset: an officer act (see the file comment). */
-export function linkClickHouse(db: Database.Database, req: LinkClickHouseRequest): CountedDatasetInfo {
+/**
+ * Links a ClickHouse table (local or Distributed; `table`: database.table, a bare name in the user's current
+ * database) as a dataset: an officer act (see the file comment).
+ */
+export function linkClickHouse(db: Database.Database, req: LinkWarehouseRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const url = checkClickHouseUrl(req.url)
   const passwordEnv = checkClickHousePasswordEnv(req.passwordEnv)
@@ -154,26 +145,15 @@ export function linkClickHouse(db: Database.Database, req: LinkClickHouseRequest
   } catch (e) {
     throw failed(e)
   }
-  if (req.personColumn !== null && !schema.some((c) => c.name === req.personColumn)) {
-    throw new UserError(
-      `The person column "${req.personColumn.slice(0, 80)}" is not a column of ${chShown(where)}; name one of its columns, or link row-level`,
-      'bad-input'
-    )
-  }
+  checkPersonColumn(schema, req.personColumn, chShown(where))
   // The declared types only: an Int64 is integer whatever its values (one beyond 2^53 reads as NULL, never a failure).
   const columns: ChSchemaColumn[] = schema.map((c) => ({ ...c, type: chCatalogType(c.chType) }))
-  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
   const engine = info.engine
   const sharding = shardingMode(info.engine, info.engineFull, req.personColumn)
-  const id = insertLinkedDataset(db, {
+  return insertWarehouseLink(db, key, req, {
     name,
     sourceFile: chShown(where),
-    sourceBytes: 0,
-    // Not counted, not estimated: the linker may not hold the rows (the password may be the server's).
-    rowCount: 0,
     columns,
-    personColumn: req.personColumn,
-    perPerson,
     writeSource: (dsId) => {
       const facts = clickhouseLinkFacts({
         datasetId: dsId,
@@ -189,9 +169,7 @@ export function linkClickHouse(db: Database.Database, req: LinkClickHouseRequest
       db.prepare(
         'INSERT INTO dataset_clickhouse_sources (dataset_id, url, password_env, database_name, table_name, table_engine, columns, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
       ).run(dsId, url, passwordEnv, database, wanted.table, engine, JSON.stringify(columns), signer, signature)
-      recordAudit(db, 'officer/link-clickhouse', key.name.slice(0, 100), `dataset:${dsId}`, { name, table: chShown(where), engine, sharding }, key)
-      writeCheckpoint(db, key)
-    }
+    },
+    audit: { kind: 'officer/link-clickhouse', detail: { name, table: chShown(where), engine, sharding } }
   })
-  return getDataset(db, id).info
 }

@@ -5,9 +5,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { CountedDatasetInfo } from '../../contract/datasets'
-import { recordAudit } from '../chain/ledger-chain'
-import { getDataset } from '../catalog/catalog'
-import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetName } from '../catalog/linked-catalog'
+import { newDatasetName } from '../catalog/linked-catalog'
 import { UserError } from '../platform/errors'
 import { type PgSchemaColumn, pgCatalogType, pgRelation } from '../sources/dialect-postgres'
 import {
@@ -23,20 +21,15 @@ import {
   relationRow
 } from '../sources/linked-postgres'
 import { PgError, pgAll, pgFailureKind } from '../sources/pg-sync'
-import { writeCheckpoint } from '../trust/checkpoints'
 import { signLink } from '../trust/link-signature'
-import { type OfficerCredentials, type OfficerKey, unlockOfficer } from '../trust/officers'
-
-export interface PostgresConnectionRequest {
-  url: string
-  passwordEnv?: string | null
-}
+import { type OfficerKey, unlockOfficer } from '../trust/officers'
+import { type LinkWarehouseRequest, type WarehouseConnectionRequest, checkPersonColumn, insertWarehouseLink } from './warehouse-link-act'
 
 /**
  * Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. From a
  * door the password is the server's, so the caller passes `officer` (checked first, see `datasetsHandlers`).
  */
-export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
+export function listPostgresRelations(req: WarehouseConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
   const url = checkPostgresUrl(req.url)
   const env = checkPasswordEnv(req.passwordEnv)
   try {
@@ -51,16 +44,12 @@ export function listPostgresRelations(req: PostgresConnectionRequest): Array<{ s
   }
 }
 
-export interface LinkPostgresRequest extends PostgresConnectionRequest, LinkUnitRequest, OfficerCredentials {
-  /** The table or view, as PostgreSQL names it (`table`, `schema.table`, quoted identifiers allowed). */
-  table: string
-}
-
 /**
- * Links a PostgreSQL table or view as a dataset: an officer act (the officer's credentials are checked before any
- * connection), signed over what the link is and recorded in the audit log with a checkpoint.
+ * Links a PostgreSQL table or view (`table`: as PostgreSQL names it, `schema.table`, quoted identifiers allowed) as a
+ * dataset: an officer act (the officer's credentials are checked before any connection), signed over what the link is
+ * and recorded in the audit log with a checkpoint.
  */
-export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): CountedDatasetInfo {
+export function linkPostgres(db: Database.Database, req: LinkWarehouseRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const url = checkPostgresUrl(req.url)
   const passwordEnv = checkPasswordEnv(req.passwordEnv)
@@ -91,29 +80,17 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): C
     throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
   }
   if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
-  const seen = new Set(schema.map((c) => c.name))
-  if (req.personColumn !== null && !seen.has(req.personColumn)) {
-    throw new UserError(
-      `The person column "${req.personColumn.slice(0, 80)}" is not a column of ${rel}; name one of its columns, or link row-level`,
-      'bad-input'
-    )
-  }
+  checkPersonColumn(schema, req.personColumn, rel)
   // The declared types only: a bigint is integer whatever its values. A value beyond 2^53 that a
   // release must bring back as a number fails that release after its charge (the neutral failure), never before.
   const columns: PgSchemaColumn[] = schema.map((c) => ({ ...c, type: pgCatalogType(c.pgType) }))
-  const perPerson = linkedPerPerson(columns, req.personColumn, req.perPersonColumns ?? [])
   const { rowEstimate: _estimate, ...fingerprint } = fingerprintOf(info)
   void _estimate
   const found = info
-  const id = insertLinkedDataset(db, {
+  return insertWarehouseLink(db, key, req, {
     name,
     sourceFile: fingerprint.relation,
-    sourceBytes: 0,
-    // Not counted, not estimated: the linker may not hold the rows (the password may be the server's).
-    rowCount: 0,
     columns,
-    personColumn: req.personColumn,
-    perPerson,
     writeSource: (dsId) => {
       const { signer, signature } = signLink(key, {
         datasetId: dsId,
@@ -128,16 +105,7 @@ export function linkPostgres(db: Database.Database, req: LinkPostgresRequest): C
       db.prepare(
         'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
       ).run(dsId, url, passwordEnv, found.schema, found.table, JSON.stringify(columns), JSON.stringify(fingerprint), signer, signature)
-      recordAudit(
-        db,
-        'officer/link-postgres',
-        key.name.slice(0, 100),
-        `dataset:${dsId}`,
-        { name, relation: fingerprint.relation, kind: fingerprint.kind },
-        key
-      )
-      writeCheckpoint(db, key)
-    }
+    },
+    audit: { kind: 'officer/link-postgres', detail: { name, relation: fingerprint.relation, kind: fingerprint.kind } }
   })
-  return getDataset(db, id).info
 }
