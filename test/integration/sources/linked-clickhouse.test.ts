@@ -8,7 +8,6 @@
  * before any connection; hostile values and names compiled into SQL without changing it.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { existsSync, readFileSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import type { ThresholdQueryDefinition } from '../../../src-main/contract/datasets'
 import type { Store } from '../../../src-main/services/platform/handler-types'
@@ -25,21 +24,20 @@ import { ChError, chAll, closeClickHouse } from '../../../src-main/services/sour
 import { checkClickHouseUrl, linkedClickHouseOf } from '../../../src-main/services/sources/linked-clickhouse'
 import { sourceFor } from '../../../src-main/services/sources/source'
 import { openStore } from '../../../src-main/services/store/store'
-import { main } from '../../../src-main/cli'
 import { seededRng } from '../../../src-worker/engine/random'
 import { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
 import { officerAct, testPassphrase } from '../officer-fixture'
 import { openedChargeDetails } from './charge-details'
 import { CH_USER_PASSWORD, type ChCluster, startChCluster } from './ch-cluster'
+import { restoreEnvAfterAll, watchSecret, workspaceBytes } from './secret-watch'
 
-const saved = { CLICKHOUSE_PASSWORD: process.env.CLICKHOUSE_PASSWORD, QA_CH_EXECUTION_TIMEOUT_MS: process.env.QA_CH_EXECUTION_TIMEOUT_MS }
+restoreEnvAfterAll(['CLICKHOUSE_PASSWORD', 'QA_CH_EXECUTION_TIMEOUT_MS'])
+const watch = watchSecret(() => CH_USER_PASSWORD)
 let cluster: ChCluster
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
 let h: ReturnType<typeof ledgerHandlers>
-/** Every error sentence seen, checked for the password at the end. */
-const sentences: string[] = []
 
 /** Rooms whose names are hostile to SQL written by string concatenation. */
 const HOSTILE = ["x' OR 1=1 --", 'a\\b', "\\'", '{p1:String}', 'q?', "é€😀'", 'back`tick', 'line\nbreak', 'nul\u0000byte', '"dq"']
@@ -76,11 +74,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeClickHouse()
   cluster?.destroy()
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
-  }
-  for (const s of sentences) expect(s).not.toContain(CH_USER_PASSWORD)
 })
 beforeEach(() => {
   ;({ ws, store, h } = openLedgerWorkspace('qa-ch-'))
@@ -89,41 +82,13 @@ beforeEach(() => {
 })
 afterEach(() => closeLedgerWorkspace(store, ws))
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await main(args, {
-    stdout: { write: (x: string) => ((out += x), true) },
-    stderr: { write: (x: string) => ((err += x), true) },
-    cwd: ws.dir
-  } as never)
-  sentences.push(err)
-  return { code, out, err }
-}
-
-/** The error sentence of a call that must fail (recorded for the password check). */
-async function failure(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p)
-  } catch (e) {
-    const m = (e as Error).message
-    sentences.push(m)
-    return m
-  }
-  throw new Error('expected a failure')
-}
+const cli = (args: string[]) => watch.cli(args, ws.dir)
+const failure = watch.failure
 
 const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.05, alpha: 10 }
 
 function link(name = 'badges', table = 'hr.badges', personColumn: string | null = 'person', user = 'reader'): number {
   return linkClickHouse(store.db, { name, url: cluster.url(user), table, personColumn, ...officerAct(store.db, 'olga') }).id
-}
-
-function workspaceBytes(): string {
-  return [ws.db, `${ws.db}-wal`, `${ws.db}-journal`]
-    .filter((f) => existsSync(f))
-    .map((f) => readFileSync(f).toString('latin1'))
-    .join('\n')
 }
 
 const entries = async () => (await h['ledger/entries']({})).total
@@ -221,7 +186,7 @@ describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
     )
     delete process.env.QUIET_ALARM_PASSPHRASE
     store = openStore(ws.db)
-    expect(workspaceBytes()).not.toContain(CH_USER_PASSWORD)
+    expect(workspaceBytes(ws.db)).not.toContain(CH_USER_PASSWORD)
   })
 
   it('every release kind on a Distributed table is charged as usual and records its fingerprint (per-shard mode); the password is nowhere', async () => {
@@ -315,7 +280,7 @@ describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
     const ledgerText =
       JSON.stringify(store.db.prepare('SELECT * FROM ledger_entries').all()) + JSON.stringify(store.db.prepare('SELECT * FROM releases').all())
     expect(ledgerText).not.toContain(CH_USER_PASSWORD)
-    expect(workspaceBytes()).not.toContain(CH_USER_PASSWORD)
+    expect(workspaceBytes(ws.db)).not.toContain(CH_USER_PASSWORD)
   })
 
   it('a local table answers as one server; a user already read-only (readonly = 2) keeps its mode', async () => {

@@ -12,7 +12,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Worker } from 'node:worker_threads'
 import { join } from 'node:path'
-import { existsSync, readFileSync } from 'node:fs'
 import type { Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import { getDataset } from '../../../src-main/services/catalog/catalog'
@@ -29,6 +28,7 @@ import { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
 import { officerAct } from '../officer-fixture'
 import { type PgCluster, startPgCluster } from './pg-cluster'
+import { workspaceBytes } from './secret-watch'
 
 const PASSWORD = `trust-${process.pid}-secret`
 const savedPassword = process.env.PGPASSWORD
@@ -73,13 +73,6 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 
 function link(name: string, table: string): number {
   return linkPostgres(store.db, { name, url: cluster.url('qa_reader'), table, personColumn: 'person', ...officerAct(store.db) }).id
-}
-
-function workspaceBytes(): string {
-  return [ws.db, `${ws.db}-wal`, `${ws.db}-journal`]
-    .filter((f) => existsSync(f))
-    .map((f) => readFileSync(f).toString('latin1'))
-    .join('\n')
 }
 
 /**
@@ -170,7 +163,7 @@ describe('finding 5: linking reveals nothing about the private rows', () => {
       JSON.stringify(store.db.prepare('SELECT * FROM dataset_postgres_sources').all()) +
       JSON.stringify(store.db.prepare('SELECT * FROM datasets').all())
     expect(stored).not.toMatch(/rowEstimate|12000|12,000/)
-    expect(workspaceBytes()).not.toContain('"rowEstimate"')
+    expect(workspaceBytes(ws.db)).not.toContain('"rowEstimate"')
   })
 
   it('a value beyond 2^53 read by a release is empty (NULL), never a failure after the charge; a threshold query never reads it', async () => {

@@ -8,7 +8,6 @@
 import { openedChargeDetails } from './charge-details'
 import { unlockOfficer } from '../../../src-main/services/trust/officers'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { existsSync, readFileSync } from 'node:fs'
 import type { Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
@@ -17,7 +16,6 @@ import { checkPostgresUrl, linkedPostgresOf } from '../../../src-main/services/s
 import { linkPostgres, listPostgresRelations } from '../../../src-main/services/datasets/link-postgres'
 import { PgError, closePg, pgAll } from '../../../src-main/services/sources/pg-sync'
 import { sourceFor } from '../../../src-main/services/sources/source'
-import { main } from '../../../src-main/cli'
 import { isPerPersonColumn } from '../../../src-main/services/trust/privacy-unit'
 import { datasetsHandlers } from '../../../src-main/services/datasets/datasets-handlers'
 import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
@@ -28,15 +26,15 @@ import { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
 import { officerAct, testPassphrase } from '../officer-fixture'
 import { type PgCluster, startPgCluster } from './pg-cluster'
+import { restoreEnvAfterAll, watchSecret, workspaceBytes } from './secret-watch'
 
 const PASSWORD = `S3cr3t-${process.pid}-p@ss:word/x`
-const saved = { PGPASSWORD: process.env.PGPASSWORD, QA_PG_STATEMENT_TIMEOUT_MS: process.env.QA_PG_STATEMENT_TIMEOUT_MS }
+restoreEnvAfterAll(['PGPASSWORD', 'QA_PG_STATEMENT_TIMEOUT_MS'])
+const watch = watchSecret(() => PASSWORD)
 let cluster: PgCluster
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
 let h: ReturnType<typeof ledgerHandlers>
-/** Every error sentence seen, checked for the password at the end. */
-const sentences: string[] = []
 
 beforeAll(async () => {
   cluster = await startPgCluster()
@@ -58,11 +56,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await closePg()
   await cluster?.destroy()
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
-  }
-  for (const s of sentences) expect(s).not.toContain(PASSWORD)
 })
 beforeEach(() => {
   ;({ ws, store, h } = openLedgerWorkspace('qa-pg-'))
@@ -71,29 +64,8 @@ beforeEach(() => {
 })
 afterEach(() => closeLedgerWorkspace(store, ws))
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await main(args, {
-    stdout: { write: (x: string) => ((out += x), true) },
-    stderr: { write: (x: string) => ((err += x), true) },
-    cwd: ws.dir
-  } as never)
-  sentences.push(err)
-  return { code, out, err }
-}
-
-/** The error sentence of a call that must fail (recorded for the password check). */
-async function failure(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p)
-  } catch (e) {
-    const m = (e as Error).message
-    sentences.push(m)
-    return m
-  }
-  throw new Error('expected a failure')
-}
+const cli = (args: string[]) => watch.cli(args, ws.dir)
+const failure = watch.failure
 
 const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.05, alpha: 10 }
 
@@ -103,13 +75,6 @@ function chargeDetails(datasetId: number) {
 
 function link(name = 'badges', table = 'hr.badges', personColumn: string | null = 'person'): number {
   return linkPostgres(store.db, { name, url: cluster.url('qa_reader'), table, personColumn, ...officerAct(store.db, 'olga') }).id
-}
-
-function workspaceBytes(): string {
-  return [ws.db, `${ws.db}-wal`, `${ws.db}-journal`]
-    .filter((f) => existsSync(f))
-    .map((f) => readFileSync(f).toString('latin1'))
-    .join('\n')
 }
 
 describe('linked PostgreSQL tables', () => {
@@ -194,7 +159,7 @@ describe('linked PostgreSQL tables', () => {
     )
     delete process.env.QUIET_ALARM_PASSPHRASE
     store = openStore(ws.db)
-    expect(workspaceBytes()).not.toContain(PASSWORD)
+    expect(workspaceBytes(ws.db)).not.toContain(PASSWORD)
   })
 
   it('threshold, anomaly identification and search releases are charged as usual and record the relation fingerprint; the password is nowhere', async () => {
@@ -276,7 +241,7 @@ describe('linked PostgreSQL tables', () => {
     const ledgerText =
       JSON.stringify(store.db.prepare('SELECT * FROM ledger_entries').all()) + JSON.stringify(store.db.prepare('SELECT * FROM releases').all())
     expect(ledgerText).not.toContain(PASSWORD)
-    expect(workspaceBytes()).not.toContain(PASSWORD)
+    expect(workspaceBytes(ws.db)).not.toContain(PASSWORD)
     expect(JSON.stringify(store.db.prepare('SELECT * FROM dataset_postgres_sources').all())).not.toContain(PASSWORD)
   })
 
