@@ -27,7 +27,10 @@ export interface LinkWarehouseRequest extends WarehouseConnectionRequest, LinkUn
 /** The person column must be one of the table's declared columns (`shown`: the table as the sentence names it). */
 export function checkPersonColumn(columns: ReadonlyArray<{ name: string }>, personColumn: string | null, shown: string): void {
   if (personColumn !== null && !columns.some((c) => c.name === personColumn)) {
-    throw new UserError(`The person column "${personColumn.slice(0, 80)}" is not a column of ${shown}; name one of its columns, or link row-level`, 'bad-input')
+    throw new UserError(
+      `The person column "${personColumn.slice(0, 80)}" is not a column of ${shown}; name one of its columns, or link row-level`,
+      'bad-input'
+    )
   }
 }
 

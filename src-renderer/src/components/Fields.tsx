@@ -108,7 +108,6 @@ export function SelectField<T extends string>(props: {
   )
 }
 
-
 /** "1, 10, 20" -> numbers (or the raw words for switches such as "none"). */
 export function parseList(text: string): Array<number | string> {
   return text

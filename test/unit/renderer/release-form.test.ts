@@ -81,7 +81,8 @@ describe('anomaly identification', () => {
 
   it('says why an error rate or a margin cannot be used', () => {
     const why = (...a: ReleaseFormAction[]) => resolveReleaseForm('anomaly-identification', run(...a)).why
-    for (const m of ['0', '1.5', '', 'x']) expect(why(text('aiqError', '0.05'), text('aiqMargin', m))).toBe('The margin is a whole number of record changes, 1 or more.')
+    for (const m of ['0', '1.5', '', 'x'])
+      expect(why(text('aiqError', '0.05'), text('aiqMargin', m))).toBe('The margin is a whole number of record changes, 1 or more.')
     for (const e of ['0.5', '0', '0.7', 'x']) {
       expect(why(text('aiqError', e))).toBe('The error rate must be between 0 and 0.5 (an answer by coin toss is wrong half the time).')
     }

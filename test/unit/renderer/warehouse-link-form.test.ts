@@ -40,7 +40,10 @@ describe('test connection', () => {
     })
     // No variable typed: the engine's default (the server reads PGPASSWORD); no officer name resolved: the server's only one.
     const plain = run({ type: 'url', url: 'http://reader@localhost:8123' }, PASSPHRASE)
-    expect(resolveWarehouseLink(plain, { name: '', why: null }).connection).toEqual({ url: 'http://reader@localhost:8123', passphrase: 'pass phrase' })
+    expect(resolveWarehouseLink(plain, { name: '', why: null }).connection).toEqual({
+      url: 'http://reader@localhost:8123',
+      passphrase: 'pass phrase'
+    })
   })
 
   it('says why it cannot be tested: no URL first, then what the officer act lacks', () => {
@@ -52,7 +55,8 @@ describe('test connection', () => {
 })
 
 describe('PostgreSQL: tables and views, the person column typed', () => {
-  const listed = () => run({ type: 'url', url: 'postgresql://reader@localhost/hr' }, PASSPHRASE, { type: 'listed', tables: postgresTables(RELATIONS) })
+  const listed = () =>
+    run({ type: 'url', url: 'postgresql://reader@localhost/hr' }, PASSPHRASE, { type: 'listed', tables: postgresTables(RELATIONS) })
 
   it('offers schema.table with its kind; the first is chosen and names the dataset', () => {
     const f = listed()
@@ -60,7 +64,14 @@ describe('PostgreSQL: tables and views, the person column typed', () => {
     expect(f).toMatchObject({ table: 'hr.badges', name: 'badges', personColumn: '' })
     const r = resolveWarehouseLink(f, SIGNED)
     expect(r.chosen?.columns).toBeNull()
-    expect(r.link).toEqual({ url: 'postgresql://reader@localhost/hr', officer: 'dpo', passphrase: 'pass phrase', name: 'badges', table: 'hr.badges', personColumn: null })
+    expect(r.link).toEqual({
+      url: 'postgresql://reader@localhost/hr',
+      officer: 'dpo',
+      passphrase: 'pass phrase',
+      name: 'badges',
+      table: 'hr.badges',
+      personColumn: null
+    })
   })
 
   it('links person-level with the typed column; the name follows the table until one is typed', () => {
@@ -87,7 +98,11 @@ describe('ClickHouse: tables with their columns; where a Distributed table count
     const f = listed()
     expect(f.tables!.map((t) => t.label)).toEqual(['default.events_local (MergeTree)', 'default.events (Distributed)'])
     expect(resolveWarehouseLink(f, SIGNED).chosen?.columns).toEqual(['person', 'room'])
-    expect(resolveWarehouseLink(warehouseLinkReducer(f, { type: 'table', key: 'default.events' }), SIGNED).chosen?.columns).toEqual(['person', 'room', 'badge'])
+    expect(resolveWarehouseLink(warehouseLinkReducer(f, { type: 'table', key: 'default.events' }), SIGNED).chosen?.columns).toEqual([
+      'person',
+      'room',
+      'badge'
+    ])
   })
 
   it('says where the per-person stage runs on a Distributed table, and nothing for a local one or row-level', () => {

@@ -114,11 +114,13 @@ function WarehouseConnect(props: { engine: WarehouseEngine; onLinked: () => void
             e.preventDefault()
             const req = r.link
             if (req === null) return
-            void link.run(() => engine.link(client, req)).then((dataset) => {
-              if (!dataset) return
-              dispatch({ type: 'linked', dataset })
-              props.onLinked()
-            })
+            void link
+              .run(() => engine.link(client, req))
+              .then((dataset) => {
+                if (!dataset) return
+                dispatch({ type: 'linked', dataset })
+                props.onLinked()
+              })
           }}
         >
           <p data-testid={tid('connected')}>Connected: {engine.connected(form.tables.length)}.</p>
@@ -154,8 +156,8 @@ function WarehouseConnect(props: { engine: WarehouseEngine; onLinked: () => void
       )}
       {form.linked && (
         <p role="status" data-testid={tid('linked')}>
-          Linked {form.linked.sourceFile} as &quot;{form.linked.name}&quot; ({form.linked.columns.length} columns as declared; rows not counted; signed
-          by the officer).
+          Linked {form.linked.sourceFile} as &quot;{form.linked.name}&quot; ({form.linked.columns.length} columns as declared; rows not counted;
+          signed by the officer).
         </p>
       )}
     </section>

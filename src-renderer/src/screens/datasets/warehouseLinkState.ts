@@ -5,7 +5,6 @@
  * (`postgresTables`, `clickhouseTables`). No React: unit-tested under Node (test/unit/renderer/warehouse-link-form.test.ts).
  */
 import type { ClickHouseTable, DatasetInfo, LinkPostgresRequest, PostgresConnectionRequest, PostgresRelation } from '../../../../src-main/contract'
-import type { OfficerInput } from '../ledger/OfficerFields'
 
 /** A table (or view) the connection may read, as the picker offers it. */
 export interface WarehouseTable {
@@ -50,10 +49,16 @@ export function shardingNote(t: WarehouseTable, personColumn: string): string | 
     : `Not sharded by ${personColumn}: a person's rows may lie on several shards, so their counts are merged first (exact, slower).`
 }
 
+/** The officer act's fields (OfficerFields.tsx): the passphrase travels with each act and is never kept. */
+export interface OfficerCredentials {
+  officer: string
+  passphrase: string
+}
+
 export interface WarehouseLinkForm {
   url: string
   passwordEnv: string
-  credentials: OfficerInput
+  credentials: OfficerCredentials
   /** What the last tested connection may read; null before a test (or after the URL changed). */
   tables: WarehouseTable[] | null
   /** The chosen table's key. */
@@ -69,7 +74,7 @@ export interface WarehouseLinkForm {
 export type WarehouseLinkAction =
   | { type: 'url'; url: string }
   | { type: 'passwordEnv'; passwordEnv: string }
-  | { type: 'credentials'; credentials: OfficerInput }
+  | { type: 'credentials'; credentials: OfficerCredentials }
   | { type: 'testing' }
   | { type: 'listed'; tables: WarehouseTable[] }
   | { type: 'table'; key: string }
@@ -108,7 +113,10 @@ export function warehouseLinkReducer(form: WarehouseLinkForm, a: WarehouseLinkAc
     case 'listed':
       return choose({ ...form, tables: a.tables }, a.tables[0])
     case 'table':
-      return choose(form, form.tables?.find((t) => t.key === a.key))
+      return choose(
+        form,
+        form.tables?.find((t) => t.key === a.key)
+      )
     case 'name':
       return { ...form, name: a.name, nameTyped: true }
     case 'personColumn':
@@ -144,12 +152,19 @@ export function resolveWarehouseLink(form: WarehouseLinkForm, officer: OfficerAc
   const connection: PostgresConnectionRequest | null =
     testWhy !== null
       ? null
-      : { url, ...(env !== '' ? { passwordEnv: env } : {}), ...(officer.name !== '' ? { officer: officer.name } : {}), passphrase: form.credentials.passphrase }
+      : {
+          url,
+          ...(env !== '' ? { passwordEnv: env } : {}),
+          ...(officer.name !== '' ? { officer: officer.name } : {}),
+          passphrase: form.credentials.passphrase
+        }
   const chosen = form.tables?.find((t) => t.key === form.table) ?? null
   const person = form.personColumn.trim()
   const name = form.name.trim()
   const linkWhy = connection === null ? testWhy : chosen === null ? 'Choose a table.' : name === '' ? 'Give the linked dataset a name.' : null
   const link: LinkPostgresRequest | null =
-    connection === null || chosen === null || linkWhy !== null ? null : { ...connection, name, table: chosen.key, personColumn: person === '' ? null : person }
+    connection === null || chosen === null || linkWhy !== null
+      ? null
+      : { ...connection, name, table: chosen.key, personColumn: person === '' ? null : person }
   return { connection, testWhy, chosen, unitReason: chosen ? shardingNote(chosen, person) : null, link, linkWhy }
 }

@@ -30,18 +30,14 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
   const resolved = resolveReleaseForm(q.kind, form)
   const params = resolved.params
   const debounced = useDebounced(params, 300)
-  const preview = useQuery('releases/preview', debounced === null ? null : { queryId: q.id, params: debounced }, [
-    q.id,
-    JSON.stringify(debounced)
-  ])
+  const preview = useQuery('releases/preview', debounced === null ? null : { queryId: q.id, params: debounced }, [q.id, JSON.stringify(debounced)])
   const pv = params === null ? null : preview.data
   const stale = JSON.stringify(params) !== JSON.stringify(debounced)
   // Accuracy against ε (anomaly identification and search; threshold questions state theirs as beta and alpha).
-  const accuracy = useQuery(
-    'releases/accuracy',
-    debounced === null || q.kind === 'threshold' ? null : { queryId: q.id, params: debounced },
-    [q.id, JSON.stringify(debounced)]
-  )
+  const accuracy = useQuery('releases/accuracy', debounced === null || q.kind === 'threshold' ? null : { queryId: q.id, params: debounced }, [
+    q.id,
+    JSON.stringify(debounced)
+  ])
 
   const release = () => {
     if (params === null) return
@@ -79,12 +75,7 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
                 width="normal"
                 hint="groups within 2 × alpha under it may be flagged"
               />
-              <NumberField
-                label="Deny above ε (optional)"
-                {...text('epsMax')}
-                hint="per unit of sensitivity; default 4"
-                width="normal"
-              />
+              <NumberField label="Deny above ε (optional)" {...text('epsMax')} hint="per unit of sensitivity; default 4" width="normal" />
             </div>
             <fieldset>
               <legend>Mechanism</legend>
@@ -106,9 +97,9 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
               {form.mechanism !== 'tslm' && (
                 <p className="hint" data-testid="mechanism-why-price">
                   Why it may cost more here: the ledger charges every release its worst case before it runs.{' '}
-                  {form.mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'} asks in up to 4 steps of rising ε and stops for a group as soon as its answer is clear;
-                  a group that stays unclear to the last step needs ln(m/(2β))/α with m steps, more than TSLM’s one-shot ln(1/(2β))/α, and that worst
-                  case is what is charged. In practice most groups are clear far from their threshold and stop early, so what is actually spent
+                  {form.mechanism === 'ppwlm' ? 'PPWLM' : 'DPPWLM'} asks in up to 4 steps of rising ε and stops for a group as soon as its answer is
+                  clear; a group that stays unclear to the last step needs ln(m/(2β))/α with m steps, more than TSLM’s one-shot ln(1/(2β))/α, and that
+                  worst case is what is charged. In practice most groups are clear far from their threshold and stop early, so what is actually spent
                   (sealed; the privacy officer can read it) is usually less than TSLM’s charge — but the budget must cover the worst case.
                 </p>
               )}
