@@ -355,6 +355,49 @@ describe('linked files', () => {
     expect([await run('alice'), await run('bob')]).toEqual(['answered threshold', 'answered threshold'])
   })
 
+  it('a damaged Parquet page in the row group of one person is refused before the charge for every person alike', async () => {
+    // The attack: person 1's rows and person 2's in row groups of their own; a page of person 2's token column damaged.
+    // A query filtered on person 1 skips that row group by its statistics, one on person 2 reads it and fails: after
+    // the charge, for person 2 only. Counting the columns would not find it (DuckDB answers a count from the footer).
+    const pq = join(ws.dir, 'tokens.parquet')
+    duckAll(
+      `COPY (SELECT CAST(p AS INTEGER) AS person, CAST(1 AS INTEGER) AS room, CAST(i AS INTEGER) AS token FROM range(1, 3) s(p), range(2048) t(i) ORDER BY person) ` +
+        `TO ${duckString(pq)} (FORMAT parquet, COMPRESSION uncompressed, ROW_GROUP_SIZE 2048)`
+    )
+    const ds = linkFile(store.db, { name: 'tokens', file: pq, personColumn: null, ...officerAct(store.db) }).id
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test', ...officerAct(store.db, 'olga') })
+    const run = async (person: number) => {
+      const q = saveQuery(store.db, ds, `q ${person}`, {
+        kind: 'threshold',
+        groupBy: ['room'],
+        filter: [
+          { column: 'person', op: '=', value: person },
+          { column: 'token', op: '>=', value: 0 }
+        ],
+        count: { kind: 'rows' },
+        threshold: { kind: 'constant', value: 1000 },
+        groups: [[1]]
+      })
+      try {
+        return `answered ${(await h['releases/run']({ queryId: q, params: tslm })).answer!.kind}`
+      } catch (e) {
+        return (e as Error).message
+      }
+    }
+    expect([await run(1), await run(2)]).toEqual(['answered threshold', 'answered threshold'])
+    const entries = async () => (await h['ledger/entries']({})).total
+    const before = await entries()
+    const [offset] = duckAll(`SELECT data_page_offset FROM parquet_metadata(${duckString(pq)}) WHERE row_group_id = 1 AND path_in_schema = 'token'`)
+      .rows[0] as [number]
+    const bytes = readFileSync(pq)
+    bytes.fill(0xff, Number(offset), Number(offset) + 8)
+    writeFileSync(pq, bytes)
+    const refused =
+      'The file linked as dataset "tokens" (tokens.parquet) no longer decodes whole (a text value that is not valid UTF-8, or a damaged page); releases on it run again once the file is repaired. Nothing was charged.'
+    expect([await run(1), await run(2)]).toEqual([refused, refused])
+    expect(await entries()).toBe(before)
+  })
+
   it('a linked CSV: header names checked before the charge; a value that no longer fits its type is empty (NULL), never a failure after the charge', async () => {
     const csv = join(ws.dir, 'badges.csv')
     writeFileSync(csv, 'person,room,floor\n' + Array.from({ length: 300 }, (_, i) => `p${i % 30},R${1 + (i % 3)},${i % 4}`).join('\n') + '\n')
