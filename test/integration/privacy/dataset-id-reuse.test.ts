@@ -3,21 +3,27 @@
  * dataset the officer declared public and budgeted, resets the counter, and the officer's next link (a private file)
  * would get the deleted dataset's id, and with it the signed public declaration (uncharged sweeps on true counts) and
  * budget. A new dataset's id is above every id the ledger, releases and saved queries ever named.
+ *
+ * The ledger can only say which ids it names while it verifies: a file writer who moves the deleted dataset's signed,
+ * checkpointed acts out of the ledger while the officer links, and puts them back afterwards, would have the new link
+ * reuse the id the acts name. No officer act is recorded while the ledger does not verify (the kernel judges the
+ * workspace before the act's checkpoint is kept), so the link is refused and nothing of it stays.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { deleteDataset, getDataset } from '../../../src-main/services/catalog/catalog'
+import { deleteDataset, getDataset, listDatasets } from '../../../src-main/services/catalog/catalog'
 import { declarePublic } from '../../../src-main/services/datasets/declare-public'
 import { linkFile } from '../../../src-main/services/datasets/link-file'
 import { admission } from '../../../src-main/services/ledger/admission'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { openStore, type Store } from '../../../src-main/services/store/store'
+import { checkpoint, listOfficers, registerOfficer } from '../../../src-main/services/trust/officers'
 import { tempWorkspace } from '../helpers'
 import { craftDataset } from '../ledger/fixtures'
-import { officerAct } from '../officer-fixture'
+import { officerAct, testPassphrase } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -50,5 +56,93 @@ describe('a deleted dataset id is never handed out again', () => {
     const adm = admission(store.db, linked.id, 'salaries', 'eps-dp', ['{}'], 50e9)
     expect(adm.allowed).toBe(false)
     expect(verifyLedger(store.db).ok).toBe(true)
+  })
+})
+
+/** The file writer's edit: the ledger entries naming `datasetId` moved to a table of its own, the id counter reset. */
+function hideActs(path: string, datasetId: number): void {
+  const a = new Database(path)
+  const triggers = a.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger_entries'`).all() as Array<{
+    name: string
+    sql: string
+  }>
+  a.exec(`CREATE TABLE hidden_triggers (name TEXT, sql TEXT)`)
+  for (const t of triggers) {
+    a.prepare('INSERT INTO hidden_triggers VALUES (?, ?)').run(t.name, t.sql)
+    a.exec(`DROP TRIGGER "${t.name}"`)
+  }
+  a.exec(`CREATE TABLE hidden_entries AS SELECT * FROM ledger_entries WHERE dataset_id = ${datasetId}`)
+  a.exec(`DELETE FROM ledger_entries WHERE dataset_id = ${datasetId}`)
+  a.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'datasets'`).run(datasetId - 1)
+  a.close()
+}
+
+/** ... and put back afterwards, triggers included: the ledger is as the officers signed it. */
+function restoreActs(path: string): void {
+  const a = new Database(path)
+  a.exec('INSERT INTO ledger_entries SELECT * FROM hidden_entries; DROP TABLE hidden_entries')
+  for (const t of a.prepare('SELECT sql FROM hidden_triggers').pluck().all() as string[]) a.exec(t)
+  a.exec('DROP TABLE hidden_triggers')
+  a.close()
+}
+
+describe('no officer act is recorded while the ledger does not verify', () => {
+  it("signed acts on a deleted dataset hidden while the officer links, put back afterwards: the link is refused and leaves nothing", () => {
+    const census = craftDataset(store.db, 'census', [{ name: 'room', type: 'text' }], [['a'], ['b']])
+    declarePublic(store.db, { datasetId: census, reason: 'open data', ...officerAct(store.db) })
+    setBudget(store.db, { datasetId: census, epsilon: '100', reason: 'toy data', ...officerAct(store.db) })
+    deleteDataset(store.db, census)
+    store.close()
+    hideActs(ws.db, census)
+    store = openStore(ws.db)
+    expect(verifyLedger(store.db).ok).toBe(false)
+    const file = join(ws.dir, 'salaries.csv')
+    writeFileSync(file, 'person,salary\nalice,250000\nbob,40000\n')
+    const checkpoints = store.db.prepare('SELECT count(*) FROM ledger_checkpoints').pluck().get()
+    const events = store.db.prepare('SELECT count(*) FROM audit_events').pluck().get()
+    expect(() => linkFile(store.db, { file, name: 'salaries', personColumn: null, ...officerAct(store.db) })).toThrow(
+      /No officer act is recorded while the workspace's ledger does not verify .*run "quiet-alarm ledger verify".*nothing was written$/
+    )
+    expect(store.db.prepare('SELECT count(*) FROM ledger_checkpoints').pluck().get()).toBe(checkpoints)
+    expect(store.db.prepare('SELECT count(*) FROM audit_events').pluck().get()).toBe(events)
+    expect(listDatasets(store.db).map((d) => d.name)).toEqual([])
+    store.close()
+    restoreActs(ws.db)
+    store = openStore(ws.db)
+    expect(verifyLedger(store.db).ok).toBe(true)
+    expect(listDatasets(store.db)).toEqual([])
+    // Once the ledger verifies again, the link gets an id no act names: private, with no budget.
+    const linked = linkFile(store.db, { file, name: 'salaries', personColumn: null, ...officerAct(store.db) })
+    expect(linked.id).toBeGreaterThan(census)
+    expect(getDataset(store.db, linked.id).info.public).toBe(false)
+    expect(admission(store.db, linked.id, 'salaries', 'eps-dp', ['{}'], 50e9).allowed).toBe(false)
+    expect(verifyLedger(store.db).ok).toBe(true)
+  })
+
+  it('a budget, a public declaration, a checkpoint and a new officer are refused on a ledger changed outside the app', () => {
+    const rooms = craftDataset(store.db, 'rooms', [{ name: 'room', type: 'text' }], [['a'], ['b']])
+    setBudget(store.db, { datasetId: rooms, epsilon: '5', reason: 'first', ...officerAct(store.db) })
+    store.close()
+    const a = new Database(ws.db)
+    for (const t of a.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ledger_entries'`).pluck().all() as string[])
+      a.exec(`DROP TRIGGER "${t}"`)
+    a.prepare(`UPDATE ledger_entries SET amount_nano = 100e9 WHERE kind = 'budget'`).run()
+    a.close()
+    store = openStore(ws.db)
+    const head = () => [
+      store.db.prepare('SELECT count(*) FROM ledger_entries').pluck().get(),
+      store.db.prepare('SELECT count(*) FROM ledger_checkpoints').pluck().get(),
+      store.db.prepare('SELECT count(*) FROM audit_events').pluck().get(),
+      listOfficers(store.db).length
+    ]
+    const before = head()
+    const cred = officerAct(store.db)
+    const refused = /^No officer act is recorded while the workspace's ledger does not verify/
+    expect(() => setBudget(store.db, { datasetId: rooms, epsilon: '6', reason: 'again', ...cred })).toThrow(refused)
+    expect(() => declarePublic(store.db, { datasetId: rooms, reason: 'open data', ...cred })).toThrow(refused)
+    expect(() => checkpoint(store.db, cred)).toThrow(refused)
+    expect(() => registerOfficer(store.db, { name: 'Second', passphrase: testPassphrase('Second'), by: cred })).toThrow(refused)
+    expect(head()).toEqual(before)
+    expect(verifyLedger(store.db).ok).toBe(false)
   })
 })
