@@ -2,7 +2,8 @@
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
 import { NOTION_LABEL } from '../chain/notions'
-import { ROW_LEVEL_ACCOUNTING, unsignedActsText } from './ledger-views'
+import { actedBy, unsignedActsText } from '../../contract/officer-acts'
+import { ROW_LEVEL_ACCOUNTING } from './ledger-views'
 
 const line = (n = 78) => '-'.repeat(n)
 
@@ -18,9 +19,6 @@ function short(at: string): string {
 function clip(s: string, n: number): string {
   return s.length <= n ? s : s.slice(0, n - 1) + '~'
 }
-
-/** Who an officer act is by: the officer's name when signed; otherwise only the name recorded, said as such. */
-const actedBy = (a: { actor: string; signed?: boolean }) => (a.signed === false ? `(unsigned, recorded as "${a.actor}")` : `by ${a.actor}`)
 
 export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): string {
   const out: string[] = []

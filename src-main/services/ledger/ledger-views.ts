@@ -272,7 +272,3 @@ export function ledgerSummary(db: Db, req: { datasetId?: number; cellLimit?: num
 export function unsignedActsInForce(f: TrustFindings): number {
   return f.registry.verified.length > 0 ? 0 : f.officerActs.filter((e) => !e.signer && f.actInForce(e)).length
 }
-
-/** The sentence every ledger view and `ledger verify` print while unsigned acts are in force. */
-export const unsignedActsText = (n: number) =>
-  `NO OFFICER IS REGISTERED: ${n} budget and public ${n === 1 ? 'act' : 'acts'} in force ${n === 1 ? 'is' : 'are'} unsigned (anyone who can write the workspace file could have written ${n === 1 ? 'it' : 'them'}; only a receipt or an officer's key id kept elsewhere shows whether an officer was removed).`

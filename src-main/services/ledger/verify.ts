@@ -18,7 +18,8 @@ import { UserError } from '../platform/errors'
 import { formatTime } from '../../contract/format-time'
 import { type TrustFindings, type TrustProblem, inspectWorkspace } from '../trust/kernel'
 import { type LedgerReceipt, receiptProblems } from '../trust/receipts'
-import { unsignedActsInForce, unsignedActsText } from './ledger-views'
+import { unsignedActsText } from '../../contract/officer-acts'
+import { unsignedActsInForce } from './ledger-views'
 
 /** `--head`: a head hash verify printed, or any prefix of it of at least 16 hex digits. */
 export function normalizeExpectHead(expectHead: string | undefined): string | undefined {

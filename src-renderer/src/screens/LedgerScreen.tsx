@@ -11,6 +11,7 @@ import { OfficerView } from './ledger/OfficerView'
 import { PerUnitHeadline, SpendCharts } from './ledger/SpendCharts'
 import { VerifyPanel } from './ledger/VerifyPanel'
 import type { DatasetLedger } from '../../../src-main/contract'
+import { actingOfficer, unsignedActsText } from '../../../src-main/contract/officer-acts'
 import type { ScreenProps } from '.'
 
 /** `#/ledger/<seq>` highlights one entry (a release links to its charge); `#/ledger/officers` goes to the privacy officers. */
@@ -45,6 +46,11 @@ export function LedgerScreen(props: ScreenProps) {
           )}
         </div>
         <ErrorText error={summary.error} />
+        {(summary.data?.unsignedActsInForce ?? 0) > 0 && (
+          <p className="error" role="alert" data-testid="ledger-unsigned-acts">
+            {unsignedActsText(summary.data!.unsignedActsInForce!)}
+          </p>
+        )}
         {summary.data === null && summary.loading && <Loading what="the spend and budgets" />}
         {summary.data && ledgers.length === 0 && (
           <p className="empty-state">No dataset has a budget or a charge yet. Import a dataset, then set its budget below.</p>
@@ -84,7 +90,7 @@ export function LedgerScreen(props: ScreenProps) {
                           {b.analyst ? ` · analyst ${b.analyst}’s own` : ''}
                         </td>
                         <td className="num">{formatExact(b.epsilonExact)}</td>
-                        <td>{b.actor}</td>
+                        <td>{actingOfficer(b)}</td>
                         <td className="wrap">{b.reason}</td>
                       </tr>
                     ))}

@@ -6,6 +6,7 @@ import { Loading } from '../../components/Loading'
 import { useReveal } from '../../components/reveal'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
+import { actedBy } from '../../../../src-main/contract/officer-acts'
 
 const PAGE = 25
 
@@ -88,7 +89,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                       </>
                     )}
                     {/* Who: on its own line under what (a column of its own squeezed the description at 1024 px). */}
-                    <span className="hint block-line">by {e.actor}</span>
+                    <span className="hint block-line">{actedBy(e)}</span>
                   </td>
                 </tr>
               ))}
