@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 
 /**
@@ -20,4 +21,24 @@ export function freshDatasetId(db: Database.Database): number {
     )
     .get() as { n: number }
   return row.n + 1
+}
+
+/**
+ * The identity of a new dataset that no other dataset ever has (random): bound into its link's signature and named by
+ * the officer's acts on it, so that an act counts only for the dataset it was signed for (trust/kernel.ts).
+ */
+export function freshDatasetUid(): string {
+  return randomUUID()
+}
+
+/** A dataset's uid (null: made before datasets had one, or no such dataset). */
+export function datasetUid(db: Database.Database, datasetId: number): string | null {
+  const row = db.prepare('SELECT uid FROM datasets WHERE id = ?').get(datasetId) as { uid: string | null } | undefined
+  return row?.uid ?? null
+}
+
+/** The dataset's uid as an officer act's hashed detail names it (nothing for a dataset without one). */
+export function datasetUidFact(db: Database.Database, datasetId: number): { datasetUid?: string } {
+  const uid = datasetUid(db, datasetId)
+  return uid === null ? {} : { datasetUid: uid }
 }

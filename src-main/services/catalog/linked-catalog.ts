@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3'
 import type { ColumnType } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
 import { checkDatasetName, nameTaken } from './catalog'
-import { freshDatasetId } from './fresh-dataset-id'
+import { freshDatasetId, freshDatasetUid } from './fresh-dataset-id'
 
 const SAFE = Number.MAX_SAFE_INTEGER
 
@@ -83,18 +83,19 @@ export interface LinkedCatalogEntry {
   columns: LinkedColumn[]
   personColumn: string | null
   perPerson: boolean[] | null
-  /** Writes the engine's source row for the new dataset id (same transaction). */
-  writeSource: (datasetId: number) => void
+  /** Writes the engine's source row for the new dataset id and uid (same transaction; the link signs both). */
+  writeSource: (datasetId: number, datasetUid: string) => void
 }
 
 /** Writes a linked dataset's catalog rows in one transaction; returns its id. */
 export function insertLinkedDataset(db: Database.Database, e: LinkedCatalogEntry): number {
+  const uid = freshDatasetUid()
   return db.transaction(() => {
     const info = db
       .prepare(
-        'INSERT INTO datasets (id, name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?, 0)'
+        'INSERT INTO datasets (id, uid, name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)'
       )
-      .run(freshDatasetId(db), e.name, `linked_pending_${randomUUID()}`, e.sourceFile, e.sourceBytes, ',', e.rowCount)
+      .run(freshDatasetId(db), uid, e.name, `linked_pending_${randomUUID()}`, e.sourceFile, e.sourceBytes, ',', e.rowCount)
     const dsId = Number(info.lastInsertRowid)
     // The generated table name is reserved (no table exists behind a linked dataset).
     db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${dsId}`, dsId)
@@ -105,7 +106,7 @@ export function insertLinkedDataset(db: Database.Database, e: LinkedCatalogEntry
       addCol.run(dsId, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', e.perPerson === null ? null : e.perPerson[j] ? 1 : 0)
     )
     db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(dsId, e.personColumn)
-    e.writeSource(dsId)
+    e.writeSource(dsId, uid)
     return dsId
   })()
 }

@@ -7,6 +7,7 @@ import type { LedgerEntry } from '../../contract/ledger'
 import { UserError } from '../platform/errors'
 import { appendEntry, recordAudit } from '../chain/ledger-chain'
 import { getDataset } from '../catalog/catalog'
+import { datasetUidFact } from '../catalog/fresh-dataset-id'
 import { toLedgerEntry } from '../ledger/ledger-views'
 import { writeCheckpoint } from '../trust/checkpoints'
 import { unlockOfficer } from '../trust/officers'
@@ -41,7 +42,7 @@ export function declarePublic(db: Database.Database, input: DeclarePublicInput):
       releaseId: null,
       actor: officer.slice(0, 100),
       description: reason,
-      detail: { act: 'declare-public', columns: ds.info.columns.map((c) => c.name) },
+      detail: { act: 'declare-public', ...datasetUidFact(db, ds.info.id), columns: ds.info.columns.map((c) => c.name) },
       signer: key
     })
     recordAudit(db, 'officer/declare-public', officer.slice(0, 100), `dataset:${ds.info.id}`, { seq: row.seq, reason })

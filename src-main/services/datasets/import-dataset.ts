@@ -19,7 +19,7 @@ import { checkDatasetName, getDataset, ident, nameTaken } from '../catalog/catal
 import { DELIMITERS, checkReadableFile, delimiterName, detectDelimiter, readCsv } from './csv-reader'
 import { type Staging, closeStaging, dropOrphanStagingTables, openStaging } from '../store/staging'
 import { checkPerPersonColumnsOption, checkPersonColumnInHeader, checkPersonColumnOption, recordPrivacyUnit } from '../catalog/unit-record'
-import { freshDatasetId } from '../catalog/fresh-dataset-id'
+import { freshDatasetId, freshDatasetUid } from '../catalog/fresh-dataset-id'
 
 export const INFER_ROWS = 1000
 export const MAX_COLUMNS = 1000
@@ -365,9 +365,9 @@ export async function runImport(db: Database.Database, plan: ImportPlan, hooks: 
       }
       const info = db
         .prepare(
-          'INSERT INTO datasets (id, name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
+          'INSERT INTO datasets (id, uid, name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
         )
-        .run(freshDatasetId(db), plan.name, staging!.name, plan.sourceName, summary.bytes, plan.delimiter, rows, badCount)
+        .run(freshDatasetId(db), freshDatasetUid(), plan.name, staging!.name, plan.sourceName, summary.bytes, plan.delimiter, rows, badCount)
       const dsId = Number(info.lastInsertRowid)
       const table = `ds_${dsId}`
       if (staging!.file === null) db.exec(`ALTER TABLE ${staging!.qualified} RENAME TO ${ident(table)}`)

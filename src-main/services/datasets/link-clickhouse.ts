@@ -154,9 +154,10 @@ export function linkClickHouse(db: Database.Database, req: LinkWarehouseRequest)
     name,
     sourceFile: chShown(where),
     columns,
-    writeSource: (dsId) => {
+    writeSource: (dsId, datasetUid) => {
       const facts = clickhouseLinkFacts({
         datasetId: dsId,
+        datasetUid,
         url,
         passwordEnv,
         database,

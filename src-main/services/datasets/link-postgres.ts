@@ -91,9 +91,10 @@ export function linkPostgres(db: Database.Database, req: LinkWarehouseRequest): 
     name,
     sourceFile: fingerprint.relation,
     columns,
-    writeSource: (dsId) => {
+    writeSource: (dsId, datasetUid) => {
       const { signer, signature } = signLink(key, {
         datasetId: dsId,
+        datasetUid,
         url,
         passwordEnv,
         schema: found.schema,

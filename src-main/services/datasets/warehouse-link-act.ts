@@ -40,8 +40,8 @@ export interface WarehouseLinkEntry {
   sourceFile: string
   /** Its declared columns with their catalog types. */
   columns: LinkedColumn[]
-  /** Writes the engine's signed source row for the new dataset id. */
-  writeSource: (datasetId: number) => void
+  /** Writes the engine's signed source row for the new dataset id and uid (the link signs both). */
+  writeSource: (datasetId: number, datasetUid: string) => void
   /** The audit event's kind and detail (public facts of the link). */
   audit: { kind: string; detail: Record<string, unknown> }
 }
@@ -57,8 +57,8 @@ export function insertWarehouseLink(db: Database.Database, key: OfficerKey, req:
     columns: e.columns,
     personColumn: req.personColumn,
     perPerson: linkedPerPerson(e.columns, req.personColumn, req.perPersonColumns ?? []),
-    writeSource: (dsId) => {
-      e.writeSource(dsId)
+    writeSource: (dsId, datasetUid) => {
+      e.writeSource(dsId, datasetUid)
       recordAudit(db, e.audit.kind, key.name.slice(0, 100), `dataset:${dsId}`, e.audit.detail, key)
       writeCheckpoint(db, key)
     }

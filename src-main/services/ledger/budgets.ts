@@ -8,6 +8,7 @@ import type { LedgerEntry, PrivacyNotion } from '../../contract/ledger'
 import { UserError } from '../platform/errors'
 import { appendEntry, recordAudit } from '../chain/ledger-chain'
 import { datasetName } from '../catalog/catalog'
+import { datasetUidFact } from '../catalog/fresh-dataset-id'
 import { unitSpend } from './accounts'
 import { toLedgerEntry } from './ledger-views'
 import { NOTION_LABEL, isNotion } from '../chain/notions'
@@ -100,6 +101,7 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       // denied if the workspace's tables are changed afterwards (privacy-unit.ts `unitProblem`).
       detail: {
         scope,
+        ...datasetUidFact(db, input.datasetId),
         unit: unitDeclaration(db, input.datasetId),
         ...(freeze ? { freeze: true } : {}),
         ...(analyst === null ? {} : { analyst: { id: analyst.id, name: analyst.name } })

@@ -38,11 +38,13 @@ import {
   executionTimeoutMs,
   forgetClickHouseCapabilities
 } from './clickhouse-sync'
-import { linkFactsSignedByOfficer } from '../trust/link-signature'
+import { linkFactsSignedByOfficer, uidFact } from '../trust/link-signature'
 import { catalogIsSigned, checkDoorHosts, checkPasswordVariable, connectionWithPassword, durationText, schemaChange } from './warehouse-link'
 
 export interface LinkedClickHouseRecord extends LinkedChTable {
   datasetId: number
+  /** The dataset's uid as signed (null: linked before datasets had one). */
+  datasetUid: string | null
   datasetName: string
   /** The connection URL, without a password. */
   url: string
@@ -71,6 +73,7 @@ export interface ChFingerprint {
 export function clickhouseLinkFacts(l: Omit<LinkedClickHouseRecord, 'datasetName'>): Record<string, unknown> {
   return {
     datasetId: l.datasetId,
+    ...uidFact(l.datasetUid),
     url: l.url,
     passwordEnv: l.passwordEnv,
     database: l.database,
@@ -91,6 +94,7 @@ interface SourceRow {
   signer: string | null
   signature: string | null
   name: string
+  uid: string | null
   person_column: string | null
 }
 
@@ -102,7 +106,7 @@ interface SourceRow {
 export function linkedClickHouseOf(db: Database.Database, datasetId: number): LinkedClickHouseRecord | null {
   const row = db
     .prepare(
-      `SELECT s.url, s.password_env, s.database_name, s.table_name, s.table_engine, s.columns, s.signer, s.signature, d.name, u.person_column
+      `SELECT s.url, s.password_env, s.database_name, s.table_name, s.table_engine, s.columns, s.signer, s.signature, d.name, d.uid, u.person_column
          FROM dataset_clickhouse_sources s JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id
         WHERE s.dataset_id = ?`
     )
@@ -122,6 +126,7 @@ export function linkedClickHouseOf(db: Database.Database, datasetId: number): Li
   }
   const rec: LinkedClickHouseRecord = {
     datasetId,
+    datasetUid: row.uid,
     datasetName: row.name,
     url: row.url,
     passwordEnv: row.password_env,

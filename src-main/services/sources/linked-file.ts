@@ -63,7 +63,7 @@ export function fileIdentity(path: string): string {
 export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFileRecord | null {
   const row = db
     .prepare(
-      `SELECT s.format, s.path, s.schema, s.fingerprint, s.identity, s.signer, s.signature, d.name, u.person_column
+      `SELECT s.format, s.path, s.schema, s.fingerprint, s.identity, s.signer, s.signature, d.name, d.uid, u.person_column
          FROM dataset_sources s JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id WHERE s.dataset_id = ?`
     )
     .get(datasetId) as
@@ -76,6 +76,7 @@ export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFi
         signer: string | null
         signature: string | null
         name: string
+        uid: string | null
         person_column: string | null
       }
     | undefined
@@ -91,7 +92,7 @@ export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFi
   } catch {
     throw refused('is not the one a privacy officer signed (its link was changed in the workspace file)')
   }
-  const link = { datasetId, path: row.path, format: row.format, columns, personColumn: row.person_column, identity: row.identity ?? '' }
+  const link = { datasetId, datasetUid: row.uid, path: row.path, format: row.format, columns, personColumn: row.person_column, identity: row.identity ?? '' }
   // The catalog's columns (what definitions are checked against) must be the signed ones too.
   const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
     name: string

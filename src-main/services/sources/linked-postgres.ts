@@ -59,6 +59,7 @@ interface SourceRow {
   signer: string | null
   signature: string | null
   name: string
+  uid: string | null
   person_column: string | null
 }
 
@@ -70,7 +71,7 @@ interface SourceRow {
 export function linkedPostgresOf(db: Database.Database, datasetId: number): LinkedPostgresRecord | null {
   const row = db
     .prepare(
-      `SELECT s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint, s.signer, s.signature, d.name, u.person_column
+      `SELECT s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint, s.signer, s.signature, d.name, d.uid, u.person_column
          FROM dataset_postgres_sources s JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id WHERE s.dataset_id = ?`
     )
     .get(datasetId) as SourceRow | undefined
@@ -91,6 +92,7 @@ export function linkedPostgresOf(db: Database.Database, datasetId: number): Link
   }
   const signed = {
     datasetId,
+    datasetUid: row.uid,
     url: row.url,
     passwordEnv: row.password_env,
     schema: row.schema_name,

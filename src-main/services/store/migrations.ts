@@ -19,6 +19,7 @@ import { migration014 } from './migrations/014-query-versions'
 import { migration015 } from './migrations/015-query-owner'
 import { migration016 } from './migrations/016-seal-epoch-event'
 import { migration017 } from './migrations/017-experiment-owner'
+import { migration018 } from './migrations/018-dataset-uid'
 
 export type { Migration }
 
@@ -65,7 +66,8 @@ export const migrations: Migration[] = [
   migration014,
   migration015,
   migration016,
-  migration017
+  migration017,
+  migration018
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

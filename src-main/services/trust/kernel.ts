@@ -83,10 +83,16 @@ export interface TrustFindings {
   /** Officer acts (budgets, public declarations) in ledger order. */
   officerActs: EntryRow[]
   charges: ChargeFact[]
-  /** Whether an officer act's entry counts: signed by a verified officer, or unsigned history while no officer ever existed. */
+  /**
+   * Whether an officer act's entry counts: signed by a verified officer (or unsigned history while no officer ever
+   * existed), and naming the dataset that holds its id now (the same uid, or none on both).
+   */
   actInForce(e: EntryRow): boolean
-  /** Why an act does not count, for sentences: 'unsigned' (history from before officer keys), 'forged'; null when it counts. */
-  whyNotInForce(e: EntryRow): 'unsigned' | 'forged' | null
+  /**
+   * Why an act does not count, for sentences: 'unsigned' (history from before officer keys), 'forged', 'another-dataset'
+   * (signed for a dataset whose id another dataset holds now); null when it counts.
+   */
+  whyNotInForce(e: EntryRow): 'unsigned' | 'forged' | 'another-dataset' | null
   /** Why a release's stored costs are not what the app wrote (changed, unbound, in clear after officer keys); null if they are. */
   sealedCostsProblem(releaseId: number): string | null
   /** A notion's own charges per cell on a dataset (an analyst's only, given the account), and how many charges. */
@@ -627,11 +633,23 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     return o !== undefined && !!signature && verifyText(o.sign_public, text, signature)
   }
   const entrySigned = (e: EntryRow) => !!e.signer && signedBy(e.signer, entrySigningText(e.seq, e.hash, e.signer), e.signature ?? null)
-  const whyNotInForce = (e: EntryRow): 'unsigned' | 'forged' | null => {
+  // Each dataset's uid: an officer act counts only for the dataset it names (its uid, or none on both), never for a
+  // later dataset given the same id.
+  const uids = new Map(
+    (statement(db, 'SELECT id, uid FROM datasets').all() as Array<{ id: number; uid: string | null }>).map((d) => [d.id, d.uid])
+  )
+  const forAnotherDataset = (e: EntryRow): boolean => {
+    const now = uids.get(e.dataset_id)
+    if (now === undefined) return false
+    const named = (parseJson(e.detail) as { datasetUid?: unknown } | undefined)?.datasetUid
+    return (typeof named === 'string' ? named : null) !== now
+  }
+  const whyNotInForce = (e: EntryRow): 'unsigned' | 'forged' | 'another-dataset' | null => {
     if (scan.ledger.edited.has(e.seq) || scan.ledger.bySeq.get(e.seq)?.hash !== e.hash) return 'forged'
-    if (e.signer) return verifiedIds.has(e.signer) && entrySigned(e) ? null : 'forged'
-    if (e.seq > preOfficerThrough) return 'forged'
-    return trace === null ? null : 'unsigned'
+    if (e.signer && !(verifiedIds.has(e.signer) && entrySigned(e))) return 'forged'
+    if (!e.signer && e.seq > preOfficerThrough) return 'forged'
+    if (forAnotherDataset(e)) return 'another-dataset'
+    return e.signer || trace === null ? null : 'unsigned'
   }
 
   // The epoch comes from the audit chain, never from the plain row: without its event no costs may be unbound.
@@ -670,8 +688,14 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     else if (!entrySigned(e)) P(e.seq, `entry ${e.seq} (${e.kind}) does not carry a valid signature of officer "${o.name}"`)
     else signedActs++
   }
-  for (const e of scan.officerActs)
+  for (const e of scan.officerActs) {
     if (!e.signer && e.seq > preOfficerThrough) P(e.seq, `entry ${e.seq} is an officer act (${e.kind}) without an officer's signature`)
+    if (forAnotherDataset(e))
+      P(
+        e.seq,
+        `entry ${e.seq} (${e.kind}) was recorded for another dataset than the one that holds id ${e.dataset_id} now (a dataset id was reused outside the app)`
+      )
+  }
   // The audit chain, its signatures, and unsigned officer acts recorded there.
   for (const p of scan.audit.problems) P(end, p.reason)
   for (const a of scan.signedAudit) {

@@ -6,11 +6,12 @@
  * changed in the workspace file.
  */
 import type Database from 'better-sqlite3'
-import { fileLinkSigningText, linkFactsText, linkSigningText } from './link-signature'
+import { fileLinkSigningText, linkFactsText, linkSigningText, uidFact } from './link-signature'
 
 interface LinkRow {
   dataset_id: number
   name: string
+  uid: string | null
   person_column: string | null
   signer: string | null
   signature: string | null
@@ -49,7 +50,7 @@ export function forgedLinks(
   const join = 'JOIN datasets d ON d.id = s.dataset_id LEFT JOIN dataset_units u ON u.dataset_id = s.dataset_id'
   for (const r of db
     .prepare(
-      `SELECT s.dataset_id, d.name, u.person_column, s.signer, s.signature, s.format, s.path, s.schema, s.identity FROM dataset_sources s ${join}`
+      `SELECT s.dataset_id, d.name, d.uid, u.person_column, s.signer, s.signature, s.format, s.path, s.schema, s.identity FROM dataset_sources s ${join}`
     )
     .all() as Array<LinkRow & { format: string; path: string; schema: string; identity: string | null }>) {
     const columns = parsed<{ name: string; duckType: string; type: string }>(r.schema)
@@ -60,6 +61,7 @@ export function forgedLinks(
         (() =>
           fileLinkSigningText({
             datasetId: r.dataset_id,
+            datasetUid: r.uid,
             path: r.path,
             format: r.format,
             columns,
@@ -71,7 +73,7 @@ export function forgedLinks(
   }
   for (const r of db
     .prepare(
-      `SELECT s.dataset_id, d.name, u.person_column, s.signer, s.signature, s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint FROM dataset_postgres_sources s ${join}`
+      `SELECT s.dataset_id, d.name, d.uid, u.person_column, s.signer, s.signature, s.url, s.password_env, s.schema_name, s.relation_name, s.columns, s.fingerprint FROM dataset_postgres_sources s ${join}`
     )
     .all() as Array<
     LinkRow & { url: string; password_env: string | null; schema_name: string; relation_name: string; columns: string; fingerprint: string }
@@ -90,6 +92,7 @@ export function forgedLinks(
         (() =>
           linkSigningText({
             datasetId: r.dataset_id,
+            datasetUid: r.uid,
             url: r.url,
             passwordEnv: r.password_env,
             schema: r.schema_name,
@@ -103,7 +106,7 @@ export function forgedLinks(
   }
   for (const r of db
     .prepare(
-      `SELECT s.dataset_id, d.name, u.person_column, s.signer, s.signature, s.url, s.password_env, s.database_name, s.table_name, s.table_engine, s.columns FROM dataset_clickhouse_sources s ${join}`
+      `SELECT s.dataset_id, d.name, d.uid, u.person_column, s.signer, s.signature, s.url, s.password_env, s.database_name, s.table_name, s.table_engine, s.columns FROM dataset_clickhouse_sources s ${join}`
     )
     .all() as Array<
     LinkRow & { url: string; password_env: string | null; database_name: string; table_name: string; table_engine: string; columns: string }
@@ -116,6 +119,7 @@ export function forgedLinks(
         (() =>
           linkFactsText('clickhouse', {
             datasetId: r.dataset_id,
+            ...uidFact(r.uid),
             url: r.url,
             passwordEnv: r.password_env,
             database: r.database_name,

@@ -30,6 +30,8 @@ export interface SignedLinkColumn {
 /** What the officer signs: everything a use of the link reads from the workspace. */
 export interface SignedLink {
   datasetId: number
+  /** The dataset's uid (null: linked before datasets had one; then not in the signed text). */
+  datasetUid: string | null
   url: string
   passwordEnv: string | null
   schema: string
@@ -43,6 +45,7 @@ export interface SignedLink {
 export function linkSigningText(l: SignedLink): string {
   return linkFactsText('postgres', {
     datasetId: l.datasetId,
+    ...uidFact(l.datasetUid),
     url: l.url,
     passwordEnv: l.passwordEnv,
     schema: l.schema,
@@ -64,6 +67,11 @@ export function linkSignedByOfficer(db: Database.Database, l: SignedLink, signer
 
 /** The kinds of signed links (each its own signed text, so a signature of one kind is never one of another). */
 export type LinkKind = 'postgres' | 'clickhouse' | 'file'
+
+/** The dataset uid as a signed fact: absent for a dataset without one, so the links signed before uids still verify. */
+export function uidFact(datasetUid: string | null): { datasetUid?: string } {
+  return datasetUid === null ? {} : { datasetUid }
+}
 
 /** The text an officer signs for a link of `kind`: a versioned header and the canonical JSON of what the link is. */
 export function linkFactsText(kind: LinkKind, facts: Record<string, unknown>): string {
@@ -99,6 +107,8 @@ function textSignedByOfficer(db: Database.Database, text: string, signer: string
 /** What the officer signs when linking a file: where it is, what identifies it, and everything a use reads. */
 export interface SignedFileLink {
   datasetId: number
+  /** The dataset's uid (null: linked before datasets had one; then not in the signed text). */
+  datasetUid: string | null
   /** The absolute path the link reads. */
   path: string
   format: string
@@ -112,6 +122,7 @@ export interface SignedFileLink {
 export function fileLinkSigningText(l: SignedFileLink): string {
   return linkFactsText('file', {
     datasetId: l.datasetId,
+    ...uidFact(l.datasetUid),
     path: l.path,
     format: l.format,
     columns: l.columns.map((c) => ({ name: c.name, duckType: c.duckType, type: c.type })),

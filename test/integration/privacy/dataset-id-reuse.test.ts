@@ -8,8 +8,12 @@
  * checkpointed acts out of the ledger while the officer links, and puts them back afterwards, would have the new link
  * reuse the id the acts name. No officer act is recorded while the ledger does not verify (the kernel judges the
  * workspace before the act's checkpoint is kept), so the link is refused and nothing of it stays.
+ *
+ * Nor can a file writer have the officer link in an older copy of the workspace (one from before those acts, which
+ * verifies) and carry the signed link over into the current one: every dataset has a random uid that its link signs and
+ * the officer's acts name, so the acts count only for the dataset they were signed for, and verify reports the reuse.
  */
-import { writeFileSync } from 'node:fs'
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -20,6 +24,7 @@ import { admission } from '../../../src-main/services/ledger/admission'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { openStore, type Store } from '../../../src-main/services/store/store'
+import { inspectWorkspace } from '../../../src-main/services/trust/kernel'
 import { checkpoint, listOfficers, registerOfficer } from '../../../src-main/services/trust/officers'
 import { tempWorkspace } from '../helpers'
 import { craftDataset } from '../ledger/fixtures'
@@ -144,5 +149,57 @@ describe('no officer act is recorded while the ledger does not verify', () => {
     expect(() => registerOfficer(store.db, { name: 'Second', passphrase: testPassphrase('Second'), by: cred })).toThrow(refused)
     expect(head()).toEqual(before)
     expect(verifyLedger(store.db).ok).toBe(false)
+  })
+})
+
+describe('an officer act counts only for the dataset it was signed for', () => {
+  /** A copy of the workspace as it is now (the store stays open). */
+  const snapshot = (name: string) => {
+    const path = join(ws.dir, name)
+    store.db.exec(`VACUUM INTO '${path}'`)
+    return path
+  }
+  const replaceWorkspace = (path: string) => {
+    store.close()
+    for (const f of [ws.db, `${ws.db}-wal`, `${ws.db}-shm`]) rmSync(f, { force: true })
+    copyFileSync(path, ws.db)
+    store = openStore(ws.db)
+  }
+
+  it("a link signed in an older copy of the workspace, carried over onto a deleted dataset's id, gets none of its public declaration or budget", () => {
+    const cred = officerAct(store.db)
+    const before = snapshot('before.sqlite')
+    const censusFile = join(ws.dir, 'census.csv')
+    writeFileSync(censusFile, 'room,floor\na,1\nb,2\n')
+    const census = linkFile(store.db, { file: censusFile, name: 'census', personColumn: null, ...cred }).id
+    declarePublic(store.db, { datasetId: census, reason: 'open data', ...cred })
+    setBudget(store.db, { datasetId: census, epsilon: '100', reason: 'toy data', ...cred })
+    deleteDataset(store.db, census)
+    const current = snapshot('current.sqlite')
+    // The officer is handed the older copy (it verifies) and links a private file there: it gets census's id.
+    replaceWorkspace(before)
+    const file = join(ws.dir, 'salaries.csv')
+    writeFileSync(file, 'person,salary\nalice,250000\nbob,40000\n')
+    const linked = linkFile(store.db, { file, name: 'salaries', personColumn: null, ...cred }).id
+    expect(linked).toBe(census)
+    const withLink = snapshot('with-link.sqlite')
+    // The file writer puts the current copy back and carries the signed link (catalog rows and link row) over.
+    replaceWorkspace(current)
+    store.close()
+    const a = new Database(ws.db)
+    a.exec(`ATTACH '${withLink}' AS l`)
+    a.exec(`INSERT INTO main.datasets SELECT * FROM l.datasets WHERE id = ${linked}`)
+    for (const t of ['dataset_columns', 'dataset_units', 'dataset_sources']) a.exec(`INSERT INTO main.${t} SELECT * FROM l.${t} WHERE dataset_id = ${linked}`)
+    a.exec('DETACH l')
+    a.close()
+    store = openStore(ws.db)
+    expect(getDataset(store.db, linked).info.name).toBe('salaries')
+    expect(getDataset(store.db, linked).info.public).toBe(false)
+    const adm = admission(store.db, linked, 'salaries', 'eps-dp', ['{}'], 50e9)
+    expect(adm.allowed).toBe(false)
+    expect(verifyLedger(store.db).ok).toBe(false)
+    expect(inspectWorkspace(store.db, { fresh: true }).problems.map((p) => p.reason)).toContainEqual(
+      expect.stringMatching(/^entry \d+ \(public\) was recorded for another dataset than the one that holds id \d+ now/)
+    )
   })
 })

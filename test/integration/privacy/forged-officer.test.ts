@@ -140,6 +140,7 @@ describe('an officer inserted with the file', () => {
     const mallory = insertOfficer(store.db, 'self-first')
     const link = {
       datasetId: id,
+      datasetUid: null,
       url: 'postgresql://reader@evil.example:5432/hr',
       passwordEnv: null,
       schema: 'public',
