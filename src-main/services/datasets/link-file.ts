@@ -86,7 +86,15 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
     personColumn: req.personColumn,
     perPerson,
     writeSource: (dsId, datasetUid) => {
-      const { signer, signature } = signFileLink(key, { datasetId: dsId, datasetUid, path, format, columns, personColumn: req.personColumn, identity })
+      const { signer, signature } = signFileLink(key, {
+        datasetId: dsId,
+        datasetUid,
+        path,
+        format,
+        columns,
+        personColumn: req.personColumn,
+        identity
+      })
       db.prepare(
         'INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint, identity, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
       ).run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint), identity, signer, signature)

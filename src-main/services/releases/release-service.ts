@@ -19,7 +19,7 @@ import type {
   ReleaseKind
 } from '../../contract/ledger'
 import { type Rng, SecureRandom, assertSecure } from '../../../src-worker/engine/random'
-import { ReleaseFailedError, UserError } from '../platform/errors'
+import { ReleaseFailedError, UserError, isUserError } from '../platform/errors'
 import { canonicalJson } from '../chain/canonical'
 import { appendEntry, recordAudit } from '../chain/ledger-chain'
 import { admission } from '../ledger/admission'
@@ -420,10 +420,16 @@ export function unlockExPost(
   const opened = openSealedCosts(db, rel.releaseId, rel.statusText, officer)
   const plain = opened.plain
   const problem = opened.problem
-  db.transaction(() => {
-    recordAudit(db, 'officer/unlock-ex-post', officer.name, `release:${rel.releaseId}`, { reason, found: plain !== null }, officer)
-    writeCheckpoint(db, officer)
-  }).immediate()
+  try {
+    db.transaction(() => {
+      recordAudit(db, 'officer/unlock-ex-post', officer.name, `release:${rel.releaseId}`, { reason, found: plain !== null }, officer)
+      writeCheckpoint(db, officer)
+    }).immediate()
+  } catch (e) {
+    // No officer act is recorded on a ledger that does not verify; the costs' own refusal names the reason better.
+    if (plain === null && problem !== null && isUserError(e) && e.code === 'forbidden') throw new UserError(problem, 'not-found')
+    throw e
+  }
   if (plain === null) throw new UserError(problem ?? `Release ${rel.releaseId} has no sealed costs`, 'not-found')
   const s = JSON.parse(plain) as { spentMax: number; perPredicate?: ExPostCosts['perPredicate']; queries?: number }
   return {

@@ -92,7 +92,15 @@ export function linkedFileOf(db: Database.Database, datasetId: number): LinkedFi
   } catch {
     throw refused('is not the one a privacy officer signed (its link was changed in the workspace file)')
   }
-  const link = { datasetId, datasetUid: row.uid, path: row.path, format: row.format, columns, personColumn: row.person_column, identity: row.identity ?? '' }
+  const link = {
+    datasetId,
+    datasetUid: row.uid,
+    path: row.path,
+    format: row.format,
+    columns,
+    personColumn: row.person_column,
+    identity: row.identity ?? ''
+  }
   // The catalog's columns (what definitions are checked against) must be the signed ones too.
   const catalog = db.prepare('SELECT name, type FROM dataset_columns WHERE dataset_id = ? ORDER BY position').all(datasetId) as Array<{
     name: string

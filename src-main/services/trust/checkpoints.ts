@@ -50,6 +50,13 @@ export function writeCheckpoint(
         'forbidden'
       )
     }
-    return { id: Number(info.lastInsertRowid), at: c.at, ledgerSeq: c.ledgerSeq, ledgerHash: c.ledgerHash, auditId: c.auditId, auditHash: c.auditHash }
+    return {
+      id: Number(info.lastInsertRowid),
+      at: c.at,
+      ledgerSeq: c.ledgerSeq,
+      ledgerHash: c.ledgerHash,
+      auditId: c.auditId,
+      auditHash: c.auditHash
+    }
   })()
 }

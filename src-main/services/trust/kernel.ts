@@ -421,7 +421,10 @@ const cache = new WeakMap<Db, Cached>()
 const watched = new WeakSet<Db>()
 
 function installWatch(db: Db): boolean {
-  if (watched.has(db)) return true
+  // Installed inside a transaction that rolled back, the watch is gone with it: installed again (its counts restart, so
+  // the cached scan is read again).
+  if (watched.has(db) && statement(db, `SELECT 1 FROM temp.sqlite_master WHERE name = 'qa_trust_watch'`).get() !== undefined) return true
+  watched.delete(db)
   if (db.readonly) return false
   db.exec(
     `CREATE TEMP TABLE IF NOT EXISTS qa_trust_watch (id INTEGER PRIMARY KEY CHECK (id = 1), changed INTEGER NOT NULL, inserted INTEGER NOT NULL, config INTEGER NOT NULL)`
@@ -635,9 +638,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   const entrySigned = (e: EntryRow) => !!e.signer && signedBy(e.signer, entrySigningText(e.seq, e.hash, e.signer), e.signature ?? null)
   // Each dataset's uid: an officer act counts only for the dataset it names (its uid, or none on both), never for a
   // later dataset given the same id.
-  const uids = new Map(
-    (statement(db, 'SELECT id, uid FROM datasets').all() as Array<{ id: number; uid: string | null }>).map((d) => [d.id, d.uid])
-  )
+  const uids = new Map((statement(db, 'SELECT id, uid FROM datasets').all() as Array<{ id: number; uid: string | null }>).map((d) => [d.id, d.uid]))
   const forAnotherDataset = (e: EntryRow): boolean => {
     const now = uids.get(e.dataset_id)
     if (now === undefined) return false

@@ -252,7 +252,7 @@ describe("ledger verify detects tampering behind the app's back", () => {
   it('a chain rewritten consistently is caught by the head hash kept elsewhere', async () => {
     const raw = await threeEntries()
     const head = (raw.prepare('SELECT hash FROM ledger_head').get() as { hash: string }).hash
-    // Rewrite: drop everything and rebuild a shorter, self-consistent chain through the app.
+    // Rewrite: drop everything and rebuild a shorter, self-consistent chain.
     raw.exec(
       'DROP TRIGGER ledger_entries_no_delete; DROP TRIGGER ledger_cell_charges_no_delete; DROP TRIGGER releases_no_delete; DROP TRIGGER ledger_head_no_delete; DROP TRIGGER release_ex_post_no_delete;' +
         'DELETE FROM ledger_cell_charges; DELETE FROM ledger_entries; DELETE FROM ledger_head; DELETE FROM release_ex_post; DELETE FROM releases'
@@ -260,14 +260,32 @@ describe("ledger verify detects tampering behind the app's back", () => {
     raw.close()
     store = openStore(ws.db)
     h = ledgerHandlers(inlineContext(store))
-    await h['budgets/set']({ datasetId: 1, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })
+    // The officer is not made to sign over it: the act is refused, nothing written.
+    await expect(h['budgets/set']({ datasetId: 1, epsilon: '5', reason: 'initial budget', ...officerAct(store.db, 'olga') })).rejects.toThrow(
+      /^No officer act is recorded while the workspace's ledger does not verify/
+    )
+    expect(store.db.prepare('SELECT count(*) FROM ledger_entries').pluck().get()).toBe(0)
+    // The file writer's own first entry, chained as the app chains.
+    const name = (store.db.prepare('SELECT name FROM datasets WHERE id = 1').get() as { name: string }).name
+    store.db.transaction(() =>
+      appendEntry(store.db, {
+        kind: 'budget',
+        datasetId: 1,
+        datasetName: name,
+        notion: null,
+        amountNano: 5e9,
+        cells: [],
+        releaseId: null,
+        actor: 'olga',
+        description: 'initial budget',
+        detail: {}
+      })
+    )()
     store.close()
     // The officer's signed checkpoint (written with the first budget) no longer matches: caught without --head.
     const alone = await cli(['ledger', 'verify', '--db', ws.db])
     expect(alone.code).toBe(3)
-    expect(alone.err).toMatch(
-      /the ledger up to entry 1 was rewritten after checkpoint \d+ \(signed by officer "olga" at [^)]*\): its head no longer matches what the officer signed/
-    )
+    expect(alone.err).toMatch(/^quiet-alarm: Ledger verification FAILED at entry 1: /)
     const r = await cli(['ledger', 'verify', '--db', ws.db, '--head', head])
     expect(r.code).toBe(3)
     expect(r.err).toMatch(/FAILED at entry 1: .* The head [0-9a-f]{16}… is not in this ledger/)

@@ -92,7 +92,7 @@ function restoreActs(path: string): void {
 }
 
 describe('no officer act is recorded while the ledger does not verify', () => {
-  it("signed acts on a deleted dataset hidden while the officer links, put back afterwards: the link is refused and leaves nothing", () => {
+  it('signed acts on a deleted dataset hidden while the officer links, put back afterwards: the link is refused and leaves nothing', () => {
     const census = craftDataset(store.db, 'census', [{ name: 'room', type: 'text' }], [['a'], ['b']])
     declarePublic(store.db, { datasetId: census, reason: 'open data', ...officerAct(store.db) })
     setBudget(store.db, { datasetId: census, epsilon: '100', reason: 'toy data', ...officerAct(store.db) })
@@ -187,10 +187,16 @@ describe('an officer act counts only for the dataset it was signed for', () => {
     replaceWorkspace(current)
     store.close()
     const a = new Database(ws.db)
+    const triggers = a.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger'`).all() as Array<{ name: string; sql: string }>
+    for (const t of triggers) a.exec(`DROP TRIGGER "${t.name}"`)
     a.exec(`ATTACH '${withLink}' AS l`)
     a.exec(`INSERT INTO main.datasets SELECT * FROM l.datasets WHERE id = ${linked}`)
-    for (const t of ['dataset_columns', 'dataset_units', 'dataset_sources']) a.exec(`INSERT INTO main.${t} SELECT * FROM l.${t} WHERE dataset_id = ${linked}`)
+    for (const t of ['dataset_columns', 'dataset_units', 'dataset_sources']) {
+      a.exec(`DELETE FROM main.${t} WHERE dataset_id = ${linked}`)
+      a.exec(`INSERT INTO main.${t} SELECT * FROM l.${t} WHERE dataset_id = ${linked}`)
+    }
     a.exec('DETACH l')
+    for (const t of triggers) a.exec(t.sql)
     a.close()
     store = openStore(ws.db)
     expect(getDataset(store.db, linked).info.name).toBe('salaries')

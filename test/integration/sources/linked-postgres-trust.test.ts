@@ -17,7 +17,6 @@ import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handl
 import { getDataset } from '../../../src-main/services/catalog/catalog'
 import { linkedPostgresOf } from '../../../src-main/services/sources/linked-postgres'
 import { linkPostgres } from '../../../src-main/services/datasets/link-postgres'
-import { insertLinkedDataset } from '../../../src-main/services/catalog/linked-catalog'
 import { openStore } from '../../../src-main/services/store/store'
 import { migrations } from '../../../src-main/services/store/migrations'
 import { closePg } from '../../../src-main/services/sources/pg-sync'
@@ -321,28 +320,33 @@ describe('migration 010: links made before it', () => {
       { name: 'person', pgType: 'text', type: 'text' as const },
       { name: 'badge', pgType: 'bigint', type: 'integer' as const }
     ]
-    const ds = insertLinkedDataset(old.db, {
-      name: 'old link',
-      sourceFile: 'hr.small_ids',
-      sourceBytes: 0,
-      rowCount: 12345,
-      columns,
-      personColumn: 'person',
-      perPerson: [true, false],
-      writeSource: (id) =>
-        old.db
-          .prepare(
-            'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, NULL, ?, ?, ?, ?)'
-          )
-          .run(
-            id,
-            'postgresql://qa_reader@127.0.0.1:1/qa',
-            'hr',
-            'small_ids',
-            JSON.stringify(columns),
-            JSON.stringify({ relation: 'hr.small_ids', oid: 1, kind: 'table', rowEstimate: 12345 })
-          )
-    })
+    // The catalog rows as a link wrote them then (schema 9: no dataset uid).
+    const ds = Number(
+      old.db
+        .prepare(
+          `INSERT INTO datasets (name, table_name, source_file, source_bytes, delimiter, row_count, skipped_rows) VALUES ('old link', 'ds_old', 'hr.small_ids', 0, ',', 12345, 0)`
+        )
+        .run().lastInsertRowid
+    )
+    old.db.prepare('UPDATE datasets SET table_name = ? WHERE id = ?').run(`ds_${ds}`, ds)
+    columns.forEach((c, j) =>
+      old.db
+        .prepare('INSERT INTO dataset_columns (dataset_id, position, name, sql_name, type, type_source, per_person) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(ds, j + 1, c.name, `c${j + 1}`, c.type, 'inferred', j === 0 ? 1 : 0)
+    )
+    old.db.prepare('INSERT INTO dataset_units (dataset_id, person_column) VALUES (?, ?)').run(ds, 'person')
+    old.db
+      .prepare(
+        'INSERT INTO dataset_postgres_sources (dataset_id, url, password_env, schema_name, relation_name, columns, fingerprint) VALUES (?, ?, NULL, ?, ?, ?, ?)'
+      )
+      .run(
+        ds,
+        'postgresql://qa_reader@127.0.0.1:1/qa',
+        'hr',
+        'small_ids',
+        JSON.stringify(columns),
+        JSON.stringify({ relation: 'hr.small_ids', oid: 1, kind: 'table', rowEstimate: 12345 })
+      )
     old.close()
     store = openStore(file)
     expect(getDataset(store.db, ds).info.rowCount).toBe(0)
