@@ -29,7 +29,7 @@ import type {
   rowsRequestSchema
 } from './schemas/requests'
 
-/** How a column's values are stored. Timestamps are stored as UTC milliseconds and shown as ISO 8601. */
+/** How a column's values are stored. Timestamps are stored as UTC milliseconds and shown as "YYYY-MM-DD HH:MM:SS" (contract/shown-values.ts). */
 export type ColumnType = (typeof COLUMN_TYPES)[number]
 
 export type Delimiter = (typeof DELIMITERS)[number]
@@ -89,7 +89,7 @@ export interface DatasetInfo {
 /** A dataset as its holder reads it (the workbench, the custodian, the officer, a public dataset): with its counts. */
 export type CountedDatasetInfo = DatasetInfo & Required<Pick<DatasetInfo, 'rowCount' | 'skippedRows' | 'sourceBytes'>>
 
-/** A value as shown to the user: numbers, text, ISO 8601 timestamps, or null for an empty field. */
+/** A value as shown to the user: numbers, text, timestamps as "YYYY-MM-DD HH:MM:SS" (UTC wall clock, no zone written), or null for an empty field. */
 export type CellValue = string | number | null
 
 export interface BadRow {
@@ -286,6 +286,8 @@ export interface DatasetMethods {
   'queries/save': { req: RequestFromSchema<'queries/save'>; res: SavedQuery }
   'queries/list': { req: RequestFromSchema<'queries/list'>; res: SavedQuery[] }
   'queries/get': { req: RequestFromSchema<'queries/get'>; res: SavedQuery }
+  /** Every version of a saved query (given any version's id), oldest first: the releases name the version they ran. */
+  'queries/versions': { req: RequestFromSchema<'queries/versions'>; res: SavedQuery[] }
   /** Hides the query (kept for the history of releases that ran it). */
   'queries/delete': { req: RequestFromSchema<'queries/delete'>; res: { deleted: true } }
 }
@@ -307,5 +309,6 @@ export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
   'queries/save': true,
   'queries/list': true,
   'queries/get': true,
+  'queries/versions': true,
   'queries/delete': true
 }

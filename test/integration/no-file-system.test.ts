@@ -182,6 +182,7 @@ describe('no file system through the HTTP door', () => {
       },
       'queries/list': { datasetId },
       'queries/get': { queryId },
+      'queries/versions': { queryId },
       'experiments/validate': { spec },
       'experiments/start': { spec },
       'experiments/resume': { experimentId: 'exp-none' },

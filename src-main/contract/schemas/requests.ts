@@ -352,6 +352,7 @@ export const requestSchemas = {
   }),
   'queries/list': z.strictObject({ datasetId: storedId().optional() }),
   'queries/get': z.strictObject({ queryId: storedId() }),
+  'queries/versions': z.strictObject({ queryId: storedId() }),
   'queries/delete': z.strictObject({ queryId: storedId() }),
   // ledger
   'ledger/entries': ledgerEntriesRequestSchema,

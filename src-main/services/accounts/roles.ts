@@ -48,6 +48,7 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'queries/save': ANALYST,
   'queries/list': ALL,
   'queries/get': ALL,
+  'queries/versions': ALL,
   'queries/delete': ANALYST,
   // ledger and releases
   'ledger/entries': ALL,

@@ -8,7 +8,7 @@ import { FileHandles } from '../platform/file-handles'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from '../catalog/catalog'
 import { planImport, runImport } from './import-dataset'
 import { previewFile } from './preview-file'
-import { deleteQuery, getQuery, listQueries, saveQuery } from './query-store'
+import { deleteQuery, getQuery, listQueries, queryVersions, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from '../store/staging'
 import { listPostgresRelations } from './link-postgres'
 import { unlockOfficer } from '../trust/officers'
@@ -101,6 +101,7 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       analystTimes(saveQuery(db, r.datasetId, r.name, r.definition, r.replaces), ownRecordsOnly(caller), ctx.cadenceMs),
     'queries/list': async (r, caller) => analystTimes(listQueries(db, r.datasetId), ownRecordsOnly(caller), ctx.cadenceMs),
     'queries/get': async (r, caller) => analystTimes(getQuery(db, r.queryId), ownRecordsOnly(caller), ctx.cadenceMs),
+    'queries/versions': async (r, caller) => analystTimes(queryVersions(db, r.queryId), ownRecordsOnly(caller), ctx.cadenceMs),
     'queries/delete': async (r) => {
       deleteQuery(db, r.queryId)
       return { deleted: true as const }

@@ -6,6 +6,7 @@ import { Loading } from '../components/Loading'
 import { formatDate } from '../format'
 import { href } from '../sections'
 import { AnomalyIdBuilder } from './queries/AnomalyIdBuilder'
+import { QueryVersions } from './queries/QueryVersions'
 import { ReleasePanel } from './queries/ReleasePanel'
 import { SearchBuilder } from './queries/SearchBuilder'
 import { ThresholdBuilder } from './queries/ThresholdBuilder'
@@ -299,6 +300,7 @@ export function QueriesScreen(props: ScreenProps) {
               ))}
             </ul>
           )}
+          {query && <QueryVersions key={`${query.id}-${released?.releaseId ?? ''}`} query={query} />}
         </section>
       )}
 

@@ -54,6 +54,7 @@ describe("another analyst's saved query", () => {
     const bobList = (await s.call('queries/list', { datasetId: id }, bob)).map((q) => q.name)
     expect(bobList).not.toContain('ana secret q')
     expect(await s.dispatch('queries/get', { queryId }, bob)).toMatchObject({ ok: false, error: { code: 'not-found' } })
+    expect(await s.dispatch('queries/versions', { queryId }, bob)).toMatchObject({ ok: false, error: { code: 'not-found' } })
     const replaced = await s.dispatch(
       'queries/save',
       {

@@ -15,6 +15,9 @@ import {
   saveQuery
 } from '../../../src-main/services/datasets/query-store'
 import { runRelease } from '../../../src-main/services/releases/release-service'
+import { datasetsHandlers } from '../../../src-main/services/datasets/datasets-handlers'
+import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
+import { queryVersionRows } from '../../../src-renderer/src/screens/queries/queryVersionsDefinition'
 import { openStore } from '../../../src-main/services/store/store'
 import { migrations } from '../../../src-main/services/store/migrations'
 import { craftDataset, closeLedgerWorkspace, openLedgerWorkspace } from '../ledger/fixtures'
@@ -95,6 +98,30 @@ describe('saved query versions', () => {
         .prepare('INSERT INTO queries (dataset_id, name, kind, definition, first_id, version) VALUES (?, ?, ?, ?, ?, ?)')
         .run(ds, 'x', 'threshold', JSON.stringify(over(1)), v1.id, 2)
     ).toThrow(/UNIQUE/)
+  })
+
+  it('queries/versions lists every version; with releases/list it gives the Queries screen each version and the releases that ran it', async () => {
+    const ds = rooms()
+    await h['budgets/set']({ datasetId: ds, epsilon: '100', reason: 'test budget', ...officerAct(store.db, 'olga') })
+    const params = { kind: 'threshold' as const, mechanism: 'tslm' as const, alpha: 2, beta: 0.05 }
+    const v1 = saveQuery(store.db, ds, 'q', over(10))
+    const r1 = await h['releases/run']({ queryId: v1.id, params })
+    const v2 = saveQuery(store.db, ds, 'q', over(12), v1.id)
+    const r2 = await h['releases/run']({ queryId: v2.id, params })
+    const r3 = await h['releases/run']({ queryId: v2.id, params })
+    const datasets = datasetsHandlers({ store, cadenceMs: null } as unknown as ServiceContext)
+    // Any version's id gives the whole line, oldest first.
+    for (const id of [v1.id, v2.id])
+      expect((await datasets['queries/versions']({ queryId: id })).map((q) => [q.id, q.version])).toEqual([
+        [v1.id, 1],
+        [v2.id, 2]
+      ])
+    const rows = queryVersionRows(await datasets['queries/versions']({ queryId: v2.id }), await h['releases/list']({ datasetId: ds }))
+    expect(rows.map((r) => [r.version, r.changed, r.releases.map((x) => x.releaseId)])).toEqual([
+      [2, 'changed threshold', [r3.releaseId, r2.releaseId]],
+      [1, '', [r1.releaseId]]
+    ])
+    await expect(datasets['queries/versions']({ queryId: 9999 })).rejects.toThrow(/There is no saved query 9999/)
   })
 
   it('a stale edit, another dataset or another kind is refused with nothing written', () => {
