@@ -319,8 +319,13 @@ export type ReleaseStatus = 'answered' | 'interrupted' | 'failed' | 'running'
  * aggregate: see docs/guide/queries.md). There is deliberately no count and no noisy value here.
  */
 export interface ThresholdDecision {
-  /** Key tuple in groupBy order. */
+  /** Key tuple in groupBy order, canonical (timestamps as ISO 8601 UTC with milliseconds: the form ledger cells hold). */
   key: Array<string | number | null>
+  /**
+   * The same values as the question wrote them ("2014-07-01 00:00:00" stays that text; values from a public table as
+   * the catalog shows them). Absent from releases answered before this field existed: show `key` (shown-values.ts).
+   */
+  shown?: Array<string | number | null>
   /** e.g. "building=A, room=A-101" */
   label: string
   /**
@@ -341,7 +346,7 @@ export type ReleaseAnswer =
       kind: 'threshold'
       /** Predicates asked (the predicate set is public: it comes from the thresholds or the saved query). */
       predicates: number
-      /** Group-by columns, and the flagged predicates as their key tuples in that order. */
+      /** Group-by columns as the answer names them (a column grouped by time: "hour of at"), and the flagged predicates as their key tuples in that order. */
       groupBy: string[]
       flagged: Array<Array<string | number | null>>
       /**

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { AIQ_PERSON_BOUND_DEFAULT, RELEASE_PARAMS } from '../release-params'
+import { TIME_BUCKET_UNITS } from '../time-buckets'
 import { LIMITS, finiteNumber, rangedNumber, storedId, text } from './common'
 
 export const FILTER_OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is null', 'is not null'] as const
@@ -80,6 +81,12 @@ export const thresholdQueryDefinitionSchema = z
     filter: z.array(filterConditionSchema).max(MAX_FILTERS).optional(),
     period: timePeriodSchema.optional(),
     groupBy: z.array(column()).min(1).max(MAX_GROUP_BY).describe('Each distinct combination of their values is one predicate.'),
+    groupByTime: z
+      .strictObject({ column: column(), per: z.enum(TIME_BUCKET_UNITS) })
+      .optional()
+      .describe(
+        'Groups by the hour, day or week (from Monday) of a group-by timestamp column instead of its exact value (UTC wall clock: the file\'s own for times without a zone). The groups name each bucket by its start ("2014-07-01 00:00:00"); listed groups or a constant threshold.'
+      ),
     count: thresholdCountSchema,
     threshold: thresholdSpecSchema,
     groups: z

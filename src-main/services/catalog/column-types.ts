@@ -11,6 +11,7 @@
  * a timestamp without an offset is read as UTC (so day and hour buckets follow the wall clock of the file).
  */
 import type { CellValue, ColumnType } from '../../contract/datasets'
+import { timestampText } from '../../contract/shown-values'
 
 export const COLUMN_TYPES: readonly ColumnType[] = ['integer', 'real', 'text', 'timestamp']
 
@@ -159,10 +160,10 @@ export function toStored(type: ColumnType, raw: string): StoredValue | typeof BA
   return parseTimestamp(raw)
 }
 
-/** A stored value as the user sees it (timestamps as ISO 8601 UTC). */
+/** A stored value as the user sees it (timestamps as a file without zones writes them: "2014-07-01 00:00:00"). */
 export function toDisplay(type: ColumnType, v: unknown): CellValue {
   if (v === null || v === undefined) return null
-  if (type === 'timestamp' && typeof v === 'number') return new Date(v).toISOString()
+  if (type === 'timestamp' && typeof v === 'number') return timestampText(v)
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()
   if (typeof v === 'number' || typeof v === 'string') return v
   return String(v)

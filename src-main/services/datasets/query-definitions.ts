@@ -40,6 +40,7 @@ import { findColumn, storedValueFor } from '../catalog/columns'
 import { type CatalogDataset } from '../catalog/catalog'
 import { publicSource } from '../catalog/public-datasets'
 import { datasetUnit } from '../trust/privacy-unit'
+import { TIME_BUCKET_UNITS, type TimeBucketUnit, bucketCellColumn, notABucketStart } from '../../contract/time-buckets'
 
 export {
   FILTER_OPERATORS,
@@ -141,6 +142,29 @@ function checkThreshold(db: Database.Database, ds: CatalogDataset, raw: unknown,
   }
 }
 
+function checkGroupByTime(
+  ds: CatalogDataset,
+  raw: unknown,
+  groupBy: string[],
+  threshold: ThresholdSpec
+): NonNullable<ThresholdQueryDefinition['groupByTime']> {
+  if (!isObject(raw)) bad('"groupByTime" needs the column and "per": hour, day or week')
+  const col = findColumn(ds, raw.column, 'column grouped by time')
+  if (col.type !== 'timestamp') bad(`"${col.name}" holds ${describeType(col.type)}: only a timestamp column can be grouped by hour, day or week`)
+  if (!groupBy.includes(col.name)) bad(`Group by "${col.name}" to group it by ${String(raw.per)}`)
+  const per = raw.per as TimeBucketUnit
+  if (!TIME_BUCKET_UNITS.includes(per)) bad(`"groupByTime.per" must be one of ${TIME_BUCKET_UNITS.join(', ')}`)
+  if (threshold.kind === 'reference')
+    bad(
+      `A reference threshold compares each group with its own counts in another period; ${per === 'hour' ? 'an' : 'a'} ${per} of "${col.name}" has none there: use a constant threshold`
+    )
+  // Ledger cells name the bucketed column "<per> of <column>": a real column of that name would make cells of different regions look alike.
+  const cellName = bucketCellColumn(col.name, per)
+  if (ds.columns.some((c) => c.name === cellName))
+    bad(`Dataset "${ds.info.name}" has a column named "${cellName}": group by time is not offered on it`)
+  return { column: col.name, per }
+}
+
 export function checkThresholdDefinition(db: Database.Database, ds: CatalogDataset, raw: Record<string, unknown>): ThresholdQueryDefinition {
   if (!Array.isArray(raw.groupBy) || raw.groupBy.length === 0)
     bad('A threshold query needs at least one group-by column (each group is one predicate)')
@@ -171,6 +195,7 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
   const out: ThresholdQueryDefinition = { kind: 'threshold', groupBy, count, threshold }
   if (filter) out.filter = filter
   if (period) out.period = period
+  if (raw.groupByTime !== undefined) out.groupByTime = checkGroupByTime(ds, raw.groupByTime, groupBy, threshold)
   if (raw.groups !== undefined && raw.groupsFrom !== undefined) bad('Give the groups either in "groups" or by "groupsFrom", not both')
   if (threshold.kind !== 'column' && raw.groups === undefined && raw.groupsFrom === undefined) {
     bad(
@@ -199,6 +224,11 @@ export function checkThresholdDefinition(db: Database.Database, ds: CatalogDatas
     out.groups = raw.groups.map((k, i) => {
       if (!Array.isArray(k) || k.length !== groupBy.length) bad(`Group ${i + 1} must list ${groupBy.length} value(s), one per group-by column`)
       const stored = k.map((v, j) => storedValueFor(cols[j], v, `Group ${i + 1}'s value for "${cols[j].name}"`))
+      if (out.groupByTime) {
+        const j = groupBy.indexOf(out.groupByTime.column)
+        const why = notABucketStart(stored[j], out.groupByTime.per)
+        if (why) bad(`Group ${i + 1}'s value for "${out.groupByTime.column}" ${why}`)
+      }
       const key = groupKey(
         cols.map((c) => c.type),
         stored

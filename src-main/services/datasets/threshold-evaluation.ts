@@ -29,7 +29,7 @@ import { type Rng, seededRng } from '../../../src-worker/engine/random'
 export interface ThresholdPredicate {
   /** Stable key of the group: JSON list of its key values (text form) in group-by order. */
   key: string
-  /** e.g. `room=B12, day=2015-01-01T00:00:00.000Z` */
+  /** e.g. `room=B12, day=2015-01-01 00:00:00` */
   label: string
   /** TRUE count: internal only. */
   count: number

@@ -12,6 +12,7 @@
  * other conditions only shrink a region, so leaving them out can only over-count.
  */
 import { canonicalJson } from '../chain/canonical'
+import { shownKeyPart } from '../../contract/shown-values'
 
 export type CellValue = string | number | null
 export type CellKey = string
@@ -32,12 +33,15 @@ export function parseCellKey(key: CellKey): Record<string, CellValue> {
   return obj as Record<string, CellValue>
 }
 
-/** A readable label: "building = B, room = B-104", or "whole dataset". */
+/**
+ * A readable label: "building = B, room = B-104", or "whole dataset". Timestamps read as the file writes them
+ * ("at = 2014-07-01 00:00:00"); the key itself keeps its canonical text.
+ */
 export function cellLabel(key: CellKey): string {
   const obj = parseCellKey(key)
   const cols = Object.keys(obj)
   if (cols.length === 0) return 'whole dataset'
-  return cols.map((c) => `${c} = ${obj[c] === null ? '(empty)' : obj[c]}`).join(', ')
+  return cols.map((c) => `${c} = ${obj[c] === null ? '(empty)' : shownKeyPart(obj[c])}`).join(', ')
 }
 
 export interface CellTotal {

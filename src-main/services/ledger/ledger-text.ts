@@ -1,4 +1,5 @@
 /** Plain-text renderings of ledger summaries, entries and releases, for the CLI (an analyst or officer reads them). */
+import { shownKeyPart } from '../../contract/shown-values'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
 import { NOTION_LABEL } from '../chain/notions'
@@ -122,7 +123,7 @@ export function releaseText(r: ReleaseRecord): string {
         ? 'over their threshold or within 2 alpha under it'
         : `each over its threshold or at most ${Number(a.tolerance.toPrecision(4))} under it`
     out.push(`Flagged ${a.flagged.length} of ${a.predicates} (${unit}; ${meaning})${a.flagged.length ? ':' : '.'}`)
-    for (const k of a.flagged.slice(0, 50)) out.push(`  ${k.map((v) => (v === null ? '(empty)' : String(v))).join(' / ')}`)
+    for (const k of a.flagged.slice(0, 50)) out.push(`  ${k.map((v) => (v === null ? '(empty)' : String(shownKeyPart(v)))).join(' / ')}`)
     if (a.flagged.length > 50) out.push(`  ... and ${a.flagged.length - 50} more (--json lists all)`)
   } else if (a.kind === 'anomaly-identification') {
     out.push(`Answers (${a.columns.join(', ')}):`)
@@ -134,7 +135,9 @@ export function releaseText(r: ReleaseRecord): string {
   } else {
     if (a.verdict) out.push(a.verdict)
     out.push(`Most likely to be the anomaly (most likely first)${a.idColumn ? `, by ${a.idColumn}` : ', by row number'}:`)
-    out.push(`  ${a.top.map((t, i) => (a.posterior ? `${String(t)} (${a.posterior[i].toFixed(2)})` : String(t))).join(', ')}`)
+    out.push(
+      `  ${a.top.map((t, i) => (a.posterior ? `${String(shownKeyPart(t))} (${a.posterior[i].toFixed(2)})` : String(shownKeyPart(t)))).join(', ')}`
+    )
   }
   out.push('', `Guarantee: ${r.guarantee}`)
   out.push(`Charge: epsilon ${formatCharge(r.epsilonExact)} (${NOTION_LABEL[r.notion]}), ledger entry #${r.ledgerSeq}.`)

@@ -8,14 +8,22 @@ import type { Rng } from '../../../src-worker/engine/random'
 import { getDataset } from '../catalog/catalog'
 import { thresholdCounts } from '../datasets/threshold-evaluation'
 import { thresholdPredicates } from '../datasets/threshold-predicates'
+import { bucketCellColumn } from '../../contract/time-buckets'
 
 /** A threshold query's predicates and parameters from public inputs only: what a preview and the charge are built from. */
 export interface PublicThreshold {
   groupBy: string[]
+  /**
+   * What each key value is, in groupBy order: the column's name, or for a column grouped by time its bucket's
+   * ("hour of at"). Answers show these, and ledger cells are written over them (a bucket is not an exact time).
+   */
+  keyNames: string[]
   /** Key tuples in groupBy order, one per predicate. */
   keys: Array<Array<string | number | null>>
   /** Public labels of the predicates ("building=A, room=A-101"), in the same order. */
   labels: string[]
+  /** Each predicate's key values as the question (or the public table) writes them, in the same order. */
+  shown: Array<Array<string | number | null>>
   /** Public thresholds, or null for a reference threshold (computed from the counted data after the charge, never shown). */
   thresholds: Float64Array | null
   /** The most one person (or row) can change one count: the contribution cap, or 1. */
@@ -40,10 +48,13 @@ export function publicThreshold(db: Database.Database, datasetId: number, def: T
         ? `count of distinct ${def.count.personColumn}`
         : `count of distinct ${def.count.personColumn} (each counted at most ${def.count.cap} times)`
       : 'row count'
+  const byTime = def.groupByTime
   return {
     groupBy: def.groupBy,
+    keyNames: def.groupBy.map((g) => (byTime && byTime.column === g ? bucketCellColumn(g, byTime.per) : g)),
     keys: pred.keys.map((k) => JSON.parse(k) as Array<string | number | null>),
     labels: pred.labels,
+    shown: pred.shown,
     thresholds: pred.thresholds,
     sensitivity: def.count.kind === 'persons' ? def.count.cap : 1,
     countText,

@@ -29,6 +29,7 @@ import { datasetUnit } from '../trust/privacy-unit'
 import { unitName, unitText } from '../catalog/unit-record'
 import { GENESIS_HASH } from '../chain/canonical'
 import { type CellKey, cellLabel, cellSpend } from '../ledger/cells'
+import { shownKeyPart } from '../../contract/shown-values'
 import type { EntryRow } from '../chain/ledger-chain'
 import type { AuditRow } from '../chain/audit-chain'
 import { NOTIONS_NOTE, toLedgerEntry } from '../ledger/ledger-views'
@@ -245,7 +246,7 @@ export const FLAGGED_NAMED = 12
 
 function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagged: number | null; flaggedNames: string[] } {
   if (answer === null) return { asked: null, flagged: null, flaggedNames: [] }
-  const text = (v: string | number | null) => (v === null ? '(empty)' : String(v))
+  const text = (v: string | number | null) => (v === null ? '(empty)' : String(shownKeyPart(v)))
   switch (answer.kind) {
     case 'threshold':
       return {

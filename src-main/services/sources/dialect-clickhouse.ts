@@ -29,7 +29,7 @@ import type { ColumnType, ThresholdQueryDefinition } from '../../contract/datase
 import type { StoredValue } from '../catalog/column-types'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import { findColumn } from '../catalog/columns'
-import { type Dialect, type Truncation, type Where, whereCondition } from './dialect'
+import { type Dialect, type Truncation, type Where, keyExpr, whereCondition } from './dialect'
 import { RANK_MODULUS, RANK_WORDS, REAL_PERSON_CLAMP, checkedKey } from './keyed-hash'
 
 export interface ChSchemaColumn {
@@ -218,7 +218,13 @@ const valueKey = (v: number | string) => (typeof v === 'number' ? `n${v + 0}` : 
  * combined column by column into the predicate's index (each step maps the pairs that occur in the predicate list to
  * small numbers, so nothing overflows whatever the number of columns). Null when no predicate can match a row.
  */
-function predicateIndex(d: Dialect, ds: CatalogDataset, keys: CatalogColumn[], predicates: Truncation['predicates']): Piece | null {
+function predicateIndex(
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  keys: CatalogColumn[],
+  predicates: Truncation['predicates']
+): Piece | null {
   const live = predicates.flatMap((vals, i) => (vals ? [{ vals, i }] : []))
   if (live.length === 0) return null
   const params: StoredValue[] = []
@@ -234,7 +240,7 @@ function predicateIndex(d: Dialect, ds: CatalogDataset, keys: CatalogColumn[], p
     }
     const nullCode = hasNull ? distinct.size + 1 : 0
     const codeOf = (v: StoredValue) => (v === null ? nullCode : distinct.get(valueKey(v))!.code)
-    const value = d.column(ds, col)
+    const value = keyExpr(d, ds, def, col)
     const chType = CH_TYPES[col.type]
     const zero = col.type === 'text' ? "''" : col.type === 'real' ? 'toFloat64(0)' : 'toInt64(0)'
     // Reals: -0 and 0 are one key (as `=` has it).
@@ -328,7 +334,7 @@ function perPersonLevel(
   bucketMs: number | null
 ): PerPersonLevel | null {
   const keys = def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
-  const index = predicateIndex(d, ds, keys, t.predicates)
+  const index = predicateIndex(d, ds, def, keys, t.predicates)
   if (!index) return null
   const cap = wholeNumber(t.cap, 'the cap')
   const m = wholeNumber(t.maxGroups, 'maxGroups')

@@ -19,7 +19,8 @@
  *
  * The aggregates:
  * - `whereOf`: filter, period [from, to), and the person column not empty for capped per-person counts;
- * - `groupCountSql`: per group (k1..kG[, b]) the row count, or the sum over persons of min(rows, cap);
+ * - `groupCountSql`: per group (k1..kG[, b]) the row count, or the sum over persons of min(rows, cap); a group-by time
+ *   column of `groupByTime` is keyed by the start of its hour, day or week (`keyExpr`, also in the maxGroups forms);
  * - `truncatedCountSql` / `truncatedReferenceSql`: the same with the `maxGroups` bound applied in the engine: each
  *   person keeps the predicates of smallest keyed rank (a window function over the person's predicates; the rank is
  *   a cubic in the predicate index whose coefficients come from one keyed digest per person, `Dialect.personDigest`,
@@ -34,6 +35,7 @@ import type { StoredValue } from '../catalog/column-types'
 import type { CatalogColumn, CatalogDataset } from '../catalog/catalog'
 import { findColumn, storedValueFor } from '../catalog/columns'
 import { RANK_INDEX_SPAN, RANK_MODULUS, RANK_WORDS } from './keyed-hash'
+import { TIME_BUCKETS } from '../../contract/time-buckets'
 
 export interface Dialect {
   readonly engine: 'sqlite' | 'duckdb' | 'postgres' | 'clickhouse'
@@ -155,6 +157,19 @@ function keyColumns(ds: CatalogDataset, def: ThresholdQueryDefinition): CatalogC
   return def.groupBy.map((g) => findColumn(ds, g, 'group-by column'))
 }
 
+/**
+ * A group-by column's key as a row holds it: the column's stored value, or, for the column of `groupByTime`, the start
+ * of its bucket, (floor((t - origin) / width)) * width + origin in whole ms (contract/time-buckets.ts; integer arithmetic
+ * only, so every engine puts a row in the same bucket; an empty time stays empty).
+ */
+export function keyExpr(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, col: CatalogColumn): string {
+  const t = d.column(ds, col)
+  const byTime = def.groupByTime
+  if (!byTime || byTime.column !== col.name) return t
+  const { width, origin } = TIME_BUCKETS[byTime.per]
+  return origin === 0 ? `(${d.floorDiv(t, width)} * ${width})` : `(${d.floorDiv(`(${t} - ${origin})`, width)} * ${width} + ${origin})`
+}
+
 function bucketExpr(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, bucketMs: number): string {
   const t = d.column(ds, findColumn(ds, (def.threshold as { column: string }).column, 'reference column'))
   return d.floorDiv(t, bucketMs)
@@ -163,7 +178,7 @@ function bucketExpr(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinitio
 /** The count per group (columns k1..kG, then n); with `bucketMs`, per group and time bucket (k1..kG, b, n). */
 export function groupCountSql(d: Dialect, ds: CatalogDataset, def: ThresholdQueryDefinition, where: Where, bucketMs: number | null): Sql {
   const keys = keyColumns(ds, def)
-  const exprs = keys.map((k) => d.column(ds, k))
+  const exprs = keys.map((k) => keyExpr(d, ds, def, k))
   if (bucketMs !== null) exprs.push(bucketExpr(d, ds, def, bucketMs))
   const names = [...keys.map((_, i) => `k${i + 1}`), ...(bucketMs !== null ? ['b'] : [])]
   const sel = exprs.map((e, i) => `${e} AS ${names[i]}`).join(', ')
@@ -227,7 +242,7 @@ function predicateTuples(
   bucketMs: number | null
 ): Sql | null {
   const keys = keyColumns(ds, def)
-  const sel = [...keys.map((k, j) => `${d.column(ds, k)} AS k${j + 1}`), `${d.column(ds, t.person)} AS p`]
+  const sel = [...keys.map((k, j) => `${keyExpr(d, ds, def, k)} AS k${j + 1}`), `${d.column(ds, t.person)} AS p`]
   if (bucketMs !== null) sel.push(`${bucketExpr(d, ds, def, bucketMs)} AS b`)
   const valueParams: StoredValue[] = []
   const nullable = keys.map(() => false)

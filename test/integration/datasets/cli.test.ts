@@ -115,8 +115,8 @@ describe('CLI: import, datasets, query', () => {
     )
     const rows = JSON.parse((await cli('datasets', 'rows', '--db', ws.db, '--dataset', 'occupancy', '--limit', '2', '--json')).out)
     expect(rows.rows).toEqual([
-      ['r0', 'p0', '2015-01-01T00:00:00.000Z', 0],
-      ['r1', 'p1', '2015-01-02T01:00:00.000Z', 1]
+      ['r0', 'p0', '2015-01-01 00:00:00', 0],
+      ['r1', 'p1', '2015-01-02 01:00:00', 1]
     ])
     expect((await cli('datasets', 'rename', '--db', ws.db, '--dataset', '1', '--name', 'occ')).code).toBe(0)
     writeFileSync(

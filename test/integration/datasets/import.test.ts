@@ -51,9 +51,9 @@ describe('import', () => {
     ])
     const rows = await h.storedRows({ datasetId: r.dataset.id })
     expect(rows.rows).toEqual([
-      [1, 2.5, 'a', '2015-01-01T10:00:00.000Z', '02134', '2015-01-01T00:00:00.000Z', null],
-      [2, -3, 'b', '2015-01-02T11:30:00.000Z', '10001', '2015-01-02T00:00:00.000Z', null],
-      [3, 1000, null, '2015-01-03T10:00:00.000Z', '99999', '2015-01-03T00:00:00.000Z', null],
+      [1, 2.5, 'a', '2015-01-01 10:00:00', '02134', '2015-01-01 00:00:00', null],
+      [2, -3, 'b', '2015-01-02 11:30:00', '10001', '2015-01-02 00:00:00', null],
+      [3, 1000, null, '2015-01-03 10:00:00', '99999', '2015-01-03 00:00:00', null],
       [null, null, 'c', null, null, null, null]
     ])
     // Stored forms: real as REAL, timestamps as INTEGER milliseconds.

@@ -5,7 +5,7 @@
  * Distributed table sharded by the person (its per-person level runs on the shards) and one sharded by rand() (merged
  * on the initiator), gives identical true aggregates, for randomly generated definitions (seeded): filters, periods, group-by, caps,
  * maxGroups (the bound applied in each engine with the same key, drawn from a seeded generator: keyed-hash.ts), every
- * threshold kind; and the anomaly loaders (AIQ column values, the
+ * threshold kind, groups by hour, day or week of a time column; and the anomaly loaders (AIQ column values, the
  * search's per-individual max score). The Parquet file is written with DuckDB's COPY from the CSV. ClickHouse tables
  * have no row order: their anomaly-identification rows are compared as multisets.
  */
@@ -15,6 +15,8 @@ import { join } from 'node:path'
 import type { ImportResult, ThresholdQueryDefinition, FilterCondition } from '../../../src-main/contract/datasets'
 import { getDataset } from '../../../src-main/services/catalog/catalog'
 import { groupKey } from '../../../src-main/services/catalog/column-types'
+import { timestampText } from '../../../src-main/contract/shown-values'
+import { bucketStart } from '../../../src-main/contract/time-buckets'
 import { findColumn, storedValueFor } from '../../../src-main/services/catalog/columns'
 import { thresholdCounts, thresholdCountsFrom } from '../../../src-main/services/datasets/threshold-evaluation'
 import { thresholdPredicates, type PublicPredicates } from '../../../src-main/services/datasets/threshold-predicates'
@@ -186,11 +188,23 @@ function randomDefinition(seed: string): { def: ThresholdQueryDefinition; column
   const r = () => rng.next()
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]
   const cols = ['room', 'floor', 'kind'].filter(() => r() < 0.6)
-  const groupBy = cols.length ? cols : [pick(['room', 'floor', 'kind'])]
+  // Group by hour, day or week of `at` in about a third (drawn from a generator of its own: the other draws stay as they were).
+  const timeRng = seededRng(`${seed}-time`)
+  const per = timeRng.next() < 0.35 ? (['hour', 'day', 'week'] as const)[Math.floor(timeRng.next() * 3)] : null
+  const groupBy = [...(per ? ['at'] : []), ...(cols.length ? cols : [pick(['room', 'floor', 'kind'])])]
   const domain: Record<string, Array<string | number | null>> = {
     room: [...ROOMS, 'r9'],
     floor: [1, 2, 3, -1, 7],
-    kind: [...KINDS.filter((k) => k !== null), 'none']
+    kind: [...KINDS.filter((k) => k !== null), 'none'],
+    // Bucket starts over the rows' times (and the 40 days before, where a few rows lie), and an empty time.
+    at: per
+      ? [
+          ...Array.from({ length: 10 }, () =>
+            timestampText(bucketStart(START - 41 * 86_400_000 + Math.floor(timeRng.next() * 61 * 86_400_000), per))
+          ),
+          null
+        ]
+      : []
   }
   const seen = new Set<string>()
   const groups: Array<Array<string | number | null>> = []
@@ -224,7 +238,8 @@ function randomDefinition(seed: string): { def: ThresholdQueryDefinition; column
     r() < 0.3
       ? { kind: 'rows' }
       : { kind: 'persons', personColumn: 'person', cap: 1 + Math.floor(r() * 4), ...(r() < 0.6 ? { maxGroups: 1 + Math.floor(r() * 3) } : {}) }
-  const tk = pick(['constant', 'reference', 'column'] as const)
+  // A reference threshold compares a group with itself in another period: a time bucket has no rows there (refused).
+  const tk = ((k) => (per && k === 'reference' ? 'constant' : k))(pick(['constant', 'reference', 'column'] as const))
   const r0 = START + Math.floor(r() * SPAN_MIN) * 60_000 - 30 * 60_000
   const threshold: ThresholdQueryDefinition['threshold'] =
     tk === 'reference'
@@ -245,7 +260,8 @@ function randomDefinition(seed: string): { def: ThresholdQueryDefinition; column
     threshold,
     groups,
     ...(filter.length ? { filter } : {}),
-    ...(period ? { period } : {})
+    ...(period ? { period } : {}),
+    ...(per ? { groupByTime: { column: 'at', per } } : {})
   }
   return { def, columnThresholds: tk === 'column' }
 }
@@ -298,6 +314,10 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       const { def, columnThresholds } = randomDefinition(`def-${i}`)
       kinds.add(columnThresholds ? 'column' : def.threshold.kind)
       if (def.count.kind === 'persons' && def.count.maxGroups !== undefined) kinds.add('maxGroups')
+      if (def.groupByTime) {
+        kinds.add(`${def.groupByTime.per}${def.count.kind === 'persons' && def.count.maxGroups !== undefined ? ' maxGroups' : ''}`)
+        kinds.add('groupByTime')
+      }
       const run = (id: number) => {
         const ds = getDataset(db, id)
         const p = predicatesOf(id, def, columnThresholds)
@@ -329,7 +349,8 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     // The generator exercises what it should (not a vacuous comparison of zeros).
     expect(nonZero).toBeGreaterThan(N / 2)
     expect(truncated).toBeGreaterThan(N / 10)
-    expect([...kinds].sort()).toEqual(['column', 'constant', 'maxGroups', 'reference'])
+    for (const k of ['column', 'constant', 'maxGroups', 'reference', 'groupByTime', 'hour', 'day', 'week']) expect(kinds).toContain(k)
+    expect([...kinds].some((k) => k.endsWith(' maxGroups'))).toBe(true)
   }, 600_000)
 
   it('maxGroups with text, real and timestamp person columns: identical counts (row-level copies: SQLite, Parquet, PostgreSQL, ClickHouse local and by person)', () => {

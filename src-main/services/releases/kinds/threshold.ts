@@ -147,7 +147,7 @@ function thresholdCells(db: Database.Database, query: SavedQueryRow, def: Thresh
     query.datasetId,
     pub.keys.map((key) => {
       const conj: Record<string, string | number | null> = { ...fixed }
-      pub.groupBy.forEach((c, j) => (conj[c] = key[j]))
+      pub.keyNames.forEach((c, j) => (conj[c] = key[j]))
       return cellKey(conj)
     })
   )
@@ -183,7 +183,7 @@ function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult, tole
     const isFlagged = run.positive[i] !== 0
     if (isFlagged) flagged.push(key)
     // A reference threshold is computed from the dataset's own counts: it is not public, so it is not released.
-    return { key, label: pub.labels[i], threshold: pub.thresholds === null ? null : pub.thresholds[i], flagged: isFlagged }
+    return { key, shown: pub.shown[i], label: pub.labels[i], threshold: pub.thresholds === null ? null : pub.thresholds[i], flagged: isFlagged }
   })
   let max = 0
   const perPredicate = pub.keys.map((key, i) => {
@@ -195,7 +195,7 @@ function thresholdAnswer(pub: PublicThreshold, run: ThresholdReleaseResult, tole
     answer: {
       kind: 'threshold',
       predicates: pub.keys.length,
-      groupBy: pub.groupBy,
+      groupBy: pub.keyNames,
       flagged,
       decisions,
       thresholdText: pub.thresholdText,

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import type { AnomalyIdentificationDefinition, DatasetInfo } from '../../../../src-main/contract'
 import { NumberField, SelectField } from '../../components/Fields'
-import { type AiqForm, BLANK_AIQ_FORM, aiqColumns, aiqFormFromDefinition, buildAiqDefinition } from './aiqDefinition'
+import { type AiqForm, BIN_WIDTH_HINT, BLANK_AIQ_FORM, aiqColumns, aiqFormFromDefinition, buildAiqDefinition, timeColumnsHint } from './aiqDefinition'
 import { useHandUp } from './useHandUp'
 
 /**
@@ -21,6 +21,7 @@ export function AnomalyIdBuilder(props: {
   const { chosen, bins, metric, radius, maxNeighbours, k, records } = form
   const personLevel = props.dataset.unit.kind === 'person'
   const built = buildAiqDefinition(form, props.dataset)
+  const timeHint = timeColumnsHint(props.dataset)
   useHandUp(built, props.onChange)
 
   return (
@@ -44,10 +45,16 @@ export function AnomalyIdBuilder(props: {
                 value={bins[c.name] ?? ''}
                 onChange={(v) => set({ bins: { ...bins, [c.name]: v } })}
                 testId={`aiq-bin-${c.name}`}
+                hint={BIN_WIDTH_HINT}
               />
             )}
           </div>
         ))}
+        {timeHint && (
+          <p className="hint" data-testid="aiq-time-columns">
+            {timeHint}
+          </p>
+        )}
       </fieldset>
       <div className="row">
         <SelectField

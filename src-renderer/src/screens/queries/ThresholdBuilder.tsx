@@ -3,7 +3,16 @@ import { useHandUp } from './useHandUp'
 import type { DatasetInfo, FilterOperator, ThresholdQueryDefinition } from '../../../../src-main/contract'
 import { NumberField, SelectField, TextField } from '../../components/Fields'
 import { href } from '../../sections'
-import { type ThresholdForm, noPublicSourceReason, publicSources, resolveThresholdForm } from './thresholdDefinition'
+import {
+  type ThresholdForm,
+  exactTimeHint,
+  groupNames,
+  groupedByTime,
+  listBuckets,
+  noPublicSourceReason,
+  publicSources,
+  resolveThresholdForm
+} from './thresholdDefinition'
 import { initialThresholdForm, thresholdFormReducer } from './thresholdBuilderState'
 import { useGroupCount } from './useGroupCount'
 
@@ -52,6 +61,11 @@ export function ThresholdBuilder(props: {
   const personOptions = resolved.personOptions.map((c) => ({ value: c, label: c }))
   useHandUp(resolved.definition, props.onChange)
   const groupCount = useGroupCount(resolved.groupsOnly, props.datasets)
+  const byTime = groupedByTime(form)
+  const names = groupNames(form)
+  const timeHint = exactTimeHint(form, props.dataset)
+  const timeGrouped = groupBy.filter((g) => timeCols.some((c) => c.name === g))
+  const buckets = byTime ? listBuckets(form) : null
 
   return (
     <div className="stack-tight" data-testid="threshold-builder">
@@ -71,6 +85,28 @@ export function ThresholdBuilder(props: {
             </label>
           ))}
         </div>
+        {timeGrouped.map((g) => (
+          <div className="row" key={g}>
+            <SelectField
+              label={`Group “${g}” by`}
+              value={form.byTime?.column === g ? form.byTime.per : ''}
+              onChange={(per) => dispatch({ type: 'byTime', patch: { column: g, per } })}
+              options={[
+                { value: '', label: 'its exact time' },
+                { value: 'hour', label: 'hour' },
+                { value: 'day', label: 'day' },
+                { value: 'week', label: 'week (from Monday)' }
+              ]}
+              testId={`groupby-time-${g}`}
+              hint="Hours, days and weeks of the times as the file writes them; each is named by its start."
+            />
+          </div>
+        ))}
+        {timeHint && (
+          <p className="hint" data-testid="groupby-exact-time-hint">
+            {timeHint}
+          </p>
+        )}
       </fieldset>
 
       <fieldset data-testid="groups-section">
@@ -143,17 +179,61 @@ export function ThresholdBuilder(props: {
                     ))}
                 </div>
               ))}
+            {groups.source === 'listed' && byTime && (
+              <div className="row" data-testid="bucket-range">
+                <TextField
+                  label={`${byTime.per[0].toUpperCase()}${byTime.per.slice(1)}s from`}
+                  value={form.byTime?.from ?? ''}
+                  onChange={(from) => dispatch({ type: 'byTime', patch: { from } })}
+                  placeholder="2014-07-01"
+                  testId="bucket-from"
+                />
+                <TextField
+                  label="To (not included)"
+                  value={form.byTime?.to ?? ''}
+                  onChange={(to) => dispatch({ type: 'byTime', patch: { to } })}
+                  placeholder="2014-08-01"
+                  testId="bucket-to"
+                />
+                <div className="field actions">
+                  <button
+                    type="button"
+                    className="secondary"
+                    disabled={!Array.isArray(buckets)}
+                    onClick={() => Array.isArray(buckets) && dispatch({ type: 'listGroups', lines: buckets.join('\n') })}
+                    data-testid="bucket-list"
+                  >
+                    List every {byTime.per}
+                  </button>
+                </div>
+                {typeof buckets === 'string' && (form.byTime?.from || form.byTime?.to || groupBy.length > 1) && (
+                  <p className="hint" data-testid="bucket-range-why">
+                    {buckets}
+                  </p>
+                )}
+                {Array.isArray(buckets) && (
+                  <p className="hint" data-testid="bucket-range-count">
+                    {buckets.length.toLocaleString('en-US')} {byTime.per}
+                    {buckets.length === 1 ? '' : 's'}, from {buckets[0]} to {buckets[buckets.length - 1]}: each is one group.
+                  </p>
+                )}
+              </div>
+            )}
             {groups.source === 'listed' && (
               <div className="field wide">
                 <label htmlFor="groups-listed">
-                  Groups, one per line{groupBy.length > 0 ? <> ({groupBy.join(', ')}, separated by commas)</> : null}
+                  Groups, one per line{groupBy.length > 0 ? <> ({names.join(', ')}, separated by commas)</> : null}
                 </label>
                 <textarea
                   id="groups-listed"
                   rows={5}
                   value={groups.listed}
                   onChange={(e) => setGroups({ listed: e.target.value })}
-                  placeholder={groupBy.length > 0 ? groupBy.map((g) => `${g} value`).join(', ') : 'Choose the group-by columns first'}
+                  placeholder={
+                    groupBy.length > 0
+                      ? names.map((g) => (g === names[groupBy.indexOf(byTime?.column ?? '')] ? '2014-07-01 00:00:00' : `${g} value`)).join(', ')
+                      : 'Choose the group-by columns first'
+                  }
                   data-testid="groups-listed"
                   aria-describedby="groups-listed-hint"
                 />

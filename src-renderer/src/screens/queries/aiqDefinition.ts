@@ -41,6 +41,25 @@ export function aiqColumns(dataset: DatasetInfo): DatasetInfo['columns'] {
   return dataset.columns.filter((c) => c.type !== 'timestamp')
 }
 
+/**
+ * Why the dataset's time columns are not offered, or null when it has none: a record is described by values compared
+ * in bins, and time alone singles no record out (in a time series every time has the same few rows around it).
+ */
+export function timeColumnsHint(dataset: DatasetInfo): string | null {
+  const times = dataset.columns.filter((c) => c.type === 'timestamp').map((c) => `“${c.name}”`)
+  if (times.length === 0) return null
+  return (
+    `${times.join(', ')} ${times.length === 1 ? 'is' : 'are'} not offered: a record is described by values compared in bins, and in a time series ` +
+    'every time has the same few rows around it, so time alone singles no record out. Describe a record by what was measured; to ask which ' +
+    'hours or days are unusual, use a threshold query grouped by hour or day.'
+  )
+}
+
+/** How to choose a numeric column's bin width, from no data (the form reads none). */
+export const BIN_WIDTH_HINT =
+  'Values less than one bin apart count as the same; the radius is in bins. Start near the difference you would call ordinary, ' +
+  'e.g. a tenth to a twentieth of the usual range (5 for values that usually lie between 0 and 100).'
+
 /** The definition, or one sentence saying what is missing. */
 export function buildAiqDefinition(form: AiqForm, dataset: DatasetInfo): AnomalyIdentificationDefinition | string {
   const cols = aiqColumns(dataset)

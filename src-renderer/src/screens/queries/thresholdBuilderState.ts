@@ -16,6 +16,10 @@ export type ThresholdFormAction =
   | { type: 'threshold'; patch: Partial<ThresholdForm['threshold']> }
   | { type: 'reference'; patch: Partial<ThresholdForm['threshold']['reference']> }
   | { type: 'groups'; patch: Partial<ThresholdForm['groups']> }
+  /** Group a timestamp column by hour, day or week ('' = its exact value), or set the range whose buckets are listed. */
+  | { type: 'byTime'; patch: Partial<NonNullable<ThresholdForm['byTime']>> }
+  /** Fill the listed groups with `lines` (the buckets of the range). */
+  | { type: 'listGroups'; lines: string }
   /** Another counted dataset (or its list of public datasets changed): keep what still exists, reset the rest. */
   | { type: 'dataset'; dataset: DatasetInfo; datasets: readonly DatasetInfo[] }
 
@@ -57,7 +61,8 @@ function blankThresholdForm(dataset: DatasetInfo, datasets: readonly DatasetInfo
       on: {},
       reference: { factor: '1', aggregate: 'max', bucket: 'day', column: time, from: '', to: '' }
     },
-    groups: { source: sources.length > 0 ? 'dataset' : 'listed', datasetId: sources[0] ? String(sources[0].id) : '', on: {}, listed: '' }
+    groups: { source: sources.length > 0 ? 'dataset' : 'listed', datasetId: sources[0] ? String(sources[0].id) : '', on: {}, listed: '' },
+    byTime: { column: time, per: '', from: '', to: '' }
   }
 }
 
@@ -91,7 +96,8 @@ function rebase(form: ThresholdForm, dataset: DatasetInfo, datasets: readonly Da
     },
     groups: groupsKept
       ? { ...form.groups, on: keepMapping(form.groups.on, groupBy) }
-      : { ...form.groups, source: form.groups.source === 'dataset' ? fresh.groups.source : 'listed', datasetId: fresh.groups.datasetId, on: {} }
+      : { ...form.groups, source: form.groups.source === 'dataset' ? fresh.groups.source : 'listed', datasetId: fresh.groups.datasetId, on: {} },
+    byTime: form.byTime && timeNames.has(form.byTime.column) ? form.byTime : fresh.byTime
   }
 }
 
@@ -115,6 +121,14 @@ export function thresholdFormReducer(form: ThresholdForm, action: ThresholdFormA
       return { ...form, threshold: { ...form.threshold, reference: { ...form.threshold.reference, ...action.patch } } }
     case 'groups':
       return { ...form, groups: { ...form.groups, ...action.patch } }
+    case 'byTime': {
+      const byTime = { column: '', per: '' as const, from: '', to: '', ...form.byTime, ...action.patch }
+      // Buckets are named by their starts, listed here: a public dataset rarely holds them.
+      const groups = action.patch.per ? { ...form.groups, source: 'listed' as const } : form.groups
+      return { ...form, byTime, groups }
+    }
+    case 'listGroups':
+      return { ...form, groups: { ...form.groups, source: 'listed', listed: action.lines } }
     case 'dataset':
       return rebase(form, action.dataset, action.datasets)
   }

@@ -6,6 +6,13 @@
  */
 import type { DatasetInfo, FilterCondition, FilterOperator, ThresholdQueryDefinition, ThresholdSpec } from '../../../../src-main/contract'
 import { preferredPersonColumn, preferredThresholdTable } from './columnDefaultsDefinition'
+import {
+  MAX_LISTED_BUCKETS,
+  type TimeBucketUnit,
+  bucketCellColumn,
+  bucketStartsBetween,
+  parseWallClock
+} from '../../../../src-main/contract/time-buckets'
 
 export interface FilterRow {
   column: string
@@ -30,6 +37,53 @@ export interface ThresholdForm {
   }
   /** Where the groups come from (constant and reference thresholds; a threshold table defines its own). */
   groups: { source: 'dataset' | 'listed'; datasetId: string; on: Record<string, string>; listed: string }
+  /**
+   * A group-by timestamp column read by hour, day or week ('' = its exact value), and the range [from, to) whose
+   * buckets `listBuckets` writes into the listed groups. Absent: no column grouped by time.
+   */
+  byTime?: { column: string; per: TimeBucketUnit | ''; from: string; to: string }
+}
+
+/** The column grouped by time and its unit, when the form groups one (ticked in group by, with a unit). */
+export function groupedByTime(form: Pick<ThresholdForm, 'groupBy' | 'byTime'>): { column: string; per: TimeBucketUnit } | null {
+  const b = form.byTime
+  return b && b.per !== '' && form.groupBy.includes(b.column) ? { column: b.column, per: b.per } : null
+}
+
+/** The group-by columns as the groups name them: a column grouped by time reads "hour of at". */
+export function groupNames(form: Pick<ThresholdForm, 'groupBy' | 'byTime'>): string[] {
+  const t = groupedByTime(form)
+  return form.groupBy.map((g) => (t && t.column === g ? bucketCellColumn(g, t.per) : g))
+}
+
+/**
+ * Why grouping by an exact timestamp is rarely what a time series needs, or null: each distinct time is its own group
+ * (one row each in a series like timestamp,value), so no group can pass a threshold above 1.
+ */
+export function exactTimeHint(form: Pick<ThresholdForm, 'groupBy' | 'byTime'>, dataset: DatasetInfo): string | null {
+  const t = groupedByTime(form)
+  const exact = form.groupBy.filter((g) => dataset.columns.some((c) => c.name === g && c.type === 'timestamp') && g !== t?.column)
+  if (exact.length === 0) return null
+  return (
+    `Grouping by the exact “${exact[0]}” makes each distinct time one group: in a time series that is one row per group. ` +
+    `To ask which hours, days or weeks exceed a count, group “${exact[0]}” by hour, day or week, then list the buckets from a range.`
+  )
+}
+
+/** The listed groups (one line each) for the buckets of [from, to) of the column grouped by time (alone in group by), or a sentence. */
+export function listBuckets(form: Pick<ThresholdForm, 'groupBy' | 'byTime'>): string[] | string {
+  const t = groupedByTime(form)
+  if (!t) return 'Choose hour, day or week for a group-by time column first.'
+  if (form.groupBy.length !== 1)
+    return `Listing the ${t.per}s fills the groups when “${t.column}” is the only group-by column; with more, write each group's ${t.per} start on its line.`
+  const from = parseWallClock(form.byTime!.from)
+  const to = parseWallClock(form.byTime!.to)
+  if (from === null || to === null) return 'Give the range as dates or times, e.g. from 2014-07-01 to 2014-08-01 (to is not included).'
+  if (!(from < to)) return 'The range must end after it starts (to is not included).'
+  const starts = bucketStartsBetween(from, to, t.per)
+  if (starts === null)
+    return `That range holds more than ${MAX_LISTED_BUCKETS.toLocaleString('en-US')} ${t.per}s: choose a shorter range or a longer bucket.`
+  return starts
 }
 
 /** Datasets whose values may reach a release of a query on `dataset`: public, and not the counted dataset itself. */
@@ -160,6 +214,9 @@ export function buildThresholdDefinition(
   const cols = dataset.columns
   const { groupBy } = form
   if (groupBy.length === 0) return 'Choose at least one group-by column: each group is one predicate (for example each room).'
+  const byTime = groupedByTime(form)
+  if (byTime && form.threshold.kind === 'reference')
+    return `A reference threshold compares each group with itself in another period, and ${byTime.per === 'hour' ? 'an' : 'a'} ${byTime.per} of “${byTime.column}” has no rows there: use a constant threshold.`
   const filter: FilterCondition[] = []
   for (const f of form.filters) {
     if (!f.column) continue
@@ -211,6 +268,7 @@ export function buildThresholdDefinition(
     threshold = { kind: 'reference', factor, aggregate: r.aggregate, bucket: r.bucket, column: r.column || undefined, from: r.from, to: r.to }
   }
   const d: ThresholdQueryDefinition = { kind: 'threshold', groupBy: [...groupBy], count, threshold }
+  if (byTime) d.groupByTime = byTime
   if (filter.length > 0) d.filter = filter
   if (form.period.on) {
     if (!form.period.column || !form.period.from || !form.period.to) return 'Give the period: a timestamp column, from and to.'
@@ -229,7 +287,7 @@ export function buildThresholdDefinition(
       const given = mappingOrUndefined(on)
       if (given) d.groupsFrom.on = given
     } else {
-      const groups = parseGroupLines(g.listed, groupBy)
+      const groups = parseGroupLines(g.listed, groupNames(form))
       if (typeof groups === 'string') return groups
       d.groups = groups
     }
@@ -354,6 +412,7 @@ export function thresholdFormFromDefinition(def: ThresholdQueryDefinition, blank
     period: def.period ? { on: true, ...def.period } : blank.period,
     count,
     threshold,
-    groups
+    groups,
+    ...(def.groupByTime ? { byTime: { ...def.groupByTime, from: '', to: '' } } : blank.byTime ? { byTime: blank.byTime } : {})
   }
 }

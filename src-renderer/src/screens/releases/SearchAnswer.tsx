@@ -3,6 +3,7 @@ import type { ChartData, ChartOptions } from 'chart.js'
 import type { ReleaseAnswer } from '../../../../src-main/contract'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { formatProbability } from '../../format'
+import { shownKeyPart } from '../../../../src-main/contract/shown-values'
 
 const TOP = '#0f6e6e'
 const REST = '#7fb7b2'
@@ -16,7 +17,7 @@ type SearchReleaseAnswer = Extract<ReleaseAnswer, { kind: 'anomaly-search' }>
  */
 export function SearchAnswer(props: { answer: SearchReleaseAnswer }) {
   const a = props.answer
-  const name = (t: string | number) => (a.idColumn ? String(t) : `row ${String(t)}`)
+  const name = (t: string | number) => (a.idColumn ? String(shownKeyPart(t)) : `row ${String(t)}`)
   const posterior = a.posterior && a.posterior.length === a.top.length ? a.posterior : null
   const grid = a.posteriorGrid ?? 0.01
   if (a.conclusive === false && posterior) return <InconclusiveAnswer answer={a} posterior={posterior} grid={grid} name={name} />

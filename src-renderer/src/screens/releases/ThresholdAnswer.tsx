@@ -3,15 +3,16 @@ import type { ChartData, ChartOptions } from 'chart.js'
 import type { ReleaseAnswer, ThresholdDecision } from '../../../../src-main/contract'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { formatCount, formatThreshold } from '../../format'
-import { decisionChartShape } from './decisionChart'
+import { decisionChartShape, shownKey } from './decisionChart'
 import { flagMeaning, flaggedWords } from './verdictDefinition'
+import { shownKeyPart } from '../../../../src-main/contract/shown-values'
 
 export const FLAGGED = '#b42318'
 export const CLEAR = '#9fb0c8'
 /** Table rows drawn at a time (a release may ask about very many predicates). */
 const TABLE_PAGE = 500
 
-const show = (v: string | number | null) => (v === null ? 'empty' : String(v))
+const show = (v: string | number | null) => (v === null ? 'empty' : String(shownKeyPart(v)))
 
 type ThresholdReleaseAnswer = Extract<ReleaseAnswer, { kind: 'threshold' }>
 
@@ -152,7 +153,7 @@ function FlaggedPerFirstColumn(props: { answer: ThresholdReleaseAnswer }) {
   const byFirst = useMemo(() => {
     const m = new Map<string, { flagged: number; asked: number }>()
     for (const d of a.decisions ?? []) {
-      const k = show(d.key[0])
+      const k = show(shownKey(d)[0])
       const e = m.get(k) ?? { flagged: 0, asked: 0 }
       e.asked++
       if (d.flagged) e.flagged++
@@ -218,7 +219,7 @@ function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string
             <tbody>
               {shown.map((d, i) => (
                 <tr key={i} data-flagged={d.flagged}>
-                  {d.key.map((v, j) => (
+                  {shownKey(d).map((v, j) => (
                     <td key={j}>{show(v)}</td>
                   ))}
                   <td className="num">{d.threshold === null ? 'not released' : formatThreshold(d.threshold)}</td>

@@ -4,6 +4,7 @@
  * and the released decisions.
  */
 import type { ThresholdDecision } from '../../../../src-main/contract'
+import { shownKeyPart } from '../../../../src-main/contract/shown-values'
 
 /** Up to this many predicates, one labelled bar each, in predicate order. */
 export const EACH_MAX = 48
@@ -25,12 +26,17 @@ export interface DecisionChartShape {
   total: number
 }
 
-const showValue = (v: string | number | null) => (v === null ? '(empty)' : String(v))
+const showValue = (v: string | number | null) => (v === null ? '(empty)' : String(shownKeyPart(v)))
+
+/** A decision's key values as the question wrote them (answers before `shown` existed: the canonical key, shown). */
+export function shownKey(d: Pick<ThresholdDecision, 'key' | 'shown'>): Array<string | number | null> {
+  return d.shown ?? d.key.map((v) => shownKeyPart(v))
+}
 
 /** Only for decisions whose thresholds were released (not null); the caller shows no chart otherwise. */
 export function decisionChartShape(decisions: ThresholdDecision[]): DecisionChartShape {
   const all: DecisionBar[] = decisions.map((d) => ({
-    short: d.key.map(showValue).join(' / '),
+    short: shownKey(d).map(showValue).join(' / '),
     label: d.label,
     threshold: d.threshold ?? 0,
     flagged: d.flagged
