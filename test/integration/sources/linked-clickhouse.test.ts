@@ -8,7 +8,6 @@
  * before any connection; hostile values and names compiled into SQL without changing it.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { Worker } from 'node:worker_threads'
 import type { ThresholdQueryDefinition } from '../../../src-main/contract/datasets'
 import type { Store } from '../../../src-main/services/platform/handler-types'
 import type { ServiceContext } from '../../../src-main/services/platform/handler-types'
@@ -30,7 +29,8 @@ import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/
 import { officerAct, testPassphrase } from '../officer-fixture'
 import { openedChargeDetails } from './charge-details'
 import { CH_USER_PASSWORD, type ChCluster, startChCluster } from './ch-cluster'
-import { restoreEnvAfterAll, watchSecret, workspaceBytes } from './secret-watch'
+import { passwordCatcher, restoreEnvAfterAll, watchSecret, workspaceBytes } from './secret-watch'
+import { saveBadgesAnomalyQuestions } from './badges-questions'
 
 restoreEnvAfterAll(['CLICKHOUSE_PASSWORD', 'QA_CH_EXECUTION_TIMEOUT_MS'])
 const watch = watchSecret(() => CH_USER_PASSWORD)
@@ -219,30 +219,7 @@ describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
       ]
     }
     const plain = saveQuery(store.db, ds, 'rooms plain', plainDef)
-    const aiq = saveQuery(store.db, ds, 'odd rooms', {
-      kind: 'anomaly-identification',
-      columns: ['room', 'floor'],
-      binWidths: [null, 1],
-      metric: 'l1',
-      radius: 0,
-      maxNeighbours: 2,
-      k: 1,
-      records: [
-        ['R1', 0],
-        ['R9', 2]
-      ]
-    })
-    const search = saveQuery(store.db, ds, 'search', {
-      kind: 'anomaly-search',
-      scoreColumn: 'score',
-      idColumn: 'person',
-      individuals: ['p1', 'p2', 'p3'],
-      tLow: 50,
-      tHigh: 90,
-      epsilonPerQuery: 0.5,
-      budget: 1,
-      oracle: 'rr'
-    })
+    const { aiq, search } = saveBadgesAnomalyQuestions(store.db, ds)
     await h['budgets/set']({ datasetId: ds, epsilon: '30', reason: 'test', ...officerAct(store.db, 'olga') })
     expect((await h['releases/run']({ queryId: q, params: tslm })).answer!.kind).toBe('threshold')
     expect((await h['releases/run']({ queryId: plain, params: tslm })).answer!.kind).toBe('threshold')
@@ -431,7 +408,7 @@ describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
     })
     const run = () => h['releases/run']({ queryId: q, params: tslm })
     expect((await run()).answer!.kind).toBe('threshold')
-    const catcher = await passwordCatcher()
+    const catcher = await passwordCatcher(CATCHER)
     const refused = /^The ClickHouse link of dataset "badges" is not the one a privacy officer signed/
     try {
       const before = await entries()
@@ -470,7 +447,7 @@ describe('linked ClickHouse tables', { timeout: CLUSTER_WORK_MS }, () => {
 
   it('contract methods: list the tables and link from a door (officer acts); only to this machine or the hosts in QA_CLICKHOUSE_HOSTS', async () => {
     const d = datasetsHandlers({ store } as unknown as ServiceContext)
-    const catcher = await passwordCatcher()
+    const catcher = await passwordCatcher(CATCHER)
     try {
       const url = `http://reader@127.0.0.1:${catcher.port}`
       officerAct(store.db, 'olga')
@@ -538,25 +515,3 @@ const server = http.createServer((req, res) => {
 })
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }))
 `
-
-async function passwordCatcher(): Promise<{ port: number; connections: () => number; caught: string[]; close: () => Promise<void> }> {
-  const w = new Worker(CATCHER, { eval: true })
-  const caught: string[] = []
-  let connections = 0
-  const port = await new Promise<number>((resolve) =>
-    w.on('message', (m: { port?: number; connection?: true; password?: string }) => {
-      if (m.port !== undefined) resolve(m.port)
-      if (m.connection) connections++
-      if (m.password !== undefined) caught.push(m.password)
-    })
-  )
-  return {
-    port,
-    connections: () => connections,
-    caught,
-    close: async () => {
-      await new Promise((r) => setTimeout(r, 50))
-      await w.terminate()
-    }
-  }
-}

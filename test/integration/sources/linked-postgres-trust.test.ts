@@ -10,7 +10,6 @@
  *   variable, relation, declared columns, unit); every use checks the signature and refuses, with no connection made.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { Worker } from 'node:worker_threads'
 import { join } from 'node:path'
 import type { Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
@@ -27,10 +26,11 @@ import { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
 import { officerAct } from '../officer-fixture'
 import { type PgCluster, startPgCluster } from './pg-cluster'
-import { workspaceBytes } from './secret-watch'
+import { passwordCatcher, restoreEnvAfterAll, watchSecret, workspaceBytes } from './secret-watch'
 
 const PASSWORD = `trust-${process.pid}-secret`
-const savedPassword = process.env.PGPASSWORD
+restoreEnvAfterAll(['PGPASSWORD'])
+const { failure } = watchSecret(() => PASSWORD)
 let cluster: PgCluster
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -61,8 +61,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await closePg()
   await cluster?.destroy()
-  if (savedPassword === undefined) delete process.env.PGPASSWORD
-  else process.env.PGPASSWORD = savedPassword
 })
 beforeEach(() => {
   ;({ ws, store, h } = openLedgerWorkspace('qa-pg-trust-'))
@@ -114,38 +112,6 @@ const server = net.createServer((s) => {
 })
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }))
 `
-
-async function passwordCatcher(): Promise<{ port: number; connections: () => number; caught: string[]; close: () => Promise<void> }> {
-  const w = new Worker(CATCHER, { eval: true })
-  const caught: string[] = []
-  let connections = 0
-  const port = await new Promise<number>((resolve) =>
-    w.on('message', (m: { port?: number; connection?: true; password?: string }) => {
-      if (m.port !== undefined) resolve(m.port)
-      if (m.connection) connections++
-      if (m.password !== undefined) caught.push(m.password)
-    })
-  )
-  return {
-    port,
-    connections: () => connections,
-    caught,
-    close: async () => {
-      // Let the messages posted meanwhile arrive first.
-      await new Promise((r) => setTimeout(r, 50))
-      await w.terminate()
-    }
-  }
-}
-
-async function failure(p: Promise<unknown>): Promise<string> {
-  try {
-    await p
-  } catch (e) {
-    return (e as Error).message
-  }
-  throw new Error('expected a failure')
-}
 
 describe('finding 5: linking reveals nothing about the private rows', () => {
   it('a bigint column is integer whatever its values, and no row estimate is shown or stored in clear', () => {
@@ -208,7 +174,7 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
       threshold: { kind: 'constant', value: 5 },
       groups: [['R1'], ['R2']]
     })
-    const catcher = await passwordCatcher()
+    const catcher = await passwordCatcher(CATCHER)
     try {
       // The attacker edits the workspace file (sqlite3): the link now points at their listener.
       store.db
@@ -279,7 +245,7 @@ describe('finding 6: a PostgreSQL link is a signed officer act, checked at every
       /^This is an officer act: it needs the passphrase of officer "Test Officer"; nothing was written$/
     )
     const d = datasetsHandlers({ store } as unknown as ServiceContext)
-    const catcher = await passwordCatcher()
+    const catcher = await passwordCatcher(CATCHER)
     try {
       const url = `postgresql://qa_reader@127.0.0.1:${catcher.port}/qa`
       expect(await failure(d['datasets/postgres-relations']({ url }))).toMatch(/^This is an officer act/)

@@ -27,6 +27,7 @@ import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/
 import { officerAct, testPassphrase } from '../officer-fixture'
 import { type PgCluster, startPgCluster } from './pg-cluster'
 import { restoreEnvAfterAll, watchSecret, workspaceBytes } from './secret-watch'
+import { saveBadgesAnomalyQuestions } from './badges-questions'
 
 const PASSWORD = `S3cr3t-${process.pid}-p@ss:word/x`
 restoreEnvAfterAll(['PGPASSWORD', 'QA_PG_STATEMENT_TIMEOUT_MS'])
@@ -184,30 +185,7 @@ describe('linked PostgreSQL tables', () => {
       },
       groups: [['R1'], ['R2'], ['R9']]
     })
-    const aiq = saveQuery(store.db, ds, 'odd rooms', {
-      kind: 'anomaly-identification',
-      columns: ['room', 'floor'],
-      binWidths: [null, 1],
-      metric: 'l1',
-      radius: 0,
-      maxNeighbours: 2,
-      k: 1,
-      records: [
-        ['R1', 0],
-        ['R9', 2]
-      ]
-    })
-    const search = saveQuery(store.db, ds, 'search', {
-      kind: 'anomaly-search',
-      scoreColumn: 'score',
-      idColumn: 'person',
-      individuals: ['p1', 'p2', 'p3'],
-      tLow: 50,
-      tHigh: 90,
-      epsilonPerQuery: 0.5,
-      budget: 1,
-      oracle: 'rr'
-    })
+    const { aiq, search } = saveBadgesAnomalyQuestions(store.db, ds)
     await h['budgets/set']({ datasetId: ds, epsilon: '20', reason: 'test', ...officerAct(store.db, 'olga') })
     const t = await h['releases/run']({ queryId: q, params: tslm })
     expect(t.answer!.kind).toBe('threshold')

@@ -2,9 +2,10 @@
  * What the linked database server tests share around the server's password: every error sentence they see is kept and,
  * after the file, checked not to contain the password; the CLI run in the workspace's folder; a call that must fail;
  * the workspace file's bytes (with its WAL and journal) to search for the password; the environment variables a file
- * sets, restored after it.
+ * sets, restored after it; a listener on loopback that records every password sent to it.
  */
 import { existsSync, readFileSync } from 'node:fs'
+import { Worker } from 'node:worker_threads'
 import { afterAll, expect } from 'vitest'
 import { type CliRun, runCli } from '../cli-runner'
 
@@ -57,4 +58,40 @@ export function restoreEnvAfterAll(names: readonly string[]): void {
       else process.env[k] = v
     }
   })
+}
+
+export interface PasswordCatcher {
+  port: number
+  connections: () => number
+  /** The passwords (or credentials) received, in order. */
+  caught: string[]
+  close: () => Promise<void>
+}
+
+/**
+ * A fake server on loopback, `listener` being the script of a worker thread (a release blocks this thread while its
+ * client works) that posts `{ port }` once listening, `{ connection: true }` for each client and `{ password }` for
+ * each credential it is sent.
+ */
+export async function passwordCatcher(listener: string): Promise<PasswordCatcher> {
+  const w = new Worker(listener, { eval: true })
+  const caught: string[] = []
+  let connections = 0
+  const port = await new Promise<number>((resolve) =>
+    w.on('message', (m: { port?: number; connection?: true; password?: string }) => {
+      if (m.port !== undefined) resolve(m.port)
+      if (m.connection) connections++
+      if (m.password !== undefined) caught.push(m.password)
+    })
+  )
+  return {
+    port,
+    connections: () => connections,
+    caught,
+    close: async () => {
+      // Let the messages posted meanwhile arrive first.
+      await new Promise((r) => setTimeout(r, 50))
+      await w.terminate()
+    }
+  }
 }
