@@ -49,6 +49,11 @@ const SAFE = Number.MAX_SAFE_INTEGER
 /** JavaScript's date range in ms: a timestamp beyond it cannot be shown. */
 const MAX_TIMESTAMP_MS = 8.64e15
 const WIDE_INTEGER = /^(BIGINT|UBIGINT|HUGEINT|UHUGEINT)$/
+/**
+ * Unsigned wide integers are compared with the upper end only: a BETWEEN with the negative lower end makes DuckDB cast
+ * the value to a signed type, which fails for a UHUGEINT of 2^127 or more.
+ */
+const UNSIGNED_WIDE = /^(UBIGINT|UHUGEINT)$/
 const FLOATING = /^(FLOAT|DOUBLE|REAL)$/
 
 /**
@@ -62,9 +67,9 @@ export function storedExpr(c: LinkedFileSchemaColumn, text = false): string {
   switch (c.type) {
     case 'integer': {
       const x = INTEGER_TYPES.test(c.duckType) ? typed : `TRY_CAST(${typed} AS BIGINT)`
-      return WIDE_INTEGER.test(c.duckType) || !INTEGER_TYPES.test(c.duckType)
-        ? `(CASE WHEN ${x} BETWEEN ${-SAFE} AND ${SAFE} THEN CAST(${x} AS BIGINT) END)`
-        : x
+      if (!WIDE_INTEGER.test(c.duckType) && INTEGER_TYPES.test(c.duckType)) return x
+      const exact = UNSIGNED_WIDE.test(c.duckType) ? `${x} <= ${SAFE}` : `${x} BETWEEN ${-SAFE} AND ${SAFE}`
+      return `(CASE WHEN ${exact} THEN CAST(${x} AS BIGINT) END)`
     }
     case 'real':
       return FLOATING.test(c.duckType) ? `(CASE WHEN NOT isnan(${typed}) THEN CAST(${typed} AS DOUBLE) END)` : `TRY_CAST(${typed} AS DOUBLE)`
