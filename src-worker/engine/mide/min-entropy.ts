@@ -231,7 +231,8 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
   const removeRoom = (t: number): void => {
     let q = 0
     while (rooms[q] !== t) q++
-    rooms.copyWithin(q, q + 1, nRooms--)
+    nRooms--
+    for (; q < nRooms; q++) rooms[q] = rooms[q + 1]
   }
   const hLo = lo.map(h)
   // h(l_t + D_s), the entropy of a level-t predicate that takes exactly level s's room, is asked for again and again
@@ -310,33 +311,43 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
     }
     const t = active[i]
     const d = delta[t]
-    const amax = Math.min(n[t], Math.floor((R + TOL) / d))
+    const nt = n[t]
+    const ct = cost[t]
+    const amax = Math.min(nt, Math.floor((R + TOL) / d))
+    // With c < n[t] the level is a room: the same room and rate for every such c (c = n[t], if tried, comes first).
+    const roomWith = Math.max(room, d)
+    const rhoWith = Math.min(roomRho, rho[t])
+    // The level's room is on the rooms' list from the first c that needs it until the loop ends (children restore the list).
+    let roomAdded = false
     for (let c = amax; c >= 0; c--) {
       const Ra = Math.max(0, R - c * d)
-      const hasRoom = c < n[t]
-      const newRoom = hasRoom ? Math.max(room, d) : room
-      const newRho = hasRoom ? Math.min(roomRho, rho[t]) : roomRho
+      const hasRoom = c < nt
+      const newRoom = hasRoom ? roomWith : room
+      const newRho = hasRoom ? rhoWith : roomRho
       const weak = relaxation(i + 1, Ra, newRoom, newRho)
       if (weak === Infinity) {
         // for c < n[t] the room is fixed and Ra only grows as c decreases: nothing smaller is feasible either
         if (hasRoom) break
         continue
       }
-      const Cc = C + c * cost[t]
+      const Cc = C + c * ct
       if (Cc + weak >= best - PRUNE_TOL) {
         // Past the point where Ra >= room the weak bound only grows as c decreases (see header): stop.
         if (hasRoom && Ra >= newRoom) break
         continue
       }
-      if (hasRoom) addRoom(t)
+      if (hasRoom && !roomAdded) {
+        addRoom(t)
+        roomAdded = true
+      }
       if (Cc + tightBound(i + 1, Ra) < best - PRUNE_TOL) {
         a[t] = c
         dfs(i + 1, Ra, Cc, newRoom, newRho)
         a[t] = 0
       }
-      if (hasRoom) removeRoom(t)
-      if (stopped) return
+      if (stopped) break
     }
+    if (roomAdded) removeRoom(t)
   }
   dfs(0, slack, 0, 0, Infinity)
   if (best === Infinity) {
