@@ -43,6 +43,12 @@ describe('experiments', () => {
     expect(await page.getByTestId('chart-fnr').getAttribute('data-x-scale')).toBe('logarithmic')
     expect(await page.getByTestId('chart-fnr').getAttribute('data-beta-line')).toBe('0.05')
     expect(await page.getByTestId('chart-fpr').getAttribute('data-beta-line')).toBeNull()
+    // Its legend draws the beta line as the dashed line it is (a short line of several dashes), not as a dot.
+    const beta = await experiments.legendSwatch(page, 'chart-fnr', [0xb4, 0x23, 0x18])
+    expect(beta.rows, JSON.stringify(beta)).toBeGreaterThan(0)
+    expect(beta.rows, JSON.stringify(beta)).toBeLessThanOrEqual(3)
+    expect(beta.maxRuns, JSON.stringify(beta)).toBeGreaterThanOrEqual(2)
+    expect(beta.width, JSON.stringify(beta)).toBeGreaterThanOrEqual(12)
     expect(await page.getByTestId('chart-epsilonExPost').locator('figcaption strong').innerText()).toBe(
       'ε actually spent (ex post ε*, per predicate, max)'
     )

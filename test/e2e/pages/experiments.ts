@@ -37,6 +37,43 @@ export const experiments = {
     await page.getByRole('button', { name: 'Resume' }).click()
   },
 
+  /**
+   * The legend swatch of one colour in a chart's canvas (its bottom band, where the legend is): for each pixel row holding
+   * that colour, how many separate runs of it there are. A dashed line is one or two rows of several runs; a dot is
+   * several rows of one run each.
+   */
+  async legendSwatch(page: Page, chartTestId: string, rgb: [number, number, number]): Promise<{ rows: number; maxRuns: number; width: number }> {
+    return page
+      .getByTestId(chartTestId)
+      .locator('canvas')
+      .evaluate((el, rgb) => {
+        const canvas = el as HTMLCanvasElement
+        const band = Math.round(28 * window.devicePixelRatio)
+        const img = canvas.getContext('2d')!.getImageData(0, canvas.height - band, canvas.width, band)
+        const near = (i: number) => Math.abs(img.data[i] - rgb[0]) + Math.abs(img.data[i + 1] - rgb[1]) + Math.abs(img.data[i + 2] - rgb[2]) < 60
+        let rows = 0
+        let maxRuns = 0
+        let left = Infinity
+        let right = -Infinity
+        for (let y = 0; y < band; y++) {
+          let runs = 0
+          let inRun = false
+          for (let x = 0; x < canvas.width; x++) {
+            const hit = near((y * canvas.width + x) * 4)
+            if (hit && !inRun) runs++
+            if (hit) {
+              left = Math.min(left, x)
+              right = Math.max(right, x)
+            }
+            inRun = hit
+          }
+          if (runs > 0) rows++
+          maxRuns = Math.max(maxRuns, runs)
+        }
+        return { rows, maxRuns, width: right >= left ? (right - left + 1) / window.devicePixelRatio : 0 }
+      }, rgb)
+  },
+
   /** The cells-done count the user reads in the status line. */
   async cellsDone(page: Page): Promise<{ done: number; total: number }> {
     const text = await page.getByTestId('experiment-view').locator('p').first().innerText()

@@ -7,6 +7,7 @@ import { PointElement } from 'chart.js'
 import { describe, expect, it } from 'vitest'
 import { REFERENCE_DASH, SWEEP_LEGEND_LABELS, referenceLineDataset } from '../../../src-renderer/src/screens/experiments/referenceLineDefinition'
 import { CELL_LEGEND_LABELS, budgetLineDataset } from '../../../src-renderer/src/screens/ledger/budgetLineDefinition'
+import { dashedLegendLabels, legendItemsWithDashes } from '../../../src-renderer/src/components/legendDefinition'
 
 /** The point style chart.js resolves for a line dataset's legend swatch (the dataset's own, else the default). */
 const swatch = (ds: { pointStyle?: string }) => ds.pointStyle ?? (PointElement.defaults.pointStyle as string)
@@ -36,5 +37,23 @@ describe('legend swatches of dashed lines', () => {
     expect(line.type === 'line' && line.borderDash.length).toBeGreaterThan(0)
     expect(swatch(line)).toBe('line')
     expect(swatch(budgetLineDataset(1, 5, '#b42318'))).toBe('rect')
+  })
+
+  it("a line swatch is drawn with its dataset's dashes (chart.js takes them from the point options, which have none)", () => {
+    expect(SWEEP_LEGEND_LABELS.generateLabels).toBe(dashedLegendLabels)
+    expect(CELL_LEGEND_LABELS.generateLabels).toBe(dashedLegendLabels)
+    const budget = budgetLineDataset(4, 5, '#b42318')
+    const spent = { label: 'spent', borderDash: undefined }
+    // As chart.js's generateLabels gives them with usePointStyle: the line's lineDash is the point element's (none).
+    const items = [
+      { text: 'spent', datasetIndex: 0, pointStyle: 'rect' as const, lineDash: undefined },
+      { text: budget.label, datasetIndex: 1, pointStyle: 'line' as const, lineDash: undefined }
+    ]
+    const out = legendItemsWithDashes(items, [spent, budget])
+    expect(out[1].lineDash).toEqual([6, 4])
+    expect(out[0].lineDash).toBeUndefined()
+    // A series with markers keeps its marker undashed, whatever its line's dashes.
+    const marker = legendItemsWithDashes([{ text: 'tslm', datasetIndex: 0, pointStyle: 'circle' }], [{ borderDash: [6, 4] }])
+    expect(marker[0].lineDash).toBeUndefined()
   })
 })

@@ -5,6 +5,7 @@
  * swatch is a dot. Pure (unit-tested in test/unit/renderer/chart-legends.test.ts; the node typecheck reaches it by its
  * *Definition.ts name).
  */
+import { dashedLegendLabels } from '../../components/legendDefinition'
 
 export const REFERENCE_DASH = [4, 4]
 
@@ -25,5 +26,5 @@ export function referenceLineDataset(label: string, x: { from: number; to: numbe
   }
 }
 
-/** The sweep charts' legend: markers (point styles) at the size of the series' own, so a reference line is a short dashed line. */
-export const SWEEP_LEGEND_LABELS = { usePointStyle: true, boxWidth: 18, font: { size: 11 } }
+/** The sweep charts' legend: markers (point styles) at the size of the series' own, a reference line as a short dashed line. */
+export const SWEEP_LEGEND_LABELS = { usePointStyle: true, boxWidth: 18, font: { size: 11 }, generateLabels: dashedLegendLabels }

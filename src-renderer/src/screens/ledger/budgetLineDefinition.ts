@@ -6,6 +6,7 @@
  * test/unit/renderer/budget-line.test.ts; the node typecheck reaches it by its *Definition.ts name).
  */
 import { formatEpsilon } from '../../../../src-main/contract/format-epsilon'
+import { dashedLegendLabels } from '../../components/legendDefinition'
 
 export function budgetLineDataset(cellCount: number, limit: number, color: string) {
   const label = `budget (ε ${formatEpsilon(limit)})`
@@ -16,4 +17,4 @@ export function budgetLineDataset(cellCount: number, limit: number, color: strin
 }
 
 /** The spend-per-cell legend: each dataset's point style (boxes for bars, a dashed line for the budget), wide enough to show the dashes. */
-export const CELL_LEGEND_LABELS = { usePointStyle: true, pointStyleWidth: 28 }
+export const CELL_LEGEND_LABELS = { usePointStyle: true, pointStyleWidth: 28, generateLabels: dashedLegendLabels }
