@@ -79,7 +79,7 @@ export interface DatasetInfo {
   /**
    * Where the rows are: 'imported' (a copy in the workspace), 'linked-file' (a Parquet or CSV file queried in place
    * by DuckDB; its path is never sent through the contract, `sourceFile` is its base name) or 'linked-postgres' (a
-   * PostgreSQL table or view queried where it lives; `sourceFile` is schema.table, and `rowCount` is 0: its rows are
+   * PostgreSQL table or materialized view queried where it lives; `sourceFile` is schema.table, and `rowCount` is 0: its rows are
    * neither counted nor estimated for the analyst) or 'linked-clickhouse' (a ClickHouse table, local or Distributed,
    * queried where it lives; `sourceFile` is database.table, `rowCount` 0 likewise). Absent means imported.
    */
@@ -252,11 +252,11 @@ export interface DatasetMethods {
   /** Starts an import job (kind "import"); its result is an `ImportResult`. */
   'datasets/import': { req: ImportRequest; res: { jobId: string } }
   /**
-   * Tests a PostgreSQL connection and lists the tables and views its role may read (for the table picker). From a door
+   * Tests a PostgreSQL connection and lists the tables and materialized views its role may read (for the table picker). From a door
    * the host must be this machine or listed in the server's QA_PG_HOSTS.
    */
   'datasets/postgres-relations': { req: PostgresConnectionRequest; res: { relations: PostgresRelation[] } }
-  /** Links a PostgreSQL table or view as a dataset queried where it lives (source 'linked-postgres'). */
+  /** Links a PostgreSQL table or materialized view as a dataset queried where it lives (source 'linked-postgres'). */
   'datasets/link-postgres': { req: LinkPostgresRequest; res: CountedDatasetInfo }
   /**
    * Tests a ClickHouse connection and lists the tables its user can see (for the table picker). An officer act from a

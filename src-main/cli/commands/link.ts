@@ -1,7 +1,7 @@
 /**
  * `link`: a CSV or Parquet file as a dataset queried in place by DuckDB, instead of a copy in the workspace;
- * or a PostgreSQL table or view (`--postgres URL --table T`), queried where it lives. The path is taken here only: no
- * HTTP/IPC door takes a path. The PostgreSQL URL has no password (one that has is refused): the password comes from
+ * or a PostgreSQL table or materialized view (`--postgres URL --table T`), queried where it lives. The path is taken
+ * here only: no HTTP/IPC door takes a path. The PostgreSQL URL has no password (one that has is refused): the password comes from
  * PGPASSWORD (or the variable named by --password-env), else a prompt on a terminal (used for this run only).
  * Linking is an officer act: for a PostgreSQL relation the password goes to the URL's host at every later use (also from
  * the app with the server's password); for a file, the budget of the dataset is for the people in that file. The officer
@@ -20,7 +20,7 @@ export const linkCommand: CliCommand = {
   name: 'link',
   required: (values) => (values.postgres !== undefined || values.clickhouse !== undefined ? ['name', 'table'] : ['file', 'name']),
   summary:
-    'Link a Parquet or CSV file (DuckDB), a PostgreSQL table or view, or a ClickHouse table (local or Distributed) as a dataset queried in place, without copying it into the workspace',
+    'Link a Parquet or CSV file (DuckDB), a PostgreSQL table or materialized view, or a ClickHouse table (local or Distributed) as a dataset queried in place, without copying it into the workspace',
   usage:
     'link --db PATH --name N (--file F.parquet|F.csv | --postgres URL --table T | --clickhouse URL --table DB.T) [--password-env VAR] [--officer NAME] [--passphrase-file F] [--person-column NAME | --row-level]',
   options: {
@@ -29,7 +29,10 @@ export const linkCommand: CliCommand = {
     file: { type: 'string', description: 'the Parquet file, or a CSV file with a header row; it stays where it is' },
     postgres: { type: 'string', description: 'a PostgreSQL connection URL WITHOUT a password, e.g. postgresql://reader@db.example:5432/hr' },
     clickhouse: { type: 'string', description: 'a ClickHouse HTTP(S) URL WITHOUT a password, e.g. http://reader@clickhouse.example:8123' },
-    table: { type: 'string', description: 'with --postgres: the table or view (schema.table); with --clickhouse: the table (database.table)' },
+    table: {
+      type: 'string',
+      description: 'with --postgres: the table or materialized view (schema.table); with --clickhouse: the table (database.table)'
+    },
     'password-env': {
       type: 'string',
       description: 'with --postgres or --clickhouse: the environment variable holding the password',

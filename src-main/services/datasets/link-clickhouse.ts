@@ -21,8 +21,10 @@ import {
   checkClickHouseUrl,
   clickhouseConnectionAtUse,
   clickhouseLinkFacts,
+  computedAtRead,
   probeShards,
-  shardingMode
+  shardingMode,
+  storesItsRows
 } from '../sources/linked-clickhouse'
 import { newDatasetName } from '../catalog/linked-catalog'
 import { signLinkFacts } from '../trust/link-signature'
@@ -79,9 +81,10 @@ const NOT_SYSTEM = `database NOT IN ('system', 'INFORMATION_SCHEMA', 'informatio
 const LISTED_TABLES = 1000
 
 /**
- * Connects and lists the tables the user can see (database, name, engine, columns, the columns a Distributed table is
- * sharded by), system databases left out; one sentence if it cannot. Reads the declared schema only. From a door the
- * password is the server's, so the caller checks `officer` first (`datasetsHandlers`).
+ * Connects and lists the tables the user can see that store their rows or are Distributed (database, name, engine,
+ * columns, the columns a Distributed table is sharded by), system databases left out; one sentence if it cannot. Reads
+ * the declared schema only. From a door the password is the server's, so the caller checks `officer` first
+ * (`datasetsHandlers`).
  */
 export function listClickHouseTables(req: WarehouseConnectionRequest): ClickHouseTableListing[] {
   const url = checkClickHouseUrl(req.url)
@@ -99,14 +102,17 @@ export function listClickHouseTables(req: WarehouseConnectionRequest): ClickHous
       list.push(String(r[2]))
       columns.set(key, list)
     }
-    return t.rows.map((r) => {
-      const database = String(r[at('database')])
-      const table = String(r[at('name')])
-      const engine = String(r[at('engine')])
-      const engineFull = at('engine_full') >= 0 ? String(r[at('engine_full')]) : ''
-      const cols = columns.get(JSON.stringify([database, table])) ?? []
-      return { database, table, engine, columns: cols, shardedBy: cols.filter((col) => shardingMode(engine, engineFull, col) === 'per-shard') }
-    })
+    // Only the engines a link may take: a View (or any engine computing its rows when read) is refused when linked.
+    return t.rows
+      .filter((r) => String(r[at('engine')]) === 'Distributed' || storesItsRows(String(r[at('engine')])))
+      .map((r) => {
+        const database = String(r[at('database')])
+        const table = String(r[at('name')])
+        const engine = String(r[at('engine')])
+        const engineFull = at('engine_full') >= 0 ? String(r[at('engine_full')]) : ''
+        const cols = columns.get(JSON.stringify([database, table])) ?? []
+        return { database, table, engine, columns: cols, shardedBy: cols.filter((col) => shardingMode(engine, engineFull, col) === 'per-shard') }
+      })
   } catch (e) {
     throw new UserError(chFailureSentence(e, 'this connection', env, null), 'bad-input')
   }
@@ -139,12 +145,16 @@ export function linkClickHouse(db: Database.Database, req: LinkWarehouseRequest)
   const where = { database, table: wanted.table }
   if (!info) throw new UserError(`There is no table ${chShown(where)} on that server (as the connection's user sees it)`, 'not-found')
   if (schema.length === 0) throw new UserError(`${chShown(where)} has no columns`, 'bad-input')
+  let computed: string | null
   try {
-    // Reads no row: the user may SELECT from it and, for a Distributed table, every shard answers.
-    probeShards(conn, where)
+    // Reads no row: the values are stored (first: 18.16 fails even `WHERE 0` on a table with an ALIAS column), the user
+    // may SELECT from the table and, for a Distributed table, every shard answers.
+    computed = computedAtRead(conn, database, wanted.table, info)
+    if (computed === null) probeShards(conn, where)
   } catch (e) {
     throw failed(e)
   }
+  if (computed) throw new UserError(`${chShown(where)} ${computed}`, 'bad-input')
   checkPersonColumn(schema, req.personColumn, chShown(where))
   // The declared types only: an Int64 is integer whatever its values (one beyond 2^53 reads as NULL, never a failure).
   const columns: ChSchemaColumn[] = schema.map((c) => ({ ...c, type: chCatalogType(c.chType) }))

@@ -1,5 +1,5 @@
 /**
- * Linking a PostgreSQL table or view: the connection test and table list the app shows, and the link itself,
+ * Linking a PostgreSQL table or materialized view: the connection test and table list the app shows, and the link itself,
  * an officer act signed over what the link is (trust/link-signature.ts). The read path of a linked relation is
  * sources/linked-postgres.ts.
  */
@@ -15,6 +15,7 @@ import {
   checkPasswordEnv,
   checkPostgresUrl,
   columnsOf,
+  computedAtRead,
   connectionAtUse,
   failureSentence,
   fingerprintOf,
@@ -26,7 +27,8 @@ import { type OfficerKey, unlockOfficer } from '../trust/officers'
 import { type LinkWarehouseRequest, type WarehouseConnectionRequest, checkPersonColumn, insertWarehouseLink } from './warehouse-link-act'
 
 /**
- * Connects and lists the tables and views the role may read (schema, name, kind); one sentence if it cannot. From a
+ * Connects and lists the tables and materialized views the role may read (schema, name, kind): the kinds whose values
+ * are stored (views and foreign tables are refused when linked, `computedAtRead`); one sentence if it cannot. From a
  * door the password is the server's, so the caller passes `officer` (checked first, see `datasetsHandlers`).
  */
 export function listPostgresRelations(req: WarehouseConnectionRequest): Array<{ schema: string; table: string; kind: string }> {
@@ -36,7 +38,7 @@ export function listPostgresRelations(req: WarehouseConnectionRequest): Array<{ 
     return pgAll(
       connectionAtUse(url, env),
       `SELECT n.nspname, c.relname, CAST(c.relkind AS text) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+        WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
           AND has_table_privilege(c.oid, 'SELECT') ORDER BY 1, 2 LIMIT 1000`
     ).rows.map((r) => ({ schema: String(r[0]), table: String(r[1]), kind: KINDS[String(r[2])] ?? String(r[2]) }))
   } catch (e) {
@@ -45,9 +47,9 @@ export function listPostgresRelations(req: WarehouseConnectionRequest): Array<{ 
 }
 
 /**
- * Links a PostgreSQL table or view (`table`: as PostgreSQL names it, `schema.table`, quoted identifiers allowed) as a
- * dataset: an officer act (the officer's credentials are checked before any connection), signed over what the link is
- * and recorded in the audit log with a checkpoint.
+ * Links a PostgreSQL table or materialized view (`table`: as PostgreSQL names it, `schema.table`, quoted identifiers
+ * allowed) as a dataset: an officer act (the officer's credentials are checked before any connection), signed over
+ * what the link is and recorded in the audit log with a checkpoint.
  */
 export function linkPostgres(db: Database.Database, req: LinkWarehouseRequest): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
@@ -74,11 +76,14 @@ export function linkPostgres(db: Database.Database, req: LinkWarehouseRequest): 
   const rel = pgRelation(info)
   if (!info.canRead) throw new UserError(`The connection's role may not read ${rel}; ask the database's owner to grant SELECT on it`, 'bad-input')
   let schema: Array<{ name: string; pgType: string }>
+  let computed: string | null
   try {
+    computed = computedAtRead(conn, info.oid)
     schema = columnsOf(conn, info.schema, info.table)
   } catch (e) {
     throw new UserError(`Linking ${shown}: ${failureSentence(e, 'this connection', passwordEnv, shown)}`, 'bad-input')
   }
+  if (computed) throw new UserError(`${rel} ${computed}`, 'bad-input')
   if (schema.length === 0) throw new UserError(`${rel} has no columns`, 'bad-input')
   checkPersonColumn(schema, req.personColumn, rel)
   // The declared types only: a bigint is integer whatever its values. A value beyond 2^53 that a

@@ -1,7 +1,8 @@
 /**
- * Linked ClickHouse tables: a table of the organisation's ClickHouse, local (MergeTree, Memory, a view...)
- * or `Distributed` over shards, registered in the catalog and queried where it lives; only aggregates come back. The
- * read path (the link as signed, the checks before a charge, the sentences); linking is datasets/link-clickhouse.ts.
+ * Linked ClickHouse tables: a table of the organisation's ClickHouse that stores its rows, local (the MergeTree or
+ * Log family, Memory) or `Distributed` over such tables on shards, registered in the catalog and queried where it
+ * lives; only aggregates come back. The read path (the link as signed, the checks before a charge, the sentences);
+ * linking is datasets/link-clickhouse.ts.
  *
  * - The connection is an HTTP(S) URL WITHOUT a password (user in it; one with a password is refused) and, optionally,
  *   the name of the environment variable holding the password (default CLICKHOUSE_PASSWORD). The password is read
@@ -11,7 +12,8 @@
  * - Linking is an officer act: the officer signs what the link is (URL, password variable, database.table, its engine,
  *   declared columns, unit; link-signature.ts), and every use checks the stored link against the signature before
  *   it connects (the password goes to the URL's host).
- * - Linking reads the table's declared schema (system.tables, system.columns), never its rows.
+ * - Linking reads the table's declared schema (system.tables, system.columns), never its rows. A table whose values are
+ *   computed when read (a View, ALIAS columns: `computedAtRead`) is refused when linked and before every charge.
  *
  * Sharding (soundness of the per-person stage): a query whose level reading the table groups by the person
  * (`Sql.perPerson`) is exact when each group holds all of a person's rows. On a Distributed table ClickHouse by
@@ -27,7 +29,7 @@
 import type Database from 'better-sqlite3'
 import { UserError } from '../platform/errors'
 import type { StoredValue } from '../catalog/column-types'
-import { type ChSchemaColumn, type LinkedChTable, bindClickHouse, chRelation } from './dialect-clickhouse'
+import { type ChSchemaColumn, type LinkedChTable, bindClickHouse, chRelation, chString } from './dialect-clickhouse'
 import {
   type ChConnection,
   ChError,
@@ -292,6 +294,77 @@ export function probeShards(conn: ChConnection, t: Pick<LinkedChTable, 'database
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Stored values
+
+/** Engines that store the rows they are read from, besides the MergeTree family (`storesItsRows`). */
+const STORING_ENGINES = new Set(['TinyLog', 'StripeLog', 'Log', 'Memory'])
+
+/**
+ * Whether a table of engine `engine` reads back the values written into it: the MergeTree family (replicated or not)
+ * and the Log family and Memory. Every other engine computes its rows when read (View, MaterializedView's select over
+ * its target, Merge, Buffer, Dictionary, URL, File, MySQL, Kafka...); Distributed is checked on its shards.
+ */
+export function storesItsRows(engine: string): boolean {
+  return /^[A-Za-z]*MergeTree$/.test(engine) || STORING_ENGINES.has(engine)
+}
+
+/** A table-name argument of an engine definition (`name`, `'name'`, "name" or plain), unquoted; null for an expression. */
+function nameArgument(arg: string | undefined): string | null {
+  if (arg === undefined) return null
+  const q = /^'((?:[^'\\]|\\.)*)'$/s.exec(arg)
+  return q ? q[1].replace(/\\(.)/g, '$1') : unquotedIdentifier(arg)
+}
+
+const RECOMPUTED =
+  'so an expression that fails on one row (a cast, a division, a function) would fail a release after its charge for the questions that read that row'
+
+/**
+ * Why a table's values are computed when it is read rather than stored, as the end of a sentence about it, or null
+ * when every value a release reads is stored. A read-time computation runs only on the rows (or parts) a query's filter
+ * keeps, so a value it fails on fails exactly the releases that read that person's rows, after their charge: a bit
+ * about that person per release. Refused: an engine that does not store its rows (`storesItsRows`), ALIAS columns
+ * (system.columns.default_kind; MATERIALIZED and DEFAULT columns are stored), and for a Distributed table the same on
+ * every shard's table it reads (through `cluster()`, the shards' system tables). Reads no row.
+ */
+export function computedAtRead(conn: ChConnection, database: string, table: string, info: ChTableInfo): string | null {
+  const aliasesOf = (from: string, where: string[], extra: Record<string, string> = {}): string[] =>
+    chQuery(
+      conn,
+      `SELECT DISTINCT name FROM ${from} WHERE database = ? AND table = ? AND default_kind = 'ALIAS' ORDER BY name`,
+      where,
+      extra
+    ).rows.map((r) => String(r[0]))
+  const aliasSentence = (names: string[], on: string) =>
+    `has ALIAS columns${on} (${names.join(', ').slice(0, 120)}): they are computed from other columns each time the table is read, ${RECOMPUTED}; link a table without them (a MATERIALIZED column is stored)`
+  if (info.engine === 'Distributed') {
+    const args = callArguments(info.engineFull, 'Distributed')
+    const [cluster, remoteDb, remoteTable] = [nameArgument(args?.[0]), nameArgument(args?.[1]), nameArgument(args?.[2])]
+    if (cluster === null || remoteDb === null || remoteTable === null) {
+      return "is a Distributed table whose shards' table cannot be told from its definition; link a Distributed table naming its cluster, database and table"
+    }
+    const shards = (name: string) => `cluster(${chString(cluster)}, system, ${name})`
+    // A table function needs readonly = 2 (still no writes) where the session would set readonly = 1.
+    const extra: Record<string, string> = chCapabilities(conn).setsReadonly ? { readonly: '2' } : {}
+    const engines = chQuery(
+      conn,
+      `SELECT DISTINCT engine FROM ${shards('tables')} WHERE database = ? AND name = ?`,
+      [remoteDb, remoteTable],
+      extra
+    ).rows.map((r) => String(r[0]))
+    const computing = engines.find((e) => !storesItsRows(e))
+    if (computing !== undefined) {
+      return `is a Distributed table over ${remoteDb.slice(0, 60)}.${remoteTable.slice(0, 60)}, a ${computing.slice(0, 40)} table on a shard: its rows are computed each time it is read, ${RECOMPUTED}; link a Distributed table over tables that store their rows (MergeTree, Log or Memory)`
+    }
+    const aliases = aliasesOf(shards('columns'), [remoteDb, remoteTable], extra)
+    if (aliases.length > 0) return aliasSentence(aliases, ' on its shards')
+  } else if (!storesItsRows(info.engine)) {
+    return `is a ${info.engine.slice(0, 40)} table: its rows are computed each time it is read, ${RECOMPUTED}; link a table that stores its rows (MergeTree, Log or Memory; for a materialized view, the table it writes to)`
+  }
+  const aliases = aliasesOf('system.columns', [database, table])
+  return aliases.length > 0 ? aliasSentence(aliases, '') : null
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Sharding
 
 /** Functions a sharding key may apply to the person column and still send all of a person's rows to one shard (deterministic). */
@@ -457,11 +530,15 @@ export function checkClickHouseSource(rec: LinkedClickHouseRecord): ChFingerprin
   }
   const change = schemaChange(rec.columns, cols, 'chType')
   if (change) throw nothing(`The ClickHouse table ${shown} linked as ${what} has changed its schema: ${change}; link it again as a new dataset`)
+  let computed: string | null
   try {
-    probeShards(conn, rec)
+    // The schema first: 18.16 fails even `WHERE 0` on a table with an ALIAS column.
+    computed = computedAtRead(conn, rec.database, rec.table, info)
+    if (computed === null) probeShards(conn, rec)
   } catch (e) {
     throw nothing(chFailureSentence(e, what, rec.passwordEnv, shown))
   }
+  if (computed) throw nothing(`The ClickHouse table ${shown} linked as ${what} ${computed}`)
   return {
     engine: 'clickhouse',
     table: shown,

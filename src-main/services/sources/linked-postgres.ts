@@ -1,6 +1,6 @@
 /**
- * Linked PostgreSQL tables and views: a relation in the organisation's PostgreSQL registered in the catalog
- * and queried where it lives; only aggregates come back.
+ * Linked PostgreSQL tables and materialized views: a relation in the organisation's PostgreSQL registered in the
+ * catalog and queried where it lives; only aggregates come back.
  *
  * - The connection is stored as a URL WITHOUT a password (a URL with one is refused) and, optionally, the name of the
  *   environment variable holding the password (default PGPASSWORD). The password is read from the environment at each
@@ -15,7 +15,9 @@
  * - Fingerprint: the relation's identity (schema.table and oid, kind) and the planner's row estimate, taken at each
  *   release and recorded in its ledger entry (`params.source`), sealed to the officers; the link keeps no estimate.
  * - Before a release is charged, the relation must be reachable, readable by the connection's role and have the
- *   columns and types it was linked with; otherwise one sentence, and nothing is charged. A read that fails after the
+ *   columns and types it was linked with, and its values must be stored, not computed as it is read (`computedAtRead`:
+ *   no view, foreign table or row-level security; checked when linking and at every use, since a table can be
+ *   replaced by a view of the same name and columns); otherwise one sentence, and nothing is charged. A read that fails after the
  *   charge (connection lost, timeout) is the release service's neutral failure after a charge.
  */
 import { createRequire } from 'node:module'
@@ -218,12 +220,63 @@ export function relationRow(r: unknown[] | undefined): RelationInfo | null {
   return { oid: Number(r[0]), schema: String(r[1]), table: String(r[2]), relkind: String(r[3]), reltuples: Number(r[4]), canRead: r[5] === true }
 }
 
+/**
+ * The declared columns of schema.table the role may see, in order, each with its type named as
+ * information_schema.columns.data_type names it (`bigint`, `numeric`, `timestamp with time zone`, `ARRAY`,
+ * `USER-DEFINED`...). Read from pg_attribute with information_schema's own definition because information_schema.columns
+ * leaves materialized views out.
+ */
 export function columnsOf(conn: PgConnection, schema: string, table: string): Array<{ name: string; pgType: string }> {
   return pgAll(
     conn,
-    'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+    `SELECT a.attname,
+            CASE WHEN t.typtype = 'd' THEN
+                   CASE WHEN bt.typelem <> 0 AND bt.typlen = -1 THEN 'ARRAY' WHEN nbt.nspname = 'pg_catalog' THEN format_type(t.typbasetype, NULL) ELSE 'USER-DEFINED' END
+                 ELSE
+                   CASE WHEN t.typelem <> 0 AND t.typlen = -1 THEN 'ARRAY' WHEN nt.nspname = 'pg_catalog' THEN format_type(a.atttypid, NULL) ELSE 'USER-DEFINED' END
+            END
+       FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid
+       JOIN pg_namespace nc ON nc.oid = c.relnamespace
+       JOIN pg_type t ON t.oid = a.atttypid
+       JOIN pg_namespace nt ON nt.oid = t.typnamespace
+       LEFT JOIN (pg_type bt JOIN pg_namespace nbt ON nbt.oid = bt.typnamespace) ON t.typtype = 'd' AND t.typbasetype = bt.oid
+      WHERE nc.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
+        AND (pg_has_role(c.relowner, 'USAGE') OR has_column_privilege(c.oid, a.attnum, 'SELECT, INSERT, UPDATE, REFERENCES'))
+      ORDER BY a.attnum`,
     [schema, table]
   ).rows.map((r) => ({ name: String(r[0]), pgType: String(r[1]) }))
+}
+
+/**
+ * Why a relation's values are computed when it is read rather than stored, as the end of a sentence about it, or null
+ * when every value a release reads is stored. A read-time computation (a view's cast or division, a foreign-data
+ * wrapper's parse, a row-level-security policy's function) runs only on the rows a query's filter keeps, so a value it
+ * fails on fails exactly the releases that read that person's rows, after their charge: a bit about that person per
+ * release. Stored: tables, partitioned tables and materialized views (generated columns are stored too), with no
+ * foreign table among their partitions or child tables and no row-level security applying to the connection's role.
+ */
+export function computedAtRead(conn: PgConnection, oid: number): string | null {
+  const rows = pgAll(
+    conn,
+    `WITH RECURSIVE d(oid) AS (SELECT CAST($1 AS oid) UNION SELECT i.inhrelid FROM pg_inherits i JOIN d ON i.inhparent = d.oid)
+     SELECT CAST(c.relkind AS text), c.oid = CAST($1 AS oid), row_security_active(c.oid), c.relispopulated FROM d JOIN pg_class c ON c.oid = d.oid`,
+    [oid]
+  ).rows
+  const root = rows.find((r) => r[1] === true)
+  if (!root) return null
+  const kind = String(root[0])
+  if (kind === 'v') {
+    return 'is a view: its values are computed each time it is read, so an expression that fails on one row (a cast, a division, a function) would fail a release after its charge for the questions that read that row; link the table it reads, or a materialized view of it'
+  }
+  if (kind === 'f' || rows.some((r) => String(r[0]) === 'f')) {
+    return `${kind === 'f' ? 'is a foreign table' : 'has a foreign table among its partitions or child tables'}: its rows are fetched and converted by a foreign-data wrapper each time it is read, so a value that fails there would fail a release after its charge; link a local copy (a table or a materialized view)`
+  }
+  if (root[2] === true) {
+    return "has row-level security that applies to the connection's role: its policies are evaluated on each row read, so a policy that fails on one row would fail a release after its charge; link through a role the policies do not apply to (the table's owner or a BYPASSRLS role), or a materialized view"
+  }
+  if (kind === 'm' && root[3] !== true) return 'is a materialized view that has not been populated; REFRESH MATERIALIZED VIEW it first'
+  return null
 }
 
 export function fingerprintOf(rel: RelationInfo): PgFingerprint {
@@ -257,6 +310,13 @@ export function checkPostgresSource(rec: LinkedPostgresRecord): PgFingerprint & 
   }
   if (!info) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} is gone; link the dataset again`)
   if (!info.canRead) throw nothing(`The PostgreSQL role of ${what} may not read ${rel}; ask the database's owner to grant SELECT on it`)
+  let computed: string | null
+  try {
+    computed = computedAtRead(conn, info.oid)
+  } catch (e) {
+    throw nothing(failureSentence(e, what, rec.passwordEnv, rel))
+  }
+  if (computed) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} ${computed}`)
   const change = schemaChange(rec.columns, cols, 'pgType')
   if (change) throw nothing(`The PostgreSQL relation ${rel} linked as ${what} has changed its schema: ${change}; link it again as a new dataset`)
   return { engine: 'postgres', ...fingerprintOf(info) }

@@ -8,7 +8,8 @@
  * type, and both are answered.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FilterCondition, QueryDefinition } from '../../../src-main/contract/datasets'
 import type { ReleaseParams } from '../../../src-main/contract/ledger'
@@ -214,5 +215,118 @@ describe('no release fails after its charge because of a value', () => {
       ]
     ])
     expect(out).toEqual({ '5': ['answered threshold'], '1152921504606846977': ['answered threshold'] })
+  })
+})
+
+/** The number of charges in the ledger for a dataset. */
+function charges(datasetId: number): number {
+  return (store.db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ?`).get(datasetId) as { n: number }).n
+}
+
+/** The question of the attack: rows of `person` whose token is positive, by room. */
+const tokenQuestion = (p: string): Array<[QueryDefinition, ReleaseParams]> => [
+  [
+    rowsQuery([
+      { column: 'person', op: '=', value: p },
+      { column: 'token', op: '>', value: 0 }
+    ]),
+    tslm
+  ]
+]
+
+describe('a relation whose values are computed when read is refused when linked and before every charge', () => {
+  // alice's code is no number: an expression reading it as one fails on her row only, when her row is read.
+  it('PostgreSQL: a view whose cast fails on one row, a table replaced by such a view, a foreign table or partition, row-level security', async () => {
+    await pg.admin('CREATE TABLE raw (person text, room text, code text)')
+    await pg.admin(`INSERT INTO raw VALUES ('alice', 'R1', 'abc'), ('bob', 'R1', '5'), ('bob', 'R2', '6')`)
+    await pg.admin('CREATE VIEW coded AS SELECT person, room, CAST(code AS bigint) AS token FROM raw')
+    await pg.admin('CREATE TABLE swapped (person text, room text, token bigint)')
+    await pg.admin(`INSERT INTO swapped VALUES ('alice', 'R1', 7), ('bob', 'R1', 5), ('bob', 'R2', 6)`)
+    await pg.admin(`CREATE MATERIALIZED VIEW stored AS SELECT person, room, CAST(NULLIF(code, 'abc') AS bigint) AS token FROM raw`)
+    const csvDir = mkdtempSync(join(tmpdir(), 'qa-fdw-'))
+    chmodSync(csvDir, 0o755)
+    const csv = join(csvDir, 'r2.csv')
+    writeFileSync(csv, 'alice,R2,abc\nbob,R2,6\n')
+    chmodSync(csv, 0o644)
+    await pg.admin('CREATE EXTENSION file_fdw')
+    await pg.admin('CREATE SERVER files FOREIGN DATA WRAPPER file_fdw')
+    await pg.admin(`CREATE FOREIGN TABLE exported (person text, room text, token bigint) SERVER files OPTIONS (filename '${csv}', format 'csv')`)
+    await pg.admin('CREATE TABLE parted (person text, room text, token bigint) PARTITION BY LIST (room)')
+    await pg.admin(`CREATE TABLE parted_r1 PARTITION OF parted FOR VALUES IN ('R1')`)
+    await pg.admin('CREATE TABLE local_parted (person text, room text, token bigint) PARTITION BY LIST (room)')
+    await pg.admin(`CREATE TABLE local_parted_r1 PARTITION OF local_parted FOR VALUES IN ('R1')`)
+    await pg.admin(`CREATE FOREIGN TABLE parted_r2 PARTITION OF parted FOR VALUES IN ('R2') SERVER files OPTIONS (filename '${csv}', format 'csv')`)
+    await pg.admin('CREATE TABLE guarded (person text, room text, token bigint, code text)')
+    await pg.admin(`INSERT INTO guarded VALUES ('alice', 'R1', 7, 'abc'), ('bob', 'R1', 5, '5'), ('bob', 'R2', 6, '6')`)
+    await pg.admin('CREATE POLICY numbered ON guarded FOR SELECT USING (CAST(code AS bigint) > 0)')
+    await pg.admin('GRANT SELECT ON raw, coded, swapped, stored, exported, parted, local_parted, guarded TO qa_reader')
+    const link = (table: string) =>
+      linkPostgres(store.db, { name: table, url: pg.url('qa_reader'), table, personColumn: null, ...officerAct(store.db) }).id
+    try {
+      expect(() => link('public.coded')).toThrow(
+        /^"public"\."coded" is a view: its values are computed each time it is read, .*; link the table it reads, or a materialized view of it$/
+      )
+      expect(() => link('public.exported')).toThrow(
+        /^"public"\."exported" is a foreign table: .*; link a local copy \(a table or a materialized view\)$/
+      )
+      expect(() => link('public.parted')).toThrow(/^"public"\."parted" has a foreign table among its partitions or child tables: /)
+      // Stored values link: a materialized view, a partitioned table of tables, a table (its row-level security not enabled yet).
+      for (const t of ['public.stored', 'public.local_parted']) expect(link(t)).toBeGreaterThan(0)
+      const guarded = link('public.guarded')
+      const swapped = link('public.swapped')
+      // After linking: the table is replaced by a view of the same name and columns, and row-level security is enabled.
+      await pg.admin('DROP TABLE swapped')
+      await pg.admin('CREATE VIEW swapped AS SELECT person, room, CAST(code AS bigint) AS token FROM raw')
+      await pg.admin('GRANT SELECT ON swapped TO qa_reader')
+      await pg.admin('ALTER TABLE guarded ENABLE ROW LEVEL SECURITY')
+      const swappedOut = await outcomes(swapped, ['alice', 'bob'], tokenQuestion)
+      const guardedOut = await outcomes(guarded, ['alice', 'bob'], tokenQuestion)
+      expect(swappedOut.alice).toEqual([
+        expect.stringMatching(/^The PostgreSQL relation "public"\."swapped" linked as dataset "public\.swapped" is a view: .*Nothing was charged\.$/)
+      ])
+      expect(swappedOut.bob).toEqual(swappedOut.alice)
+      expect(guardedOut.alice).toEqual([
+        expect.stringMatching(/ has row-level security that applies to the connection's role: .*Nothing was charged\.$/)
+      ])
+      expect(guardedOut.bob).toEqual(guardedOut.alice)
+      expect([charges(swapped), charges(guarded)]).toEqual([0, 0])
+    } finally {
+      rmSync(csvDir, { recursive: true, force: true })
+    }
+  })
+
+  it('ClickHouse: ALIAS columns, a View, a Distributed table over a View or over ALIAS columns, and an ALIAS column added after linking', async () => {
+    const mergeTree = 'ENGINE = MergeTree PARTITION BY person ORDER BY person'
+    await ch.admin(`CREATE TABLE raw (person String, room String, code String) ${mergeTree}`)
+    await ch.admin(`INSERT INTO raw VALUES ('alice', 'R1', 'abc'), ('bob', 'R1', '5'), ('bob', 'R2', '6')`)
+    await ch.admin(`CREATE TABLE aliased (person String, room String, code String, token Int64 ALIAS toInt64(code)) ${mergeTree}`)
+    await ch.admin('CREATE VIEW coded AS SELECT person, room, toInt64(code) AS token FROM raw')
+    await ch.admin(`CREATE TABLE over_view (person String, room String, token Int64) ENGINE = Distributed(${ch.name}, default, coded)`)
+    await ch.admin(`CREATE TABLE over_alias (person String, room String, token Int64) ENGINE = Distributed(${ch.name}, default, aliased)`)
+    await ch.admin(`CREATE TABLE swapped (person String, room String, code String, token Int64) ${mergeTree}`)
+    await ch.admin(`INSERT INTO swapped VALUES ('alice', 'R1', 'abc', 7), ('bob', 'R1', '5', 5), ('bob', 'R2', '6', 6)`)
+    await ch.admin(`INSERT INTO aliased (person, room, code) VALUES ('alice', 'R1', 'abc'), ('bob', 'R1', '5'), ('bob', 'R2', '6')`)
+    const link = (table: string) =>
+      linkClickHouse(store.db, { name: table, url: ch.url('reader'), table, personColumn: null, ...officerAct(store.db) }).id
+    expect(() => link('default.aliased')).toThrow(
+      /^default\.aliased has ALIAS columns \(token\): they are computed from other columns each time the table is read, .*; link a table without them/
+    )
+    expect(() => link('default.coded')).toThrow(
+      /^default\.coded is a View table: its rows are computed each time it is read, .*MergeTree, Log or Memory/
+    )
+    expect(() => link('default.over_view')).toThrow(/^default\.over_view is a Distributed table over default\.coded, a View table on a shard: /)
+    expect(() => link('default.over_alias')).toThrow(/^default\.over_alias has ALIAS columns on its shards \(token\): /)
+    const swapped = link('default.swapped')
+    // After linking: token becomes an ALIAS of the same name and type, in the same place.
+    await ch.admin('ALTER TABLE swapped DROP COLUMN token')
+    await ch.admin('ALTER TABLE swapped ADD COLUMN token Int64 ALIAS toInt64(code)')
+    const out = await outcomes(swapped, ['alice', 'bob'], tokenQuestion)
+    expect(out.alice).toEqual([
+      expect.stringMatching(
+        /^The ClickHouse table default\.swapped linked as dataset "default\.swapped" has ALIAS columns \(token\): .*Nothing was charged\.$/
+      )
+    ])
+    expect(out.bob).toEqual(out.alice)
+    expect(charges(swapped)).toBe(0)
   })
 })
