@@ -309,6 +309,7 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     const db = h.store.db
     let nonZero = 0
     let truncated = 0
+    let bucketsCounted = 0
     const kinds = new Set<string>()
     for (let i = 0; i < N; i++) {
       const { def, columnThresholds } = randomDefinition(`def-${i}`)
@@ -326,6 +327,7 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
       }
       const a = run(imported)
       if (a.counts.some((c) => c > 0)) nonZero++
+      if (def.groupByTime && a.counts.some((c) => c > 0)) bucketsCounted++
       if (def.count.kind === 'persons' && def.count.maxGroups !== undefined) {
         // The bound bites in some definitions (the same key in every engine: the seeded generator's first words).
         const { maxGroups: _, ...unbounded } = def.count
@@ -348,6 +350,8 @@ describe('linked files and PostgreSQL tables give the aggregates of the imported
     }
     // The generator exercises what it should (not a vacuous comparison of zeros).
     expect(nonZero).toBeGreaterThan(N / 2)
+    // Buckets that hold rows are compared, not only empty ones.
+    expect(bucketsCounted).toBeGreaterThan(N / 10)
     expect(truncated).toBeGreaterThan(N / 10)
     for (const k of ['column', 'constant', 'maxGroups', 'reference', 'groupByTime', 'hour', 'day', 'week']) expect(kinds).toContain(k)
     expect([...kinds].some((k) => k.endsWith(' maxGroups'))).toBe(true)

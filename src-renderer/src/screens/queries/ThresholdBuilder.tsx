@@ -97,13 +97,13 @@ export function ThresholdBuilder(props: {
                 { value: 'day', label: 'day' },
                 { value: 'week', label: 'week (from Monday)' }
               ]}
-              testId={`groupby-time-${g}`}
+              testId={`time-bucket-${g}`}
               hint="Hours, days and weeks of the times as the file writes them; each is named by its start."
             />
           </div>
         ))}
         {timeHint && (
-          <p className="hint" data-testid="groupby-exact-time-hint">
+          <p className="hint" data-testid="exact-time-hint">
             {timeHint}
           </p>
         )}
