@@ -324,7 +324,14 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
       const hasRoom = c < nt
       const newRoom = hasRoom ? roomWith : room
       const newRho = hasRoom ? rhoWith : roomRho
-      const weak = relaxation(i + 1, Ra, newRoom, newRho)
+      // relaxation(i + 1, Ra, newRoom, newRho), inlined (the same operations, so the same value).
+      let weak: number
+      if (newRoom > 0 && Ra > 0) {
+        const x = Math.min(newRoom, Ra)
+        const rest = Ra - x
+        weak = 0 + x * newRho
+        if (rest > TOL) weak = weak + fractional(i + 1, rest)
+      } else weak = 0 + fractional(i + 1, Ra)
       if (weak === Infinity) {
         // for c < n[t] the room is fixed and Ra only grows as c decreases: nothing smaller is feasible either
         if (hasRoom) break
