@@ -65,7 +65,7 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
   const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
   const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
   // Releases refuse a file that does not read whole (linked-file-whole.ts): the officer learns it now, with the reason.
-  const whole = fileReadsWhole({ format, path, columns }, fingerprint)
+  const whole = fileReadsWhole({ format, path, columns }, fingerprint.version!)
   if (whole !== null) throw new UserError(`"${basename(path)}" cannot be linked: ${whole}`, 'bad-input')
   const run = (sql: string) => duckAll(sql).rows
   textIfBeyondSafe(

@@ -11,6 +11,8 @@ import { type SavedQueryRow, loadSavedQuery } from './inputs'
 import { getDataset } from '../catalog/catalog'
 import { checkDefinition } from '../datasets/query-definitions'
 import { checkLinkedSource } from '../sources/source'
+import { readingCheckedFiles } from '../sources/linked-file'
+import type { FileVersion } from '../sources/file-version'
 import { sealSourceFingerprint } from '../trust/source-fingerprint'
 import { type PreparedRelease, RELEASE_KINDS } from './kinds'
 
@@ -31,6 +33,13 @@ export function prepareRelease(db: Database.Database, queryId: number, params: R
   const source = checkLinkedSource(db, query.datasetId)
   const prepared = prepareKind(db, query, datasetName, params)
   if (source) prepared.publicParams = { ...prepared.publicParams, source: sealSourceFingerprint(db, query.datasetId, source) }
+  // A linked file is read after the charge only as the version checked here (linked-file.ts `readingCheckedFiles`).
+  const version = source && 'version' in source ? (source.version as FileVersion | undefined) : undefined
+  const file = version ? { datasetId: query.datasetId, version } : null
+  if (file) {
+    const execute = prepared.execute
+    prepared.execute = (rng) => readingCheckedFiles([file], () => execute(rng))
+  }
   return prepared
 }
 

@@ -13,53 +13,83 @@
  *   so it is found here over all rows instead.
  *
  * A file that does not read whole is refused before the charge for every query alike (one sentence, nothing about the
- * rows); linking refuses it with the reason. A version that reads whole is remembered (path, size, mtime, header or
- * footer hash, columns: the fingerprint a release records) so that it is scanned once, not at every release.
+ * rows); linking refuses it with the reason. The verdict is about one file version (file-version.ts: device, inode,
+ * size, mtime and ctime in ns, which a writer cannot put back): the file must be that version before and after the scan,
+ * and a verdict from a completed scan is remembered under it (whether it reads whole or not), so a version is scanned
+ * once, not at every release or preview. A scan that could not read the file is not remembered (a passing fault).
  */
 import { closeSync, openSync, readSync } from 'node:fs'
-import type { FileFingerprint } from './linked-file'
 import { type LinkedFile, fileRelation, storedExpr } from './dialect-duckdb'
-import { duckAll } from './duckdb-sync'
+import { DuckDbError, duckAll } from './duckdb-sync'
+import { type FileVersion, fileVersionNow, sameVersion } from './file-version'
 
 /** Why a file does not read whole (for the officer who links it: it may name counts of lines), or null when it does. */
 export type WholeReadVerdict = string | null
 
-/** File versions found to read whole (a refusal is not kept: it is scanned again, so a passing fault is not kept either). */
-const wholeVersions = new Set<string>()
-const KEPT_VERSIONS = 64
+/** The verdict when the file was not the checked version before or after the scan (it is being written). */
+export const CHANGED_WHILE_CHECKED = 'it changed while it was checked (it is being written)'
 
-/** The verdict for this file version, scanning a version that read whole once. */
-export function fileReadsWhole(f: LinkedFile, fp: FileFingerprint): WholeReadVerdict {
-  const key = JSON.stringify([f.format, f.path, f.columns, fp.size, fp.mtimeMs, fp.hash])
-  if (wholeVersions.has(key)) return null
-  const verdict = f.format === 'csv' ? csvReadsWhole(f) : parquetReadsWhole(f)
-  if (verdict === null) {
-    if (wholeVersions.size >= KEPT_VERSIONS) wholeVersions.delete(wholeVersions.values().next().value as string)
-    wholeVersions.add(key)
-  }
-  return verdict
+/** Verdicts of completed scans, by format, path, columns and file version (the oldest dropped beyond KEPT_VERSIONS). */
+const verdicts = new Map<string, WholeReadVerdict>()
+const KEPT_VERSIONS = 64
+let scans = 0
+
+/** How many scans this thread has run (each file version is scanned once while it is kept). */
+export function wholeReadScans(): number {
+  return scans
 }
 
-function csvReadsWhole(f: LinkedFile): WholeReadVerdict {
+interface ScanResult {
+  verdict: WholeReadVerdict
+  /** False when the file could not be read (open or read failed): the verdict is not kept. */
+  complete: boolean
+}
+
+/** The verdict for this file version (`version`: as the file was stat'ed when its fingerprint was taken). */
+export function fileReadsWhole(f: LinkedFile, version: FileVersion): WholeReadVerdict {
+  const key = JSON.stringify([f.format, f.path, f.columns, version])
+  const kept = verdicts.get(key)
+  if (kept !== undefined) return kept
+  if (!sameVersion(fileVersionNow(f.path), version)) return CHANGED_WHILE_CHECKED
+  scans++
+  const scan = f.format === 'csv' ? csvReadsWhole(f) : parquetReadsWhole(f)
+  // The scan read the path by name: its verdict is about `version` only if the path led to it before and after.
+  if (!sameVersion(fileVersionNow(f.path), version)) return CHANGED_WHILE_CHECKED
+  if (scan.complete) {
+    if (verdicts.size >= KEPT_VERSIONS) verdicts.delete(verdicts.keys().next().value as string)
+    verdicts.set(key, scan.verdict)
+  }
+  return scan.verdict
+}
+
+/** A DuckDB failure that is about reading the file (kept out of the verdicts), not about what it holds. */
+function ioFailure(e: unknown): boolean {
+  // DuckDB's own I/O errors, and the bridge's (a stalled or lost DuckDB thread), are not about the bytes.
+  return !(e instanceof DuckDbError) || /^(IO Error|DuckDB )/.test(e.message)
+}
+
+function csvReadsWhole(f: LinkedFile): ScanResult {
   let lines: CsvLines
   try {
     lines = csvLines(f.path)
   } catch {
-    return 'it cannot be read to its end'
+    return { verdict: 'it cannot be read to its end', complete: false }
   }
   // A carriage return that ends no line would let DuckDB split one line into two records, and so hide a record that
   // swallows two lines from the count below.
-  if (lines.loneCarriageReturns > 0) return 'a carriage return that does not end a line (inside a value, or old Mac line ends)'
+  if (lines.loneCarriageReturns > 0)
+    return { verdict: 'a carriage return that does not end a line (inside a value, or old Mac line ends)', complete: true }
   // DuckDB reads an empty line of a one-column file as a record (NULL), and skips it otherwise.
-  if (f.columns.length === 1 && lines.empty > 0) return 'an empty line in a file of one column'
+  if (f.columns.length === 1 && lines.empty > 0) return { verdict: 'an empty line in a file of one column', complete: true }
   let records: number
   try {
     records = Number(duckAll(`SELECT count(*) FROM ${fileRelation(f, true)}`).rows[0][0])
-  } catch {
-    return 'DuckDB cannot read it line by line (line ends that change within the file)'
+  } catch (e) {
+    return { verdict: 'DuckDB cannot read it line by line (line ends that change within the file)', complete: !ioFailure(e) }
   }
-  if (records === lines.data) return null
-  return `its ${lines.data.toLocaleString('en-US')} lines after the header read as ${records.toLocaleString('en-US')} records: a line is not one record of its columns (a quote not closed on its line, a line break inside a quoted value, a line with too few values or too long, or a delimiter other than a comma)`
+  if (records === lines.data) return { verdict: null, complete: true }
+  const verdict = `its ${lines.data.toLocaleString('en-US')} lines after the header read as ${records.toLocaleString('en-US')} records: a line is not one record of its columns (a quote not closed on its line, a line break inside a quoted value, a line with too few values or too long, or a delimiter other than a comma)`
+  return { verdict, complete: true }
 }
 
 export interface CsvLines {
@@ -116,14 +146,14 @@ export function csvLines(path: string): CsvLines {
   return { data: Math.max(0, lines - 1), empty, loneCarriageReturns: carriageReturns - crlf }
 }
 
-function parquetReadsWhole(f: LinkedFile): WholeReadVerdict {
+function parquetReadsWhole(f: LinkedFile): ScanResult {
   // Every column decoded in every row through the release path's expression (which cannot fail on a value): text by its
   // length, others by a hash of each value (DuckDB answers a count of a column from the footer without reading it).
   const reads = f.columns.map((c) => (c.type === 'text' ? `sum(strlen(${storedExpr(c)}))` : `bit_xor(hash(${storedExpr(c)}))`))
   try {
     duckAll(`SELECT ${reads.join(', ')} FROM ${fileRelation(f)}`)
-    return null
-  } catch {
-    return 'DuckDB cannot decode all of its rows (a text value that is not valid UTF-8, or a damaged page)'
+    return { verdict: null, complete: true }
+  } catch (e) {
+    return { verdict: 'DuckDB cannot decode all of its rows (a text value that is not valid UTF-8, or a damaged page)', complete: !ioFailure(e) }
   }
 }

@@ -10,15 +10,19 @@
  * - What linking shows (row count, types read from a CSV's values, integers beyond 2^53 as text) is computed from the
  *   file's contents: the linker holds them (a file they name or choose on their own machine, or upload), so it tells
  *   them nothing new. A PostgreSQL relation is another matter (linked-postgres.ts: the declared schema only).
- * - Fingerprint: size, mtime and a SHA-256 of the Parquet footer (its metadata, with the schema and row-group
- *   statistics) or of the CSV's first 64 KiB (the header block). Each release on a linked dataset records the file's
+ * - Fingerprint: size, mtime, a SHA-256 of the Parquet footer (its metadata, with the schema and row-group
+ *   statistics) or of the CSV's first 64 KiB (the header block), and the file version (file-version.ts: device, inode,
+ *   size, mtime and ctime in ns, which a writer cannot put back). Each release on a linked dataset records the file's
  *   fingerprint at release time in its ledger entry (`params.source`).
  * - Before a release is charged, the file must exist and its schema must be the one linked (existence and schema are
  *   public metadata), and it must read whole (linked-file-whole.ts: a CSV one record per line, a Parquet file decoded in
  *   every row; scanned once per file version, the same verdict for every query); otherwise one sentence says what
  *   changed and nothing is charged. A file that changed its rows but not its schema is released on as it now is (its new
- *   fingerprint is recorded). A failure while reading after the charge (the file changed during the release) is
- *   reported by the release service as a failure after the charge.
+ *   fingerprint is recorded).
+ * - After the charge, the release reads only the version it checked: the file's version is compared with it before
+ *   each DuckDB read and after it (`readingCheckedFiles`); a file written meanwhile (a log still being appended) fails
+ *   the release after its charge with the release service's neutral sentence (it depends on when the file was
+ *   written, not on any value), instead of releasing on lines that were never checked.
  */
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs'
@@ -28,13 +32,16 @@ import { UserError } from '../platform/errors'
 import { type LinkedFile, type LinkedFileSchemaColumn, fileRelation, hasGlobCharacters } from './dialect-duckdb'
 import { DuckDbError, duckAll, duckString } from './duckdb-sync'
 import { fileLinkSignedByOfficer } from '../trust/link-signature'
-import { fileReadsWhole } from './linked-file-whole'
+import { CHANGED_WHILE_CHECKED, fileReadsWhole } from './linked-file-whole'
+import { type FileVersion, fileVersionNow, sameVersion, versionOf } from './file-version'
 
 export interface FileFingerprint {
   size: number
   mtimeMs: number
   /** SHA-256 (hex) of the Parquet footer or of the CSV header block. */
   hash: string
+  /** The file version the hash was read from (absent in links recorded before it was kept). */
+  version?: FileVersion
 }
 
 export interface LinkedFileRecord extends LinkedFile {
@@ -137,7 +144,8 @@ export function formatOf(path: string): 'parquet' | 'csv' {
 export function fingerprintFile(path: string, format: 'parquet' | 'csv'): FileFingerprint {
   const fd = openSync(path, 'r')
   try {
-    const st = fstatSync(fd)
+    const big = fstatSync(fd, { bigint: true })
+    const st = { size: Number(big.size), mtimeMs: Number(big.mtimeMs) }
     const h = createHash('sha256')
     if (format === 'parquet') {
       // A Parquet file ends with the footer (metadata), its 4-byte little-endian length and "PAR1".
@@ -156,7 +164,8 @@ export function fingerprintFile(path: string, format: 'parquet' | 'csv'): FileFi
       readSync(fd, head, 0, n, 0)
       h.update(head)
     }
-    return { size: st.size, mtimeMs: Math.floor(st.mtimeMs), hash: h.digest('hex') }
+    // Read before the hash: a write after it changes the ctime, so the version no longer matches (linked-file-whole.ts).
+    return { size: st.size, mtimeMs: Math.floor(st.mtimeMs), hash: h.digest('hex'), version: versionOf(big) }
   } finally {
     closeSync(fd)
   }
@@ -238,8 +247,15 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
       'source-changed'
     )
   }
+  const verdict = fileReadsWhole(f, fp.version!)
+  if (verdict === CHANGED_WHILE_CHECKED) {
+    throw new UserError(
+      `The file linked as dataset "${f.datasetName}" (${file}) changed while it was checked (it is being written); link a file that is no longer written, or try again once it is closed. Nothing was charged.`,
+      'source-changed'
+    )
+  }
   // The same sentence for every query, and nothing about the rows (why and where is for the officer, at link time).
-  if (fileReadsWhole(f, fp) !== null) {
+  if (verdict !== null) {
     throw new UserError(
       f.format === 'csv'
         ? `The file linked as dataset "${f.datasetName}" (${file}) no longer reads as one record per line (a quote left open, a line break inside a quoted value, a malformed line or a stray carriage return); releases on it run again once the file is repaired. Nothing was charged.`
@@ -248,6 +264,32 @@ export function checkLinkedFile(db: Database.Database, datasetId: number): (File
     )
   }
   return { format: f.format, file, ...fp }
+}
+
+/** The file versions the running release checked before its charge, by dataset (null: no release is reading). */
+let checkedFiles: Map<number, FileVersion> | null = null
+
+/**
+ * Runs a release's reads (after its charge) on the file versions its check saw: each DuckDB read of a linked file in
+ * `run` must find the file at its checked version before and after it (`assertCheckedVersion`). Releases run one at a
+ * time per thread, synchronously from check to answer.
+ */
+export function readingCheckedFiles<T>(checked: Array<{ datasetId: number; version: FileVersion }>, run: () => T): T {
+  const outer = checkedFiles
+  checkedFiles = new Map(checked.map((c) => [c.datasetId, c.version]))
+  try {
+    return run()
+  } finally {
+    checkedFiles = outer
+  }
+}
+
+/** Throws (one sentence, nothing about the rows) when a release is reading and `f` is no longer the version it checked. */
+export function assertCheckedVersion(f: LinkedFileRecord): void {
+  if (checkedFiles === null) return
+  const checked = checkedFiles.get(f.datasetId)
+  if (checked === undefined || !sameVersion(fileVersionNow(f.path), checked))
+    throw new UserError(`The file linked as dataset "${f.datasetName}" (${basename(f.path)}) changed while it was read`, 'source-changed')
 }
 
 /** A read of a linked file failed (after the checks): one sentence, without DuckDB's message (which may quote rows). */

@@ -14,7 +14,7 @@ import { sqliteDialect } from './dialect-sqlite'
 import { registerKeyedHash } from './keyed-hash'
 import { duckdbDialect } from './dialect-duckdb'
 import { duckAll } from './duckdb-sync'
-import { type LinkedFileRecord, checkLinkedFile, linkedFileOf, linkedFileFailure } from './linked-file'
+import { type LinkedFileRecord, assertCheckedVersion, checkLinkedFile, linkedFileOf, linkedFileFailure } from './linked-file'
 import { postgresDialect } from './dialect-postgres'
 import { numberedParams, pgAll } from './pg-sync'
 import { type LinkedPostgresRecord, checkPostgresSource, connectionAtUse, linkedPostgresFailure, linkedPostgresOf } from './linked-postgres'
@@ -57,12 +57,17 @@ export function duckdbSource(file: LinkedFileRecord): Source {
     dialect: duckdbDialect(file),
     linked: file,
     all: (q) => {
+      // A release reads the version it checked before its charge, and nothing written since (before and after each read).
+      assertCheckedVersion(file)
+      let rows: unknown[][]
       try {
-        return duckAll(q.sql, q.params as StoredValue[]).rows
+        rows = duckAll(q.sql, q.params as StoredValue[]).rows
       } catch (e) {
         // DuckDB's message may quote the file's contents: a sentence naming the dataset instead.
         throw linkedFileFailure(file, e)
       }
+      assertCheckedVersion(file)
+      return rows
     }
   }
 }
