@@ -246,6 +246,13 @@ export interface ClickHouseTable {
 
 export type LinkClickHouseRequest = z.infer<typeof linkClickHouseRequestSchema>
 
+/** What a file to link holds (its own linker's file): its columns with the type each would get, and its first rows as text. */
+export interface LinkFilePreview {
+  format: 'parquet' | 'csv'
+  columns: Array<{ name: string; type: ColumnType }>
+  rows: string[][]
+}
+
 export interface DatasetMethods {
   /** First rows and inferred types of a file, before importing it. */
   'datasets/preview-file': { req: PreviewFileRequest; res: PreviewFileResponse }
@@ -270,6 +277,8 @@ export interface DatasetMethods {
    * where it lies, or a headless upload kept beside the workspace. Not an officer act: the linker holds the file.
    */
   'datasets/link-file': { req: RequestFromSchema<'datasets/link-file'>; res: CountedDatasetInfo }
+  /** The columns and first rows of a file chosen to link (the privacy unit is chosen among its columns); nothing is stored. */
+  'datasets/link-file-preview': { req: RequestFromSchema<'datasets/link-file-preview'>; res: LinkFilePreview }
   'datasets/list': { req: RequestFromSchema<'datasets/list'>; res: DatasetInfo[] }
   'datasets/get': { req: RequestFromSchema<'datasets/get'>; res: DatasetInfo }
   'datasets/rows': { req: RowsRequest; res: RowsResponse }
@@ -300,6 +309,7 @@ export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
   'datasets/clickhouse-tables': true,
   'datasets/link-clickhouse': true,
   'datasets/link-file': true,
+  'datasets/link-file-preview': true,
   'datasets/list': true,
   'datasets/get': true,
   'datasets/rows': true,

@@ -93,8 +93,7 @@ describe('Link a file (query in place)', () => {
     duckAll(
       `COPY (SELECT 'p' || (i % 40) AS person, 'R' || (1 + i % 5) AS room, i % 3 AS floor FROM range(0, 1500) AS t(i)) TO ${duckString(pq)} (FORMAT parquet)`
     )
-    // The officer was registered outside the app (CLI) after the page loaded: the link form reads the officers on load.
-    await page.reload()
+    // The officer was registered outside the app (CLI) after the page loaded: the link form reads the officers when it opens.
     const linked = await linkFile.link(page, pq, { name: 'visits', personColumn: 'person', passphrase: OFFICER.passphrase })
     expect(linked).toBe('Linked visits.parquet as "visits" (1,500 rows × 3 columns, queried in place; signed by the officer).')
     await screenshot(page, 'datasets-file-linked')

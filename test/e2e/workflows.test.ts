@@ -14,6 +14,7 @@ import { ROOT, SCREENSHOTS, screenshot, type RunningApp } from './app'
 import { openAppForFile } from './open-app'
 import { datasets } from './pages/datasets'
 import { ledger } from './pages/ledger'
+import { chooseOfficer } from './pages/officer-field'
 import { queries } from './pages/queries'
 import { shell } from './pages/shell'
 
@@ -366,7 +367,7 @@ describe('threshold query release', () => {
     await sealed.waitFor()
     expect(await page.getByTestId('sealed-costs').count()).toBe(0)
     await sealed.getByRole('button', { name: 'Unlock sealed costs…' }).click()
-    await sealed.getByLabel('Officer').fill(OFFICER.name)
+    await chooseOfficer(sealed.getByLabel('Officer'), OFFICER.name)
     if ((await sealed.getByLabel('Passphrase').count()) > 0) await sealed.getByLabel('Passphrase').fill(OFFICER.passphrase)
     await sealed.getByLabel('Reason (recorded)').fill('quarterly review')
     await sealed.getByRole('button', { name: 'Record and unlock' }).click()

@@ -338,6 +338,10 @@ export const requestSchemas = {
     /** Linking is an officer act: the officer signs what the link reads (trust/link-signature.ts). */
     ...officerFields
   }),
+  'datasets/link-file-preview': z.strictObject({
+    /** A `FileHandle.fileId` from `app/choose-file` (desktop) or the upload route (headless); never a path. */
+    fileId: id()
+  }),
   'datasets/list': emptyRequest(),
   'datasets/get': z.strictObject({ datasetId: storedId() }),
   'datasets/rows': rowsRequestSchema,

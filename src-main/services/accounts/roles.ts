@@ -39,6 +39,7 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'datasets/clickhouse-tables': CUSTODIAN_OR_OFFICER,
   'datasets/link-clickhouse': CUSTODIAN_OR_OFFICER,
   'datasets/link-file': CUSTODIAN_OR_OFFICER,
+  'datasets/link-file-preview': CUSTODIAN_OR_OFFICER,
   'datasets/list': ALL,
   'datasets/get': ALL,
   'datasets/rows': ALL,

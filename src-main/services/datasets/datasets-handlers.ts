@@ -15,6 +15,7 @@ import { unlockOfficer } from '../trust/officers'
 import { linkHandleFile } from './link-file'
 import { listClickHouseTables } from './link-clickhouse'
 import { WAREHOUSES, type WarehouseId } from './warehouses'
+import { previewLinkFile } from './link-file-preview'
 
 /**
  * A dataset as `caller` may read it: an analyst account of the service does not receive a private dataset's exact
@@ -81,6 +82,7 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
       if (f.owned) files.release(r.fileId)
       return info
     },
+    'datasets/link-file-preview': async (r) => previewLinkFile(files.resolve(r.fileId)),
     'datasets/postgres-relations': async (r) => ({ relations: listPostgresRelations(officerAtDoor('postgres', r)) }),
     'datasets/link-postgres': async (r) => linkAtDoor('postgres', r),
     'datasets/clickhouse-tables': async (r) => ({ tables: listClickHouseTables(officerAtDoor('clickhouse', r)) }),

@@ -57,8 +57,10 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
     seen.add(c.name)
   }
   if (req.personColumn !== null && !seen.has(req.personColumn)) {
+    const names = schema.map((c) => `"${c.name.slice(0, 80)}"`)
+    const listed = names.length > 12 ? `${names.slice(0, 12).join(', ')} and ${names.length - 12} more` : names.join(', ')
     throw new UserError(
-      `The person column "${req.personColumn.slice(0, 80)}" is not a column of the file; name a column of the file, or link row-level`,
+      `The person column "${req.personColumn.slice(0, 80)}" is not a column of the file, whose columns are ${listed}: choose one of them, or link row-level.`,
       'bad-input'
     )
   }

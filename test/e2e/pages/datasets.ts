@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core'
+import { chooseOfficer } from './officer-field'
 import { shell } from './shell'
 
 /** What a user does on the Datasets screen. */
@@ -73,7 +74,7 @@ export const datasets = {
     await detail.getByRole('button', { name: 'Declare public…' }).click()
     const form = detail.getByTestId('declare-public-form')
     await form.getByLabel('Reason (recorded)').fill(d.reason)
-    await form.getByLabel('Officer').fill(d.name)
+    await chooseOfficer(form.getByLabel('Officer'), d.name)
     await form.getByLabel('Passphrase').fill(d.passphrase)
     await form.getByRole('button', { name: 'Declare public', exact: true }).click()
     await page.locator(`[data-testid="dataset-public-${d.dataset}"].public`).first().waitFor()

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core'
+import { chooseOfficer } from './officer-field'
 import { shell } from './shell'
 
 /** What a privacy officer does on the Ledger screen. */
@@ -10,7 +11,7 @@ export const ledger = {
     await form.getByLabel('Dataset').selectOption({ label: b.dataset })
     await form.getByLabel('Budget ε').fill(String(b.epsilon))
     await form.getByLabel('Reason (recorded)').fill(b.reason)
-    await form.getByLabel('Officer').fill(b.officer)
+    await chooseOfficer(form.getByLabel('Officer'), b.officer)
     if (b.passphrase !== undefined && (await form.getByLabel('Passphrase').count()) > 0) await form.getByLabel('Passphrase').fill(b.passphrase)
     await form.getByRole('button', { name: 'Set budget' }).click()
     await page.getByTestId('budget-done').waitFor()

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core'
+import { chooseOfficer } from './officer-field'
 import { shell } from './shell'
 
 export interface ReportSettings {
@@ -24,7 +25,7 @@ export const reports = {
 
   async officerFields(page: Page, o: { reason: string; passphrase: string; name?: string }) {
     const row = page.getByTestId('report-officer')
-    if (o.name !== undefined) await row.getByLabel('Officer').fill(o.name)
+    if (o.name !== undefined) await chooseOfficer(row.getByLabel('Officer'), o.name)
     await row.getByLabel('Reason for reading sealed costs (recorded)').fill(o.reason)
     await row.getByLabel('Passphrase').fill(o.passphrase)
   },

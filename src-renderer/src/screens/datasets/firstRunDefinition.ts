@@ -22,6 +22,10 @@ export interface FirstRunStep {
   done: boolean
 }
 
+/** Said wherever linking is offered, before anything is filled in. */
+export const LINKING_IS_OFFICERS =
+  'Linking a large file, a PostgreSQL or a ClickHouse table in place instead is for the privacy officer: the link is signed with the officer’s key.'
+
 export function firstRunSteps(f: FirstRunFacts): FirstRunStep[] {
   return [
     {
@@ -36,7 +40,7 @@ export function firstRunSteps(f: FirstRunFacts): FirstRunStep[] {
       id: 'import',
       who: 'analyst',
       title: 'Import a dataset',
-      detail: 'A CSV or TSV file (or link a large file or a PostgreSQL table); say who is protected: each row, or each person.',
+      detail: `A CSV or TSV file; say who is protected: each row, or each person. ${LINKING_IS_OFFICERS}`,
       href: '#/datasets',
       done: f.datasets > 0
     },
@@ -45,7 +49,7 @@ export function firstRunSteps(f: FirstRunFacts): FirstRunStep[] {
       who: 'privacy officer',
       title: 'Set its budget',
       detail: 'What one person may lose in total; until it is set every release on the dataset is denied.',
-      href: '#/ledger',
+      href: '#/ledger/budget',
       done: f.budgeted > 0
     },
     {

@@ -5,6 +5,7 @@
  */
 import type { ColumnType, FileHandle, ImportRequest, PreviewFileResponse } from '../../../../src-main/contract'
 import { stripExtension } from '../../components/fileName'
+import { personUnitSuggestion, preselectedUnitReason } from '../../components/privacyUnitText'
 import { likelyPersonColumn, preselectedPersonColumn } from '../queries/columnDefaultsDefinition'
 
 export interface ImportForm {
@@ -120,14 +121,8 @@ export function resolveImportForm(form: ImportForm): ResolvedImportForm {
   const names = columns.map((c) => c.name)
   const person = names.includes(form.personColumn) ? form.personColumn : ''
   const likely = likelyPersonColumn(columns)
-  const unitReason =
-    person !== '' && form.unitChosenBy === 'app'
-      ? `Preselected: the name “${person}” says it identifies a person, so each person (all of their rows together) is protected, not each row. Change it if “${person}” does not name a person, or if every row is a different person.`
-      : null
-  const unitSuggestion =
-    person === '' && likely
-      ? `“${likely}” looks like it names a person: if one person can have many rows, choose it as the privacy unit so that each person (not each row) is protected.`
-      : null
+  const unitReason = person !== '' && form.unitChosenBy === 'app' ? preselectedUnitReason(person) : null
+  const unitSuggestion = person === '' && likely ? personUnitSuggestion(likely) : null
   const perPersonOptions = person === '' ? [] : names.filter((n) => n !== person)
   const perPerson = form.perPerson.filter((c) => perPersonOptions.includes(c))
   const name = form.name.trim()

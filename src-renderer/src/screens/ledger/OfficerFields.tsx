@@ -1,12 +1,14 @@
 /**
- * The fields of an officer act: the registered officer (filled in when there is only one) and the passphrase, which
+ * The fields of an officer act: the registered officer, chosen from a list of the registered officers (the only one is
+ * preselected; a name is typed only while none is registered, beside the way to set one up), and the passphrase, which
  * travels with the request and is never kept (the field is cleared after each act).
  */
-import { useId } from 'react'
+import { useEffect, useId } from 'react'
 import { useChanges } from '../../api/changes'
 import { useQuery } from '../../api/hooks'
 import { SelectField, TextField } from '../../components/Fields'
 import { href } from '../../sections'
+import { officerChoices, resolveOfficerName } from './officerChoices'
 
 export interface OfficerInput {
   officer: string
@@ -21,12 +23,32 @@ export interface Officers {
   name: (typed: string) => string
 }
 
-/** The registered officers (reloaded when an officer is registered anywhere in the page). */
-export function useOfficers(): Officers {
+/**
+ * The registered officers: read when the form using them mounts, and again when `opened` changes (a panel that stays
+ * mounted passes its open state), when an officer is registered anywhere in the page, and when the window gets the
+ * focus back (an officer may have been registered outside the app: the CLI, another browser).
+ */
+export function useOfficers(opened?: boolean): Officers {
   const version = useChanges('officers')
-  const q = useQuery('officer/list', {}, [version])
-  const names = (q.data ?? []).map((o) => o.name)
-  return { names, loaded: q.data !== null, error: q.error, name: (typed) => typed.trim() || (names.length === 1 ? names[0] : '') }
+  const q = useQuery('officer/list', {}, [version, opened])
+  const { reload } = q
+  useEffect(() => {
+    const onFocus = () => reload()
+    const onVisible = () => document.visibilityState === 'visible' && reload()
+    window.addEventListener('focus', onFocus)
+    document.addEventListener('visibilitychange', onVisible)
+    return () => {
+      window.removeEventListener('focus', onFocus)
+      document.removeEventListener('visibilitychange', onVisible)
+    }
+  }, [reload])
+  return officersFrom(q.data, q.error)
+}
+
+/** The officers as a form uses them, from the list the services gave (null: not loaded yet). */
+export function officersFrom(list: ReadonlyArray<{ name: string }> | null, error: string | null): Officers {
+  const names = (list ?? []).map((o) => o.name)
+  return { names, loaded: list !== null, error, name: (typed) => resolveOfficerName(names, typed) }
 }
 
 /** Where the first officer is set up (the Ledger screen's "Privacy officers" panel). */
@@ -65,22 +87,30 @@ export function OfficerFields(props: {
   const id = useId()
   const { officers, value, onChange, testIdPrefix } = props
   const labels = props.labels ?? { officer: 'Officer', passphrase: 'Passphrase' }
+  const choice = officerChoices(officers.names, value.officer)
   return (
     <>
-      {officers.names.length > 1 ? (
+      {choice.kind === 'select' ? (
         <SelectField
           label={labels.officer}
-          value={value.officer}
+          value={choice.value}
           onChange={(officer) => onChange({ ...value, officer })}
-          options={[{ value: '', label: 'Choose…' }, ...officers.names.map((n) => ({ value: n, label: n }))]}
+          options={choice.options}
           testId={`${testIdPrefix}-officer`}
         />
       ) : (
         <TextField
           label={labels.officer}
-          value={officers.name(value.officer)}
+          value={value.officer}
           onChange={(officer) => onChange({ ...value, officer })}
           testId={`${testIdPrefix}-officer`}
+          hint={
+            officers.loaded ? (
+              <span data-testid={`${testIdPrefix}-officer-none`}>
+                No officer is registered yet: <a href={OFFICER_SETUP_HREF}>Set up the privacy officer</a>.
+              </span>
+            ) : undefined
+          }
         />
       )}
       <div className="field narrow">
