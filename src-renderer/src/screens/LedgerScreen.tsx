@@ -4,17 +4,22 @@ import { ErrorText, SelectField } from '../components/Fields'
 import { formatDate, formatExact } from '../format'
 import { Loading } from '../components/Loading'
 import { ForRoles } from '../components/ForRoles'
-import { BudgetForm } from './ledger/BudgetForm'
+import { BUDGET_PARAM, BudgetForm } from './ledger/BudgetForm'
 import { EntriesTable } from './ledger/EntriesTable'
 import { OfficersPanel } from './ledger/OfficersPanel'
 import { OfficerView } from './ledger/OfficerView'
 import { PerUnitHeadline, SpendCharts } from './ledger/SpendCharts'
+import { budgetName, notionName } from './ledger/notions'
 import { VerifyPanel } from './ledger/VerifyPanel'
+import { CHECKPOINT_PARAM, CheckpointPanel } from './ledger/CheckpointPanel'
 import type { DatasetLedger } from '../../../src-main/contract'
 import { actingOfficer, unsignedActsText } from '../../../src-main/contract/officer-acts'
 import type { ScreenProps } from '.'
 
-/** `#/ledger/<seq>` highlights one entry (a release links to its charge); `#/ledger/officers` goes to the privacy officers. */
+/**
+ * `#/ledger/<seq>` highlights one entry (a release links to its charge); `#/ledger/officers` goes to the privacy officers,
+ * `#/ledger/budget` to "Set a budget", `#/ledger/checkpoint` to "Sign a checkpoint".
+ */
 export function LedgerScreen(props: ScreenProps) {
   const [version, setVersion] = useState(0)
   const datasets = useQuery('datasets/list', {})
@@ -26,11 +31,16 @@ export function LedgerScreen(props: ScreenProps) {
   const current = ledgers.find((d) => String(d.datasetId) === datasetChoice) ?? active ?? ledgers[0] ?? null
   const highlight = props.param && /^\d+$/.test(props.param) ? Number(props.param) : null
   const bump = () => setVersion((v) => v + 1)
+  // Each "Sign a checkpoint…" click leads to the panel, also when the address already names it.
+  const [checkpointAsked, setCheckpointAsked] = useState(0)
   return (
     <div className="stack" data-testid="screen-ledger">
       <OfficersPanel focus={props.param === 'officers'} />
       <ForRoles roles={['custodian', 'officer']}>
-        <VerifyPanel />
+        <VerifyPanel onCheckpoint={() => setCheckpointAsked((n) => n + 1)} />
+      </ForRoles>
+      <ForRoles roles={['officer']}>
+        <CheckpointPanel focus={props.param === CHECKPOINT_PARAM} asked={checkpointAsked} />
       </ForRoles>
       <section className="panel" aria-labelledby="spend-title" data-testid="ledger-spend">
         <div className="panel-head">
@@ -86,7 +96,7 @@ export function LedgerScreen(props: ScreenProps) {
                         <td>{b.seq}</td>
                         <td>{formatDate(b.at)}</td>
                         <td>
-                          {b.notion ?? `budget per ${current.unitKind} (notions summed)`}
+                          {b.notion ? notionName(b.notion) : budgetName(current.unitKind)}
                           {b.analyst ? ` · analyst ${b.analyst}’s own` : ''}
                         </td>
                         <td className="num">{formatExact(b.epsilonExact)}</td>
@@ -108,6 +118,7 @@ export function LedgerScreen(props: ScreenProps) {
           datasetId={current?.exists ? current.datasetId : null}
           ledgers={ledgers}
           onSet={bump}
+          focus={props.param === BUDGET_PARAM}
         />
       </ForRoles>
       <EntriesTable datasetId={null} highlight={highlight} version={version} />

@@ -4,6 +4,7 @@ import { ProgressBar } from '../components/ProgressBar'
 import { formatDate } from '../format'
 import type { SelfCheckResult } from '../../../src-main/contract'
 import type { ScreenProps } from '.'
+import { type WorkspaceSwitch, workspaceSwitch } from './settings/workspaceSwitch'
 
 /** Why Apply is disabled, in one sentence; null when the value can be applied. */
 export function workersWhy(value: string, size: number | undefined): string | null {
@@ -82,6 +83,21 @@ function WorkerPoolPanel(props: { size: number | undefined; onChanged: () => voi
   )
 }
 
+function WorkspaceSwitchHint(props: { how: WorkspaceSwitch }) {
+  const how = props.how
+  return (
+    <p className="hint" data-testid="settings-workspace-switch" data-mode={how.kind}>
+      {how.text}
+      {how.kind === 'headless' && (
+        <>
+          {' '}
+          <code>{how.command}</code>.
+        </>
+      )}
+    </p>
+  )
+}
+
 export function SettingsScreen(_props: ScreenProps) {
   const client = useClient()
   const status = useQuery('app/status', {})
@@ -117,10 +133,7 @@ export function SettingsScreen(_props: ScreenProps) {
             <code data-testid="settings-db-path">{status.data?.databasePath ?? '…'}</code>
           </p>
         )}
-        <p className="hint">
-          To use another workspace, start the app with <code>--db PATH</code> (headless: <code>npm run serve -- --db PATH</code>) or set{' '}
-          <code>QUIET_ALARM_DB</code>.
-        </p>
+        {status.data && <WorkspaceSwitchHint how={workspaceSwitch(client.transport.kind, status.data.deployment)} />}
       </section>
       <WorkerPoolPanel size={status.data?.pool.size} onChanged={status.reload} />
       <section className="panel">

@@ -117,7 +117,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       ...(bound ? { rowsPerBin: bound.rowsPerBin, binsPerPerson: bound.binsPerPerson, personSteps: steps } : {}),
       graph
     },
-    description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal eps-DP' : `(eps,k)-sensitive, k = ${def.k}`}), ${records} records, epsilon ${num(epsilon)} each`,
+    description: `Anomaly identification "${query.name}" (${mechanism === 'dp' ? 'optimal ε-DP' : `(ε,k)-sensitive, k = ${def.k}`}), ${records} records, ε ${num(epsilon)} each`,
     ...releaseRun<'release:anomaly-identification'>({
       task: 'release:anomaly-identification',
       read: () => ({

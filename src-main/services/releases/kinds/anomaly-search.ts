@@ -156,7 +156,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       delta: def.delta ?? null,
       top
     },
-    description: `Anomaly search "${query.name}" (${def.oracle} oracle) over ${individuals.length} public individuals, at most ${maxQueries} questions at epsilon ${num(eps)}`,
+    description: `Anomaly search "${query.name}" (${def.oracle} oracle) over ${individuals.length} public individuals, at most ${maxQueries} questions at ε ${num(eps)}`,
     ...releaseRun<'release:anomaly-search'>({
       task: 'release:anomaly-search',
       read() {

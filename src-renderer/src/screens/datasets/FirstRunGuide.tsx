@@ -6,28 +6,20 @@ import { useState } from 'react'
 import { useChanges } from '../../api/changes'
 import { useQuery } from '../../api/hooks'
 import { Loading } from '../../components/Loading'
-import { firstRunSteps, nextStep } from './firstRunDefinition'
+import { type FirstRunStep, firstRunSteps, nextStep } from './firstRunDefinition'
 
 const HIDDEN_KEY = 'quiet-alarm.first-run.hidden'
 
-export function FirstRunGuide(props: { version: number }) {
+/** The first run's steps from what the workspace holds now ('loading' until every fact is read; 'unknown' if one failed). */
+export function useFirstRun(version: number): { steps: FirstRunStep[]; next: FirstRunStep | null } | 'loading' | 'unknown' {
   const officersVersion = useChanges('officers')
   const officers = useQuery('officer/list', {}, [officersVersion])
-  const datasets = useQuery('datasets/list', {}, [props.version])
-  const summary = useQuery('ledger/summary', { cellLimit: 1 }, [props.version])
-  const queries = useQuery('queries/list', {}, [props.version])
-  const releases = useQuery('releases/list', {}, [props.version])
-  const [hidden, setHidden] = useState(() => sessionStorage.getItem(HIDDEN_KEY) === '1')
-  if (hidden) return null
+  const datasets = useQuery('datasets/list', {}, [version])
+  const summary = useQuery('ledger/summary', { cellLimit: 1 }, [version])
+  const queries = useQuery('queries/list', {}, [version])
+  const releases = useQuery('releases/list', {}, [version])
   const all = [officers, datasets, summary, queries, releases]
-  if (all.some((q) => q.data === null)) {
-    if (all.some((q) => q.error)) return null
-    return (
-      <section className="panel" aria-label="Getting started" data-testid="first-run-loading">
-        <Loading what="what this workspace holds" />
-      </section>
-    )
-  }
+  if (all.some((q) => q.data === null)) return all.some((q) => q.error) ? 'unknown' : 'loading'
   const steps = firstRunSteps({
     officers: officers.data!.length,
     datasets: datasets.data!.length,
@@ -35,7 +27,21 @@ export function FirstRunGuide(props: { version: number }) {
     queries: queries.data!.length,
     releases: releases.data!.length
   })
-  const next = nextStep(steps)
+  return { steps, next: nextStep(steps) }
+}
+
+export function FirstRunGuide(props: { version: number }) {
+  const run = useFirstRun(props.version)
+  const [hidden, setHidden] = useState(() => sessionStorage.getItem(HIDDEN_KEY) === '1')
+  if (hidden || run === 'unknown') return null
+  if (run === 'loading') {
+    return (
+      <section className="panel" aria-label="Getting started" data-testid="first-run-loading">
+        <Loading what="what this workspace holds" />
+      </section>
+    )
+  }
+  const { steps, next } = run
   if (next === null) return null
   return (
     <section className="panel first-run" aria-labelledby="first-run-title" data-testid="first-run">

@@ -4,9 +4,13 @@ import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../../components/Fields'
 import { formatExact } from '../../format'
 import { href } from '../../sections'
-import { NOTION_OPTIONS } from './notions'
+import { NOTION_OPTIONS, budgetName, notionName } from './notions'
 import { Loading } from '../../components/Loading'
+import { useFocusTarget } from '../../components/focusTarget'
 import { NoOfficerNotice, OfficerFields, officerWhy, useOfficers } from './OfficerFields'
+
+/** `#/ledger/budget` leads to the form (the first run's budget step, a denial's "raise the budget"). */
+export const BUDGET_PARAM = 'budget'
 
 /** Privacy officer: set or change a budget. The reason is required and goes into the ledger. */
 export function BudgetForm(props: {
@@ -16,8 +20,10 @@ export function BudgetForm(props: {
   datasetId: number | null
   ledgers: DatasetLedger[]
   onSet: () => void
+  focus?: boolean
 }) {
   const client = useClient()
+  const target = useFocusTarget<HTMLElement>(props.focus === true)
   const [datasetId, setDatasetId] = useState<string>(props.datasetId ? String(props.datasetId) : '')
   const [notion, setNotion] = useState<PrivacyNotion | 'all'>('all')
   const [epsilon, setEpsilon] = useState('')
@@ -76,7 +82,7 @@ export function BudgetForm(props: {
           : `Budget of “${r.entry.datasetName}”`
         setDone(
           `${whose} set to ε ${formatExact(r.entry.epsilonExact)} ${
-            r.entry.notion ? `as an extra cap on ${r.entry.notion}` : 'per person (or row), summed over notions'
+            r.entry.notion ? `as an extra cap on ${notionName(r.entry.notion)}` : `as the ${budgetName(ledger?.unitKind ?? unitOfList(list, ds))}`
           } (ledger entry ${r.entry.seq}).`
         )
         setReason('')
@@ -104,7 +110,7 @@ export function BudgetForm(props: {
     )
   }
   return (
-    <section className="panel" aria-labelledby="budget-title" data-testid="budget-form">
+    <section className="panel" id="budget" tabIndex={-1} ref={target.ref} aria-labelledby="budget-title" data-testid="budget-form">
       <h2 id="budget-title">Set a budget</h2>
       <p className="hint">
         For the privacy officer. The budget per person (or row, on a row-level dataset) bounds what one person may lose, summed over every notion; a
@@ -144,7 +150,7 @@ export function BudgetForm(props: {
           value={notion}
           onChange={setNotion}
           options={[
-            { value: 'all', label: 'Per person (or row), all notions summed' },
+            { value: 'all', label: `The ${budgetName(ledger?.unitKind ?? unitOfList(list, ds))}, all notions summed` },
             ...NOTION_OPTIONS.map((o) => ({ ...o, label: `Extra cap on ${o.label}` }))
           ]}
           testId="budget-notion"
@@ -195,6 +201,10 @@ export function BudgetForm(props: {
       )}
     </section>
   )
+}
+
+function unitOfList(list: DatasetInfo[], ds: string): 'person' | 'row' | null {
+  return list.find((d) => String(d.id) === ds)?.unit.kind ?? null
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { notionName } from './notions'
+import { budgetName, notionName } from './notions'
 import { useQuery } from '../../api/hooks'
 import { ErrorText } from '../../components/Fields'
 import { Loading } from '../../components/Loading'
@@ -14,6 +14,9 @@ const PAGE = 25
 export function EntriesTable(props: { datasetId: number | null; highlight: number | null; version: number }) {
   const [offset, setOffset] = useState(0)
   const q = useQuery('ledger/entries', { datasetId: props.datasetId ?? undefined, limit: PAGE, offset }, [props.datasetId, offset, props.version])
+  // Each dataset's unit names its budget ("budget per person" or "budget per row").
+  const datasets = useQuery('datasets/list', {}, [props.version])
+  const unitOf = (datasetId: number) => datasets.data?.find((d) => d.id === datasetId)?.unit.kind ?? null
   const total = q.data?.total ?? 0
   // A link to one entry opens the page that holds it (newest first: entry n is the (total - n)th) and scrolls to it.
   const shown = props.highlight !== null && (q.data?.entries.some((e) => e.seq === props.highlight) ?? false)
@@ -74,7 +77,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
                   </td>
                   <td>{e.kind === 'public' ? 'declared public' : e.kind}</td>
                   <td>{e.datasetName}</td>
-                  <td>{e.notion ? notionName(e.notion) : e.kind === 'budget' ? 'budget per unit' : '–'}</td>
+                  <td>{e.notion ? notionName(e.notion) : e.kind === 'budget' ? budgetName(unitOf(e.datasetId)) : '–'}</td>
                   <td className="num">{e.kind === 'public' ? '–' : formatExact(e.epsilonExact)}</td>
                   <td title={e.cells.join('\n')}>
                     {e.kind !== 'charge' ? '–' : e.cellCount === 0 ? 'whole dataset' : `${formatCount(e.cellCount)} cells`}

@@ -33,7 +33,6 @@ export function OfficerView(props: { datasetId: number | null; version: number }
       </p>
       {open && (
         <>
-          <CheckpointForm />
           <ErrorText error={releases.error} />
           {releases.data === null && releases.loading && <Loading what="the releases" />}
           {releases.data && list.length === 0 && <p className="empty-state">No releases yet, so nothing is sealed.</p>}
@@ -47,49 +46,6 @@ export function OfficerView(props: { datasetId: number | null; version: number }
         </>
       )}
     </section>
-  )
-}
-
-/** Sign the heads of the ledger and the audit log now: a rewrite of anything before it is then detected by verify. */
-function CheckpointForm() {
-  const client = useClient()
-  const officers = useOfficers()
-  const [cred, setCred] = useState({ officer: '', passphrase: '' })
-  const [done, setDone] = useState<string | null>(null)
-  const act = useAction()
-  const why = officerWhy(officers, cred)
-  const sign = () =>
-    void act
-      .run(async () => {
-        setDone(null)
-        const c = await client.call('ledger/checkpoint', { officer: officers.name(cred.officer), passphrase: cred.passphrase })
-        setDone(
-          `Checkpoint signed by ${c.officer}: ledger entry ${c.ledgerSeq} and audit event ${c.auditId}. Verify now detects any rewrite up to here.`
-        )
-      })
-      .finally(() => setCred((c) => ({ ...c, passphrase: '' })))
-  return (
-    <form
-      className="row"
-      data-testid="checkpoint-form"
-      onSubmit={(e) => {
-        e.preventDefault()
-        if (why === null) sign()
-      }}
-    >
-      <OfficerFields officers={officers} value={cred} onChange={setCred} testIdPrefix="checkpoint" />
-      <div className="field actions">
-        <button type="submit" disabled={act.busy || why !== null} title={why ?? undefined} data-testid="checkpoint-sign">
-          {act.busy ? 'Signing…' : 'Sign a checkpoint'}
-        </button>
-      </div>
-      <ErrorText error={act.error} />
-      {done && (
-        <p className="ok" role="status" data-testid="checkpoint-done">
-          {done}
-        </p>
-      )}
-    </form>
   )
 }
 

@@ -11,7 +11,9 @@ import { useAction, useClient, useQuery } from '../../api/hooks'
 import { ErrorText, TextField } from '../../components/Fields'
 import { Loading } from '../../components/Loading'
 import { formatDate } from '../../format'
-import { OfficerFields, type Officers } from './OfficerFields'
+import { href } from '../../sections'
+import { useFirstRun } from '../datasets/FirstRunGuide'
+import { OfficerFields, type Officers, officersFrom } from './OfficerFields'
 import { type RegisterOfficerForm, emptyRegisterOfficerForm, resolveRegisterOfficer } from './registerOfficerState'
 
 type Registered = ResponseOf<'officer/register'>
@@ -33,12 +35,7 @@ export function OfficersPanel(props: { focus: boolean }) {
   }, [props.focus])
   const officers = list.data ?? []
   const names = officers.map((o) => o.name)
-  const asOfficers: Officers = {
-    names,
-    loaded: list.data !== null,
-    error: list.error,
-    name: (typed) => typed.trim() || (names.length === 1 ? names[0] : '')
-  }
+  const asOfficers: Officers = officersFrom(list.data, list.error)
   const registered = (r: Registered) => {
     setDone(r)
     setAdding(false)
@@ -124,9 +121,35 @@ export function OfficersPanel(props: { focus: boolean }) {
             Key id <code data-testid="officer-key-id">{done.fingerprint}</code>: write it down somewhere else; verify names the key behind every
             signature. The passphrase cannot be recovered.
           </p>
+          <NextStep version={version} />
         </div>
       )}
     </section>
+  )
+}
+
+/** After an officer is set up: the first run's next step, linked (or the way back to "Getting started"). */
+function NextStep(props: { version: number }) {
+  const run = useFirstRun(props.version)
+  if (run === 'loading') return null
+  const next = run === 'unknown' ? null : run.next
+  return (
+    <p data-testid="officer-next-step">
+      {next ? (
+        <>
+          Next step: <a href={next.href}>{next.title}</a> ({next.who}
+          {next.href === href('datasets') ? ', under “Getting started” on Datasets' : ''}).
+          {next.href !== href('datasets') && (
+            <>
+              {' '}
+              <a href={href('datasets')}>Back to “Getting started”</a>
+            </>
+          )}
+        </>
+      ) : (
+        <a href={href('datasets')}>Back to the datasets</a>
+      )}
+    </p>
   )
 }
 

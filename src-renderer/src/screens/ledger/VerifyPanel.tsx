@@ -1,13 +1,22 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
+import { useChanges } from '../../api/changes'
 import type { LedgerVerifyResult } from '../../../../src-main/contract'
 import { useAction, useClient } from '../../api/hooks'
+import { useCan } from '../../api/who'
 import { ErrorText, TextField } from '../../components/Fields'
+import { href } from '../../sections'
+import { CHECKPOINT_PARAM } from './CheckpointPanel'
+import { checkpointAdvice } from './officerAdvice'
 
 /** Recompute the hash chain: a clear green or red answer, and the head hash to write down elsewhere. */
-export function VerifyPanel() {
+export function VerifyPanel(props: { onCheckpoint?: () => void }) {
   const client = useClient()
+  const officer = useCan('officer')
   const [expect, setExpect] = useState('')
   const [result, setResult] = useState<LedgerVerifyResult | null>(null)
+  // A verdict is about the ledger as it was: once something is written (a checkpoint signed), it is verified again on demand.
+  const written = useChanges('ledger')
+  useEffect(() => setResult(null), [written])
   const act = useAction()
   // The head hash's format is checked before anything is verified: a mistyped hash is not a broken ledger.
   const typed = expect.trim()
@@ -22,6 +31,7 @@ export function VerifyPanel() {
       setResult(null)
       setResult(await client.call('ledger/verify', expect.trim() ? { expectHead: expect.trim() } : {}))
     })
+  const advice = result ? checkpointAdvice(result, officer) : null
   return (
     <section className="panel" aria-labelledby="verify-title" data-testid="verify-panel">
       <h2 id="verify-title">Verify the ledger</h2>
@@ -63,6 +73,24 @@ export function VerifyPanel() {
             <div>
               First broken entry: {result.firstBroken.seq} ({result.firstBroken.reason})
             </div>
+          )}
+          {advice !== null && (
+            <p data-testid="verify-checkpoint-advice">
+              {advice}{' '}
+              {officer && (
+                <button
+                  type="button"
+                  className="secondary small"
+                  onClick={() => {
+                    window.location.hash = href('ledger', CHECKPOINT_PARAM)
+                    props.onCheckpoint?.()
+                  }}
+                  data-testid="verify-open-checkpoint"
+                >
+                  Sign a checkpoint…
+                </button>
+              )}
+            </p>
           )}
           <div className="hash">
             {result.entries} entries · head hash <code>{result.headHash}</code>

@@ -4,7 +4,8 @@ import type { ReleasePreview, ReleaseRecord, SavedQuery } from '../../../../src-
 import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField } from '../../components/Fields'
 import { formatExact } from '../../format'
-import { href } from '../../sections'
+import { RaiseBudget } from '../ledger/RaiseBudget'
+import { budgetAsk } from '../ledger/officerAdvice'
 import { TradeoffChart } from './TradeoffChart'
 import { AccuracyChart } from './AccuracyChart'
 import { EPSILON_IN_WORDS } from './accuracyDefinition'
@@ -237,10 +238,10 @@ function PreviewBox(props: {
       {!p.allowed && (
         <p className="error" role="alert" data-testid="preview-denial" id="preview-denial">
           Would be denied: {p.denial?.replace(/^Denied:\s*/, '')}
-          {p.budgetExact === null && (
+          {budgetAsk(p.denial) && (
             <>
               {' '}
-              A privacy officer can set a budget in the <a href={href('ledger')}>Ledger</a>.
+              <RaiseBudget verb={budgetAsk(p.denial)!} />
             </>
           )}
         </p>
