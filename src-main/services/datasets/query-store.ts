@@ -153,11 +153,12 @@ export function listQueries(db: Database.Database, datasetId?: unknown): SavedQu
   return rows.map(toSaved)
 }
 
-/** Every version of a query, oldest first (deleted ones too: the history of releases names them). */
+/** Every version of a query the caller may read, oldest first: an analyst account reads its own and the host's, never another analyst's. */
 export function queryVersions(db: Database.Database, id: unknown): SavedQuery[] {
   const q = getQuery(db, id)
   const rows = db.prepare('SELECT * FROM queries WHERE id = ? OR first_id = ? ORDER BY version').all(q.firstVersionId, q.firstVersionId) as QueryRow[]
-  return rows.map(toSaved)
+  const owner = ownerFilter()
+  return rows.filter((r) => owner === null || r.account_id === null || r.account_id === owner).map(toSaved)
 }
 
 /** Hides the query: every one of its versions. */

@@ -7,6 +7,7 @@ import { createServices, type Services } from '../../../src-main/services'
 import type { Principal } from '../../../src-main/contract/accounts'
 import { addAccount } from '../../../src-main/services/accounts/account-store'
 import { officerAct } from '../officer-fixture'
+import { saveQuery } from '../../../src-main/services/datasets/query-store'
 import { ROOMS, sixRoomVisits } from '../privacy/six-rooms-fixture'
 import { tempWorkspace } from '../helpers'
 
@@ -107,5 +108,21 @@ describe("another analyst's saved query", () => {
     const v2 = await s.call('queries/save', { datasetId: id, name: 'mine', replaces: v1.id, definition: question([['R2']], 3) }, ana)
     expect(v2.version).toBe(2)
     expect(await s.call('queries/delete', { queryId: v2.id }, ana)).toEqual({ deleted: true })
+  })
+})
+
+describe("the versions of another analyst's question", () => {
+  it("once the host saved a new version of ana's question, bob reads that version but never ana's own earlier one", async () => {
+    const { id } = sixRoomVisits(db())
+    const ana = account('ana', 'analyst')
+    const bob = account('bob', 'analyst')
+    const v1 = await s.call('queries/save', { datasetId: id, name: 'ana: is R1 over 3?', definition: question([['R1']], 3) }, ana)
+    expect(await s.dispatch('queries/versions', { queryId: v1.id }, bob)).toMatchObject({ ok: false, error: { code: 'not-found' } })
+    // The host (the CLI on the service's workspace, no account) saves the next version: every analyst may read that one.
+    const v2 = saveQuery(db(), id, 'room check', question([['R2']], 5), v1.id)
+    const seen = await s.call('queries/versions', { queryId: v2.id }, bob)
+    expect(seen.map((q) => [q.id, q.name])).toEqual([[v2.id, 'room check']])
+    // Ana reads her whole line.
+    expect((await s.call('queries/versions', { queryId: v2.id }, ana)).map((q) => q.version)).toEqual([1, 2])
   })
 })
