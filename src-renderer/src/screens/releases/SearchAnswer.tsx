@@ -144,9 +144,9 @@ function rankLabel(n: number): string {
   return `${n}${suffix} most likely`
 }
 
-/** Short axis labels: an ISO timestamp on a whole minute reads "2014-11-02 01:00" (the table keeps the full name). */
+/** Short axis labels: a time on a whole minute ("2014-11-02 01:00:00", or an older answer's ISO form) reads "2014-11-02 01:00" (the table keeps the full name). */
 function axisLabel(l: string): string {
-  return l.replace(/^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(:00)?(\.000)?Z$/, '$1 $2')
+  return l.replace(/^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)(:00)?(\.000)?Z?$/, '$1 $2')
 }
 
 function PosteriorChart(props: { labels: string[]; posterior: number[]; grid: number }) {
