@@ -11,7 +11,7 @@ import { canonicalJson } from '../chain/canonical'
 import { recordAudit } from '../chain/ledger-chain'
 import { nowIso } from '../platform/clock'
 import { UserError } from '../platform/errors'
-import { writeCheckpoint } from '../trust/checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { verifyText } from '../trust/officer-crypto'
 import { type OfficerCredentials, unlockOfficer } from '../trust/officers'
 import { verifiedOfficerRows } from '../trust/officer-registry'
@@ -135,6 +135,7 @@ export function addAccount(db: Db, input: AddAccountInput, officer: OfficerCrede
   const key = unlockOfficer(db, officer)
   const issued = db
     .transaction(() => {
+      refuseUnlessVerifies(db)
       if (accountByName(db, name)) throw new UserError(`An account named "${name}" exists already; nothing was written`, 'conflict')
       const id = ((db.prepare('SELECT max(id) AS id FROM accounts').get() as { id: number | null }).id ?? 0) + 1
       const { credential, hash } = issueCredential(id)
@@ -176,6 +177,7 @@ export function revokeAccount(db: Db, input: { name: string; reason: string }, o
   if (found.revoked_at !== null) throw new UserError(`Account "${name}" was revoked already (${found.revoked_at}); nothing was written`, 'conflict')
   const key = unlockOfficer(db, officer)
   db.transaction(() => {
+    refuseUnlessVerifies(db)
     const revokedAt = nowIso()
     const signature = key.sign(revocationText({ id: found.id, name, revokedAt, reason, signer: key.keyId }))
     const changed = db

@@ -9,7 +9,7 @@ import { appendEntry, recordAudit } from '../chain/ledger-chain'
 import { getDataset } from '../catalog/catalog'
 import { datasetUidFact } from '../catalog/fresh-dataset-id'
 import { toLedgerEntry } from '../ledger/ledger-views'
-import { writeCheckpoint } from '../trust/checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { unlockOfficer } from '../trust/officers'
 
 export interface DeclarePublicInput {
@@ -32,6 +32,7 @@ export function declarePublic(db: Database.Database, input: DeclarePublicInput):
   const key = unlockOfficer(db, { officer: input.officer, passphrase: input.passphrase })
   const officer = key.name
   const run = db.transaction(() => {
+    refuseUnlessVerifies(db)
     const row = appendEntry(db, {
       kind: 'public',
       datasetId: ds.info.id,

@@ -15,7 +15,7 @@ import { duckAll } from '../sources/duckdb-sync'
 import { fileIdentity, fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
 import { fileReadsWhole } from '../sources/linked-file-whole'
 import { recordAudit } from '../chain/ledger-chain'
-import { writeCheckpoint } from '../trust/checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { signFileLink } from '../trust/link-signature'
 import { type OfficerCredentials, unlockOfficer } from '../trust/officers'
 
@@ -88,6 +88,7 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
     personColumn: req.personColumn,
     perPerson,
     writeSource: (dsId, datasetUid) => {
+      refuseUnlessVerifies(db)
       const { signer, signature } = signFileLink(key, {
         datasetId: dsId,
         datasetUid,
@@ -100,7 +101,7 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
       db.prepare(
         'INSERT INTO dataset_sources (dataset_id, kind, format, path, schema, fingerprint, identity, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'
       ).run(dsId, 'linked-file', format, path, JSON.stringify(columns), JSON.stringify(fingerprint), identity, signer, signature)
-      recordAudit(db, 'officer/link-file', key.name.slice(0, 100), `dataset:${dsId}`, { name, file: basename(path), format }, key)
+      recordAudit(db, 'officer/link-file', key.name.slice(0, 100), `dataset:${dsId}`, { name, file: basename(path), format, datasetUid }, key)
       writeCheckpoint(db, key)
     }
   })

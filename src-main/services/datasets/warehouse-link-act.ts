@@ -10,7 +10,7 @@ import { recordAudit } from '../chain/ledger-chain'
 import { getDataset } from '../catalog/catalog'
 import { type LinkUnitRequest, type LinkedColumn, insertLinkedDataset, linkedPerPerson } from '../catalog/linked-catalog'
 import { UserError } from '../platform/errors'
-import { writeCheckpoint } from '../trust/checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import type { OfficerCredentials, OfficerKey } from '../trust/officers'
 
 /** A connection to a server: its URL (never with a password) and the variable its password is read from (null: the engine's). */
@@ -58,8 +58,9 @@ export function insertWarehouseLink(db: Database.Database, key: OfficerKey, req:
     personColumn: req.personColumn,
     perPerson: linkedPerPerson(e.columns, req.personColumn, req.perPersonColumns ?? []),
     writeSource: (dsId, datasetUid) => {
+      refuseUnlessVerifies(db)
       e.writeSource(dsId, datasetUid)
-      recordAudit(db, e.audit.kind, key.name.slice(0, 100), `dataset:${dsId}`, e.audit.detail, key)
+      recordAudit(db, e.audit.kind, key.name.slice(0, 100), `dataset:${dsId}`, { ...e.audit.detail, datasetUid }, key)
       writeCheckpoint(db, key)
     }
   })

@@ -17,7 +17,7 @@ import { datasetUnit } from '../trust/privacy-unit'
 import { declarationProblem, unitDeclaration } from '../trust/unit-declaration'
 import { unitWord } from '../catalog/unit-record'
 import { unlockOfficer } from '../trust/officers'
-import { writeCheckpoint } from '../trust/checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { inspectWorkspace } from '../trust/kernel'
 import { accountRow } from '../accounts/account-store'
 
@@ -74,6 +74,7 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
   const problem = declarationProblem(db, input.datasetId, name)
   if (problem !== null) throw new UserError(problem)
   const run = db.transaction(() => {
+    refuseUnlessVerifies(db)
     // What is already spent, read in the same write transaction as the entry: per unit summed over notions (the budget
     // per unit), or the notion's own account (its cap); an analyst's budget, by the charges their account made.
     const spentNow = unitSpend(db, input.datasetId, inspectWorkspace(db), analyst?.id ?? null)

@@ -43,7 +43,12 @@ export function ledgerHandlers(ctx: ServiceContext): HandlerMap<LedgerMethods> {
         ctx.cadenceMs
       ),
     'officer/unlock-ex-post': async (req) => unlockExPost(db(), req),
-    'officer/list': async () => listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
+    'officer/list': async (_req, caller) =>
+      analystTimes(
+        listOfficers(db()).map((o) => ({ keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName })),
+        ownRecordsOnly(caller),
+        ctx.cadenceMs
+      ),
     'officer/register': async (req) => {
       const o = registerOfficer(db(), req)
       return { keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedByName: o.addedByName, fingerprint: o.fingerprint }

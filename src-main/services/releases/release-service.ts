@@ -27,7 +27,7 @@ import { nowIso } from '../platform/clock'
 import { nanoToDecimal, nanoToNumber } from '../chain/nano-epsilon'
 import { type OfficerKey, unlockOfficer } from '../trust/officers'
 import { openSealedCosts, storeSealedCosts } from '../trust/sealing'
-import { writeCheckpoint } from '../trust/checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
 import type { ReleaseView, Releases } from '../platform/handler-types'
@@ -422,6 +422,7 @@ export function unlockExPost(
   const problem = opened.problem
   try {
     db.transaction(() => {
+      refuseUnlessVerifies(db)
       recordAudit(db, 'officer/unlock-ex-post', officer.name, `release:${rel.releaseId}`, { reason, found: plain !== null }, officer)
       writeCheckpoint(db, officer)
     }).immediate()

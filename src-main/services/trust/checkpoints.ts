@@ -21,6 +21,8 @@ type Db = Database.Database
  * officer act writes its checkpoint in its own transaction, so no officer act (a link, a budget, a public declaration,
  * an unlock, an officer or account added) is recorded while the ledger does not verify: a file writer who hides signed
  * history (a dataset id the ledger names, for one) cannot have the officer act on the hidden state and restore it later.
+ * Each act also calls `refuseUnlessVerifies` before it writes anything, so that its signature cannot cover (and so
+ * clear) a state changed outside the app, such as a privacy unit a new budget would sign again.
  */
 export function writeCheckpoint(
   db: Db,
@@ -42,14 +44,7 @@ export function writeCheckpoint(
     const info = db
       .prepare('INSERT INTO ledger_checkpoints (at, ledger_seq, ledger_hash, audit_id, audit_hash, signer, signature) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(c.at, c.ledgerSeq, c.ledgerHash, c.auditId, c.auditHash, c.keyId, key.sign(checkpointText(c)))
-    const problems = inspectWorkspace(db).problems
-    if (problems.length > 0) {
-      const first = problems[0]
-      throw new UserError(
-        `No officer act is recorded while the workspace's ledger does not verify (at entry ${first.seq}: ${first.reason}${problems.length > 1 ? `, and ${problems.length - 1} more` : ''}): run "quiet-alarm ledger verify" to see every problem and restore the workspace from a copy that verifies (or its last receipt) before acting again; nothing was written`,
-        'forbidden'
-      )
-    }
+    refuseUnlessVerifies(db)
     return {
       id: Number(info.lastInsertRowid),
       at: c.at,
@@ -59,4 +54,18 @@ export function writeCheckpoint(
       auditHash: c.auditHash
     }
   })()
+}
+
+/**
+ * Refuses (code forbidden) while the trust kernel reports any problem: an officer's act neither lands on nor repairs
+ * a workspace that does not verify. Call inside the act's transaction, before it writes.
+ */
+export function refuseUnlessVerifies(db: Db): void {
+  const problems = inspectWorkspace(db).problems
+  if (problems.length === 0) return
+  const first = problems[0]
+  throw new UserError(
+    `No officer act is recorded while the workspace's ledger does not verify (at entry ${first.seq}: ${first.reason}${problems.length > 1 ? `, and ${problems.length - 1} more` : ''}): run "quiet-alarm ledger verify" to see every problem, and ask whoever keeps the workspace file for a copy that verifies ("quiet-alarm ledger verify --receipt R" tells whether a copy is the one you signed); until then no budget, declaration, link or unlock can be recorded; nothing was written`,
+    'forbidden'
+  )
 }

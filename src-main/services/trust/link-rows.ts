@@ -133,3 +133,43 @@ export function forgedLinks(
   }
   return out
 }
+
+/** The source table each signed link audit event's dataset must have a row in, with the link's kind. */
+const LINK_EVENTS: Record<string, { table: string; kind: 'file' | 'PostgreSQL' | 'ClickHouse' }> = {
+  'officer/link-file': { table: 'dataset_sources', kind: 'file' },
+  'officer/link-postgres': { table: 'dataset_postgres_sources', kind: 'PostgreSQL' },
+  'officer/link-clickhouse': { table: 'dataset_clickhouse_sources', kind: 'ClickHouse' }
+}
+
+/**
+ * The datasets an officer linked (a signed link audit event names them) that hold no source row of that kind now. An
+ * event naming a uid counts only for the dataset with that uid; one without (linked before datasets had uids) for the
+ * dataset holding its id. The caller passes only events whose signature it checks (the kernel reports a bad one).
+ */
+export function removedLinks(
+  db: Database.Database,
+  signedEvents: ReadonlyArray<{ kind: string; subject: string | null; detail: string }>,
+  uids: ReadonlyMap<number, string | null>
+): Array<{ datasetId: number; name: string; kind: 'file' | 'PostgreSQL' | 'ClickHouse' }> {
+  const out: Array<{ datasetId: number; name: string; kind: 'file' | 'PostgreSQL' | 'ClickHouse' }> = []
+  const seen = new Set<number>()
+  for (const a of signedEvents) {
+    const link = LINK_EVENTS[a.kind]
+    const m = /^dataset:(\d+)$/.exec(a.subject ?? '')
+    if (!link || !m) continue
+    const datasetId = Number(m[1])
+    if (seen.has(datasetId) || !uids.has(datasetId)) continue
+    let named: unknown
+    try {
+      named = (JSON.parse(a.detail) as { datasetUid?: unknown }).datasetUid
+    } catch {
+      named = undefined
+    }
+    if (typeof named === 'string' && named !== uids.get(datasetId)) continue
+    if (db.prepare(`SELECT 1 FROM ${link.table} WHERE dataset_id = ?`).get(datasetId) !== undefined) continue
+    seen.add(datasetId)
+    const name = (db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string } | undefined)?.name ?? String(datasetId)
+    out.push({ datasetId, name, kind: link.kind })
+  }
+  return out
+}

@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3'
 import { UserError } from '../platform/errors'
 import { type EntrySigner, recordAudit } from '../chain/ledger-chain'
 import { nowIso } from '../platform/clock'
-import { writeCheckpoint } from './checkpoints'
+import { refuseUnlessVerifies, writeCheckpoint } from './checkpoints'
 import { type LedgerReceipt, makeReceipt } from './receipts'
 import { type WrappedKeys, createKeyPair, kdfProblem, signText, unwrapKeys } from './officer-crypto'
 import { type OfficerRow, REGISTRATION_VERSION, officerRows, registrationText, verifiedOfficerRows } from './officer-registry'
@@ -165,6 +165,7 @@ export function registerOfficer(db: Db, input: RegisterInput): OfficerInfo & { f
   const signer = adder ?? self
   row.signature = signer.sign(registrationText(row))
   db.transaction(() => {
+    refuseUnlessVerifies(db)
     // Checked again inside the transaction: two first officers cannot both be added without a signature.
     if (adder === null && (db.prepare('SELECT count(*) AS n FROM officers').get() as { n: number }).n > 0) {
       throw new UserError('Another officer was registered meanwhile: a new officer must now be added by a registered one', 'conflict')

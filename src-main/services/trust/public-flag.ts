@@ -4,9 +4,9 @@ import { inspectWorkspace } from './kernel'
 
 /**
  * Whether the dataset was declared public by an officer: a ledger entry of kind 'public' that counts by the trust
- * kernel's rules (review H10: any 'public' row counted, so one appended with the file made a private dataset browsable, a
- * group list, and a workload swept against its true counts without a charge). Nothing is public in a workspace that
- * fails verification: its declarations cannot be told from forged ones.
+ * kernel's rules (a 'public' row appended with the file would make a private dataset browsable, a group list, and a
+ * workload swept against its true counts without a charge). Nothing is public in a workspace that fails verification:
+ * its declarations cannot be told from forged ones.
  */
 export function isPublicDataset(db: Database.Database, datasetId: number): boolean {
   const f = inspectWorkspace(db)

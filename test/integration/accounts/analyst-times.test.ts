@@ -1,7 +1,7 @@
 /**
- * Times as a side channel in the service: what an analyst reads of its releases, its ledger entries and its saved
- * queries dates nothing finer than the cadence (a charge's milliseconds are the admission's work); the officer reads
- * the stored times.
+ * Times as a side channel in the service: what an analyst reads of its releases, its ledger entries, its saved
+ * queries and the officers' list dates nothing finer than the cadence (a charge's milliseconds are the admission's
+ * work); the officer reads the stored times.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../../src-main/services'
@@ -45,7 +45,7 @@ function times(v: unknown, out: string[] = []): string[] {
 }
 
 describe('times an analyst reads', () => {
-  it('are floored to the cadence in releases, ledger entries and saved queries; the officer reads them as stored', async () => {
+  it('are floored to the cadence in releases, ledger entries, saved queries and the officers’ list; the officer reads them as stored', async () => {
     const { id } = sixRoomVisits(db())
     const ana = account('ana', 'analyst')
     const olga = account('olga', 'officer')
@@ -72,13 +72,19 @@ describe('times an analyst reads', () => {
       await s.call('queries/versions', { queryId: q.id }, ana),
       await s.call('releases/list', {}, ana),
       await s.call('releases/get', { releaseId: r.releaseId }, ana),
-      await s.call('ledger/entries', {}, ana)
+      await s.call('ledger/entries', {}, ana),
+      await s.call('officer/list', {}, ana)
     ]
     const shown = times(read)
-    expect(shown.length).toBeGreaterThanOrEqual(7)
+    expect(shown.length).toBeGreaterThanOrEqual(8)
     for (const t of shown) expect(Date.parse(t) % CADENCE, t).toBe(0)
     // The stored times keep their milliseconds, and the officer reads them (one in a thousand would be on a tick).
-    const stored = times([await s.call('ledger/entries', {}, olga), await s.call('releases/list', {}, olga), await s.call('queries/list', {}, olga)])
+    const stored = times([
+      await s.call('ledger/entries', {}, olga),
+      await s.call('releases/list', {}, olga),
+      await s.call('queries/list', {}, olga),
+      await s.call('officer/list', {}, olga)
+    ])
     expect(stored.some((t) => Date.parse(t) % CADENCE !== 0)).toBe(true)
   })
 })
