@@ -240,7 +240,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     role: 'route:upload',
     // The browser's way to hand a local file to the services: streamed into a private folder, registered under an opaque
     // handle (the answer names no path). The cap is enforced on the bytes received, whatever the client declares.
-    async handle({ req, res, url }) {
+    async handle({ req, res, url, caller }) {
       const tooLarge = () => {
         refuse(
           res,
@@ -272,7 +272,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
         else if (!res.headersSent && !req.socket.destroyed) refuse(res, 500, 'The upload could not be saved', 'upload')
         return
       }
-      const handle = files.register(path, { fileName: url.searchParams.get('name') ?? fileName, owned: true })
+      const handle = files.register(path, { fileName: url.searchParams.get('name') ?? fileName, owned: true, owner: caller.accountId })
       send(res, 200, { ok: true, value: handle }, SECURITY_HEADERS)
     }
   }

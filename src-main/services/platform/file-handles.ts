@@ -12,6 +12,7 @@ import { rmSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { FileHandle } from '../../contract/app'
 import { UserError } from './errors'
+import { callingAccount } from './caller'
 
 interface Entry {
   path: string
@@ -19,6 +20,8 @@ interface Entry {
   bytes: number
   /** The services own the file (an upload): it is deleted when released or at close. */
   owned: boolean
+  /** The service account that uploaded it (null: the workbench's user or the desktop dialog); no other account resolves it. */
+  owner: number | null
 }
 
 /** At most this many handles are kept; the oldest is forgotten (and its upload deleted) first. */
@@ -28,7 +31,7 @@ export class FileHandles {
   private readonly entries = new Map<string, Entry>()
 
   /** Registers a file chosen in a dialog or uploaded; returns the handle the renderer gets. */
-  register(path: string, options: { fileName?: string; owned?: boolean } = {}): FileHandle {
+  register(path: string, options: { fileName?: string; owned?: boolean; owner?: number | null } = {}): FileHandle {
     let bytes: number
     try {
       const st = statSync(path)
@@ -40,7 +43,7 @@ export class FileHandles {
     }
     const fileId = randomBytes(18).toString('base64url')
     const fileName = (options.fileName ?? basename(path)).split(/[\\/]/).pop()?.slice(0, 200) || 'file'
-    this.entries.set(fileId, { path, fileName, bytes, owned: options.owned ?? false })
+    this.entries.set(fileId, { path, fileName, bytes, owned: options.owned ?? false, owner: options.owner ?? null })
     while (this.entries.size > MAX_HANDLES) this.release(this.entries.keys().next().value as string)
     return { fileId, fileName, bytes }
   }
@@ -50,7 +53,10 @@ export class FileHandles {
    * (the services' copy, deleted when released), not a file the user chose where it lies.
    */
   resolve(fileId: unknown): { path: string; fileName: string; bytes: number; owned: boolean } {
-    const e = typeof fileId === 'string' ? this.entries.get(fileId) : undefined
+    const found = typeof fileId === 'string' ? this.entries.get(fileId) : undefined
+    const caller = callingAccount()
+    // Another account's upload answers as if it did not exist.
+    const e = found && (found.owner === null || caller?.id === found.owner) ? found : undefined
     if (!e) {
       throw new UserError(
         typeof fileId === 'string' && fileId !== ''
