@@ -13,7 +13,7 @@
  *   declared columns, unit; link-signature.ts), and every use checks the stored link against the signature before
  *   it connects (the password goes to the URL's host).
  * - Linking reads the table's declared schema (system.tables, system.columns), never its rows. A table whose values are
- *   computed when read (a View, ALIAS columns: `computedAtRead`) is refused when linked and before every charge.
+ *   computed when read (a View, ALIAS columns, DEFAULT or MATERIALIZED columns computed from other columns: `computedAtRead`) is refused when linked and before every charge.
  *
  * Sharding (soundness of the per-person stage): a query whose level reading the table groups by the person
  * (`Sql.perPerson`) is exact when each group holds all of a person's rows. On a Distributed table ClickHouse by
@@ -318,24 +318,48 @@ function nameArgument(arg: string | undefined): string | null {
 const RECOMPUTED =
   'so an expression that fails on one row (a cast, a division, a function) would fail a release after its charge for the questions that read that row'
 
+/** A literal as system.columns.default_expression writes it: a number, a quoted string or NULL. */
+const LITERAL = String.raw`(?:-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|'(?:[^'\\]|\\.)*'|NULL)`
+const CONSTANT_DEFAULT = new RegExp(String.raw`^(?:${LITERAL}|CAST\(${LITERAL}, '(?:[^'\\]|\\.)*'\))$`)
+
+/**
+ * Whether a DEFAULT or MATERIALIZED column's expression is a constant (a literal, or the `CAST(literal, 'Type')`
+ * ClickHouse stores for `DEFAULT literal`): the same value for every row and every part, checked by ClickHouse when the
+ * column is declared, so computing it when an older part is read cannot fail on one person's rows.
+ */
+export function isConstantDefault(expression: string): boolean {
+  return CONSTANT_DEFAULT.test(expression.trim())
+}
+
 /**
  * Why a table's values are computed when it is read rather than stored, as the end of a sentence about it, or null
  * when every value a release reads is stored. A read-time computation runs only on the rows (or parts) a query's filter
  * keeps, so a value it fails on fails exactly the releases that read that person's rows, after their charge: a bit
- * about that person per release. Refused: an engine that does not store its rows (`storesItsRows`), ALIAS columns
- * (system.columns.default_kind; MATERIALIZED and DEFAULT columns are stored), and for a Distributed table the same on
- * every shard's table it reads (through `cluster()`, the shards' system tables). Reads no row.
+ * about that person per release. Refused: an engine that does not store its rows (`storesItsRows`), ALIAS columns, and
+ * DEFAULT or MATERIALIZED columns whose expression is not a constant (`isConstantDefault`): a part written before such
+ * a column was added does not hold it, and ClickHouse computes the expression when it reads that part; the catalog
+ * cannot tell whether every part holds it. Every column of the table is checked, not only those a question reads. For
+ * a Distributed table the same holds on every shard's table it reads (through `cluster()`, the shards' system tables).
+ * Reads no row.
  */
 export function computedAtRead(conn: ChConnection, database: string, table: string, info: ChTableInfo): string | null {
-  const aliasesOf = (from: string, where: string[], extra: Record<string, string> = {}): string[] =>
-    chQuery(
+  const columnsFrom = (from: string, where: string[], on: string, extra: Record<string, string> = {}): string | null => {
+    const rows = chQuery(
       conn,
-      `SELECT DISTINCT name FROM ${from} WHERE database = ? AND table = ? AND default_kind = 'ALIAS' ORDER BY name`,
+      `SELECT DISTINCT name, default_kind, default_expression FROM ${from}
+        WHERE database = ? AND table = ? AND default_kind IN ('ALIAS', 'DEFAULT', 'MATERIALIZED') ORDER BY name`,
       where,
       extra
-    ).rows.map((r) => String(r[0]))
-  const aliasSentence = (names: string[], on: string) =>
-    `has ALIAS columns${on} (${names.join(', ').slice(0, 120)}): they are computed from other columns each time the table is read, ${RECOMPUTED}; link a table without them (a MATERIALIZED column is stored)`
+    ).rows.map((r) => ({ name: String(r[0]), kind: String(r[1]), expression: String(r[2]) }))
+    const listed = (names: string[]) => [...new Set(names)].join(', ').slice(0, 120)
+    const aliases = rows.filter((c) => c.kind === 'ALIAS').map((c) => c.name)
+    if (aliases.length > 0) {
+      return `has ALIAS columns${on} (${listed(aliases)}): they are computed from other columns each time the table is read, ${RECOMPUTED}; link a table without them`
+    }
+    const computed = rows.filter((c) => !isConstantDefault(c.expression)).map((c) => c.name)
+    if (computed.length === 0) return null
+    return `has DEFAULT or MATERIALIZED columns${on} computed from other columns (${listed(computed)}): ClickHouse computes them when it reads a part written before the column was added, ${RECOMPUTED}; link a table whose columns hold their values as plain columns or have a constant default (for example a new table filled with INSERT INTO ... SELECT), because the catalog cannot show that a merge or mutation has written the column into every part`
+  }
   if (info.engine === 'Distributed') {
     const args = callArguments(info.engineFull, 'Distributed')
     const [cluster, remoteDb, remoteTable] = [nameArgument(args?.[0]), nameArgument(args?.[1]), nameArgument(args?.[2])]
@@ -355,13 +379,12 @@ export function computedAtRead(conn: ChConnection, database: string, table: stri
     if (computing !== undefined) {
       return `is a Distributed table over ${remoteDb.slice(0, 60)}.${remoteTable.slice(0, 60)}, a ${computing.slice(0, 40)} table on a shard: its rows are computed each time it is read, ${RECOMPUTED}; link a Distributed table over tables that store their rows (MergeTree, Log or Memory)`
     }
-    const aliases = aliasesOf(shards('columns'), [remoteDb, remoteTable], extra)
-    if (aliases.length > 0) return aliasSentence(aliases, ' on its shards')
+    const onShards = columnsFrom(shards('columns'), [remoteDb, remoteTable], ' on its shards', extra)
+    if (onShards !== null) return onShards
   } else if (!storesItsRows(info.engine)) {
     return `is a ${info.engine.slice(0, 40)} table: its rows are computed each time it is read, ${RECOMPUTED}; link a table that stores its rows (MergeTree, Log or Memory; for a materialized view, the table it writes to)`
   }
-  const aliases = aliasesOf('system.columns', [database, table])
-  return aliases.length > 0 ? aliasSentence(aliases, '') : null
+  return columnsFrom('system.columns', [database, table], '')
 }
 
 // ---------------------------------------------------------------------------------------------------------------

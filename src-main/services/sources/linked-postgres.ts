@@ -16,7 +16,7 @@
  *   release and recorded in its ledger entry (`params.source`), sealed to the officers; the link keeps no estimate.
  * - Before a release is charged, the relation must be reachable, readable by the connection's role and have the
  *   columns and types it was linked with, and its values must be stored, not computed as it is read (`computedAtRead`:
- *   no view, foreign table or row-level security; checked when linking and at every use, since a table can be
+ *   no view, foreign table, row-level security or virtual generated column; checked when linking and at every use, since a table can be
  *   replaced by a view of the same name and columns); otherwise one sentence, and nothing is charged. A read that fails after the
  *   charge (connection lost, timeout) is the release service's neutral failure after a charge.
  */
@@ -248,34 +248,67 @@ export function columnsOf(conn: PgConnection, schema: string, table: string): Ar
   ).rows.map((r) => ({ name: String(r[0]), pgType: String(r[1]) }))
 }
 
+/** One row of `computedAtRead`'s catalog statement: the relation or one of its partitions or child tables. */
+export interface RelationCatalogRow {
+  /** pg_class.relkind. */
+  kind: string
+  /** The linked relation itself (not a partition or child). */
+  root: boolean
+  rowSecurityActive: boolean
+  populated: boolean
+  /** Columns whose pg_attribute.attgenerated is neither '' (plain) nor 's' (stored), such as PostgreSQL 18's virtual ('v'), listed; '' for none. */
+  computedColumns: string
+}
+
 /**
  * Why a relation's values are computed when it is read rather than stored, as the end of a sentence about it, or null
  * when every value a release reads is stored. A read-time computation (a view's cast or division, a foreign-data
- * wrapper's parse, a row-level-security policy's function) runs only on the rows a query's filter keeps, so a value it
- * fails on fails exactly the releases that read that person's rows, after their charge: a bit about that person per
- * release. Stored: tables, partitioned tables and materialized views (generated columns are stored too), with no
- * foreign table among their partitions or child tables and no row-level security applying to the connection's role.
+ * wrapper's parse, a row-level-security policy's function, a virtual generated column's expression) runs only on the
+ * rows a query's filter keeps, so a value it fails on fails exactly the releases that read that person's rows, after
+ * their charge: a bit about that person per release. Stored: tables, partitioned tables and materialized views whose
+ * columns are plain or STORED generated columns, with no foreign table among their partitions or child tables and no
+ * row-level security applying to the connection's role.
  */
 export function computedAtRead(conn: PgConnection, oid: number): string | null {
   const rows = pgAll(
     conn,
     `WITH RECURSIVE d(oid) AS (SELECT CAST($1 AS oid) UNION SELECT i.inhrelid FROM pg_inherits i JOIN d ON i.inhparent = d.oid)
-     SELECT CAST(c.relkind AS text), c.oid = CAST($1 AS oid), row_security_active(c.oid), c.relispopulated FROM d JOIN pg_class c ON c.oid = d.oid`,
+     SELECT CAST(c.relkind AS text), c.oid = CAST($1 AS oid), row_security_active(c.oid), c.relispopulated,
+            COALESCE((SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
+                       WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated NOT IN ('', 's')), '')
+       FROM d JOIN pg_class c ON c.oid = d.oid`,
     [oid]
   ).rows
-  const root = rows.find((r) => r[1] === true)
+  return readTimeComputation(
+    rows.map((r) => ({
+      kind: String(r[0]),
+      root: r[1] === true,
+      rowSecurityActive: r[2] === true,
+      populated: r[3] === true,
+      computedColumns: String(r[4] ?? '')
+    }))
+  )
+}
+
+/** `computedAtRead`'s decision over its catalog rows. */
+export function readTimeComputation(rows: RelationCatalogRow[]): string | null {
+  const root = rows.find((r) => r.root)
   if (!root) return null
-  const kind = String(root[0])
+  const kind = root.kind
   if (kind === 'v') {
     return 'is a view: its values are computed each time it is read, so an expression that fails on one row (a cast, a division, a function) would fail a release after its charge for the questions that read that row; link the table it reads, or a materialized view of it'
   }
-  if (kind === 'f' || rows.some((r) => String(r[0]) === 'f')) {
+  if (kind === 'f' || rows.some((r) => r.kind === 'f')) {
     return `${kind === 'f' ? 'is a foreign table' : 'has a foreign table among its partitions or child tables'}: its rows are fetched and converted by a foreign-data wrapper each time it is read, so a value that fails there would fail a release after its charge; link a local copy (a table or a materialized view)`
   }
-  if (root[2] === true) {
+  if (root.rowSecurityActive) {
     return "has row-level security that applies to the connection's role: its policies are evaluated on each row read, so a policy that fails on one row would fail a release after its charge; link through a role the policies do not apply to (the table's owner or a BYPASSRLS role), or a materialized view"
   }
-  if (kind === 'm' && root[3] !== true) return 'is a materialized view that has not been populated; REFRESH MATERIALIZED VIEW it first'
+  const computed = [...new Set(rows.map((r) => r.computedColumns).filter((c) => c !== ''))]
+  if (computed.length > 0) {
+    return `has virtual generated columns (${computed.join('; ').slice(0, 120)}): they are computed from other columns each time the table is read, so an expression that fails on one row (a cast, a division, a function) would fail a release after its charge for the questions that read that row; make them STORED generated columns, or link a table or materialized view without them`
+  }
+  if (kind === 'm' && !root.populated) return 'is a materialized view that has not been populated; REFRESH MATERIALIZED VIEW it first'
   return null
 }
 

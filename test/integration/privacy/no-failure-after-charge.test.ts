@@ -243,6 +243,7 @@ describe('a relation whose values are computed when read is refused when linked 
     await pg.admin('CREATE TABLE swapped (person text, room text, token bigint)')
     await pg.admin(`INSERT INTO swapped VALUES ('alice', 'R1', 7), ('bob', 'R1', 5), ('bob', 'R2', 6)`)
     await pg.admin(`CREATE MATERIALIZED VIEW stored AS SELECT person, room, CAST(NULLIF(code, 'abc') AS bigint) AS token FROM raw`)
+    await pg.admin('CREATE TABLE generated (person text, room text, token bigint GENERATED ALWAYS AS (length(room)) STORED)')
     const csvDir = mkdtempSync(join(tmpdir(), 'qa-fdw-'))
     chmodSync(csvDir, 0o755)
     const csv = join(csvDir, 'r2.csv')
@@ -259,7 +260,7 @@ describe('a relation whose values are computed when read is refused when linked 
     await pg.admin('CREATE TABLE guarded (person text, room text, token bigint, code text)')
     await pg.admin(`INSERT INTO guarded VALUES ('alice', 'R1', 7, 'abc'), ('bob', 'R1', 5, '5'), ('bob', 'R2', 6, '6')`)
     await pg.admin('CREATE POLICY numbered ON guarded FOR SELECT USING (CAST(code AS bigint) > 0)')
-    await pg.admin('GRANT SELECT ON raw, coded, swapped, stored, exported, parted, local_parted, guarded TO qa_reader')
+    await pg.admin('GRANT SELECT ON raw, coded, swapped, stored, generated, exported, parted, local_parted, guarded TO qa_reader')
     const link = (table: string) =>
       linkPostgres(store.db, { name: table, url: pg.url('qa_reader'), table, personColumn: null, ...officerAct(store.db) }).id
     try {
@@ -270,8 +271,9 @@ describe('a relation whose values are computed when read is refused when linked 
         /^"public"\."exported" is a foreign table: .*; link a local copy \(a table or a materialized view\)$/
       )
       expect(() => link('public.parted')).toThrow(/^"public"\."parted" has a foreign table among its partitions or child tables: /)
-      // Stored values link: a materialized view, a partitioned table of tables, a table (its row-level security not enabled yet).
-      for (const t of ['public.stored', 'public.local_parted']) expect(link(t)).toBeGreaterThan(0)
+      // Stored values link: a materialized view, a partitioned table of tables, a STORED generated column, a table (its
+      // row-level security not enabled yet).
+      for (const t of ['public.stored', 'public.local_parted', 'public.generated']) expect(link(t)).toBeGreaterThan(0)
       const guarded = link('public.guarded')
       const swapped = link('public.swapped')
       // After linking: the table is replaced by a view of the same name and columns, and row-level security is enabled.
@@ -328,5 +330,46 @@ describe('a relation whose values are computed when read is refused when linked 
     ])
     expect(out.bob).toEqual(out.alice)
     expect(charges(swapped)).toBe(0)
+  })
+
+  it('ClickHouse: a DEFAULT or MATERIALIZED column computed from other columns, added after rows were written, before or after linking', async () => {
+    const mergeTree = 'ENGINE = MergeTree PARTITION BY person ORDER BY person'
+    // Parts written before the column was added do not hold it: ClickHouse computes toInt64(code) when it reads them.
+    await ch.admin(`CREATE TABLE defaulted (person String, room String, code String) ${mergeTree}`)
+    await ch.admin(`INSERT INTO defaulted VALUES ('alice', 'R1', 'abc'), ('bob', 'R1', '5'), ('bob', 'R2', '6')`)
+    await ch.admin('ALTER TABLE defaulted ADD COLUMN token Int64 DEFAULT toInt64(code)')
+    await ch.admin(
+      `CREATE TABLE over_default (person String, room String, code String, token Int64) ENGINE = Distributed(${ch.name}, default, defaulted)`
+    )
+    // Constant defaults are the same value in every part, added before or after the rows.
+    await ch.admin(`CREATE TABLE constant (person String, room String, token Int64, zero Int64 DEFAULT 0) ${mergeTree}`)
+    await ch.admin(`INSERT INTO constant (person, room, token) VALUES ('alice', 'R1', 7), ('bob', 'R1', 5), ('bob', 'R2', 6)`)
+    await ch.admin(`ALTER TABLE constant ADD COLUMN label String DEFAULT 'x'`)
+    await ch.admin('ALTER TABLE constant ADD COLUMN seven Int64 MATERIALIZED 7')
+    await ch.admin(`CREATE TABLE rewritten (person String, room String, code String, token Int64) ${mergeTree}`)
+    await ch.admin(`INSERT INTO rewritten VALUES ('alice', 'R1', 'abc', 7), ('bob', 'R1', '5', 5), ('bob', 'R2', '6', 6)`)
+    const link = (table: string) =>
+      linkClickHouse(store.db, { name: table, url: ch.url('reader'), table, personColumn: null, ...officerAct(store.db) }).id
+    expect(() => link('default.defaulted')).toThrow(
+      /^default\.defaulted has DEFAULT or MATERIALIZED columns computed from other columns \(token\): ClickHouse computes them when it reads a part written before the column was added, .*; link a table whose columns hold their values as plain columns or have a constant default/
+    )
+    expect(() => link('default.over_default')).toThrow(
+      /^default\.over_default has DEFAULT or MATERIALIZED columns on its shards computed from other columns \(token\): /
+    )
+    const constant = link('default.constant')
+    const rewritten = link('default.rewritten')
+    // After linking: token becomes a MATERIALIZED column of the same name and type, in the same place, over the old parts.
+    await ch.admin('ALTER TABLE rewritten DROP COLUMN token')
+    await ch.admin('ALTER TABLE rewritten ADD COLUMN token Int64 MATERIALIZED toInt64(code)')
+    const rewrittenOut = await outcomes(rewritten, ['alice', 'bob'], tokenQuestion)
+    expect(rewrittenOut.alice).toEqual([
+      expect.stringMatching(
+        /^The ClickHouse table default\.rewritten linked as dataset "default\.rewritten" has DEFAULT or MATERIALIZED columns computed from other columns \(token\): .*Nothing was charged\.$/
+      )
+    ])
+    expect(rewrittenOut.bob).toEqual(rewrittenOut.alice)
+    expect(charges(rewritten)).toBe(0)
+    const constantOut = await outcomes(constant, ['alice', 'bob'], tokenQuestion)
+    expect(constantOut).toEqual({ alice: ['answered threshold'], bob: ['answered threshold'] })
   })
 })
