@@ -62,10 +62,16 @@ export function fileReadsWhole(f: LinkedFile, version: FileVersion): WholeReadVe
   return scan.verdict
 }
 
-/** A DuckDB failure that is about reading the file (kept out of the verdicts), not about what it holds. */
-function ioFailure(e: unknown): boolean {
-  // DuckDB's own I/O errors, and the bridge's (a stalled or lost DuckDB thread), are not about the bytes.
-  return !(e instanceof DuckDbError) || /^(IO Error|DuckDB )/.test(e.message)
+/**
+ * A DuckDB failure that is about reading the file (kept out of the verdicts), not about what it holds: DuckDB's I/O,
+ * memory, interrupt and internal errors, and the bridge's (a stalled or lost DuckDB thread). Only a verdict the bytes
+ * decide is remembered for a file version.
+ */
+export function ioFailure(e: unknown): boolean {
+  return (
+    !(e instanceof DuckDbError) ||
+    /^(IO Error|Out of Memory Error|INTERRUPT Error|Interrupt Error|FATAL Error|INTERNAL Error|DuckDB )/i.test(e.message)
+  )
 }
 
 function csvReadsWhole(f: LinkedFile): ScanResult {

@@ -796,10 +796,13 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   const verifiedSigner = (text: string, signer: string, signature: string) => verifiedIds.has(signer) && signedBy(signer, text, signature)
   for (const l of forgedLinks(db, verifiedSigner))
     P(end, `the ${l.kind} link of dataset "${l.name}" is not the one a privacy officer signed (it was changed in the workspace file)`)
-  // A link an officer signed stays a link: without its source row the dataset would read a table of the workspace
-  // under the officer's budgets and public declaration, which name the dataset by id and uid.
+  // A link an officer signed stays a signed link: without its signed source row the dataset would read a table of the
+  // workspace, or an unsigned link, under the officer's budgets and public declaration, which name it by id and uid.
   for (const l of removedLinks(db, scan.signedAudit, uids))
-    P(end, `the ${l.kind} link of dataset "${l.name}" was removed in the workspace file (it would read a table of the workspace instead)`)
+    P(
+      end,
+      `the ${l.kind} link of dataset "${l.name}" was removed or unsigned in the workspace file (the officer signed it; it would read something else)`
+    )
   // Sealed costs: bound ones were checked as read; unbound ones only before binding began, plaintext only before
   // officer keys.
   for (const reason of scan.sealedProblems.values()) P(end, reason)

@@ -142,7 +142,8 @@ const LINK_EVENTS: Record<string, { table: string; kind: 'file' | 'PostgreSQL' |
 }
 
 /**
- * The datasets an officer linked (a signed link audit event names them) that hold no source row of that kind now. An
+ * The datasets an officer linked (a signed link audit event names them) that hold no signed source row of that kind
+ * now (a row put back in the unsigned form of links made before signing counts as removed). An
  * event naming a uid counts only for the dataset with that uid; one without (linked before datasets had uids) for the
  * dataset holding its id. The caller passes only events whose signature it checks (the kernel reports a bad one).
  */
@@ -166,7 +167,7 @@ export function removedLinks(
       named = undefined
     }
     if (typeof named === 'string' && named !== uids.get(datasetId)) continue
-    if (db.prepare(`SELECT 1 FROM ${link.table} WHERE dataset_id = ?`).get(datasetId) !== undefined) continue
+    if (db.prepare(`SELECT 1 FROM ${link.table} WHERE dataset_id = ? AND signer IS NOT NULL`).get(datasetId) !== undefined) continue
     seen.add(datasetId)
     const name = (db.prepare('SELECT name FROM datasets WHERE id = ?').get(datasetId) as { name: string } | undefined)?.name ?? String(datasetId)
     out.push({ datasetId, name, kind: link.kind })

@@ -2,8 +2,8 @@
  * The attacks of a file writer without the officer's passphrase on what an officer signed, through the state the
  * signatures do not cover by themselves:
  * - a linked dataset turned into an "imported" one (its signed source row deleted, a table of the workspace put under
- *   its name) must not keep the officer's public declaration and budget: verify fails, admission denies, nothing is
- *   public;
+ *   its name), or its link put back in the unsigned form, must not keep the officer's public declaration and budget:
+ *   verify fails, admission denies, nothing is public;
  * - an officer's next act must not sign (and so clear) a state changed outside the app: a budget set after the person
  *   column was changed in the file is refused, and the change stays a finding.
  */
@@ -65,10 +65,22 @@ describe('a file writer and the officer’s signed acts', () => {
       a.prepare(`INSERT INTO "${before.tableName}" VALUES (?, ?), (?, ?)`).run('alice', 250000, 'bob', 40000)
     })
     const problems = inspectWorkspace(store.db).problems.map((p) => p.reason)
-    expect(problems.some((r) => r.includes('link of dataset "census" was removed in the workspace file'))).toBe(true)
+    expect(problems.some((r) => r.includes('link of dataset "census" was removed or unsigned in the workspace file'))).toBe(true)
     expect(verifyLedger(store.db).ok).toBe(false)
     expect(isPublicDataset(store.db, linked.id)).toBe(false)
     expect(admission(store.db, linked.id, 'census', 'eps-dp', ['{}'], 50e9).allowed).toBe(false)
+  })
+
+  it('a signed link put back in the unsigned form of links made before signing is a finding', () => {
+    const file = join(ws.dir, 'census.csv')
+    writeFileSync(file, 'person,salary\nroom-a,1\nroom-b,2\n')
+    const linked = linkFile(store.db, { file, name: 'census', personColumn: null, ...officerAct(store.db) })
+    declarePublic(store.db, { datasetId: linked.id, reason: 'open data', ...officerAct(store.db) })
+    writeFile(['dataset_sources'], (a) => a.prepare('UPDATE dataset_sources SET signer = NULL, signature = NULL WHERE dataset_id = ?').run(linked.id))
+    const problems = inspectWorkspace(store.db).problems.map((p) => p.reason)
+    expect(problems.some((r) => r.includes('link of dataset "census" was removed or unsigned in the workspace file'))).toBe(true)
+    expect(verifyLedger(store.db).ok).toBe(false)
+    expect(isPublicDataset(store.db, linked.id)).toBe(false)
   })
 
   it('a dataset deleted by the app after its link is no finding', () => {
