@@ -145,7 +145,11 @@ describe('threshold releases', () => {
     for (const r of [ra, rb]) {
       if (r.answer?.kind !== 'threshold') throw new Error('not a threshold answer')
       expect(r.answer.decisions!.filter((d) => d.flagged).map((d) => d.key)).toEqual(r.answer.flagged)
-      for (const d of r.answer.decisions!) expect(Object.keys(d).sort()).toEqual(['flagged', 'key', 'label', 'threshold'])
+      for (const d of r.answer.decisions!) {
+        // Public fields only: the group as the question wrote it (shown), its key, label, threshold and verdict.
+        expect(Object.keys(d).sort()).toEqual(['flagged', 'key', 'label', 'shown', 'threshold'])
+        expect(d.shown).toEqual(d.key)
+      }
     }
     const all = JSON.stringify([ra, rb, await h['releases/list']({}), await h['ledger/entries']({}), await h['ledger/summary']({})])
     for (const n of Object.values(COUNTS)) expect(all).not.toContain(String(n))
