@@ -174,17 +174,28 @@ export async function startChCluster(shardCount: number): Promise<ChCluster> {
   const owner = asRoot
     ? { uid: Number(execFileSync('id', ['-u', 'nobody']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'nobody']).toString().trim()) }
     : null
-  const ports: Array<{ http: number; tcp: number }> = []
-  for (let i = 0; i < shardCount; i++) ports.push({ http: await freePort(), tcp: await freePort() })
   const name = 'qa'
-  const dirs = ports.map((p, i) => {
+  const dirs = Array.from({ length: shardCount }, (_, i) => {
     const dir = join(root, `shard${i + 1}`)
     for (const d of [dir, join(dir, 'data'), join(dir, 'tmp'), join(dir, 'user_files'), join(dir, 'format_schemas')])
       mkdirSync(d, { recursive: true })
-    writeFileSync(join(dir, 'config.xml'), configXml(dir, p.http, p.tcp, name, ports))
-    writeFileSync(join(dir, 'users.xml'), usersXml())
     return dir
   })
+  const ports: Array<{ http: number; tcp: number }> = []
+  const shards: ChShard[] = []
+  // Free ports are only free when asked: another test file may take one before the shard binds it, so a start that
+  // finds its address in use is retried on new ports.
+  const writeConfigs = async () => {
+    ports.length = 0
+    for (let i = 0; i < shardCount; i++) ports.push({ http: await freePort(), tcp: await freePort() })
+    dirs.forEach((dir, i) => {
+      writeFileSync(join(dir, 'config.xml'), configXml(dir, ports[i].http, ports[i].tcp, name, ports))
+      writeFileSync(join(dir, 'users.xml'), usersXml())
+      rmSync(join(dir, 'error.log'), { force: true })
+      shards[i] = { httpPort: ports[i].http, tcpPort: ports[i].tcp, pid: shards[i]?.pid ?? 0 }
+    })
+  }
+  await writeConfigs()
   if (owner) {
     const chownAll = (p: string) => {
       chownSync(p, owner.uid, owner.gid)
@@ -193,8 +204,6 @@ export async function startChCluster(shardCount: number): Promise<ChCluster> {
     }
     chownAll(root)
   }
-  const shards: ChShard[] = ports.map((p) => ({ httpPort: p.http, tcpPort: p.tcp, pid: 0 }))
-
   const startShard = async (i: number) => {
     const dir = dirs[i]
     const pidFile = join(dir, 'server.pid')
@@ -233,12 +242,19 @@ export async function startChCluster(shardCount: number): Promise<ChCluster> {
     running.delete(pid)
   }
 
-  try {
-    for (let i = 0; i < shardCount; i++) await startShard(i)
-  } catch (e) {
-    for (let i = 0; i < shardCount; i++) stopShard(i)
-    rmSync(root, { recursive: true, force: true })
-    throw e
+  for (let attempt = 1; ; attempt++) {
+    try {
+      for (let i = 0; i < shardCount; i++) await startShard(i)
+      break
+    } catch (e) {
+      for (let i = 0; i < shardCount; i++) stopShard(i)
+      if (attempt < 4 && /Address already in use/.test(String(e))) {
+        await writeConfigs()
+        continue
+      }
+      rmSync(root, { recursive: true, force: true })
+      throw e
+    }
   }
 
   const cluster: ChCluster = {
