@@ -155,7 +155,8 @@ export function removedLinks(
   const out: Array<{ datasetId: number; name: string; kind: 'file' | 'PostgreSQL' | 'ClickHouse' }> = []
   const seen = new Set<number>()
   for (const a of signedEvents) {
-    const link = LINK_EVENTS[a.kind]
+    // Only the three link kinds: an event written with the file may carry any kind ("constructor", "toString").
+    const link = Object.hasOwn(LINK_EVENTS, a.kind) ? LINK_EVENTS[a.kind] : undefined
     const m = /^dataset:(\d+)$/.exec(a.subject ?? '')
     if (!link || !m) continue
     const datasetId = Number(m[1])

@@ -83,6 +83,21 @@ describe('a file writer and the officer’s signed acts', () => {
     expect(isPublicDataset(store.db, linked.id)).toBe(false)
   })
 
+  it('an audit event written with the file under an inherited property name as its kind is reported, never a crash', () => {
+    const file = join(ws.dir, 'census.csv')
+    writeFileSync(file, 'person,salary\nroom-a,1\nroom-b,2\n')
+    const linked = linkFile(store.db, { file, name: 'census', personColumn: null, ...officerAct(store.db) })
+    writeFile(['audit_events'], (a) =>
+      a
+        .prepare(
+          "INSERT INTO audit_events (at, kind, actor, subject, detail, signer, signature) VALUES ('2026-01-01T00:00:00.000Z', 'constructor', 'x', ?, '{}', 'x', 'x')"
+        )
+        .run(`dataset:${linked.id}`)
+    )
+    expect(inspectWorkspace(store.db).problems.length).toBeGreaterThan(0)
+    expect(verifyLedger(store.db).ok).toBe(false)
+  })
+
   it('a dataset deleted by the app after its link is no finding', () => {
     const file = join(ws.dir, 'gone.csv')
     writeFileSync(file, 'person,v\na,1\nb,2\n')
