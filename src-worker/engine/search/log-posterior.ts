@@ -17,20 +17,12 @@
  */
 import type { NextParts } from './random-prefix'
 import { PART_BITS, PARTS, PARTS_PER_WORD, partOf } from './packed-parts'
-import { type SearchUpdateKernel, searchUpdateKernel } from '../wasm/kernels'
+import { SearchMemory } from './search-memory'
 
 const REFRESH_BELOW = 2 ** -64
 /** PARTS and PARTS_PER_WORD as constants of this module (see PART_SHIFT) */
 const NPARTS = PARTS
 const PER_WORD = PARTS_PER_WORD
-/** Bytes of `updateWithNext`'s factor and shift tables and pair sums (256 pairs of doubles each). */
-const TABLE_BYTES = 3 * 4096
-/** Below this many individuals the update stays in JavaScript (the tables cost a round about as much as the pass). */
-const KERNEL_MIN_SIZE = 256
-
-function align16(bytes: number): number {
-  return Math.ceil(bytes / 16) * 16
-}
 /** PART_BITS as a constant of this module: the hot loops shift by it, and imported bindings are read afresh at each use */
 const PART_SHIFT = PART_BITS
 
@@ -52,49 +44,20 @@ export class LogPosterior {
   private readonly round = new Float64Array(4)
   /** `updateWithNext`'s tables and pair sums (in the kernel's memory when it runs) */
   private readonly tables: Float64Array
-  /** the WebAssembly kernel and where its arrays lie in its memory (null: the JavaScript loop does everything) */
-  private readonly kernel: {
-    run: SearchUpdateKernel
-    parts: Int32Array
-    next: Int32Array
-    partsAt: number
-    nextAt: number
-    w: number
-    l: number
-  } | null
+  /** the arrays, and the kernel that runs the whole words when there is one (search-memory.ts) */
+  private readonly memory: SearchMemory
 
-  constructor(size: number) {
+  /** `memory`: the search's arrays, shared with its RandomPrefix (a fresh one by default). */
+  constructor(size: number, memory?: SearchMemory) {
     if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`the posterior needs at least one individual (got ${size})`)
+    if (memory !== undefined && memory.size !== size) throw new RangeError(`the search memory holds ${memory.size} individuals, not ${size}`)
     this.size = size
-    // The kernel's memory (search-update.wat): tables and pair sums, a copy of the round's whole words of parts and of
-    // the next round's, then the weights and log-weights (16-byte aligned).
-    const words = (size / PARTS_PER_WORD) | 0
-    const partsAt = TABLE_BYTES
-    const nextAt = partsAt + align16(4 * words)
-    const wAt = nextAt + align16(4 * words)
-    const lAt = wAt + align16(8 * size)
-    const run = size >= KERNEL_MIN_SIZE ? searchUpdateKernel(lAt + align16(8 * size)) : null
-    if (run !== null) {
-      const buffer = run.memory.buffer
-      this.tables = new Float64Array(buffer, 0, TABLE_BYTES / 8)
-      this.weight = new Float64Array(buffer, wAt, size)
-      this.logF = new Float64Array(buffer, lAt, size)
-      this.kernel = {
-        run,
-        parts: new Int32Array(buffer, partsAt, words),
-        next: new Int32Array(buffer, nextAt, words),
-        partsAt,
-        nextAt,
-        w: wAt,
-        l: lAt
-      }
-    } else {
-      this.tables = new Float64Array(TABLE_BYTES / 8)
-      this.weight = new Float64Array(size)
-      this.logF = new Float64Array(size)
-      this.kernel = null
-    }
+    this.memory = memory ?? new SearchMemory(size)
+    this.tables = this.memory.tables
+    this.weight = this.memory.weight
+    this.logF = this.memory.logF
     // The uniform prior: logF = 0 and weight = exp(0) = 1 exactly (no exp pass needed).
+    this.logF.fill(0)
     this.weight.fill(1)
     this.total = size
     this.maxWeight = 1
@@ -239,12 +202,11 @@ export class LogPosterior {
     t.fill(0, 1024, 1536)
     let wMax = -Infinity
     let start = 0
-    const kernel = this.kernel
+    const memory = this.memory
+    const kernel = memory.kernel
     if (kernel !== null) {
       const full = (n / PER_WORD) | 0
-      kernel.parts.set(parts.subarray(0, full))
-      kernel.next.set(next.parts.subarray(0, full))
-      wMax = kernel.run.update(kernel.w, kernel.l, kernel.partsAt, kernel.nextAt, full)
+      wMax = kernel.update(w.byteOffset, l.byteOffset, this.kernelWords(parts, 0), this.kernelWords(next.parts, 1), full)
       start = full * PER_WORD
     }
     const fresh = next.parts
@@ -266,6 +228,14 @@ export class LogPosterior {
       mass[b >>> PART_SHIFT] += t[1025 + 2 * b]
     }
     return wMax
+  }
+
+  /** The kernel's address of the words `a`: where they lie when in its memory, else a copy's (copy `which`). */
+  private kernelWords(a: Int32Array, which: 0 | 1): number {
+    if (this.memory.holds(a)) return a.byteOffset
+    const copy = this.memory.copies[which]
+    copy.set(a.subarray(0, copy.length))
+    return copy.byteOffset
   }
 
   /** Shift logF so that its maximum is 0 and recompute every weight and the totals (O(N) exp). */

@@ -18,6 +18,7 @@
  */
 import type { Rng } from '../random'
 import { LogPosterior } from './log-posterior'
+import { SearchMemory } from './search-memory'
 import { RandomPrefix, inQuery } from './random-prefix'
 import { type OracleKind, askOracle, prepareOracle } from './oracles'
 import { type HaltReason, type HaltingRules, haltReason, prepareHalting } from './halting'
@@ -100,8 +101,9 @@ export function privateBinarySearch(scores: ArrayLike<number>, params: SearchPar
   const halting = prepareHalting(params.halting, params.epsilon)
   for (let i = 0; i < n; i++) if (!Number.isFinite(scores[i])) throw new RangeError(`score ${i} is not a finite number`)
 
-  const post = new LogPosterior(n)
-  const prefix = new RandomPrefix(n, rng)
+  const memory = new SearchMemory(n)
+  const post = new LogPosterior(n, memory)
+  const prefix = new RandomPrefix(n, rng, memory)
   const highest = highestScores(scores, TOP_SCORES)
   const needLogOdds = halting.logInvDelta !== undefined
   let queries = 0

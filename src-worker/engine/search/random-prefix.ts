@@ -29,6 +29,7 @@
 import type { Rng } from '../random'
 import * as layout from './packed-parts'
 import { partWords } from './packed-parts'
+import type { SearchMemory } from './search-memory'
 
 // Module constants for the hot loops: an imported binding is read afresh (a property load) at every use.
 const { FIELD_LOW_BITS, LAST_PART: LAST, PART_BITS, PARTS, PARTS_PER_WORD, inQuery, matchBits, partOf, setPart } = layout
@@ -72,14 +73,20 @@ export class RandomPrefix {
   private readonly count = new Int32Array(WAYS)
   private readonly mass = new Float64Array(WAYS)
   private readonly next: { parts: Int32Array; readonly partMass: Float64Array }
+  /** the search's shared arrays (search-memory.ts): with a kernel there, it lists the crossing part's members */
+  private readonly memory: SearchMemory | null
 
+  /** `memory`: the arrays shared with the search's LogPosterior (parts and members live there); own arrays without it. */
   constructor(
     readonly size: number,
-    private readonly rng: Rng
+    private readonly rng: Rng,
+    memory?: SearchMemory
   ) {
-    this.cur = new Int32Array(size)
-    this.current = new Int32Array(partWords(size))
-    this.spare = new Int32Array(partWords(size))
+    if (memory !== undefined && memory.size !== size) throw new RangeError(`the search memory holds ${memory.size} individuals, not ${size}`)
+    this.memory = memory ?? null
+    this.cur = memory?.members ?? new Int32Array(size)
+    this.current = memory?.parts[0] ?? new Int32Array(partWords(size))
+    this.spare = memory?.parts[1] ?? new Int32Array(partWords(size))
     this.keyWords = new Int32Array(Math.ceil(size / WAYS_PER_WORD))
     this.next = { parts: this.spare, partMass: this.partMass }
   }
@@ -121,6 +128,37 @@ export class RandomPrefix {
       if (g >= lo && g <= hi) return true
     }
     return false
+  }
+
+  /**
+   * The members of part c of the current parts into `cur`, in increasing order; returns how many. The search kernel
+   * lists them when the parts lie in its memory (wasm/search-update.wat `members`), this loop otherwise: the same list.
+   */
+  private members(c: number): number {
+    const n = this.size
+    const parts = this.current
+    const cur = this.cur
+    const words = partWords(n)
+    const memory = this.memory
+    if (memory !== null && memory.kernel !== null && memory.holds(parts) && memory.holds(cur)) {
+      return memory.kernel.members(parts.byteOffset, words, c, n, cur.byteOffset)
+    }
+    // Fields equal to c (zero fields of word ^ cccccccc), as one bit per individual for 24 individuals (three words) at
+    // a time, so the loop over the matches (about 1.5 per 24) is entered once per 24 (24 bits keep the mask a positive
+    // small integer).
+    const pattern = Math.imul(c, FIELD_LOW_BITS)
+    let cnt = 0
+    for (let k = 0, base = 0; k < words; k += 3, base += 24) {
+      let m = matchBits(parts[k] ^ pattern)
+      if (k + 1 < words) m |= matchBits(parts[k + 1] ^ pattern) << 8
+      if (k + 2 < words) m |= matchBits(parts[k + 2] ^ pattern) << 16
+      while (m !== 0) {
+        const i = base + 31 - Math.clz32(m & -m)
+        if (i < n) cur[cnt++] = i
+        m &= m - 1
+      }
+    }
+    return cnt
   }
 
   /** Is individual i in Q, for the threshold T that `split` or `splitLabelled` returned? */
@@ -201,23 +239,8 @@ export class RandomPrefix {
     const T = c === 0 ? 1 : c
     /** Rewrite joiners (c >= 1) or those staying out (c = 0); the others already have the right part. */
     const markJoiners = c > 0
-    // The crossing part's members: fields equal to c (zero fields of word ^ cccccccc), as one bit per individual for 24
-    // individuals (three words) at a time, so the loop over the matches (about 1.5 per 24) is entered once per 24 (24
-    // bits keep the mask a positive small integer).
     const cur = this.cur
-    const pattern = Math.imul(c, FIELD_LOW_BITS)
-    const words = partWords(n)
-    let cnt = 0
-    for (let k = 0, base = 0; k < words; k += 3, base += 24) {
-      let m = matchBits(parts[k] ^ pattern)
-      if (k + 1 < words) m |= matchBits(parts[k + 1] ^ pattern) << 8
-      if (k + 2 < words) m |= matchBits(parts[k + 2] ^ pattern) << 16
-      while (m !== 0) {
-        const i = base + 31 - Math.clz32(m & -m)
-        if (i < n) cur[cnt++] = i
-        m &= m - 1
-      }
-    }
+    let cnt = this.members(c)
     if (cnt === 0) {
       // Only by float rounding (the mass was enough to reach half): no crossing individual, so everyone is in Q.
       // Take out the last one of the order (the last individual of the highest non-empty part).

@@ -47,10 +47,14 @@ function searchUpdateModule(): WebAssembly.Module | null {
   return compile('search-update', SearchUpdateWasm)
 }
 
-/** search-update.wat: the search round's posterior update over whole words of parts (see the .wat for the layout). */
+/**
+ * search-update.wat: the search round's posterior update over whole words of parts, and the members of one part (see the
+ * .wat for the layout).
+ */
 export interface SearchUpdateKernel {
   readonly memory: WebAssembly.Memory
   update(w: number, l: number, parts: number, next: number, words: number): number
+  members(parts: number, words: number, part: number, n: number, out: number): number
 }
 
 /** An instance of `mod` on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
@@ -64,7 +68,9 @@ function instantiate(mod: WebAssembly.Module | null, bytes: number): { memory: W
 /** A search-update kernel on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
 export function searchUpdateKernel(bytes: number): SearchUpdateKernel | null {
   const k = instantiate(searchUpdateModule(), bytes)
-  return k === null ? null : { memory: k.memory, update: k.exports.update as SearchUpdateKernel['update'] }
+  return k === null
+    ? null
+    : { memory: k.memory, update: k.exports.update as SearchUpdateKernel['update'], members: k.exports.members as SearchUpdateKernel['members'] }
 }
 
 /** single-step.wat: NLM / TSLM decisions from sample words and 64-bit cuts (see the .wat for the layout). */

@@ -13,6 +13,11 @@
 ;; `update` processes `words` whole words (8 individuals each) and returns the largest updated weight. Each weight is
 ;; multiplied once, each log-weight incremented once, and each pair mass accumulates in index order: the same IEEE
 ;; operations, in the same order, as the JavaScript fallback (log-posterior.ts), so both give the same bits.
+;;
+;; `members` lists the individuals of one part (random-prefix.ts `splitLabelled`: the crossing part's members): the
+;; indices i < n whose 4-bit field in the `words` words at `parts` equals c, in increasing order, as i32 at `out`;
+;; returns how many. It reads whole 16-byte blocks (32 individuals), so the words must lie in a 16-byte aligned region
+;; whose size is a multiple of 16 (fields past the words belong to indices >= n and are never listed).
 (module
   (import "env" "memory" (memory 1))
   (func (export "update")
@@ -46,4 +51,42 @@
         (local.set $next (i32.add (local.get $next) (i32.const 4)))
         (br $word_loop)))
     (f64.max (f64x2.extract_lane 0 (local.get $max)) (f64x2.extract_lane 1 (local.get $max))))
+  (func (export "members")
+    (param $parts i32) (param $words i32) (param $c i32) (param $n i32) (param $out i32) (result i32)
+    (local $end i32) (local $base i32) (local $o i32) (local $m i32) (local $i i32)
+    (local $x v128) (local $lo v128) (local $hi v128) (local $pattern v128)
+    ;; c in both nibbles of every byte: x ^ pattern has a zero field exactly where the part is c
+    (local.set $pattern (i8x16.splat (i32.mul (local.get $c) (i32.const 17))))
+    (local.set $end (i32.add (local.get $parts) (i32.shl (local.get $words) (i32.const 2))))
+    (local.set $o (local.get $out))
+    (block $done
+      (loop $block_loop
+        (br_if $done (i32.ge_u (local.get $parts) (local.get $end)))
+        (local.set $x (v128.xor (v128.load (local.get $parts)) (local.get $pattern)))
+        ;; byte j holds individuals base + 2j (low nibble) and base + 2j + 1 (high nibble)
+        (local.set $lo (i8x16.eq (v128.and (local.get $x) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+          (v128.const i64x2 0 0)))
+        (local.set $hi (i8x16.eq (v128.and (local.get $x) (v128.const i8x16 240 240 240 240 240 240 240 240 240 240 240 240 240 240 240 240))
+          (v128.const i64x2 0 0)))
+        ;; bit k of m: individual base + k is in part c (the two nibbles' flags interleaved into index order)
+        (local.set $m
+          (i32.or
+            (i8x16.bitmask (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
+            (i32.shl
+              (i8x16.bitmask (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
+              (i32.const 16))))
+        (block $bits_done
+          (loop $bit_loop
+            (br_if $bits_done (i32.eqz (local.get $m)))
+            (local.set $i (i32.add (local.get $base) (i32.ctz (local.get $m))))
+            ;; indices only grow: none after one >= n is listed either
+            (br_if $bits_done (i32.ge_u (local.get $i) (local.get $n)))
+            (i32.store (local.get $o) (local.get $i))
+            (local.set $o (i32.add (local.get $o) (i32.const 4)))
+            (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
+            (br $bit_loop)))
+        (local.set $parts (i32.add (local.get $parts) (i32.const 16)))
+        (local.set $base (i32.add (local.get $base) (i32.const 32)))
+        (br $block_loop)))
+    (i32.shr_u (i32.sub (local.get $o) (local.get $out)) (i32.const 2)))
 )

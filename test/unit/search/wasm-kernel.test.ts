@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type SearchParams, privateBinarySearch } from '../../../src-worker/engine/search'
+import { RandomPrefix } from '../../../src-worker/engine/search/random-prefix'
+import { SearchMemory } from '../../../src-worker/engine/search/search-memory'
 import { useWasmKernels, wasmKernelsEnabled } from '../../../src-worker/engine/wasm/kernels'
 import { synthetic } from './synthetic'
 
@@ -46,5 +48,26 @@ describe('search update kernel', () => {
       }
     }
     expect(compared).toBeGreaterThan(1000)
+  })
+
+  it("lists the crossing part's members as the twin does: the same splits, part by part", () => {
+    let splits = 0
+    for (const n of [256, 257, 1001, 4099, 4127]) {
+      const memory = new SearchMemory(n)
+      expect(memory.kernel).not.toBeNull()
+      const withKernel = new RandomPrefix(n, seededRng(`members/${n}`), memory)
+      const twin = new RandomPrefix(n, seededRng(`members/${n}`))
+      const w = new Float64Array(n)
+      const rng = seededRng(`members/${n}/weights`)
+      for (let round = 0; round < 60; round++) {
+        // Uneven weights (some zero) so that the crossing part moves between rounds.
+        let total = 0
+        for (let i = 0; i < n; i++) total += w[i] = rng.next() < 0.05 ? 0 : rng.next() ** (1 + (round % 7))
+        expect(withKernel.split(w, total)).toBe(twin.split(w, total))
+        expect(Array.from(withKernel.parts)).toEqual(Array.from(twin.parts))
+        splits++
+      }
+    }
+    expect(splits).toBe(300)
   })
 })
