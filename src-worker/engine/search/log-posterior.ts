@@ -178,8 +178,9 @@ export class LogPosterior {
    * updated weight. Individuals are taken in pairs (2m, 2m + 1): the pair's byte of current parts selects both factors
    * and shifts from two 256-entry tables, and the pair's byte of next parts selects a pair of sums (lane 0: the even
    * individual, lane 1: the odd one), reduced to the sixteen parts at the end. The WebAssembly kernel
-   * (wasm/search-update.wat, two individuals per vector) runs the whole words; this method's loop the rest (or
-   * everything, without the kernel), with the same operations in the same order: the same bits either way.
+   * (wasm/search-update.wat, two individuals per vector) writes the tables, runs the whole words and reduces the sums;
+   * this method's loops the rest (or everything, without the kernel), with the same operations in the same order: the
+   * same bits either way.
    */
   private updateWithNext(parts: Int32Array, threshold: number, next: NextParts): number {
     const n = this.size
@@ -187,30 +188,33 @@ export class LogPosterior {
     const l = this.logF
     const r = this.round
     const t = this.tables
-    // Factor table at 0, shift table at 512 (two doubles per byte), pair sums at 1024.
-    for (let hi = 0; hi < NPARTS; hi++) {
-      const sideHi = (hi - threshold) >>> 31
-      for (let lo = 0; lo < NPARTS; lo++) {
-        const sideLo = (lo - threshold) >>> 31
-        const b = 2 * (hi * NPARTS + lo)
-        t[b] = r[sideLo]
-        t[b + 1] = r[sideHi]
-        t[512 + b] = r[2 + sideLo]
-        t[513 + b] = r[2 + sideHi]
-      }
-    }
-    t.fill(0, 1024, 1536)
-    let wMax = -Infinity
-    let start = 0
     const memory = this.memory
     const kernel = memory.kernel
-    if (kernel !== null) {
-      const full = (n / PER_WORD) | 0
-      wMax = kernel.update(w.byteOffset, l.byteOffset, this.kernelWords(parts, 0), this.kernelWords(next.parts, 1), full)
-      start = full * PER_WORD
-    }
     const fresh = next.parts
     const fieldMask = NPARTS - 1
+    const mass = next.partMass
+    let wMax = -Infinity
+    let start = 0
+    // Factor table at 0, shift table at 512 (two doubles per byte), pair sums at 1024, part masses at 1536.
+    if (kernel !== null) {
+      kernel.tables(threshold, r[0], r[1], r[2], r[3])
+      const full = (n / PER_WORD) | 0
+      wMax = kernel.update(w.byteOffset, l.byteOffset, this.kernelWords(parts, 0), this.kernelWords(fresh, 1), full)
+      start = full * PER_WORD
+    } else {
+      for (let hi = 0; hi < NPARTS; hi++) {
+        const sideHi = (hi - threshold) >>> 31
+        for (let lo = 0; lo < NPARTS; lo++) {
+          const sideLo = (lo - threshold) >>> 31
+          const b = 2 * (hi * NPARTS + lo)
+          t[b] = r[sideLo]
+          t[b + 1] = r[sideHi]
+          t[512 + b] = r[2 + sideLo]
+          t[513 + b] = r[2 + sideHi]
+        }
+      }
+      t.fill(0, 1024, 1536)
+    }
     for (let i = start; i < n; i++) {
       const k = i >>> 3
       const side = (((parts[k] >>> (PART_SHIFT * (i & 7))) & fieldMask) - threshold) >>> 31
@@ -221,11 +225,15 @@ export class LogPosterior {
       if (v > wMax) wMax = v
       t[1024 + 2 * pair + (i & 1)] += v
     }
-    const mass = next.partMass
-    mass.fill(0)
-    for (let b = 0; b < 256; b++) {
-      mass[b & fieldMask] += t[1024 + 2 * b]
-      mass[b >>> PART_SHIFT] += t[1025 + 2 * b]
+    if (kernel !== null) {
+      kernel.reduce()
+      for (let g = 0; g < NPARTS; g++) mass[g] = t[1536 + g]
+    } else {
+      mass.fill(0)
+      for (let b = 0; b < 256; b++) {
+        mass[b & fieldMask] += t[1024 + 2 * b]
+        mass[b >>> PART_SHIFT] += t[1025 + 2 * b]
+      }
     }
     return wMax
   }

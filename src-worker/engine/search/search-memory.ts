@@ -11,8 +11,8 @@
 import { partWords } from './packed-parts'
 import { type SearchUpdateKernel, searchUpdateKernel } from '../wasm/kernels'
 
-/** Bytes of the update's factor and shift tables and pair sums (256 pairs of doubles each). */
-export const TABLE_BYTES = 3 * 4096
+/** Bytes of the update's factor and shift tables and pair sums (256 pairs of doubles each), then the 16 part masses. */
+export const TABLE_BYTES = 3 * 4096 + 16 * 8
 /** Below this many individuals the loops stay in JavaScript (the tables cost a round about as much as the pass). */
 export const KERNEL_MIN_SIZE = 256
 
@@ -24,7 +24,7 @@ export class SearchMemory {
   readonly size: number
   /** the kernel over this memory, or null (JavaScript loops) */
   readonly kernel: SearchUpdateKernel | null
-  /** the update's factor table, shift table and pair sums (TABLE_BYTES) */
+  /** the update's factor table, shift table, pair sums and part masses (TABLE_BYTES) */
   readonly tables: Float64Array
   readonly weight: Float64Array
   readonly logF: Float64Array

@@ -54,6 +54,8 @@ function searchUpdateModule(): WebAssembly.Module | null {
 export interface SearchUpdateKernel {
   readonly memory: WebAssembly.Memory
   update(w: number, l: number, parts: number, next: number, words: number): number
+  tables(threshold: number, factorOut: number, factorQ: number, shiftOut: number, shiftQ: number): void
+  reduce(): void
   members(parts: number, words: number, part: number, n: number, out: number): number
 }
 
@@ -70,7 +72,13 @@ export function searchUpdateKernel(bytes: number): SearchUpdateKernel | null {
   const k = instantiate(searchUpdateModule(), bytes)
   return k === null
     ? null
-    : { memory: k.memory, update: k.exports.update as SearchUpdateKernel['update'], members: k.exports.members as SearchUpdateKernel['members'] }
+    : {
+        memory: k.memory,
+        update: k.exports.update as SearchUpdateKernel['update'],
+        tables: k.exports.tables as SearchUpdateKernel['tables'],
+        reduce: k.exports.reduce as SearchUpdateKernel['reduce'],
+        members: k.exports.members as SearchUpdateKernel['members']
+      }
 }
 
 /** single-step.wat: NLM / TSLM decisions from sample words and 64-bit cuts (see the .wat for the layout). */

@@ -6,13 +6,18 @@
 ;;         (high nibble), the factors their weights are multiplied by (Q's or the complement's)
 ;;   4096  shift table: the same layout, the increments added to their log-weights
 ;;   8192  pair masses: 256 pairs of f64, indexed by the byte of the two individuals' NEXT parts; lane 0 sums the weights
-;;         of the even individual, lane 1 of the odd one (the caller zeroes them, then reduces them to the 16 parts)
+;;         of the even individual, lane 1 of the odd one (`tables` zeroes them, `reduce` sums them by part)
+;;   12288 part masses: 16 f64, written by `reduce`
 ;;   w, l  the weights and log-weights (f64, 16-byte aligned), parts and next: the packed parts (eight 4-bit fields a
 ;;         word, packed-parts.ts)
 ;;
 ;; `update` processes `words` whole words (8 individuals each) and returns the largest updated weight. Each weight is
 ;; multiplied once, each log-weight incremented once, and each pair mass accumulates in index order: the same IEEE
 ;; operations, in the same order, as the JavaScript fallback (log-posterior.ts), so both give the same bits.
+;;
+;; `tables` writes the factor and shift tables of a round (Q = parts below t: their factor fq and shift sq, the others'
+;; fo and so) and zeroes the pair masses; `reduce` sums the pair masses into the 16 part masses, adding in the order of
+;; log-posterior.ts's loop (byte by byte, the even individual's part before the odd one's), so the same bits.
 ;;
 ;; `members` lists the individuals of one part (random-prefix.ts `splitLabelled`: the crossing part's members): the
 ;; indices i < n whose 4-bit field in the `words` words at `parts` equals c, in increasing order, as i32 at `out`;
@@ -75,6 +80,35 @@
         (local.set $next (i32.add (local.get $next) (i32.const 4)))
         (br $word_loop)))
     (f64.max (f64x2.extract_lane 0 (local.get $max)) (f64x2.extract_lane 1 (local.get $max))))
+  (func (export "tables") (param $t i32) (param $fo f64) (param $fq f64) (param $so f64) (param $sq f64)
+    (local $b i32) (local $at i32) (local $lo i32) (local $hi i32)
+    (loop $byte_loop
+      (local.set $at (i32.shl (local.get $b) (i32.const 4)))
+      (local.set $lo (i32.lt_s (i32.and (local.get $b) (i32.const 15)) (local.get $t)))
+      (local.set $hi (i32.lt_s (i32.shr_u (local.get $b) (i32.const 4)) (local.get $t)))
+      (f64.store (local.get $at) (select (local.get $fq) (local.get $fo) (local.get $lo)))
+      (f64.store offset=8 (local.get $at) (select (local.get $fq) (local.get $fo) (local.get $hi)))
+      (f64.store offset=4096 (local.get $at) (select (local.get $sq) (local.get $so) (local.get $lo)))
+      (f64.store offset=4104 (local.get $at) (select (local.get $sq) (local.get $so) (local.get $hi)))
+      (v128.store offset=8192 (local.get $at) (v128.const i64x2 0 0))
+      (local.set $b (i32.add (local.get $b) (i32.const 1)))
+      (br_if $byte_loop (i32.lt_u (local.get $b) (i32.const 256)))))
+  (func (export "reduce")
+    (local $b i32) (local $at i32) (local $g i32)
+    (local.set $g (i32.const 12288))
+    (loop $zero_loop
+      (f64.store (local.get $g) (f64.const 0))
+      (local.set $g (i32.add (local.get $g) (i32.const 8)))
+      (br_if $zero_loop (i32.lt_u (local.get $g) (i32.const 12416))))
+    (loop $byte_loop
+      (local.set $at (i32.shl (local.get $b) (i32.const 4)))
+      ;; lane 0 (the even individual, part b & 15), then lane 1 (the odd one, part b >> 4)
+      (local.set $g (i32.add (i32.const 12288) (i32.shl (i32.and (local.get $b) (i32.const 15)) (i32.const 3))))
+      (f64.store (local.get $g) (f64.add (f64.load (local.get $g)) (f64.load offset=8192 (local.get $at))))
+      (local.set $g (i32.add (i32.const 12288) (i32.shl (i32.shr_u (local.get $b) (i32.const 4)) (i32.const 3))))
+      (f64.store (local.get $g) (f64.add (f64.load (local.get $g)) (f64.load offset=8200 (local.get $at))))
+      (local.set $b (i32.add (local.get $b) (i32.const 1)))
+      (br_if $byte_loop (i32.lt_u (local.get $b) (i32.const 256)))))
   (func (export "members")
     (param $parts i32) (param $words i32) (param $c i32) (param $n i32) (param $out i32) (result i32)
     (local $end i32) (local $base i32) (local $o i32) (local $m i32) (local $i i32)
