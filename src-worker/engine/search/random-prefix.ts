@@ -29,7 +29,7 @@
 import type { Rng } from '../random'
 import * as layout from './packed-parts'
 import { partWords } from './packed-parts'
-import type { SearchMemory } from './search-memory'
+import { type SearchMemory, WAYS, WAYS_PER_WORD } from './search-memory'
 
 // Module constants for the hot loops: an imported binding is read afresh (a property load) at every use.
 const { FIELD_LOW_BITS, LAST_PART: LAST, PART_BITS, PARTS, PARTS_PER_WORD, inQuery, matchBits, partOf, setPart } = layout
@@ -41,9 +41,6 @@ const TWO_26 = 67108864
 const INV_TWO_26 = 1 / TWO_26
 /** random words per refill of the small buffer for uniform integers */
 const TIE_WORDS = 64
-/** parts per deeper level (three key bits per candidate and level), ten to a random word */
-const WAYS = 8
-const WAYS_PER_WORD = 10
 
 /**
  * The next round's first level, filled in by the posterior update of this round (`LogPosterior.updateSplit`): `parts`
@@ -68,10 +65,10 @@ export class RandomPrefix {
   /** the candidates of the current level */
   private readonly cur: Int32Array
   /** the eight parts of a deeper level: part g holds sub[g * stride .. g * stride + count[g]) (grown on demand) */
-  private sub = new Int32Array(0)
-  private stride = 0
-  private readonly count = new Int32Array(WAYS)
-  private readonly mass = new Float64Array(WAYS)
+  private sub: Int32Array
+  private stride: number
+  private readonly count: Int32Array
+  private readonly mass: Float64Array
   private readonly next: { parts: Int32Array; readonly partMass: Float64Array }
   /** the search's shared arrays (search-memory.ts): with a kernel there, it lists the crossing part's members */
   private readonly memory: SearchMemory | null
@@ -87,7 +84,12 @@ export class RandomPrefix {
     this.cur = memory?.members ?? new Int32Array(size)
     this.current = memory?.parts[0] ?? new Int32Array(partWords(size))
     this.spare = memory?.parts[1] ?? new Int32Array(partWords(size))
-    this.keyWords = new Int32Array(Math.ceil(size / WAYS_PER_WORD))
+    this.keyWords = memory?.keyWords ?? new Int32Array(Math.ceil(size / WAYS_PER_WORD))
+    this.count = memory?.dealCount ?? new Int32Array(WAYS)
+    this.mass = memory?.dealMass ?? new Float64Array(WAYS)
+    // With the kernel the eight parts have room for everyone (in its memory); the twin's grow on demand.
+    this.sub = memory?.sub ?? new Int32Array(0)
+    this.stride = this.sub.length / WAYS
     this.next = { parts: this.spare, partMass: this.partMass }
   }
 
@@ -159,6 +161,34 @@ export class RandomPrefix {
       }
     }
     return cnt
+  }
+
+  /**
+   * One deeper level (the twin of the kernel's `deal`): the `cnt` candidates of `cur` to eight parts by three key bits
+   * each (ten to a word of `keyWords`), in candidate order, with the parts' counts and masses under `w`.
+   */
+  private deal(cnt: number, w: Float64Array): void {
+    const cur = this.cur
+    const words = this.keyWords
+    const sub = this.sub
+    const stride = this.stride
+    const count = this.count
+    const mass = this.mass
+    count.fill(0)
+    mass.fill(0)
+    for (let r = 0, pos = 0; r < cnt;) {
+      let word = words[pos++] | 0
+      const end = Math.min(cnt, r + WAYS_PER_WORD)
+      for (; r < end; r++) {
+        const g = word & 7
+        word >>= 3
+        const i = cur[r]
+        const k = count[g]
+        sub[g * stride + k] = i
+        count[g] = k + 1
+        mass[g] += w[i]
+      }
+    }
   }
 
   /** Is individual i in Q, for the threshold T that `split` or `splitLabelled` returned? */
@@ -258,6 +288,9 @@ export class RandomPrefix {
     const stride = this.stride
     const count = this.count
     const mass = this.mass
+    const memory = this.memory
+    // The kernel deals and assigns when everything it touches lies in its memory (the weights are the caller's).
+    const kernel = memory !== null && memory.holds(w) && memory.holds(sub) && memory.holds(cur) && memory.holds(parts) ? memory.kernel : null
     let crossing: number
     let includeCrossing: boolean
     for (;;) {
@@ -269,23 +302,10 @@ export class RandomPrefix {
         break
       }
       // Split the candidates by three fresh key bits each into eight parts, in key order (part 0 first).
-      count.fill(0)
-      mass.fill(0)
       const words = this.keyWords
       this.rng.fillSampleWords(words, Math.ceil(cnt / WAYS_PER_WORD))
-      for (let r = 0, pos = 0; r < cnt;) {
-        let word = words[pos++] | 0
-        const end = Math.min(cnt, r + WAYS_PER_WORD)
-        for (; r < end; r++) {
-          const g = word & 7
-          word >>= 3
-          const i = cur[r]
-          const k = count[g]
-          sub[g * stride + k] = i
-          count[g] = k + 1
-          mass[g] += w[i]
-        }
-      }
+      if (kernel !== null) kernel.deal(cur.byteOffset, cnt, words.byteOffset, w.byteOffset, sub.byteOffset, stride, count.byteOffset, mass.byteOffset)
+      else this.deal(cnt, w)
       // The part holding the crossing individual: the first whose cumulative mass reaches half (non-empty then, as
       // before < half); the parts before it join Q, the parts after it stay out.
       let g = 0
@@ -298,7 +318,8 @@ export class RandomPrefix {
         if (h < g === markJoiners) {
           const b = h * stride
           const value = markJoiners ? 0 : LAST
-          for (let r = 0; r < count[h]; r++) setPart(parts, sub[b + r], value)
+          if (kernel !== null) kernel.assign(sub.byteOffset + 4 * b, count[h], parts.byteOffset, value)
+          else for (let r = 0; r < count[h]; r++) setPart(parts, sub[b + r], value)
         }
       }
       before = acc
@@ -316,7 +337,7 @@ export class RandomPrefix {
         return T
       }
       const b = g * stride
-      for (let r = 0; r < cnt; r++) cur[r] = sub[b + r]
+      cur.set(sub.subarray(b, b + cnt))
     }
     if (includeCrossing === markJoiners) setPart(parts, crossing, markJoiners ? 0 : LAST)
     // Q would be empty: the crossing individual is the first of the order. Q would be everyone: it is the last.

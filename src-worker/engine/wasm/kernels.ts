@@ -57,6 +57,8 @@ export interface SearchUpdateKernel {
   tables(threshold: number, factorOut: number, factorQ: number, shiftOut: number, shiftQ: number): void
   reduce(): void
   members(parts: number, words: number, part: number, n: number, out: number): number
+  deal(cur: number, cnt: number, keys: number, w: number, sub: number, stride: number, count: number, mass: number): void
+  assign(sub: number, cnt: number, parts: number, value: number): void
 }
 
 /** An instance of `mod` on a memory of its own of at least `bytes` bytes, or null when the kernels do not run. */
@@ -77,7 +79,9 @@ export function searchUpdateKernel(bytes: number): SearchUpdateKernel | null {
         update: k.exports.update as SearchUpdateKernel['update'],
         tables: k.exports.tables as SearchUpdateKernel['tables'],
         reduce: k.exports.reduce as SearchUpdateKernel['reduce'],
-        members: k.exports.members as SearchUpdateKernel['members']
+        members: k.exports.members as SearchUpdateKernel['members'],
+        deal: k.exports.deal as SearchUpdateKernel['deal'],
+        assign: k.exports.assign as SearchUpdateKernel['assign']
       }
 }
 

@@ -19,6 +19,12 @@
 ;; fo and so) and zeroes the pair masses; `reduce` sums the pair masses into the 16 part masses, adding in the order of
 ;; log-posterior.ts's loop (byte by byte, the even individual's part before the odd one's), so the same bits.
 ;;
+;; `deal` is one deeper level of the split (random-prefix.ts `splitLabelled`): it sends the `cnt` candidates at `cur`
+;; (i32 indices) to eight parts by three key bits each (ten to a word at `keys`, low bits first), appending candidate i
+;; to part g at `sub` + 4 (g stride + count[g]) and adding w[i] (f64 at `w`) to mass[g], in candidate order: the 8 i32
+;; counts at `count` and the 8 f64 masses at `mass` are zeroed first. `assign` sets the part of the `cnt` individuals
+;; listed at `sub` to `value` in the words at `parts`. Both do the JavaScript twin's operations in its order.
+;;
 ;; `members` lists the individuals of one part (random-prefix.ts `splitLabelled`: the crossing part's members): the
 ;; indices i < n whose 4-bit field in the `words` words at `parts` equals c, in increasing order, as i32 at `out`;
 ;; returns how many. It reads whole 16-byte blocks (32 individuals), so the words must lie in a 16-byte aligned region
@@ -109,6 +115,57 @@
       (f64.store (local.get $g) (f64.add (f64.load (local.get $g)) (f64.load offset=8200 (local.get $at))))
       (local.set $b (i32.add (local.get $b) (i32.const 1)))
       (br_if $byte_loop (i32.lt_u (local.get $b) (i32.const 256)))))
+  (func (export "deal")
+    (param $cur i32) (param $cnt i32) (param $keys i32) (param $w i32) (param $sub i32) (param $stride i32)
+    (param $count i32) (param $mass i32)
+    (local $r i32) (local $end i32) (local $word i32) (local $g i32) (local $i i32) (local $k i32) (local $at i32)
+    (v128.store (local.get $count) (v128.const i64x2 0 0))
+    (v128.store offset=16 (local.get $count) (v128.const i64x2 0 0))
+    (v128.store (local.get $mass) (v128.const i64x2 0 0))
+    (v128.store offset=16 (local.get $mass) (v128.const i64x2 0 0))
+    (v128.store offset=32 (local.get $mass) (v128.const i64x2 0 0))
+    (v128.store offset=48 (local.get $mass) (v128.const i64x2 0 0))
+    (block $done
+      (loop $word_loop
+        (br_if $done (i32.ge_u (local.get $r) (local.get $cnt)))
+        (local.set $word (i32.load (local.get $keys)))
+        (local.set $keys (i32.add (local.get $keys) (i32.const 4)))
+        ;; ten candidates a word (three key bits each), fewer in the last one
+        (local.set $end (i32.add (local.get $r) (i32.const 10)))
+        (if (i32.gt_u (local.get $end) (local.get $cnt)) (then (local.set $end (local.get $cnt))))
+        (loop $field_loop
+          (local.set $g (i32.and (local.get $word) (i32.const 7)))
+          (local.set $word (i32.shr_s (local.get $word) (i32.const 3)))
+          (local.set $i (i32.load (local.get $cur)))
+          ;; sub[g * stride + count[g]] = i; count[g] += 1; mass[g] += w[i]
+          (local.set $at (i32.add (local.get $count) (i32.shl (local.get $g) (i32.const 2))))
+          (local.set $k (i32.load (local.get $at)))
+          (i32.store
+            (i32.add (local.get $sub) (i32.shl (i32.add (i32.mul (local.get $g) (local.get $stride)) (local.get $k)) (i32.const 2)))
+            (local.get $i))
+          (i32.store (local.get $at) (i32.add (local.get $k) (i32.const 1)))
+          (local.set $at (i32.add (local.get $mass) (i32.shl (local.get $g) (i32.const 3))))
+          (f64.store (local.get $at)
+            (f64.add (f64.load (local.get $at)) (f64.load (i32.add (local.get $w) (i32.shl (local.get $i) (i32.const 3))))))
+          (local.set $cur (i32.add (local.get $cur) (i32.const 4)))
+          (local.set $r (i32.add (local.get $r) (i32.const 1)))
+          (br_if $field_loop (i32.lt_u (local.get $r) (local.get $end))))
+        (br $word_loop))))
+  (func (export "assign") (param $sub i32) (param $cnt i32) (param $parts i32) (param $value i32)
+    (local $end i32) (local $i i32) (local $at i32) (local $s i32)
+    (local.set $end (i32.add (local.get $sub) (i32.shl (local.get $cnt) (i32.const 2))))
+    (block $done
+      (loop $member_loop
+        (br_if $done (i32.ge_u (local.get $sub) (local.get $end)))
+        (local.set $i (i32.load (local.get $sub)))
+        (local.set $at (i32.add (local.get $parts) (i32.shl (i32.shr_u (local.get $i) (i32.const 3)) (i32.const 2))))
+        (local.set $s (i32.shl (i32.and (local.get $i) (i32.const 7)) (i32.const 2)))
+        (i32.store (local.get $at)
+          (i32.or
+            (i32.and (i32.load (local.get $at)) (i32.xor (i32.shl (i32.const 15) (local.get $s)) (i32.const -1)))
+            (i32.shl (local.get $value) (local.get $s))))
+        (local.set $sub (i32.add (local.get $sub) (i32.const 4)))
+        (br $member_loop))))
   (func (export "members")
     (param $parts i32) (param $words i32) (param $c i32) (param $n i32) (param $out i32) (result i32)
     (local $end i32) (local $base i32) (local $o i32) (local $m i32) (local $i i32)
