@@ -14,7 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { CellResult, SweepJobResult } from '../../src-main/contract/experiments'
 import { createServices } from '../../src-main/services'
 import { findPreset } from '../../src-main/services/experiments/presets'
-import { report, round } from './timing'
+import { type TimeLeftSample, report, round, timeLeftSwing } from './timing'
 
 const trials = Number(process.env.SWEEP_BENCH_TRIALS ?? 100)
 const presetName = process.env.SWEEP_BENCH_PRESET ?? 'mide'
@@ -39,6 +39,11 @@ interface RunFigures {
   eventLoopMaxBusyMs: number | null
   /** The wall time of the longest gap between two 5 ms ticks, and the thread's CPU time within it. */
   longestGap: { wallMs: number; cpuMs: number | null }
+  /**
+   * The time left the job published (job/progress events): the smallest and largest predicted duration (elapsed + time
+   * left) after the first tenth of the run and their ratio; naiveTrials: the same from trials done per second.
+   */
+  timeLeft: { events: number; shared: ReturnType<typeof timeLeftSwing>; naiveTrials: ReturnType<typeof timeLeftSwing> }
   /** Sum over distinct cells of the workers' batch times, per sweep (seconds). */
   workerSecondsBySweep: Record<string, number>
   loadAverageBefore: number
@@ -99,10 +104,13 @@ async function runOnce(workers: number): Promise<{ figures: RunFigures; cells: C
     const t0 = performance.now()
     const { jobId, experimentId } = await services.call('experiments/start', { spec })
     let lastLine = 0
+    const samples: TimeLeftSample[] = []
     const off = services.events.on((name, p) => {
-      if (name !== 'job/progress' || Date.now() - lastLine < 10_000) return
-      lastLine = Date.now()
+      if (name !== 'job/progress') return
       const q = p as { done: number; total: number; rate?: number; etaSeconds: number | null }
+      samples.push({ t: (performance.now() - t0) / 1000, done: q.done, total: q.total, eta: q.etaSeconds })
+      if (Date.now() - lastLine < 10_000) return
+      lastLine = Date.now()
       process.stderr.write(`  ${workers}w: ${q.done}/${q.total} trials, ${q.rate?.toFixed(0) ?? '?'}/s, ETA ${q.etaSeconds?.toFixed(0) ?? '?'} s\n`)
     })
     const info = await services.context.jobs.settled(jobId)
@@ -130,6 +138,11 @@ async function runOnce(workers: number): Promise<{ figures: RunFigures; cells: C
         failedCells: detail.cellsFailed,
         eventLoopMaxMs: round(h.max / 1e6, 1),
         eventLoopP99Ms: round(h.percentile(99) / 1e6, 1),
+        timeLeft: {
+          events: samples.length,
+          shared: timeLeftSwing(samples, seconds, (x) => x.eta),
+          naiveTrials: timeLeftSwing(samples, seconds, (x) => (x.done > 0 && x.t > 0 ? ((x.total - x.done) * x.t) / x.done : null))
+        },
         workerSecondsBySweep: bySweep,
         eventLoopMaxBusyMs: b.maxBusyMs,
         longestGap: b.longestGap,

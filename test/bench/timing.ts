@@ -28,3 +28,31 @@ export function round(x: number, digits = 3): number {
 export function report(result: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify(result) + '\n')
 }
+
+/** A job's published time left at one moment (job/progress events), seconds since the job started. */
+export interface TimeLeftSample {
+  t: number
+  done: number
+  total: number
+  eta: number | null
+}
+
+/**
+ * How far the job's predicted duration (elapsed + time left) swung after the first tenth of the run: the smallest and
+ * largest prediction and their ratio (1 = the estimate never moved; the UX rule is <= 2).
+ */
+export function timeLeftSwing(
+  samples: readonly TimeLeftSample[],
+  duration: number,
+  left: (s: TimeLeftSample) => number | null
+): { minS: number; maxS: number; ratio: number } | null {
+  let lo = Infinity
+  let hi = 0
+  for (const s of samples) {
+    const l = left(s)
+    if (s.t < 0.1 * duration || l === null) continue
+    lo = Math.min(lo, s.t + l)
+    hi = Math.max(hi, s.t + l)
+  }
+  return hi > 0 ? { minS: round(lo, 1), maxS: round(hi, 1), ratio: round(hi / lo, 2) } : null
+}

@@ -63,6 +63,7 @@ interface Group {
 
 export const DEFAULT_TRIALS_PER_BATCH = 25
 const FLUSH_EVERY_MS = 250
+const SLICE_MS = 10
 
 /**
  * Trials per message: the spec's choice, else the engine's (`EngineAdapter.trialsPerBatch`), else about a quarter of a
@@ -104,7 +105,14 @@ export async function runExperiment(
   const per = trialsPerBatch(spec, adapter.trialsPerBatch)
   const batches: Array<Batch<ExperimentTaskKind>> = []
   const owner: Array<{ group: Group; slot: number }> = []
+  // Cost estimates read the workload (the threshold engine's expected plan work): the loop yields every SLICE_MS so the
+  // services' event loop is not held by a large sweep's planning.
+  let slice = performance.now()
   for (const g of groups.values()) {
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((r) => setImmediate(r))
+      slice = performance.now()
+    }
     const w = byLabel.get(g.cell.workload)
     if (!w) throw new Error(`workload ${g.cell.workload} was not loaded`)
     let slot = 0

@@ -3,7 +3,15 @@
  * predicates with true counts and thresholds (a CSV `predicate,count,threshold`, or a saved threshold query).
  * Parameter names follow the paper: alpha, beta, eps_max, eps_1, m, m_f.
  */
-import { PAPER_DEFAULTS, THRESHOLD_MECHANISMS, WorkloadError, finalStepEpsilon, parseWorkload } from '../../../../src-worker/engine/mide'
+import {
+  PAPER_DEFAULTS,
+  THRESHOLD_MECHANISMS,
+  type ThresholdMechanism,
+  type ThresholdParams,
+  WorkloadError,
+  finalStepEpsilon,
+  parseWorkload
+} from '../../../../src-worker/engine/mide'
 import type { ThresholdTrialBatch } from '../../../../src-worker/tasks/mide-tasks'
 import type { WorkloadRef } from '../../../contract/experiments'
 import { evaluateThresholdQuery } from '../../datasets'
@@ -11,13 +19,27 @@ import { isPublicDataset } from '../../trust/public-flag'
 import { getQuery } from '../../datasets/query-store'
 import { UserError } from '../../platform/errors'
 import { contentHash, defaultLabel, readText } from '../workload-files'
-import { type EngineAdapter, type LoadedWorkload, type ParamDef, num, positive, wholeAtLeast } from './types'
+import { thresholdTrialCost } from './threshold-cost'
+import { type BatchCell, type EngineAdapter, type LoadedWorkload, type ParamDef, num, positive, wholeAtLeast } from './types'
 
 export interface ThresholdWorkload {
   counts: Float64Array
   thresholds: Float64Array
   /** Sensitivity the counts were divided by (alpha is divided by it too). */
   scale: number
+}
+
+/** The engine's parameters of a cell (alpha in the workload's units). */
+function cellParams(cell: BatchCell, w: LoadedWorkload<ThresholdWorkload>): ThresholdParams {
+  const p = cell.params
+  return {
+    alpha: num(p, 'alpha') / w.data.scale,
+    beta: num(p, 'beta'),
+    epsMax: num(p, 'eps_max'),
+    eps1: num(p, 'eps_1'),
+    steps: num(p, 'm'),
+    fineSteps: num(p, 'm_f')
+  }
 }
 
 const betaDef: ParamDef = {
@@ -116,21 +138,16 @@ export const thresholdAdapter: EngineAdapter<ThresholdWorkload> = {
       data: { counts, thresholds, scale: 1 }
     }
   },
+  trialCost: (cell, w) => thresholdTrialCost(cell.mechanism as ThresholdMechanism, cellParams(cell, w), w.data),
   batchPayload(cell, w, firstTrial, count, crash): ThresholdTrialBatch {
-    const p = cell.params
     return {
       cellSeed: cell.seed,
       firstTrial,
       count,
       counts: w.data.counts,
       thresholds: w.data.thresholds,
-      mechanism: cell.mechanism as ThresholdTrialBatch['mechanism'],
-      alpha: num(p, 'alpha') / w.data.scale,
-      beta: num(p, 'beta'),
-      epsMax: num(p, 'eps_max'),
-      eps1: num(p, 'eps_1'),
-      steps: num(p, 'm'),
-      fineSteps: num(p, 'm_f'),
+      mechanism: cell.mechanism as ThresholdMechanism,
+      ...cellParams(cell, w),
       crash
     }
   }
