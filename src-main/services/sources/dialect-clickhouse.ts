@@ -426,6 +426,7 @@ export function clickhouseDialect(table: LinkedChTable): Dialect {
     digestWord: (digest, j) => `(toInt64(reinterpretAsUInt32(reverse(unhex(substring(${digest}, ${8 * j + 1}, 8))))) % ${RANK_MODULUS})`,
     // No common table expressions to materialize: the maxGroups bound has its own form here (`truncation`).
     materialized: '',
+    rankPartition: 'number',
     truncation: clickhouseTruncation(table.columns)
   }
 }

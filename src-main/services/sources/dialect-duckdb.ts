@@ -136,6 +136,8 @@ export function duckdbDialect(file: LinkedFile): Dialect {
       return `md5('${checkedKey(key)}:' || ${text})`
     },
     digestWord: (digest, j) => `(CAST('0x' || substr(${digest}, ${8 * j + 1}, 8) AS BIGINT) % ${RANK_MODULUS})`,
-    materialized: 'MATERIALIZED'
+    materialized: 'MATERIALIZED',
+    // A grouped top-n over the person's value costs less than numbering the persons first.
+    rankPartition: 'person'
   }
 }

@@ -119,6 +119,7 @@ export function postgresDialect(rel: LinkedRelation): Dialect {
     // 'x' and 16 hex digits (eight zeros, then the word's) read as 64 bits: a non-negative bigint.
     digestWord: (digest, j) => `(CAST(CAST('x00000000' || substr(${digest}, ${8 * j + 1}, 8) AS bit(64)) AS bigint) % ${RANK_MODULUS})`,
     // PostgreSQL 12 and later (earlier versions materialize every common table expression and lack the keyword).
-    materialized: 'MATERIALIZED'
+    materialized: 'MATERIALIZED',
+    rankPartition: 'number'
   }
 }

@@ -42,5 +42,6 @@ export const sqliteDialect: Dialect = {
   personDigest: (key, person, personType) => `${SQLITE_DIGEST_FUNCTION}('${checkedKey(key)}', ${person}, ${personType === 'real' ? 1 : 0})`,
   // A function's number comes back as a REAL: cast, so that the rank's arithmetic is in 64-bit integers, not doubles.
   digestWord: (digest, j) => `CAST(${SQLITE_WORD_FUNCTION}(${digest}, ${j}) AS INTEGER)`,
-  materialized: 'MATERIALIZED'
+  materialized: 'MATERIALIZED',
+  rankPartition: 'number'
 }

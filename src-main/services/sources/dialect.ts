@@ -67,6 +67,12 @@ export interface Dialect {
   /** The keyword that makes a common table expression computed once ('MATERIALIZED'). */
   readonly materialized: string
   /**
+   * What the keyed rank's window (`ranked`) is partitioned by: the person's value itself ('person': DuckDB runs the
+   * window as a grouped top-n over it), or a whole number given to each distinct person ('number': SQLite and
+   * PostgreSQL sort by the partition key, and an integer sorts faster than text).
+   */
+  readonly rankPartition: 'person' | 'number'
+  /**
    * The `maxGroups` aggregates built another way, for an engine without window functions (ClickHouse); absent: the
    * portable form below. Same results as `truncatedCountSql` / `truncatedReferenceSql`, same arguments.
    */
@@ -276,23 +282,25 @@ function predicateTuples(
 /**
  * `row_number() OVER` a person's predicates in keyed-rank order (then by index): the first `maxGroups` are kept. The
  * rows of `from` (columns i, p and the rest of `cols`; p never empty: `whereOf` leaves out rows without a person) are
- * computed once (a materialized common table expression); each distinct person's digest once, with a whole number
- * `pid` of its own, joined back to the person's rows; the rank is keyed-hash.ts's cubic in i mod P, and the order key
- * h 2^31 + i (below 2^62) sorts by (rank, i) as one integer. One integer key partitioned by an integer lets DuckDB run
- * the window as a grouped top-n, and costs every engine less than sorting text.
+ * computed once (a materialized common table expression); each distinct person's digest once (and, for
+ * `rankPartition` 'number', a whole number `pid` of its own), joined back to the person's rows; the rank is
+ * keyed-hash.ts's cubic in i mod P, and the order key h 2^31 + i (below 2^62) sorts by (rank, i) as one integer. The
+ * window's partitions are the persons either way (pid is one-to-one with the person's value, and the join's equality
+ * is the partition's).
  */
 function ranked(d: Dialect, t: Truncation, from: string, cols: string[]): string {
   const P = RANK_MODULUS
   const words = Array.from({ length: RANK_WORDS }, (_, j) => `${d.digestWord('pd.hx', j)} AS c${j}`)
+  const numbered = d.rankPartition === 'number'
   const persons =
-    `SELECT pd.p AS p, row_number() OVER () AS pid, ${words.join(', ')} FROM (SELECT dp.p AS p, ` +
+    `SELECT pd.p AS p, ${numbered ? 'row_number() OVER () AS pid, ' : ''}${words.join(', ')} FROM (SELECT dp.p AS p, ` +
     `${d.personDigest(t.key, 'dp.p', t.person.type)} AS hx FROM (SELECT DISTINCT p FROM pt) AS dp) AS pd`
   let rank = `ph.c${RANK_WORDS - 1}`
   for (let j = RANK_WORDS - 2; j >= 0; j--) rank = `(${rank} * t0.i + ph.c${j}) % ${P}`
   return (
     `WITH pt AS ${d.materialized} (${from}), ph AS (${persons}) ` +
     `SELECT ${cols.join(', ')}, row_number() OVER (PARTITION BY pid ORDER BY hk) AS rk ` +
-    `FROM (SELECT ${cols.map((c) => `t0.${c} AS ${c}`).join(', ')}, ph.pid AS pid, ${rank} * ${RANK_INDEX_SPAN} + t0.i AS hk ` +
+    `FROM (SELECT ${cols.map((c) => `t0.${c} AS ${c}`).join(', ')}, ${numbered ? 'ph.pid' : 't0.p'} AS pid, ${rank} * ${RANK_INDEX_SPAN} + t0.i AS hk ` +
     `FROM pt AS t0 JOIN ph ON t0.p = ph.p) AS th`
   )
 }
