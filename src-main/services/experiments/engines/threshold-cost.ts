@@ -18,8 +18,8 @@ export interface ThresholdCostInput {
 }
 
 const DISTANCE_QUANTILES = 64
-const PPWLM = { perTest: 1.2, levelsPower: 1.1 }
-const DPPWLM = { perTest: 0.4, levelsPower: 2.4 }
+const PPWLM = { perTest: 1.33, levelsPower: 0.75 }
+const DPPWLM = { perTest: 1.61, levelsPower: 1.63 }
 
 interface Distances {
   /** |count - threshold| at evenly spaced quantiles */
