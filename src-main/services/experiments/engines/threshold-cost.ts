@@ -18,8 +18,11 @@ export interface ThresholdCostInput {
 }
 
 const DISTANCE_QUANTILES = 64
-const PPWLM = { perTest: 1.33, levelsPower: 0.75 }
-const DPPWLM = { perTest: 1.61, levelsPower: 1.63 }
+/** Cost = perTest x expected predicates tested x (expected levels + 1)^levelsPower (test/bench/threshold-cost.bench.ts refits them). */
+export const MULTI_STEP_COST = {
+  ppwlm: { perTest: 1.33, levelsPower: 0.75 },
+  dppwlm: { perTest: 1.61, levelsPower: 1.63 }
+} as const
 
 interface Distances {
   /** |count - threshold| at evenly spaced quantiles */
@@ -88,6 +91,6 @@ export function thresholdTrialCost(mechanism: ThresholdMechanism, params: Thresh
   if (thresholdCharge(mechanism, params).denied) return 1
   if (mechanism !== 'ppwlm' && mechanism !== 'dppwlm') return k
   const { tested, levels } = expectedPlanWork(params, w)
-  const c = mechanism === 'ppwlm' ? PPWLM : DPPWLM
+  const c = MULTI_STEP_COST[mechanism]
   return c.perTest * tested * Math.pow(levels + 1, c.levelsPower)
 }
