@@ -6,10 +6,11 @@
  * tries m_f evenly spaced points; a point in interval r consumes r levels and takes beta*r/m of the false-negative
  * budget (so the budget used never exceeds beta). For each candidate eps it predicts how many undecided predicates stay
  * undecided (Eq. 12, closed form of the sum of two Laplace variables: the true count is treated as Laplace around the
- * last noisy value), builds the predicted ex-post vector E' (predicted decided -> candidate eps, the rest -> eps_m) and
- * scores it by its min-entropy; the best score wins (ties -> the larger eps, as Alg. 4's "<="). The step then relaxes the
- * noise of the undecided predicates to the chosen eps. It stops when nothing is undecided or when every planned level
- * is consumed; the still undecided are reported positive at the last eps used. Every eps used is <= eps_m (the charge).
+ * last noisy value; rounded to a whole number, predicted-stay.ts), builds the predicted ex-post vector E' (predicted
+ * decided -> candidate eps, the rest -> eps_m) and scores it by its min-entropy; the best score wins (ties -> the larger
+ * eps, as Alg. 4's "<="). The step then relaxes the noise of the undecided predicates to the chosen eps. It stops when
+ * nothing is undecided or when every planned level is consumed; the still undecided are reported positive at the last
+ * eps used. Every eps used is <= eps_m (the charge).
  *
  * Deviations from the printed pseudo-code (which cannot run as printed): the loop stops when all planned levels are
  * consumed (Alg. 3's `while eps_j <= eps_m` would run a step with no candidates and overspend beta); the predicted
@@ -17,36 +18,15 @@
  */
 import { drawSampleWords, fillLaplace } from '../batch-samplers'
 import type { Rng } from '../random'
-import { laplaceSumInterval } from './laplace-sum'
 import { type EpsLevel, minEntropyLevels } from './min-entropy'
 import type { MechanismCore, StepRecord } from './outcome'
 import { type ThresholdParams, geometricPlan } from './params'
+import { StayPredictor } from './predicted-stay'
 import { relaxInPlace } from './relax'
 import { ThresholdWorkspace } from './workspace'
 
 /** Node budget of the min-entropy search when it only scores a candidate (the reported ex-post min-entropy is exact). */
 const SCORE_NODE_BUDGET = 20_000
-
-/**
- * Eq. 12: expected number of the given predicates whose next noisy count (eps `next`) lands in [c - alpha, c + alpha],
- * given their noisy counts G at eps `prev`.
- */
-export function predictUndecided(
-  indices: ArrayLike<number>,
-  noisy: ArrayLike<number>,
-  thresholds: ArrayLike<number>,
-  alpha: number,
-  prev: number,
-  next: number
-): number {
-  let s = 0
-  for (let q = 0; q < indices.length; q++) {
-    const i = indices[q]
-    const base = thresholds[i] - noisy[i]
-    s += laplaceSumInterval(base - alpha, base + alpha, prev, next)
-  }
-  return s
-}
 
 const SCORE_MEMO_LIMIT = 1 << 16
 
@@ -93,6 +73,7 @@ export function chooseNextStep(
   const nU = undecided.length
   const fixed: EpsLevel[] = [...decidedLevels].map(([epsilon, count]) => ({ epsilon, count }))
   let best: NextStepChoice | null = null
+  const predictor = new StayPredictor(undecided, noisy, thresholds, cur)
   for (let r = 1; r <= m - consumed; r++) {
     const lo = plan[consumed + r - 2]
     const hi = plan[consumed + r - 1]
@@ -101,7 +82,7 @@ export function chooseNextStep(
       const eps = s === fineSteps ? hi : lo + ((hi - lo) * s) / fineSteps
       if (!(eps > cur)) continue
       const alpha = Math.log(1 / (2 * betaC)) / eps
-      const stay = Math.min(nU, Math.max(0, Math.round(predictUndecided(undecided, noisy, thresholds, alpha, cur, eps))))
+      const stay = predictor.stay(alpha, eps)
       const levels = fixed.concat([
         { epsilon: eps, count: nU - stay },
         { epsilon: epsM, count: stay }
