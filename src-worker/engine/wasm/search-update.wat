@@ -1,5 +1,6 @@
-;; The search round's posterior update (search/log-posterior.ts `updateSplit` with the next round's parts), two
-;; individuals per 128-bit vector. Assembled by resources/scripts/build-wasm.mjs (wabt) into search-update.wasm.ts.
+;; The search round's kernels: the posterior update (search/log-posterior.ts `updateSplit` with the next round's parts),
+;; two individuals per 128-bit vector, and the split's deeper work (search/random-prefix.ts `splitLabelled`). Assembled
+;; by resources/scripts/build-wasm.mjs (wabt) into search-update.wasm.ts.
 ;;
 ;; Memory (imported; the caller lays it out, offsets in bytes):
 ;;   0     factor table: 256 pairs of f64: for a byte b holding the parts of individuals 2m (low nibble) and 2m + 1
@@ -8,8 +9,8 @@
 ;;   8192  pair masses: 256 pairs of f64, indexed by the byte of the two individuals' NEXT parts; lane 0 sums the weights
 ;;         of the even individual, lane 1 of the odd one (`tables` zeroes them, `reduce` sums them by part)
 ;;   12288 part masses: 16 f64, written by `reduce`
-;;   w, l  the weights and log-weights (f64, 16-byte aligned), parts and next: the packed parts (eight 4-bit fields a
-;;         word, packed-parts.ts)
+;;   then, as search/search-memory.ts lays them out (16-byte aligned): the weights and log-weights (f64), the packed
+;;         parts (eight 4-bit fields a word, packed-parts.ts), the split's lists, key words, parts, counts and masses
 ;;
 ;; `update` processes `words` whole words (8 individuals each) and returns the largest updated weight. Each weight is
 ;; multiplied once, each log-weight incremented once, and each pair mass accumulates in index order: the same IEEE
