@@ -1,7 +1,7 @@
 /**
  * Threshold sweep cost estimate (engines/threshold-cost.ts, time left only) against the CPU time of the `mide` preset's
  * distinct cells, run one after the other on this thread by the worker's task function (after one warm-up pass over the
- * first cells, so compilation is not counted). Refits the multi-step constants (least squares of ln(ms / tested) on
+ * first cells, so compilation is not counted; that cold pass less the timed one is the warm-up, per mechanism). Refits the multi-step constants (least squares of ln(ms / tested) on
  * ln(levels + 1) for the power, then the factor that matches the mechanism's total) and reports, for the shipped and the
  * refitted constants: the per-cell spread (sd of ln(estimate / measured) after scaling to equal totals) and the duration
  * a 2-worker run in cell order would have predicted (elapsed / estimated share done) at 10 %..90 % of its time, as a
@@ -10,7 +10,8 @@
 import type { Store } from '../../src-main/services/store/store'
 import { findPreset } from '../../src-main/services/experiments/presets'
 import { planExperiment } from '../../src-main/services/experiments/spec'
-import { MULTI_STEP_COST, expectedPlanWork, thresholdTrialCost } from '../../src-main/services/experiments/engines/threshold-cost'
+import { MULTI_STEP_COST, THRESHOLD_WARM_UP, expectedPlanWork, thresholdTrialCost } from '../../src-main/services/experiments/engines/threshold-cost'
+import type { ThresholdMechanism } from '../../src-worker/engine/mide'
 import type { ThresholdWorkload } from '../../src-main/services/experiments/engines/threshold'
 import type { LoadedWorkload } from '../../src-main/services/experiments/engines/types'
 import { thresholdTrialBatch } from '../../src-worker/tasks/mide-tasks'
@@ -86,7 +87,13 @@ function spread(measured: number[], estimate: number[]): number {
 
 async function main(): Promise<void> {
   const list = await cells()
-  for (const c of list.slice(0, 12)) thresholdTrialBatch(c.payload, { progress() {} })
+  // The first cells, cold (compiled on first use) then again within the timed pass: the warm-up per mechanism.
+  const cold = new Map<ThresholdMechanism, number>()
+  for (const c of list.slice(0, 12)) {
+    const a = cpuMs()
+    thresholdTrialBatch(c.payload, { progress() {} })
+    cold.set(c.payload.mechanism, (cold.get(c.payload.mechanism) ?? 0) + cpuMs() - a)
+  }
   const start = cpuMs()
   for (const c of list) {
     const a = cpuMs()
@@ -95,16 +102,20 @@ async function main(): Promise<void> {
   }
   const cpuSeconds = (cpuMs() - start) / 1000
   const k = list[0].payload.counts.length
-  const unit = median(list.filter((c) => c.levels === 0 && c.tested === k).map((c) => c.ms)) / k
+  // CPU ms of one predicate tested once (single-step cells: k per trial), the unit of the estimate
+  const unit = median(list.filter((c) => c.levels === 0 && c.tested === k).map((c) => c.ms)) / (k * trials)
+  const warmUp: Record<string, number> = {}
+  for (const c of list.slice(0, 12)) warmUp[c.payload.mechanism] = (warmUp[c.payload.mechanism] ?? cold.get(c.payload.mechanism)!) - c.ms
+  for (const m of Object.keys(warmUp)) warmUp[m] = round(Math.max(0, warmUp[m]) / unit / 1e6, 1)
   const refit: Record<string, { perTest: number; levelsPower: number }> = {}
   for (const mech of ['ppwlm', 'dppwlm'] as const) {
     const cs = list.filter((c) => c.payload.mechanism === mech)
     const x = cs.map((c) => Math.log(c.levels + 1))
-    const y = cs.map((c) => Math.log(c.ms / unit / c.tested))
+    const y = cs.map((c) => Math.log(c.ms / trials / unit / c.tested))
     const mx = x.reduce((a, b) => a + b, 0) / x.length
     const my = y.reduce((a, b) => a + b, 0) / y.length
     const power = x.reduce((a, xi, i) => a + (xi - mx) * (y[i] - my), 0) / x.reduce((a, xi) => a + (xi - mx) ** 2, 0)
-    const factor = cs.reduce((a, c) => a + c.ms / unit, 0) / cs.reduce((a, c) => a + c.tested * Math.pow(c.levels + 1, power), 0)
+    const factor = cs.reduce((a, c) => a + c.ms / trials / unit, 0) / cs.reduce((a, c) => a + c.tested * Math.pow(c.levels + 1, power), 0)
     refit[mech] = { perTest: round(factor, 2), levelsPower: round(power, 2) }
   }
   const measured = list.map((c) => c.ms)
@@ -117,7 +128,8 @@ async function main(): Promise<void> {
     cells: list.length,
     trialsPerCell: trials,
     cpuSeconds: round(cpuSeconds, 2),
-    msPerPredicateTest: round(unit, 5),
+    nsPerPredicateTest: round(unit * 1e6, 1),
+    warmUpMillionUnits: { shipped: Object.fromEntries(Object.entries(THRESHOLD_WARM_UP).map(([m, v]) => [m, v / 1e6])), measured: warmUp },
     shipped: { constants: MULTI_STEP_COST, perCellLogSd: spread(measured, shipped), timeLeft: timeLeftRatios(measured, shipped) },
     refit: { constants: refit, perCellLogSd: spread(measured, refitted), timeLeft: timeLeftRatios(measured, refitted) },
     trials: {

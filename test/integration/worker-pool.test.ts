@@ -49,6 +49,21 @@ describe('worker pool', () => {
     }
   })
 
+  it("counts a batch's warm-up cost once per worker and key: on both workers' first batch of a key, not on a warm worker", async () => {
+    pool = new WorkerPool(script, 2)
+    const withWarmUp = (key: string) => laplaceBatches(6, 10_000).map((b) => ({ ...b, cost: 100, warmUp: { key, cost: 1_000 } }))
+    const totals = async (batches: Array<Batch<'self-check/laplace'>>) => {
+      let last = { done: 0, total: 0 }
+      const out = await pool!.run(batches, { onProgress: (_d, _t, work) => (last = work) })
+      expect(out.every((o) => o.ok)).toBe(true)
+      return last
+    }
+    // Both idle workers take a first batch at once, so each counts the warm-up of key "a" once.
+    expect(await totals(withWarmUp('a'))).toEqual({ done: 2_600, total: 2_600 })
+    expect(await totals(withWarmUp('a'))).toEqual({ done: 600, total: 600 })
+    expect(await totals(withWarmUp('b'))).toEqual({ done: 2_600, total: 2_600 })
+  })
+
   it('replaces a worker killed mid-batch and retries the batch once', async () => {
     pool = new WorkerPool(script, 1)
     const run = pool.run([{ kind: 'diag/sleep', payload: { ms: 1500, value: 42 }, units: 1 }])

@@ -120,10 +120,12 @@ export async function runExperiment(
     // Per-trial cost estimate (time left follows it; results do not depend on it).
     const trialCost = adapter.trialCost ? adapter.trialCost(cell, w) : 1
     const cost = Number.isFinite(trialCost) && trialCost > 0 ? trialCost : 1
+    const warmCost = adapter.warmUpCost?.(g.cell.mechanism) ?? 0
+    const warmUp = Number.isFinite(warmCost) && warmCost > 0 ? { key: `${adapter.taskKind}/${g.cell.mechanism}`, cost: warmCost } : undefined
     for (let first = 0; first < spec.trials; first += per) {
       const count = Math.min(per, spec.trials - first)
       const payload = adapter.batchPayload(cell, w, first, count, g.crash && slot === 0)
-      batches.push(batchOf(adapter.taskKind, payload, count, count * cost))
+      batches.push(batchOf(adapter.taskKind, payload, count, count * cost, warmUp))
       owner.push({ group: g, slot })
       slot++
     }

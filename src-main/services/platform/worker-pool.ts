@@ -27,15 +27,26 @@ export type Batch<K extends TaskKind = TaskKind> = {
     units: number
     /** Estimated cost of the batch (e.g. trials weighted by a per-cell cost model) for time left; default `units`. */
     cost?: number
+    /** Extra estimated cost when this batch is the first with `key` on its worker (code compiled on first use). */
+    warmUp?: WarmUp
   }
 }[K]
 
-/** A batch of `kind` (the pairing of kind and payload checked where the kind is a type parameter). */
-export function batchOf<K extends TaskKind>(kind: K, payload: TaskPayload<K>, units: number, cost?: number): Batch<K> {
-  return (cost === undefined ? { kind, payload, units } : { kind, payload, units, cost }) as Batch<K>
+/** A batch's extra cost on a worker that has not yet run a batch with this key (time left only). */
+export interface WarmUp {
+  key: string
+  cost: number
 }
 
-/** Estimated work done and total over a run (batches' `cost`, in-flight batches pro rata of their units done). */
+/** A batch of `kind` (the pairing of kind and payload checked where the kind is a type parameter). */
+export function batchOf<K extends TaskKind>(kind: K, payload: TaskPayload<K>, units: number, cost?: number, warmUp?: WarmUp): Batch<K> {
+  return { kind, payload, units, ...(cost === undefined ? {} : { cost }), ...(warmUp === undefined ? {} : { warmUp }) } as Batch<K>
+}
+
+/**
+ * Estimated work done and total over a run (batches' `cost`, in-flight batches pro rata of their units done), plus the
+ * `warmUp` cost of every batch that started on a worker new to its key (added to the total when it starts).
+ */
 export interface RunWork {
   done: number
   total: number
@@ -97,6 +108,8 @@ interface Slot {
   ready: boolean
   /** Why the pool is stopping this worker (set before terminate, reported instead of the exit code). */
   stopReason: string | null
+  /** The `warmUp` keys of the batches this worker has started. */
+  warm: Set<string>
 }
 
 /** Workers that die before loading, in a row, before the pool stops respawning them. */
@@ -109,6 +122,8 @@ interface Task {
   attempts: number
   done: number
   batchId: number
+  /** The warm-up cost this attempt counts (its worker had not run the batch's `warmUp` key), else 0. */
+  warmUpCost: number
 }
 
 interface RunState {
@@ -201,7 +216,7 @@ export class WorkerPool {
         return
       }
       options.signal?.addEventListener('abort', () => this.cancelRun(run), { once: true })
-      run.batches.forEach((batch, index) => this.queue.push({ run, index, batch, attempts: 0, done: 0, batchId: nextBatchId++ }))
+      run.batches.forEach((batch, index) => this.queue.push({ run, index, batch, attempts: 0, done: 0, batchId: nextBatchId++, warmUpCost: 0 }))
       this.dispatch()
     })
   }
@@ -231,7 +246,17 @@ export class WorkerPool {
     })
     worker.unref()
     const remote = Comlink.wrap<WorkerApi>(nodeEndpoint(worker))
-    const slot: Slot = { id: this.nextSlotId++, worker, remote, task: null, timer: null, exited: false, ready: false, stopReason: null }
+    const slot: Slot = {
+      id: this.nextSlotId++,
+      worker,
+      remote,
+      task: null,
+      timer: null,
+      exited: false,
+      ready: false,
+      stopReason: null,
+      warm: new Set()
+    }
     worker.on('message', (m: { qaProgress?: boolean; qaReady?: boolean; batchId?: number; done?: number }) => {
       if (m?.qaReady) {
         slot.ready = true
@@ -275,6 +300,10 @@ export class WorkerPool {
     slot.task = task
     task.done = 0
     task.run.inFlight.add(task)
+    const warmUp = task.batch.warmUp
+    task.warmUpCost = warmUp && !slot.warm.has(warmUp.key) && warmUp.cost > 0 ? warmUp.cost : 0
+    if (warmUp) slot.warm.add(warmUp.key)
+    task.run.totalCost += task.warmUpCost
     const timeout = task.run.options.once ? undefined : task.run.options.batchTimeoutMs
     if (timeout && timeout > 0) {
       slot.timer = setTimeout(() => {
@@ -330,6 +359,8 @@ export class WorkerPool {
       this.slots.splice(i, 1)
     }
     if (task && !task.run.settled) {
+      task.run.totalCost -= task.warmUpCost
+      task.warmUpCost = 0
       task.attempts++
       if (task.attempts < 2 && !task.run.options.once) {
         // Retry once, ahead of the rest of the queue.
@@ -358,7 +389,7 @@ export class WorkerPool {
     run.outcomes[task.index] = outcome
     run.remaining--
     run.finishedUnits += task.batch.units
-    run.finishedCost += costOf(task.batch)
+    run.finishedCost += costOf(task.batch) + task.warmUpCost
     task.done = 0
     try {
       run.options.onBatchDone?.(task.index, outcome)
@@ -382,7 +413,7 @@ export class WorkerPool {
     let work = run.finishedCost
     for (const t of run.inFlight) {
       done += t.done
-      if (t.batch.units > 0) work += (costOf(t.batch) * t.done) / t.batch.units
+      if (t.batch.units > 0) work += ((costOf(t.batch) + t.warmUpCost) * t.done) / t.batch.units
     }
     try {
       run.options.onProgress(done, run.total, { done: work, total: run.totalCost })

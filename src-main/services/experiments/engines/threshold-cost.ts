@@ -24,6 +24,13 @@ export const MULTI_STEP_COST = {
   dppwlm: { perTest: 1.61, levelsPower: 1.63 }
 } as const
 
+/**
+ * A worker's first cells of a mechanism run slower while its code is compiled: the extra CPU time of a fresh process's
+ * first cells of each mechanism, in the same units, counted on a worker's first batch of the mechanism
+ * (test/bench/threshold-cost.bench.ts measures it).
+ */
+export const THRESHOLD_WARM_UP: Readonly<Record<ThresholdMechanism, number>> = { nlm: 4e6, tslm: 3e6, ppwlm: 10.5e6, dppwlm: 34e6 }
+
 interface Distances {
   /** |count - threshold| at evenly spaced quantiles */
   values: Float64Array

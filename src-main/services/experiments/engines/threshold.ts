@@ -19,7 +19,7 @@ import { isPublicDataset } from '../../trust/public-flag'
 import { getQuery } from '../../datasets/query-store'
 import { UserError } from '../../platform/errors'
 import { contentHash, defaultLabel, readText } from '../workload-files'
-import { thresholdTrialCost } from './threshold-cost'
+import { THRESHOLD_WARM_UP, thresholdTrialCost } from './threshold-cost'
 import { type BatchCell, type EngineAdapter, type LoadedWorkload, type ParamDef, num, positive, wholeAtLeast } from './types'
 
 export interface ThresholdWorkload {
@@ -139,6 +139,7 @@ export const thresholdAdapter: EngineAdapter<ThresholdWorkload> = {
     }
   },
   trialCost: (cell, w) => thresholdTrialCost(cell.mechanism as ThresholdMechanism, cellParams(cell, w), w.data),
+  warmUpCost: (mechanism) => THRESHOLD_WARM_UP[mechanism as ThresholdMechanism] ?? 0,
   batchPayload(cell, w, firstTrial, count, crash): ThresholdTrialBatch {
     return {
       cellSeed: cell.seed,

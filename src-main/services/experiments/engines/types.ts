@@ -55,6 +55,11 @@ export interface EngineAdapter<D = unknown, K extends ExperimentTaskKind = Exper
    */
   trialCost?(cell: BatchCell, workload: LoadedWorkload<D>): number
   /**
+   * Extra work, in trialCost units, of a worker's first batch of a mechanism (the engine code it compiles on first use):
+   * counted once per worker and mechanism (the pool's `warmUp`), for time left only.
+   */
+  warmUpCost?(mechanism: string): number
+  /**
    * Trials per batch when the spec does not say (default: about a quarter of a cell, at most 25). Results do not depend
    * on it; an engine whose worker keeps per-cell state between trials (the threshold engine's remembered DPPWLM scores)
    * does less work with whole cells per batch.
