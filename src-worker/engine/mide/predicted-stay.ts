@@ -41,6 +41,8 @@ const U = 2 ** -53
 export class StayPredictor {
   private readonly x: Float64Array
   private readonly p: Float64Array
+  /** 1 / p (used for the predicates within alpha of their threshold, where p > 0) */
+  private readonly ip: Float64Array
   /** candidates whose sum was too close to a half-integer and was computed by predictUndecided */
   fallbacks = 0
 
@@ -53,11 +55,13 @@ export class StayPredictor {
     const nU = undecided.length
     this.x = new Float64Array(nU)
     this.p = new Float64Array(nU)
+    this.ip = new Float64Array(nU)
     for (let q = 0; q < nU; q++) {
       const i = undecided[q]
       const x = Math.abs(thresholds[i] - noisy[i])
       this.x[q] = x
       this.p[q] = Math.exp(-cur * x)
+      this.ip[q] = 1 / this.p[q]
     }
   }
 
@@ -68,29 +72,34 @@ export class StayPredictor {
     const D = next - L
     if (!(D > 0 && alpha > 0 && Number.isFinite(alpha))) return this.exact(alpha, next)
     const c = (L * L) / (L + next)
+    const cD = c / D
     const ap = Math.exp(L * alpha)
     const am = Math.exp(-L * alpha)
     const bp = Math.exp(D * alpha)
     const bm = Math.exp(-D * alpha)
+    // a term's magnitude is 1 + (e1 + e2) (k0 + k1 x)
+    const k0 = 2 + (L + c) * alpha + cD
+    const k1 = L + c
     const xs = this.x
     const ps = this.p
+    const ips = this.ip
     let s = 0
-    let mag = 0
+    let mag = nU
     for (let q = 0; q < nU; q++) {
       const x = xs[q]
       const p = ps[q]
       const f = Math.exp(-D * x)
       const e2 = p * am // e^{-L (x + alpha)}
-      const t2 = 0.5 * e2 * (1 + (c * (1 - f * bm)) / D)
+      const t2 = 0.5 * e2 * (1 + cD * (1 - f * bm))
       let e1: number
       if (x >= alpha) {
         e1 = p * ap // e^{-L (x - alpha)}
-        s += 0.5 * e1 * (1 + (c * (1 - f * bp)) / D) - t2
+        s += 0.5 * e1 * (1 + cD * (1 - f * bp)) - t2
       } else {
-        e1 = am / p // e^{-L (alpha - x)}
-        s += 1 - 0.5 * e1 * (1 + (c * (1 - bm / f)) / D) - t2
+        e1 = am * ips[q] // e^{-L (alpha - x)}
+        s += 1 - 0.5 * e1 * (1 + cD * (1 - bm / f)) - t2
       }
-      mag += 1 + (e1 + e2) * (2 + (L + c) * (x + alpha) + c / D)
+      mag += (e1 + e2) * (k0 + k1 * x)
     }
     // Rounding of either computation: a few ulps of each term's magnitudes (exp within an ulp, its argument's rounding
     // scaled by the argument, 1 - e^{-D s} to a few ulps absolute, divided by D) and of the running sums.
