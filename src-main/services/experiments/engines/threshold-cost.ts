@@ -20,8 +20,8 @@ export interface ThresholdCostInput {
 const DISTANCE_QUANTILES = 64
 /** Cost = perTest x expected predicates tested x (expected levels + 1)^levelsPower (test/bench/threshold-cost.bench.ts refits them). */
 export const MULTI_STEP_COST = {
-  ppwlm: { perTest: 1.33, levelsPower: 0.75 },
-  dppwlm: { perTest: 1.61, levelsPower: 1.63 }
+  ppwlm: { perTest: 1.33, levelsPower: 0.73 },
+  dppwlm: { perTest: 1.45, levelsPower: 1.28 }
 } as const
 
 /**
@@ -29,7 +29,7 @@ export const MULTI_STEP_COST = {
  * first cells of each mechanism, in the same units, counted on a worker's first batch of the mechanism
  * (test/bench/threshold-cost.bench.ts measures it).
  */
-export const THRESHOLD_WARM_UP: Readonly<Record<ThresholdMechanism, number>> = { nlm: 4e6, tslm: 3e6, ppwlm: 10.5e6, dppwlm: 34e6 }
+export const THRESHOLD_WARM_UP: Readonly<Record<ThresholdMechanism, number>> = { nlm: 5e6, tslm: 4.5e6, ppwlm: 15e6, dppwlm: 32e6 }
 
 interface Distances {
   /** |count - threshold| at evenly spaced quantiles */
