@@ -64,9 +64,9 @@ export class RandomPrefix {
   private tiePos = TIE_WORDS
   /** the candidates of the current level */
   private readonly cur: Int32Array
-  /** the eight parts of a deeper level: part g holds sub[g * stride .. g * stride + count[g]) (grown on demand) */
-  private sub: Int32Array
-  private stride: number
+  /** the twin's eight parts of a deeper level: part g holds sub[g * stride .. g * stride + count[g]) (grown on demand) */
+  private sub = new Int32Array(0)
+  private stride = 0
   private readonly count: Int32Array
   private readonly mass: Float64Array
   private readonly next: { parts: Int32Array; readonly partMass: Float64Array }
@@ -87,9 +87,6 @@ export class RandomPrefix {
     this.keyWords = memory?.keyWords ?? new Int32Array(Math.ceil(size / WAYS_PER_WORD))
     this.count = memory?.dealCount ?? new Int32Array(WAYS)
     this.mass = memory?.dealMass ?? new Float64Array(WAYS)
-    // With the kernel the eight parts have room for everyone (in its memory); the twin's grow on demand.
-    this.sub = memory?.sub ?? new Int32Array(0)
-    this.stride = this.sub.length / WAYS
     this.next = { parts: this.spare, partMass: this.partMass }
   }
 
@@ -279,18 +276,20 @@ export class RandomPrefix {
       setPart(parts, last, LAST)
       return T
     }
-    if (cnt > this.stride) {
-      // Every deeper part is a subset of the crossing part: room for eight of its size (with slack for later rounds).
+    // Every deeper part is a subset of the crossing part: room for eight of its size. The kernel deals and assigns in
+    // its memory's parts when they have that room and everything it touches lies in its memory (the weights are the
+    // caller's); otherwise the twin does, in its own parts (grown with slack for later rounds).
+    const memory = this.memory
+    const kernel = memory !== null && cnt <= memory.subStride && memory.holds(w) && memory.holds(cur) && memory.holds(parts) ? memory.kernel : null
+    if (kernel === null && cnt > this.stride) {
       this.stride = Math.min(n, Math.ceil(cnt * 1.5))
       this.sub = new Int32Array(WAYS * this.stride)
     }
-    const sub = this.sub
-    const stride = this.stride
+    const inKernel = kernel !== null && memory !== null
+    const sub = inKernel ? memory.sub : this.sub
+    const stride = inKernel ? memory.subStride : this.stride
     const count = this.count
     const mass = this.mass
-    const memory = this.memory
-    // The kernel deals and assigns when everything it touches lies in its memory (the weights are the caller's).
-    const kernel = memory !== null && memory.holds(w) && memory.holds(sub) && memory.holds(cur) && memory.holds(parts) ? memory.kernel : null
     let crossing: number
     let includeCrossing: boolean
     for (;;) {

@@ -24,6 +24,15 @@ function align16(bytes: number): number {
   return Math.ceil(bytes / 16) * 16
 }
 
+/** The kernel on a memory of `bytes`, or null when it does not run or that memory cannot be had (the twin runs). */
+function kernelOrNull(bytes: number): SearchUpdateKernel | null {
+  try {
+    return searchUpdateKernel(bytes)
+  } catch {
+    return null
+  }
+}
+
 export class SearchMemory {
   readonly size: number
   /** the kernel over this memory, or null (JavaScript loops) */
@@ -38,9 +47,14 @@ export class SearchMemory {
   readonly copies: readonly [Int32Array, Int32Array]
   /** the crossing part's members (up to `size` indices) */
   readonly members: Int32Array
-  /** a deeper level's random words (ten candidates a word), its eight parts (part g at g * size), counts and masses */
+  /**
+   * A deeper level's random words (ten candidates a word), its eight parts (part g at g * subStride), counts and
+   * masses. The crossing part holds Binomial(size, 1/16) individuals: subStride leaves room for 1.5 times its mean plus
+   * 64, and a split with a larger one deals in the JavaScript twin's arrays (random-prefix.ts).
+   */
   readonly keyWords: Int32Array
   readonly sub: Int32Array
+  readonly subStride: number
   readonly dealCount: Int32Array
   readonly dealMass: Float64Array
 
@@ -55,11 +69,12 @@ export class SearchMemory {
     const membersAt = copiesAt + 2 * wordBytes
     const keys = Math.ceil(size / WAYS_PER_WORD)
     const keysAt = membersAt + align16(4 * size)
+    const subStride = Math.min(size, Math.ceil((1.5 * size) / 16) + 64)
     const subAt = keysAt + align16(4 * keys)
-    const countAt = subAt + align16(4 * WAYS * size)
+    const countAt = subAt + align16(4 * WAYS * subStride)
     const massAt = countAt + align16(4 * WAYS)
     const end = massAt + 8 * WAYS
-    const kernel = size >= KERNEL_MIN_SIZE ? searchUpdateKernel(end) : null
+    const kernel = size >= KERNEL_MIN_SIZE ? kernelOrNull(end) : null
     this.kernel = kernel
     if (kernel !== null) {
       const buffer = kernel.memory.buffer
@@ -70,7 +85,8 @@ export class SearchMemory {
       this.copies = [new Int32Array(buffer, copiesAt, words), new Int32Array(buffer, copiesAt + wordBytes, words)]
       this.members = new Int32Array(buffer, membersAt, size)
       this.keyWords = new Int32Array(buffer, keysAt, keys)
-      this.sub = new Int32Array(buffer, subAt, WAYS * size)
+      this.sub = new Int32Array(buffer, subAt, WAYS * subStride)
+      this.subStride = subStride
       this.dealCount = new Int32Array(buffer, countAt, WAYS)
       this.dealMass = new Float64Array(buffer, massAt, WAYS)
     } else {
@@ -82,6 +98,7 @@ export class SearchMemory {
       this.members = new Int32Array(size)
       this.keyWords = new Int32Array(keys)
       this.sub = new Int32Array(0)
+      this.subStride = 0
       this.dealCount = new Int32Array(WAYS)
       this.dealMass = new Float64Array(WAYS)
     }

@@ -73,4 +73,30 @@ describe('search update kernel', () => {
     }
     expect(splits).toBe(300)
   })
+
+  it("deals a crossing part larger than the kernel memory's room in the twin's arrays, then in the kernel again", () => {
+    // 4099 individuals: room for 449 a part in the kernel's memory, about 512 a part when all of them deal.
+    const n = 4099
+    const memory = new SearchMemory(n)
+    expect(memory.subStride).toBeLessThan(n / 8)
+    const withKernel = new RandomPrefix(n, seededRng('room'), memory)
+    const twin = new RandomPrefix(n, seededRng('room'))
+    const w = memory.weight
+    const rng = seededRng('room/weights')
+    let total = 0
+    for (let i = 0; i < n; i++) total += w[i] = 0.5 + rng.next()
+    const copy = Float64Array.from(w)
+    // Everyone in part 0: the crossing part holds all n individuals.
+    for (const p of [withKernel, twin]) {
+      p.parts.fill(0)
+      p.partMass.fill(0)
+      p.partMass[0] = total
+    }
+    expect(withKernel.splitLabelled(w, total)).toBe(twin.splitLabelled(copy, total))
+    expect(Array.from(withKernel.parts)).toEqual(Array.from(twin.parts))
+    for (let round = 0; round < 20; round++) {
+      expect(withKernel.split(w, total)).toBe(twin.split(copy, total))
+      expect(Array.from(withKernel.parts)).toEqual(Array.from(twin.parts))
+    }
+  })
 })
