@@ -18,7 +18,7 @@ import type { JobProgress } from '../../src-main/contract'
 import type { SweepJobResult } from '../../src-main/contract/experiments'
 import { createServices } from '../../src-main/services'
 import { findPreset } from '../../src-main/services/experiments/presets'
-import { report, round } from './timing'
+import { type TimeLeftSample as Sample, report, round, timeLeftSwing as swing } from './timing'
 import { seededRng } from '../../src-worker/engine/random'
 import { privateBinarySearch } from '../../src-worker/engine/search'
 import { loadNabPreset } from '../../src-main/cli/commands/search'
@@ -29,25 +29,6 @@ const presets = (process.env.SEARCH_PRESETS_BENCH ?? 'search-fig2')
   .filter((s) => s !== '' && s !== 'none')
 const workers = Number(process.env.SEARCH_PRESETS_WORKERS ?? 2)
 const trials = Number(process.env.SEARCH_PRESETS_TRIALS ?? 100)
-
-interface Sample {
-  t: number
-  done: number
-  total: number
-  eta: number | null
-}
-
-function swing(samples: Sample[], duration: number, left: (s: Sample) => number | null): { minS: number; maxS: number; ratio: number } | null {
-  let lo = Infinity
-  let hi = 0
-  for (const s of samples) {
-    const l = left(s)
-    if (s.t < 0.1 * duration || l === null) continue
-    lo = Math.min(lo, s.t + l)
-    hi = Math.max(hi, s.t + l)
-  }
-  return hi > 0 ? { minS: round(lo, 1), maxS: round(hi, 1), ratio: round(hi / lo, 2) } : null
-}
 
 async function runPreset(name: string) {
   const preset = findPreset(name)
