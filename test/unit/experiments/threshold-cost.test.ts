@@ -50,6 +50,11 @@ describe('threshold sweep cost estimate (time left)', () => {
     expect(cost('dppwlm', { eps1: 1e-4, steps: 10 })).toBeGreaterThan(3 * cost('ppwlm', { eps1: 1e-4, steps: 10 }))
   })
 
+  it('never throws: parameters the engine refuses (the batch fails with its sentence) count as a single-step cell', () => {
+    expect(thresholdTrialCost('ppwlm', params({ eps1: 50, steps: 4 }), w)).toBe(k)
+    expect(thresholdTrialCost('dppwlm', params({ steps: 1 }), w)).toBe(k)
+  })
+
   it('a denied cell draws nothing and costs next to nothing', () => {
     expect(thresholdTrialCost('ppwlm', params({ alpha: 1, beta: 0.01, steps: 12, epsMax: 1 }), w)).toBe(1)
     expect(thresholdTrialCost('tslm', params({ alpha: 1, beta: 0.01, epsMax: 1 }), w)).toBe(1)

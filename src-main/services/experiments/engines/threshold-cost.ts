@@ -10,7 +10,13 @@
  * geometric plan. The constants are fitted to the CPU time of the `mide` preset's 546 cells (taxi, k = 1,488); a cell's
  * estimate is within about a factor of 2 of its time, and the estimate of a sweep's share done holds much better.
  */
-import { type ThresholdMechanism, type ThresholdParams, geometricPlan, thresholdCharge } from '../../../../src-worker/engine/mide'
+import {
+  type ThresholdMechanism,
+  type ThresholdParams,
+  checkThresholdParams,
+  geometricPlan,
+  thresholdCharge
+} from '../../../../src-worker/engine/mide'
 
 export interface ThresholdCostInput {
   counts: Float64Array
@@ -95,6 +101,8 @@ export function expectedPlanWork(params: ThresholdParams, w: ThresholdCostInput)
 
 export function thresholdTrialCost(mechanism: ThresholdMechanism, params: ThresholdParams, w: ThresholdCostInput): number {
   const k = w.counts.length
+  // Parameters the engine refuses fail their cell's batch with the engine's sentence; the estimate never throws.
+  if (checkThresholdParams(mechanism, params) !== null) return k
   if (thresholdCharge(mechanism, params).denied) return 1
   if (mechanism !== 'ppwlm' && mechanism !== 'dppwlm') return k
   const { tested, levels } = expectedPlanWork(params, w)
