@@ -58,6 +58,33 @@ const TOL = 1e-13
 /** Subtrees whose lower bound is within this many nats of the best value found are not explored (exact to this). */
 const PRUNE_TOL = 1e-12
 
+const U = 2 ** -53
+
+/**
+ * For the count loop of `dfs` (counts c tried from cTop down while the level is a room: c < n_t, room `room`, rate
+ * `rho`; `thr` = best - PRUNE_TOL, which a pruned count does not change): the counts it may skip unevaluated, because
+ * a count its weak bound prunes there has no other effect. Returns the smallest lo <= cTop such that every c in
+ * [lo, cTop] is certainly pruned with R - c D < room (where the weak bound is C + c c_t + (R - c D) rho, linear in c,
+ * and a pruned count never ends the loop), or cTop + 1. Certainly: the linear bound computed at both ends is at least
+ * thr + E, E above the rounding of the loop's computation of it and of this one (ulps of each term, and the clamp of
+ * R - c D at 0, at most TOL below).
+ */
+export function weakPrunedFrom(C: number, R: number, d: number, ct: number, rho: number, room: number, cTop: number, thr: number): number {
+  const sigma = ct - d * rho
+  if (!(sigma > 0)) return cTop + 1
+  const M = Math.abs(C) + cTop * Math.abs(ct) + Math.abs(rho) * (Math.abs(R) + cTop * d) + Math.abs(thr)
+  const target = thr + (32 * U * M + 2 * Math.abs(rho) * TOL)
+  let lo = Math.max(0, Math.ceil((target - (C + R * rho)) / sigma) + 1)
+  if (lo > cTop) return cTop + 1
+  if (!(Math.max(0, R - lo * d) < room)) {
+    lo = Math.max(lo, Math.ceil((R - room) / d))
+    while (lo <= cTop && !(Math.max(0, R - lo * d) < room)) lo++
+    if (lo > cTop) return cTop + 1
+  }
+  if (!(C + lo * ct + (R - lo * d) * rho >= target && C + cTop * ct + (R - cTop * d) * rho >= target)) return cTop + 1
+  return lo
+}
+
 function h(p: number): number {
   return p > 0 ? -p * Math.log(p) : 0
 }
@@ -246,9 +273,11 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
     if (v !== v) v = hPair[t * L + s] = h(lo[t] + delta[s])
     return v
   }
-  const tightBound = (i: number, R: number): number => {
-    let v = fractional(i, R)
-    if (nRooms === 0 || R <= 0) return v
+  // Whether C + (the tighter bound above at i, R) < thr: its candidates w in the same order, stopping at the first that
+  // passes (rounding is monotone, so C + min(w) < thr exactly when C + w < thr for some candidate w).
+  const tightPasses = (i: number, R: number, C: number, thr: number): boolean => {
+    if (C + fractional(i, R) < thr) return true
+    if (nRooms === 0 || R <= 0) return false
     let prev = 0
     let prevRoom = -1 // the room whose D is prev (prev = D_prevRoom), or -1 when prev = R or 0
     for (let q = 0; q < nRooms; q++) {
@@ -258,24 +287,21 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
       if (end <= prev) continue
       const l0 = lo[t]
       const h0 = hLo[t]
-      let w = (full ? hAt(t, t) : h(l0 + end)) - h0 + fractional(i, R - end)
-      if (w < v) v = w
+      if (C + ((full ? hAt(t, t) : h(l0 + end)) - h0 + fractional(i, R - end)) < thr) return true
       if (prev > 0) {
-        w = (prevRoom >= 0 ? hAt(t, prevRoom) : h(l0 + prev)) - h0 + fractional(i, R - prev)
-        if (w < v) v = w
+        if (C + ((prevRoom >= 0 ? hAt(t, prevRoom) : h(l0 + prev)) - h0 + fractional(i, R - prev)) < thr) return true
       }
       for (let j = i; j <= A; j++) {
         const x = R - (capCum[j] - capCum[i])
         if (x <= prev) break
         if (x >= end) continue
-        w = h(l0 + x) - h0 + (costCum[j] - costCum[i])
-        if (w < v) v = w
+        if (C + (h(l0 + x) - h0 + (costCum[j] - costCum[i])) < thr) return true
       }
       prevRoom = full ? t : -1
       prev = end
       if (prev >= R) break
     }
-    return v
+    return false
   }
 
   const leaf = (R: number, C: number): void => {
@@ -322,7 +348,15 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
     const rhoWith = Math.min(roomRho, rho[t])
     // The level's room is on the rooms' list from the first c that needs it until the loop ends (children restore the list).
     let roomAdded = false
+    const cTop = amax < nt ? amax : nt - 1
     for (let c = amax; c >= 0; c--) {
+      if (c === cTop && c > 0 && best < Infinity) {
+        const from = weakPrunedFrom(C, R, d, ct, rhoWith, roomWith, cTop, best - PRUNE_TOL)
+        if (from <= cTop) {
+          c = from
+          continue
+        }
+      }
       const Ra = Math.max(0, R - c * d)
       const hasRoom = c < nt
       const newRoom = hasRoom ? roomWith : room
@@ -350,7 +384,7 @@ export function minEntropyLevels(input: readonly EpsLevel[], options: MinEntropy
         addRoom(t)
         roomAdded = true
       }
-      if (Cc + tightBound(i + 1, Ra) < best - PRUNE_TOL) {
+      if (tightPasses(i + 1, Ra, Cc, best - PRUNE_TOL)) {
         a[t] = c
         dfs(i + 1, Ra, Cc, newRoom, newRho)
         a[t] = 0

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { seededRng } from '../../../src-worker/engine/random'
-import { minEntropy, minEntropyLevels } from '../../../src-worker/engine/mide/min-entropy'
+import { minEntropy, minEntropyLevels, weakPrunedFrom } from '../../../src-worker/engine/mide/min-entropy'
 
 const h = (p: number) => (p > 0 ? -p * Math.log(p) : 0)
 
@@ -120,6 +120,38 @@ describe('MinEnt (exact, by levels)', () => {
     expect(r.gamma).toBe(minEntropyLevels(levels).gamma)
     expect(r.levels.map((l) => l.atUpper)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])
     expect(r.levels[11].free).not.toBeNull()
+  })
+
+  it('skips only counts whose weak bound the count loop would prune (its own floating-point computation, every count checked)', () => {
+    // Levels as MinEnt meets them: D and the rates near-equal (the slow corner) or far apart, costs of either sign.
+    const rng = seededRng('weak-pruned-from')
+    let skipped = 0
+    let cases = 0
+    const wrong: string[] = []
+    for (let run = 0; run < 20000; run++) {
+      const d = 10 ** (-6 + 5 * rng.next())
+      const rho = (rng.next() < 0.2 ? -1 : 1) * (0.5 + 7 * rng.next())
+      const ct = d * rho * (1 + [1e-3, 1e-9, 1e-13][Math.floor(rng.next() * 3)] * rng.next())
+      const cTop = 1 + Math.floor(rng.next() * 2000)
+      const R = d * (cTop + rng.next() * 50)
+      const room = d * (1 + rng.next() * 100)
+      const C = (rng.next() - 0.5) * 10
+      // a threshold where the bound crosses it somewhere in [0, cTop], or just beside an end
+      const cCross = (rng.next() * 1.2 - 0.1) * cTop
+      const thr = C + cCross * ct + (R - cCross * d) * rho
+      const lo = weakPrunedFrom(C, R, d, ct, rho, room, cTop, thr)
+      if (!(lo >= 0 && lo <= cTop + 1)) wrong.push(`run ${run}: lo ${lo}`)
+      for (let c = lo; c <= cTop; c++) {
+        const Ra = Math.max(0, R - c * d)
+        const weak = 0 + Math.min(room, Ra) * rho
+        if (!(Ra < room && C + c * ct + weak >= thr)) wrong.push(`run ${run}: count ${c} of ${lo}..${cTop}`)
+      }
+      skipped += cTop + 1 - lo
+      cases += lo <= cTop ? 1 : 0
+    }
+    expect(wrong.slice(0, 5)).toEqual([])
+    expect(cases).toBeGreaterThan(2000)
+    expect(skipped).toBeGreaterThan(100000)
   })
 
   it('handles large k and large eps without overflow', () => {
