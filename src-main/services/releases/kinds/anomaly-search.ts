@@ -165,7 +165,9 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
         ids = data.ids
         return {
           // Shifted by L: the engine's oracle has sensitivity tLow and sees scores >= 0 (every normal score in [0, tLow - L]).
-          scores: data.scores.map((x) => x - floor),
+          // A source may hold +infinity (a linked file's or a warehouse's double): the largest double stands for it, so
+          // the engine's finiteness check cannot fail on a value after the charge (finite scores are unchanged).
+          scores: data.scores.map((x) => Math.min(x - floor, Number.MAX_VALUE)),
           request: {
             epsilon: engineEps,
             tLow: def.tLow - floor,
