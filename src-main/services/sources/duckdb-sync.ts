@@ -32,7 +32,10 @@ async function connection() {
   const inst = await duck.DuckDBInstance.create(':memory:', {
     threads: String(workerData.threads),
     memory_limit: workerData.memoryLimit,
-    temp_directory: workerData.tempDirectory
+    temp_directory: workerData.tempDirectory,
+    // Its cache of file blocks is checked against a file's modification time (seconds) and size only: a linked file
+    // rewritten in place keeping both would be read partly as it was, by the whole-read check as by a release.
+    enable_external_file_cache: 'false'
   })
   conn = await inst.connect()
   return conn
