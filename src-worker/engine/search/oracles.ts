@@ -98,9 +98,16 @@ export function askOracle(o: PreparedOracle, maxIn: number, maxOut: number, rng:
   if (o.kind === 'binary') {
     return y > yBar ? { inQ: o.log1mP, outQ: o.logP } : { inQ: o.logP, outQ: o.log1mP }
   }
+  // Eq. 11's increments are -k (|y - t_h| + |yBar - t_l|) for Q and -k (|y - t_l| + |yBar - t_h|) for the complement;
+  // only their difference -k (d(y) - d(yBar)) matters, with d(v) = |v - t_h| - |v - t_l| = clamp(t_h + t_l - 2v) to
+  // [t_l - t_h, t_h - t_l]. Computed from the bounded d, no score (however large) makes the update infinite or rounds
+  // the difference away.
   const k = o.eps / o.tLow
-  return {
-    inQ: -k * (Math.abs(y - o.tHigh) + Math.abs(yBar - o.tLow)),
-    outQ: -k * (Math.abs(y - o.tLow) + Math.abs(yBar - o.tHigh))
-  }
+  return { inQ: -k * (directDistanceGap(o, y) - directDistanceGap(o, yBar)), outQ: 0 }
+}
+
+/** d(v) = |v - t_h| - |v - t_l|, as the clamp of t_h + t_l - 2v to [t_l - t_h, t_h - t_l] (exact for every finite v). */
+function directDistanceGap(o: PreparedOracle, v: number): number {
+  const w = o.tHigh - o.tLow
+  return Math.min(w, Math.max(-w, o.tHigh + o.tLow - 2 * v))
 }

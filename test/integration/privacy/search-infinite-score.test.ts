@@ -2,7 +2,8 @@
  * Attack: an anomaly search release on a linked Parquet file whose score column holds +infinity for one individual.
  * DuckDB reads a double as stored (NaN reads as NULL, +-infinity stays); were +infinity passed to the engine it would
  * refuse the scores after the charge: the release would fail for alice's data and answer for bob's, a failure after the
- * charge on a data-dependent condition. Both must answer.
+ * charge on a data-dependent condition. Both must answer, whatever the oracle; so must a large finite score where the
+ * direct oracle's factor eps / t_l is large (the likelihood's terms overflow unless computed from their bounded difference).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
@@ -32,7 +33,7 @@ function charges(datasetId: number): number {
   )
 }
 
-async function searchOn(name: string, aliceScore: string): Promise<{ outcome: string; charged: number }> {
+async function searchOn(name: string, aliceScore: string, oracle = 'direct', tLow = 5, tHigh = 10): Promise<{ outcome: string; charged: number }> {
   const pq = join(ws.dir, `${name}.parquet`)
   duckAll(
     `COPY (SELECT * FROM (VALUES ('alice', ${aliceScore}), ('bob', 3.0::DOUBLE), ('carol', 1.0::DOUBLE), ('dan', 2.0::DOUBLE)) AS t(who, score)) TO ${duckString(pq)} (FORMAT parquet)`
@@ -44,11 +45,11 @@ async function searchOn(name: string, aliceScore: string): Promise<{ outcome: st
     scoreColumn: 'score',
     idColumn: 'who',
     individuals: ['alice', 'bob', 'carol', 'dan'],
-    tLow: 5,
-    tHigh: 10,
+    tLow,
+    tHigh,
     epsilonPerQuery: 0.5,
     budget: 5,
-    oracle: 'direct'
+    oracle
   } as unknown as QueryDefinition
   const q = saveQuery(store.db, ds, `search ${name}`, def)
   const before = charges(ds)
@@ -67,5 +68,15 @@ describe('a score of +infinity in a linked file', () => {
     const infinite = await searchOn('infinite', "'inf'::DOUBLE")
     expect(finite).toEqual({ outcome: 'answered anomaly-search', charged: 1 })
     expect(infinite).toEqual({ outcome: 'answered anomaly-search', charged: 1 })
+  })
+
+  it('the direct oracle with a small tLow answers with alice at a large finite score (1e307)', async () => {
+    expect(await searchOn('huge', '1e307::DOUBLE', 'direct', 0.01, 0.02)).toEqual({ outcome: 'answered anomaly-search', charged: 1 })
+  })
+
+  it('every oracle, with a small tLow (large factors on the score), answers with alice at +infinity', async () => {
+    for (const oracle of ['direct', 'binary', 'rr']) {
+      expect(await searchOn(`inf-${oracle}`, "'inf'::DOUBLE", oracle, 0.01, 0.02)).toEqual({ outcome: 'answered anomaly-search', charged: 1 })
+    }
   })
 })

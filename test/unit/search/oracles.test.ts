@@ -99,4 +99,18 @@ describe('search oracles', () => {
     expect(() => prepareOracle({ kind: 'rr', eps: 1, tLow: 2, tHigh: 1 })).toThrow(RangeError)
     expect(() => prepareOracle({ kind: 'binary', eps: 0, tLow: 1, tHigh: 2 })).toThrow(RangeError)
   })
+
+  it('the direct oracle: a maximum of 1e20 updates like any maximum far above t_h (the difference is neither rounded away nor infinite)', () => {
+    const o = prepareOracle({ kind: 'direct', eps: 1, tLow: 5, tHigh: 10 })
+    const tiny = prepareOracle({ kind: 'direct', eps: 0.5, tLow: 0.01, tHigh: 0.02 })
+    for (let s = 1; s <= 50; s++) {
+      const huge = askOracle(o, 1e20, 0, seededRng(`huge-${s}`))
+      const far = askOracle(o, 1e6, 0, seededRng(`huge-${s}`))
+      expect(huge.inQ - huge.outQ).toBe(far.inQ - far.outQ)
+      // d(y) = t_l - t_h for y above t_h, so the members of Q gain k (t_h - t_l + d(yBar)) >= 0.
+      expect(huge.inQ - huge.outQ).toBeGreaterThanOrEqual(0)
+      const top = askOracle(tiny, Number.MAX_VALUE, 0, seededRng(`top-${s}`))
+      expect(Number.isFinite(top.inQ - top.outQ)).toBe(true)
+    }
+  })
 })
