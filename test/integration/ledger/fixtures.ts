@@ -69,3 +69,8 @@ export function closeLedgerWorkspace(store: Store, ws: ReturnType<typeof tempWor
   }
   ws.cleanup()
 }
+
+/** The number of charges in the ledger for a dataset. */
+export function chargeCount(db: Database.Database, datasetId: number): number {
+  return (db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ?`).get(datasetId) as { n: number }).n
+}

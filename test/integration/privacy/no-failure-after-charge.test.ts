@@ -23,7 +23,7 @@ import { closePg } from '../../../src-main/services/sources/pg-sync'
 import { closeClickHouse } from '../../../src-main/services/sources/clickhouse-sync'
 import { duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
 import { tempWorkspace } from '../helpers'
-import { closeLedgerWorkspace, craftDataset, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
+import { chargeCount, closeLedgerWorkspace, craftDataset, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
 import { officerAct } from '../officer-fixture'
 import { type PgCluster, startPgCluster } from '../sources/pg-cluster'
 import { CH_USER_PASSWORD, type ChCluster, startChCluster } from '../sources/ch-cluster'
@@ -218,11 +218,6 @@ describe('no release fails after its charge because of a value', () => {
   })
 })
 
-/** The number of charges in the ledger for a dataset. */
-function charges(datasetId: number): number {
-  return (store.db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ?`).get(datasetId) as { n: number }).n
-}
-
 /** The question of the attack: rows of `person` whose token is positive, by room. */
 const tokenQuestion = (p: string): Array<[QueryDefinition, ReleaseParams]> => [
   [
@@ -291,7 +286,7 @@ describe('a relation whose values are computed when read is refused when linked 
         expect.stringMatching(/ has row-level security that applies to the connection's role: .*Nothing was charged\.$/)
       ])
       expect(guardedOut.bob).toEqual(guardedOut.alice)
-      expect([charges(swapped), charges(guarded)]).toEqual([0, 0])
+      expect([chargeCount(store.db, swapped), chargeCount(store.db, guarded)]).toEqual([0, 0])
     } finally {
       rmSync(csvDir, { recursive: true, force: true })
     }
@@ -329,7 +324,7 @@ describe('a relation whose values are computed when read is refused when linked 
       )
     ])
     expect(out.bob).toEqual(out.alice)
-    expect(charges(swapped)).toBe(0)
+    expect(chargeCount(store.db, swapped)).toBe(0)
   })
 
   it('ClickHouse: a DEFAULT or MATERIALIZED column computed from other columns, added after rows were written, before or after linking', async () => {
@@ -368,7 +363,7 @@ describe('a relation whose values are computed when read is refused when linked 
       )
     ])
     expect(rewrittenOut.bob).toEqual(rewrittenOut.alice)
-    expect(charges(rewritten)).toBe(0)
+    expect(chargeCount(store.db, rewritten)).toBe(0)
     const constantOut = await outcomes(constant, ['alice', 'bob'], tokenQuestion)
     expect(constantOut).toEqual({ alice: ['answered threshold'], bob: ['answered threshold'] })
   })

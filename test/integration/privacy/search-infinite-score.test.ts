@@ -13,7 +13,7 @@ import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handl
 import { linkFile } from '../../../src-main/services/datasets/link-file'
 import { closeDuckDb, duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
 import { tempWorkspace } from '../helpers'
-import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
+import { chargeCount, closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from '../ledger/fixtures'
 import { officerAct } from '../officer-fixture'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -26,12 +26,6 @@ afterEach(async () => {
   closeLedgerWorkspace(store, ws)
   await closeDuckDb()
 })
-
-function charges(datasetId: number): number {
-  return Number(
-    (store.db.prepare(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND dataset_id = ?`).get(datasetId) as { n: number }).n
-  )
-}
 
 async function searchOn(name: string, aliceScore: string, oracle = 'direct', tLow = 5, tHigh = 10): Promise<{ outcome: string; charged: number }> {
   const pq = join(ws.dir, `${name}.parquet`)
@@ -52,14 +46,14 @@ async function searchOn(name: string, aliceScore: string, oracle = 'direct', tLo
     oracle
   } as unknown as QueryDefinition
   const q = saveQuery(store.db, ds, `search ${name}`, def)
-  const before = charges(ds)
+  const before = chargeCount(store.db, ds)
   let outcome: string
   try {
     outcome = `answered ${(await h['releases/run']({ queryId: q, params: { kind: 'anomaly-search', epsilon: 1 } as never })).answer!.kind}`
   } catch (e) {
     outcome = (e as Error).message
   }
-  return { outcome, charged: charges(ds) - before }
+  return { outcome, charged: chargeCount(store.db, ds) - before }
 }
 
 describe('a score of +infinity in a linked file', () => {
