@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { syncWorker } from './sync-worker'
+import { type PendingCall, syncWorker } from './sync-worker'
 
 export type DuckParam = number | string | null
 
@@ -94,6 +94,11 @@ const duck = syncWorker({
 /** Runs one statement in DuckDB and waits for its rows (blocking the calling thread). Parameters bind to `?` in order. */
 export function duckAll(sql: string, params: DuckParam[] = []): DuckResult {
   return duck.call<DuckResult>({ sql, params })
+}
+
+/** Starts one statement in DuckDB and returns at once: `wait()` takes its rows (or throws as `duckAll` would). */
+export function duckBegin(sql: string, params: DuckParam[] = []): PendingCall<DuckResult> {
+  return duck.begin<DuckResult>({ sql, params })
 }
 
 /** Stops the worker (tests, shutdown). The next call starts a new one. */
