@@ -12,12 +12,12 @@ import { type LinkUnitRequest, insertLinkedDataset, linkedPerPerson, newDatasetN
 import { UserError } from '../platform/errors'
 import { type LinkedFileSchemaColumn, catalogType, duckIdent, fileRelation, hasGlobCharacters } from '../sources/dialect-duckdb'
 import { duckAll } from '../sources/duckdb-sync'
-import { fileIdentity, fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
-import { fileReadsWhole } from '../sources/linked-file-whole'
+import { type FileFingerprint, fileIdentity, fingerprintFile, formatOf, readSchema } from '../sources/linked-file'
+import { type WholeReadCheck, type WholeReadVerdict, beginFileReadsWhole } from '../sources/linked-file-whole'
 import { recordAudit } from '../chain/ledger-chain'
 import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { signFileLink } from '../trust/link-signature'
-import { type OfficerCredentials, unlockOfficer } from '../trust/officers'
+import { type OfficerCredentials, type OfficerKey, officerUnlock, unlockOfficer } from '../trust/officers'
 
 export interface LinkRequest extends LinkUnitRequest, OfficerCredentials {
   /** A path on this machine (CLI only). */
@@ -25,12 +25,17 @@ export interface LinkRequest extends LinkUnitRequest, OfficerCredentials {
 }
 
 /**
- * Links a CSV or Parquet file as a dataset (CLI only: it takes a path). An officer act: the officer's credentials are
- * checked first, and the officer signs the link (its path, format, columns, unit and the file's identity) and records it
- * in the audit log with a checkpoint, so that the dataset cannot later be pointed at another file with the workspace
- * file alone (trust/link-signature.ts).
+ * Links a CSV or Parquet file as a dataset (CLI only: it takes a path). An officer act: a refused officer is refused
+ * before anything about the file is said, and the officer signs the link (its path, format, columns, unit and the file's
+ * identity) and records it in the audit log with a checkpoint, so that the dataset cannot later be pointed at another
+ * file with the workspace file alone (trust/link-signature.ts).
  */
 export function linkFile(db: Database.Database, req: LinkRequest): CountedDatasetInfo {
+  return linkFileAs(db, req, null)
+}
+
+/** `linkFile` by an officer whose key this act has unlocked already (`unlocked`), or who is unlocked here (null). */
+function linkFileAs(db: Database.Database, req: LinkRequest, unlocked: OfficerKey | null): CountedDatasetInfo {
   const name = newDatasetName(db, req.name)
   const path = resolve(req.file)
   if (hasGlobCharacters(path)) {
@@ -40,34 +45,28 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
     )
   }
   const format = formatOf(path)
-  const key = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
-  if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${req.file.slice(0, 200)}"`, 'not-found')
-  const identity = fileIdentity(path)
-  const fingerprint = fingerprintFile(path, format)
-  let schema: Array<{ name: string; duckType: string }>
+  // An unknown officer or a missing passphrase is refused here, before the file is touched.
+  const unlock = unlocked === null ? officerUnlock(db, { officer: req.officer, passphrase: req.passphrase }) : () => unlocked
+  // The passphrase's key derivation (scrypt, this thread) runs while DuckDB reads the file whole (its threads). Whatever
+  // the file is, a wrong passphrase is refused first and alone; the file's own refusals come after the unlock.
+  let examined: { file: ExaminedFile; check: WholeReadCheck } | { failure: unknown }
   try {
-    schema = readSchema(format, path)
-  } catch {
-    throw new UserError(`"${basename(path)}" cannot be read as a ${format === 'parquet' ? 'Parquet' : 'CSV'} file`, 'bad-input')
+    const file = examineFile(path, req.file, format, req.personColumn)
+    examined = { file, check: beginFileReadsWhole({ format, path, columns: file.columns }, file.fingerprint.version!) }
+  } catch (e) {
+    examined = { failure: e }
   }
-  if (schema.length === 0) throw new UserError(`"${basename(path)}" has no columns`, 'bad-input')
-  const seen = new Set<string>()
-  for (const c of schema) {
-    if (c.name.trim() === '' || seen.has(c.name)) throw new UserError(`"${basename(path)}" has an empty or repeated column name`, 'bad-input')
-    seen.add(c.name)
+  let key: OfficerKey
+  let whole: WholeReadVerdict
+  try {
+    key = unlock()
+  } finally {
+    // Taken before this returns or throws (the officer refused or not): DuckDB's bridge is free when the link ends.
+    whole = 'check' in examined ? examined.check.wait() : null
   }
-  if (req.personColumn !== null && !seen.has(req.personColumn)) {
-    const names = schema.map((c) => `"${c.name.slice(0, 80)}"`)
-    const listed = names.length > 12 ? `${names.slice(0, 12).join(', ')} and ${names.length - 12} more` : names.join(', ')
-    throw new UserError(
-      `The person column "${req.personColumn.slice(0, 80)}" is not a column of the file, whose columns are ${listed}: choose one of them, or link row-level.`,
-      'bad-input'
-    )
-  }
-  const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
-  const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
+  if ('failure' in examined) throw examined.failure
+  const { identity, fingerprint, columns, relation } = examined.file
   // Releases refuse a file that does not read whole (linked-file-whole.ts): the officer learns it now, with the reason.
-  const whole = fileReadsWhole({ format, path, columns }, fingerprint.version!)
   if (whole !== null) throw new UserError(`"${basename(path)}" cannot be linked: ${whole}`, 'bad-input')
   const run = (sql: string) => duckAll(sql).rows
   textIfBeyondSafe(
@@ -108,6 +107,45 @@ export function linkFile(db: Database.Database, req: LinkRequest): CountedDatase
   return getDataset(db, id).info
 }
 
+interface ExaminedFile {
+  /** The real path the file's path leads to (fileIdentity). */
+  identity: string
+  fingerprint: FileFingerprint
+  columns: LinkedFileSchemaColumn[]
+  /** DuckDB's relation of the file as releases read it. */
+  relation: string
+}
+
+/** The file's identity, fingerprint and columns (its schema: no rows read); one sentence when it cannot be linked. */
+function examineFile(path: string, given: string, format: 'parquet' | 'csv', personColumn: string | null): ExaminedFile {
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UserError(`There is no file "${given.slice(0, 200)}"`, 'not-found')
+  const identity = fileIdentity(path)
+  const fingerprint = fingerprintFile(path, format)
+  let schema: Array<{ name: string; duckType: string }>
+  try {
+    schema = readSchema(format, path)
+  } catch {
+    throw new UserError(`"${basename(path)}" cannot be read as a ${format === 'parquet' ? 'Parquet' : 'CSV'} file`, 'bad-input')
+  }
+  if (schema.length === 0) throw new UserError(`"${basename(path)}" has no columns`, 'bad-input')
+  const seen = new Set<string>()
+  for (const c of schema) {
+    if (c.name.trim() === '' || seen.has(c.name)) throw new UserError(`"${basename(path)}" has an empty or repeated column name`, 'bad-input')
+    seen.add(c.name)
+  }
+  if (personColumn !== null && !seen.has(personColumn)) {
+    const names = schema.map((c) => `"${c.name.slice(0, 80)}"`)
+    const listed = names.length > 12 ? `${names.slice(0, 12).join(', ')} and ${names.length - 12} more` : names.join(', ')
+    throw new UserError(
+      `The person column "${personColumn.slice(0, 80)}" is not a column of the file, whose columns are ${listed}: choose one of them, or link row-level.`,
+      'bad-input'
+    )
+  }
+  const relation = fileRelation({ format, path, columns: format === 'csv' ? schema.map((c) => ({ ...c, type: 'text' as const })) : undefined })
+  const columns: LinkedFileSchemaColumn[] = schema.map((c) => ({ ...c, type: catalogType(c.duckType) }))
+  return { identity, fingerprint, columns, relation }
+}
+
 /** Where a linked upload is kept: a folder beside the workspace file. */
 export function linkedUploadsDir(workspacePath: string): string {
   return `${workspacePath}.linked`
@@ -126,10 +164,10 @@ export function linkHandleFile(
   req: LinkUnitRequest & OfficerCredentials
 ): CountedDatasetInfo {
   if (!file.owned) return linkFile(db, { ...req, file: file.path })
-  // Checked before the upload is moved (the same checks linkFile makes first).
+  // Checked before the upload is moved (the same checks linkFile makes first); the key unlocked here signs the link.
   newDatasetName(db, req.name)
   formatOf(file.fileName)
-  unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
+  const key = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
   const dir = join(linkedUploadsDir(workspacePath), randomUUID())
   const kept = join(dir, basename(file.fileName))
   mkdirSync(dir, { recursive: true, mode: 0o700 })
@@ -142,7 +180,7 @@ export function linkHandleFile(
     moved = false
   }
   try {
-    return linkFile(db, { ...req, file: kept })
+    return linkFileAs(db, { ...req, file: kept }, key)
   } catch (e) {
     if (moved) renameSync(kept, file.path)
     rmSync(dirname(kept), { recursive: true, force: true })

@@ -20,7 +20,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs'
 import { type LinkedFile, duckIdent, fileRelation, storedExpr } from './dialect-duckdb'
-import { DuckDbError, duckAll } from './duckdb-sync'
+import { DuckDbError, duckBegin } from './duckdb-sync'
 import { type FileVersion, fileVersionNow, sameVersion } from './file-version'
 
 /** Why a file does not read whole (for the officer who links it: it may name counts of lines), or null when it does. */
@@ -45,21 +45,49 @@ interface ScanResult {
   complete: boolean
 }
 
+/** A whole-read check under way (DuckDB reads the file on its threads meanwhile): `wait()` gives its verdict. */
+export interface WholeReadCheck {
+  /** Waits for the scan (blocking) and gives the verdict `fileReadsWhole` gives (it never throws); the same verdict every time. */
+  wait(): WholeReadVerdict
+}
+
 /** The verdict for this file version (`version`: as the file was stat'ed when its fingerprint was taken). */
 export function fileReadsWhole(f: LinkedFile, version: FileVersion): WholeReadVerdict {
+  return beginFileReadsWhole(f, version).wait()
+}
+
+/**
+ * Starts the check of `fileReadsWhole` and returns at once. Until its `wait()`, DuckDB's bridge is busy: a later
+ * DuckDB call first waits for this scan.
+ */
+export function beginFileReadsWhole(f: LinkedFile, version: FileVersion): WholeReadCheck {
   const key = JSON.stringify([f.format, f.path, f.columns, version])
   const kept = verdicts.get(key)
-  if (kept !== undefined) return kept
-  if (!sameVersion(fileVersionNow(f.path), version)) return CHANGED_WHILE_CHECKED
+  if (kept !== undefined) return settled(kept)
+  if (!sameVersion(fileVersionNow(f.path), version)) return settled(CHANGED_WHILE_CHECKED)
   scans++
-  const scan = f.format === 'csv' ? csvReadsWhole(f) : parquetReadsWhole(f)
-  // The scan read the path by name: its verdict is about `version` only if the path led to it before and after.
-  if (!sameVersion(fileVersionNow(f.path), version)) return CHANGED_WHILE_CHECKED
-  if (scan.complete) {
-    if (verdicts.size >= KEPT_VERSIONS) verdicts.delete(verdicts.keys().next().value as string)
-    verdicts.set(key, scan.verdict)
+  const scan = f.format === 'csv' ? beginCsvScan(f) : beginParquetScan(f)
+  let verdict: WholeReadVerdict | undefined
+  return {
+    wait() {
+      if (verdict !== undefined) return verdict
+      const done = scan()
+      // The scan read the path by name: its verdict is about `version` only if the path led to it before and after.
+      if (!sameVersion(fileVersionNow(f.path), version)) verdict = CHANGED_WHILE_CHECKED
+      else {
+        if (done.complete) {
+          if (verdicts.size >= KEPT_VERSIONS) verdicts.delete(verdicts.keys().next().value as string)
+          verdicts.set(key, done.verdict)
+        }
+        verdict = done.verdict
+      }
+      return verdict
+    }
   }
-  return scan.verdict
+}
+
+function settled(verdict: WholeReadVerdict): WholeReadCheck {
+  return { wait: () => verdict }
 }
 
 /**
@@ -74,28 +102,37 @@ export function ioFailure(e: unknown): boolean {
   )
 }
 
-function csvReadsWhole(f: LinkedFile): ScanResult {
-  let lines: CsvLines
-  try {
-    lines = csvLines(f.path)
-  } catch {
-    return { verdict: 'it cannot be read to its end', complete: false }
+/** Starts DuckDB's count of the records; the lines are counted on this thread while DuckDB counts. */
+function beginCsvScan(f: LinkedFile): () => ScanResult {
+  const count = duckBegin(`SELECT count(*) FROM ${fileRelation(f, true)}`)
+  return () => {
+    let lines: CsvLines | null
+    try {
+      lines = csvLines(f.path)
+    } catch {
+      lines = null
+    }
+    // Taken in every case: DuckDB's bridge is free again when the verdict is given.
+    let records: number | { failed: unknown }
+    try {
+      records = Number(count.wait().rows[0][0])
+    } catch (e) {
+      records = { failed: e }
+    }
+    if (lines === null) return { verdict: 'it cannot be read to its end', complete: false }
+    // A carriage return that ends no line would let DuckDB split one line into two records, and so hide a record that
+    // swallows two lines from the count below.
+    if (lines.loneCarriageReturns > 0)
+      return { verdict: 'a carriage return that does not end a line (inside a value, or old Mac line ends)', complete: true }
+    // DuckDB reads an empty line of a one-column file as a record (NULL), and skips it otherwise.
+    if (f.columns.length === 1 && lines.empty > 0) return { verdict: 'an empty line in a file of one column', complete: true }
+    if (typeof records !== 'number') {
+      return { verdict: 'DuckDB cannot read it line by line (line ends that change within the file)', complete: !ioFailure(records.failed) }
+    }
+    if (records === lines.data) return { verdict: null, complete: true }
+    const verdict = `its ${lines.data.toLocaleString('en-US')} lines after the header read as ${records.toLocaleString('en-US')} records: a line is not one record of its columns (a quote not closed on its line, a line break inside a quoted value, a line with too few values or too long, or a delimiter other than a comma)`
+    return { verdict, complete: true }
   }
-  // A carriage return that ends no line would let DuckDB split one line into two records, and so hide a record that
-  // swallows two lines from the count below.
-  if (lines.loneCarriageReturns > 0)
-    return { verdict: 'a carriage return that does not end a line (inside a value, or old Mac line ends)', complete: true }
-  // DuckDB reads an empty line of a one-column file as a record (NULL), and skips it otherwise.
-  if (f.columns.length === 1 && lines.empty > 0) return { verdict: 'an empty line in a file of one column', complete: true }
-  let records: number
-  try {
-    records = Number(duckAll(`SELECT count(*) FROM ${fileRelation(f, true)}`).rows[0][0])
-  } catch (e) {
-    return { verdict: 'DuckDB cannot read it line by line (line ends that change within the file)', complete: !ioFailure(e) }
-  }
-  if (records === lines.data) return { verdict: null, complete: true }
-  const verdict = `its ${lines.data.toLocaleString('en-US')} lines after the header read as ${records.toLocaleString('en-US')} records: a line is not one record of its columns (a quote not closed on its line, a line break inside a quoted value, a line with too few values or too long, or a delimiter other than a comma)`
-  return { verdict, complete: true }
 }
 
 export interface CsvLines {
@@ -152,16 +189,19 @@ export function csvLines(path: string): CsvLines {
   return { data: Math.max(0, lines - 1), empty, loneCarriageReturns: carriageReturns - crlf }
 }
 
-function parquetReadsWhole(f: LinkedFile): ScanResult {
+function beginParquetScan(f: LinkedFile): () => ScanResult {
   // Every value of every column decoded: text through the release path's expression (a conversion to text, where the
   // UTF-8 check happens) by its length; others as they are stored, by a hash of each value (their release expressions
   // are total on a decoded value: dialect.ts, duckdb-stored-values.test.ts). Not a count or a min/max: DuckDB answers
   // those from the footer without reading the pages.
   const reads = f.columns.map((c) => (c.type === 'text' ? `sum(strlen(${storedExpr(c)}))` : `bit_xor(hash(${duckIdent(c.name)}))`))
-  try {
-    duckAll(`SELECT ${reads.join(', ')} FROM ${fileRelation(f)}`)
-    return { verdict: null, complete: true }
-  } catch (e) {
-    return { verdict: 'DuckDB cannot decode all of its rows (a text value that is not valid UTF-8, or a damaged page)', complete: !ioFailure(e) }
+  const read = duckBegin(`SELECT ${reads.join(', ')} FROM ${fileRelation(f)}`)
+  return () => {
+    try {
+      read.wait()
+      return { verdict: null, complete: true }
+    } catch (e) {
+      return { verdict: 'DuckDB cannot decode all of its rows (a text value that is not valid UTF-8, or a damaged page)', complete: !ioFailure(e) }
+    }
   }
 }

@@ -90,6 +90,15 @@ function toKey(row: OfficerRow, keys: { signKey: KeyObject; sealKey: KeyObject }
 
 /** Check the credentials and unwrap the officer's keys; one sentence (and nothing written) when they are not right. */
 export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): OfficerKey {
+  return officerUnlock(db, cred)()
+}
+
+/**
+ * `unlockOfficer` in two steps: the checks that need no key derivation now (an unknown or unverified officer, no
+ * passphrase, unreadable wrapped keys: refused here), the passphrase's key derivation (scrypt) and unwrapping when the
+ * returned function is called (a wrong passphrase refused then). Each call of it derives the key again.
+ */
+export function officerUnlock(db: Db, cred: OfficerCredentials | undefined): () => OfficerKey {
   const row = findOfficer(db, cred?.officer)
   const pass = cred?.passphrase
   if (typeof pass !== 'string' || pass === '') {
@@ -117,9 +126,11 @@ export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): Off
       'forbidden'
     )
   }
-  const keys = unwrapKeys(row.key_id, wrapped, pass, { signPublic: row.sign_public, sealPublic: row.seal_public })
-  if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')
-  return toKey(row, keys)
+  return () => {
+    const keys = unwrapKeys(row.key_id, wrapped, pass, { signPublic: row.sign_public, sealPublic: row.seal_public })
+    if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')
+    return toKey(row, keys)
+  }
 }
 
 /** `ledger checkpoint`: the officer signs both heads now; the result carries them as a receipt to keep elsewhere. */
