@@ -1,6 +1,9 @@
-/** The synchronous DuckDB bridge (worker thread + Atomics): values as better-sqlite3 gives them, bound parameters, errors, restart. */
+/**
+ * The synchronous DuckDB bridge (worker thread + Atomics): values as better-sqlite3 gives them, bound parameters, errors, restart;
+ * numbers column by column (`duckNumbers`).
+ */
 import { afterAll, describe, expect, it } from 'vitest'
-import { DuckDbError, closeDuckDb, duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
+import { DuckDbError, closeDuckDb, duckAll, duckNumbers, duckString } from '../../../src-main/services/sources/duckdb-sync'
 
 afterAll(() => closeDuckDb())
 
@@ -29,5 +32,32 @@ describe('duckAll', () => {
   it('string literals double their quotes and refuse NUL', () => {
     expect(duckString("o'brien")).toBe("'o''brien'")
     expect(() => duckString('a\u0000b')).toThrow()
+  })
+})
+
+describe('duckNumbers', () => {
+  it('returns one Float64Array per column, in row order over several chunks, whole numbers exact to 2^53, NULL as NaN', () => {
+    // 5,000 rows: more than one of DuckDB's 2,048-row chunks.
+    const cols = duckNumbers(
+      `SELECT CAST(i AS DOUBLE), CAST(i * 4294967296 + 4294967295 AS BIGINT) >> 32, CAST(i AS UBIGINT) & 4294967295, ` +
+        `CASE WHEN i % 7 = 0 THEN NULL ELSE 9007199254740992 - i END, CAST(i AS INTEGER) + ? FROM range(5000) t(i) ORDER BY i`,
+      [0.5]
+    )
+    expect(cols.length).toBe(5)
+    for (const c of cols) expect(c).toBeInstanceOf(Float64Array)
+    expect(cols[0].length).toBe(5000)
+    expect([...cols[0]]).toEqual(Array.from({ length: 5000 }, (_, i) => i))
+    expect([...cols[1]]).toEqual(Array.from({ length: 5000 }, (_, i) => i))
+    expect(cols[2][4999]).toBe(4999)
+    expect(cols[3][1]).toBe(2 ** 53 - 1)
+    expect(cols[3][4999]).toBe(2 ** 53 - 4999)
+    expect(Number.isNaN(cols[3][0]) && Number.isNaN(cols[3][4998])).toBe(true)
+    expect(cols[4][3]).toBe(3.5)
+  })
+
+  it('no rows: empty columns; a failing statement is a DuckDbError', () => {
+    const cols = duckNumbers('SELECT 1, 2 WHERE false')
+    expect(cols.map((c) => c.length)).toEqual([0, 0])
+    expect(() => duckNumbers('SELECT * FROM read_parquet(?)'.replace('?', duckString('/nonexistent/x.parquet')))).toThrow(DuckDbError)
   })
 })
