@@ -19,6 +19,7 @@ import { type StoredValue, groupKey, keyPart } from '../catalog/column-types'
 import { type CatalogDataset, getDataset } from '../catalog/catalog'
 import { type Period, type Truncation, groupCountSql, referenceSql, truncatedCountSql, truncatedReferenceSql, whereOf } from '../sources/dialect'
 import { truncationKey } from '../sources/keyed-hash'
+import { twoPassTruncation } from '../sources/duckdb-truncation'
 import { type Source, sourceFor } from '../sources/source'
 import { checkThresholdDefinition } from './query-definitions'
 import { findColumn, storedValueFor } from '../catalog/columns'
@@ -172,23 +173,29 @@ function truncatedCounts(
   const n = predicates.keys.length
   const byFirst = (perIndex: Float64Array) => Float64Array.from(predicates.keys, (k) => perIndex[first.get(k)!])
 
+  const bucketMs = th.kind === 'reference' ? (th.bucket === 'hour' ? HOUR_MS : DAY_MS) : 0
+  // A linked file (DuckDB) runs the two-pass form when the definition allows it (duckdb-truncation.ts).
+  const numbers = src.numbers?.bind(src)
+  const twoPass =
+    d.engine === 'duckdb' && numbers
+      ? twoPassTruncation({ all: (q) => src.all(q), numbers }, d, ds, def, t, main, refWhere ? { where: refWhere, bucketMs } : null)
+      : null
   const counted = new Float64Array(n)
-  const countSql = truncatedCountSql(d, ds, def, t, main, refWhere)
-  if (countSql) for (const [i, c] of src.all(countSql)) counted[Number(i)] = Number(c ?? 0)
+  const countSql = twoPass ? null : truncatedCountSql(d, ds, def, t, main, refWhere)
+  const countRows = twoPass ? twoPass.counts : countSql ? src.all(countSql) : []
+  for (const [i, c] of countRows) counted[Number(i)] = Number(c ?? 0)
   const counts = byFirst(counted)
   if (th.kind !== 'reference') {
     if (predicates.thresholds === null) throw new Error('public thresholds missing')
     return { counts, thresholds: predicates.thresholds }
   }
-  const bucketMs = th.bucket === 'hour' ? HOUR_MS : DAY_MS
   const max = new Float64Array(n)
   const sum = new Float64Array(n)
-  const refSql = truncatedReferenceSql(d, ds, def, t, main, refWhere!, bucketMs)
-  if (refSql) {
-    for (const [i, mx, sm] of src.all(refSql)) {
-      max[Number(i)] = Math.max(0, Number(mx))
-      sum[Number(i)] = Number(sm)
-    }
+  const refSql = twoPass ? null : truncatedReferenceSql(d, ds, def, t, main, refWhere!, bucketMs)
+  const refRows = twoPass ? twoPass.reference! : refSql ? src.all(refSql) : []
+  for (const [i, mx, sm] of refRows) {
+    max[Number(i)] = Math.max(0, Number(mx))
+    sum[Number(i)] = Number(sm)
   }
   const buckets = Math.floor((ref!.to - 1) / bucketMs) - Math.floor(ref!.from / bucketMs) + 1
   const maxes = byFirst(max)

@@ -235,11 +235,12 @@ function wholeNumber(x: number, what: string): string {
 }
 
 /**
- * (i, p[, b], c): the rows of one period per public predicate index i and person p (and time bucket b), counted; rows
- * in no predicate are left out (they take no place in a person's bound). The predicates are joined as literal rows:
- * whole numbers inlined, text and reals as parameters. Null when no predicate can match any row.
+ * The rows of one period per public predicate index i and person p (and time bucket b), as `FROM` items: the rows
+ * (`r`: k1..kG, p[, b]) joined to the predicates' literal rows (`v`: g1..gG, i); rows in no predicate are left out
+ * (they take no place in a person's bound). Whole numbers inlined, text and reals as parameters. Null when no
+ * predicate can match any row (that depends on the predicates only).
  */
-function predicateTuples(
+function predicateJoin(
   d: Dialect,
   ds: CatalogDataset,
   def: ThresholdQueryDefinition,
@@ -270,12 +271,41 @@ function predicateTuples(
   if (rows.length === 0) return null
   const names = [...keys.map((_, j) => `g${j + 1}`), 'i']
   const on = keys.map((_, j) => (nullable[j] ? d.sameValue(`r.k${j + 1}`, `v.g${j + 1}`) : `r.k${j + 1} = v.g${j + 1}`)).join(' AND ') || '1 = 1'
+  return {
+    sql: `(SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r JOIN ${d.values(rows, names, 'v')} ON ${on}`,
+    params: [...where.params, ...valueParams]
+  }
+}
+
+/** (i, p[, b]): every row of one period in a predicate, one per row (`predicateJoin`). Null when no predicate can match. */
+export function predicateRows(
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  t: Truncation,
+  where: Where,
+  bucketMs: number | null
+): Sql | null {
+  const join = predicateJoin(d, ds, def, t, where, bucketMs)
+  if (!join) return null
+  return { sql: `SELECT v.i AS i, r.p AS p${bucketMs !== null ? ', r.b AS b' : ''} FROM ${join.sql}`, params: join.params }
+}
+
+/** (i, p[, b], c): the rows of one period per predicate, person (and time bucket), counted. Null when no predicate can match. */
+function predicateTuples(
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  t: Truncation,
+  where: Where,
+  bucketMs: number | null
+): Sql | null {
+  const join = predicateJoin(d, ds, def, t, where, bucketMs)
+  if (!join) return null
   const b = bucketMs !== null
   return {
-    sql:
-      `SELECT v.i AS i, r.p AS p${b ? ', r.b AS b' : ''}, count(*) AS c FROM (SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r ` +
-      `JOIN ${d.values(rows, names, 'v')} ON ${on} GROUP BY v.i, r.p${b ? ', r.b' : ''}`,
-    params: [...where.params, ...valueParams]
+    sql: `SELECT v.i AS i, r.p AS p${b ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.sql} GROUP BY v.i, r.p${b ? ', r.b' : ''}`,
+    params: join.params
   }
 }
 

@@ -79,15 +79,56 @@ export function digestWord(digest: string, j: number): number {
   return parseInt(digest.slice(8 * j, 8 * j + 8), 16) % RANK_MODULUS
 }
 
-/** rank(person, i) in JavaScript (the tests' reference; the engines compute it in SQL, dialect.ts `ranked`). */
-export function keyedRank(key: string, personTextValue: string, i: number): number {
+/** Below 2^22, a Horner step's r i + c (r and c below P) is below 2^53: exact in double arithmetic. */
+const EXACT_IN_DOUBLES = 4194304
+const TWO_31 = 2147483648
+
+/** x mod P for a whole number 0 <= x < 2^53: x = h 2^31 + l is h + l mod P (2^31 is 1 mod P), and h + l < 2P. */
+function modP(x: number): number {
+  const h = Math.floor(x / TWO_31)
+  const r = x - h * TWO_31 + h
+  return r >= RANK_MODULUS ? r - RANK_MODULUS : r
+}
+
+/** rank(person, i) for i below 2^22 (not checked) from the person's coefficients: every step exact (EXACT_IN_DOUBLES, `modP`). */
+function smallRank(c0: number, c1: number, c2: number, c3: number, i: number): number {
+  return modP(modP(modP(c3 * i + c2) * i + c1) * i + c0)
+}
+
+/**
+ * rank(person, i) from the person's coefficients c_0..c_3 (`digestWord` of its digest), in JavaScript: in double
+ * arithmetic for i below 2^22, in BigInt above.
+ */
+export function rankFromWords(c: Float64Array, i: number): number {
   if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_RANKED_PREDICATES) throw new RangeError('a predicate index is a whole number below 2^31 - 1')
-  const d = personDigest(key, personTextValue)
+  if (i < EXACT_IN_DOUBLES) return smallRank(c[0], c[1], c[2], c[3], i)
   const P = BigInt(RANK_MODULUS)
   const x = BigInt(i)
   let r = 0n
-  for (let j = RANK_WORDS - 1; j >= 0; j--) r = (r * x + BigInt(digestWord(d, j))) % P
+  for (let j = RANK_WORDS - 1; j >= 0; j--) r = (r * x + BigInt(c[j])) % P
   return Number(r)
+}
+
+/**
+ * One person's ranks: out[k] = rank(person, indices[k]) for k < count, from its coefficients c_0..c_3, for indices that
+ * are whole numbers below 2^22 (a RangeError otherwise).
+ */
+export function ranksFromWords(c: Float64Array, indices: Float64Array, count: number, out: Float64Array): void {
+  const [c0, c1, c2, c3] = c
+  for (let k = 0; k < count; k++) {
+    const i = indices[k]
+    if (!(i >= 0 && i < EXACT_IN_DOUBLES && Math.floor(i) === i)) throw new RangeError('a predicate index here is a whole number below 2^22')
+    out[k] = smallRank(c0, c1, c2, c3, i)
+  }
+}
+
+/** rank(person, i) in JavaScript (the tests' reference and the DuckDB form's middle; the other engines compute it in SQL, dialect.ts `ranked`). */
+export function keyedRank(key: string, personTextValue: string, i: number): number {
+  const d = personDigest(key, personTextValue)
+  return rankFromWords(
+    Float64Array.from({ length: RANK_WORDS }, (_, j) => digestWord(d, j)),
+    i
+  )
 }
 
 /** The SQLite functions: qa_person_digest(key, person, isReal) (d, NULL for a NULL person) and qa_digest_word(d, j) (c_j). */

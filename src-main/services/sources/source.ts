@@ -13,7 +13,7 @@ import type { Dialect, Sql } from './dialect'
 import { sqliteDialect } from './dialect-sqlite'
 import { registerKeyedHash } from './keyed-hash'
 import { duckdbDialect } from './dialect-duckdb'
-import { duckAll } from './duckdb-sync'
+import { duckAll, duckNumbers } from './duckdb-sync'
 import { type LinkedFileRecord, assertCheckedVersion, checkLinkedFile, linkedFileOf, linkedFileFailure } from './linked-file'
 import { postgresDialect } from './dialect-postgres'
 import { numberedParams, pgAll } from './pg-sync'
@@ -34,6 +34,8 @@ export interface Source {
   readonly dialect: Dialect
   /** The rows of a query (arrays, in select order). */
   all(q: Sql): unknown[][]
+  /** A query whose columns are numbers, one Float64Array per column (NULL as NaN): DuckDB only (duckdb-truncation.ts). */
+  numbers?(q: Sql): Float64Array[]
   /** The linked file, PostgreSQL relation or ClickHouse table (null for an imported dataset). */
   readonly linked: LinkedFileRecord | LinkedPostgresRecord | LinkedClickHouseRecord | null
 }
@@ -53,22 +55,24 @@ export function sqliteSource(db: Database.Database): Source {
 }
 
 export function duckdbSource(file: LinkedFileRecord): Source {
+  const read = <T>(run: () => T): T => {
+    // A release reads the version it checked before its charge, and nothing written since (before and after each read).
+    assertCheckedVersion(file)
+    let out: T
+    try {
+      out = run()
+    } catch (e) {
+      // DuckDB's message may quote the file's contents: a sentence naming the dataset instead.
+      throw linkedFileFailure(file, e)
+    }
+    assertCheckedVersion(file)
+    return out
+  }
   return {
     dialect: duckdbDialect(file),
     linked: file,
-    all: (q) => {
-      // A release reads the version it checked before its charge, and nothing written since (before and after each read).
-      assertCheckedVersion(file)
-      let rows: unknown[][]
-      try {
-        rows = duckAll(q.sql, q.params as StoredValue[]).rows
-      } catch (e) {
-        // DuckDB's message may quote the file's contents: a sentence naming the dataset instead.
-        throw linkedFileFailure(file, e)
-      }
-      assertCheckedVersion(file)
-      return rows
-    }
+    all: (q) => read(() => duckAll(q.sql, q.params as StoredValue[]).rows),
+    numbers: (q) => read(() => duckNumbers(q.sql, q.params as StoredValue[]))
   }
 }
 

@@ -1,0 +1,198 @@
+/**
+ * The `maxGroups` aggregates of a linked file (DuckDB) in two passes over the file, instead of dialect.ts's one
+ * statement, whose cost is its GROUP BY over every (predicate, person) pair. Same kept sets, same counts:
+ *
+ * 1. One GROUP BY person (a TEMP table, `persons`): per person a whole number pid (1..n), the rank's coefficients
+ *    c_0..c_3 (the dialect's `personDigest` and `digestWord`, as `ranked` computes them) and the set of its
+ *    predicates as bits (word w holds indices 64w..64w+63), over the rows of the period, or of both periods for a
+ *    reference threshold (the kept set is over both, as `keptSql`).
+ * 2. In JavaScript, per person: the `maxGroups` set bits of smallest (rank, i), ranks by keyed-hash.ts
+ *    `ranksFromWords`: the kept set of `ranked`'s row_number() <= maxGroups (its order key rank 2^31 + i sorts by
+ *    (rank, i) as well). The table is read by pid ranges through the source's `numbers` (pid, coefficients and the
+ *    words' 32-bit halves, exact as doubles); the persons' values stay in DuckDB.
+ * 3. The kept (pid, i) pairs of each range go back as one text parameter into a TEMP table (`kept`); the second pass
+ *    counts the rows of each kept (predicate, person) pair, joined back by the person's value (the same equality as
+ *    `ranked`'s join and partitions), then sums min(rows, cap) per predicate (and per time bucket for the reference).
+ *
+ * Which form runs depends on the public definition only: more than MAX_PREDICATE_WORDS words of predicates (512
+ * predicates) runs dialect.ts's statements. Every statement goes through the source (each read at the file version
+ * checked before the charge). Nothing here can fail on the data: the middle sorts numbers, the statements' arguments
+ * are whole numbers this module writes, and what JavaScript holds at once is bounded by the definition (persons per
+ * read, pairs per write), whatever the number of persons; DuckDB's tables spill past its memory limit as its
+ * aggregates do. The tables are dropped after the answer or a failure.
+ */
+import type { ThresholdQueryDefinition } from '../../contract/datasets'
+import type { CatalogDataset } from '../catalog/catalog'
+import { type Dialect, type Sql, type Truncation, type Where, predicateRows } from './dialect'
+import { RANK_WORDS, ranksFromWords } from './keyed-hash'
+import type { Source } from './source'
+
+/** Above this many 64-bit words of predicate bits (512 predicates), dialect.ts's single statements run. */
+export const MAX_PREDICATE_WORDS = 8
+/** Persons read from pass 1's table per statement, at most (bounds the JavaScript middle's memory). */
+export const PERSONS_PER_READ = 131_072
+/** Kept pairs written per statement, at most (a text parameter of ~16 MB): fewer persons per read for a large maxGroups. */
+export const PAIRS_PER_WRITE = 1_048_576
+
+/** Persons per read: at most `most`, and (each keeping at most m pairs) at most PAIRS_PER_WRITE pairs; m decides, not the data. */
+export function personsPerRead(m: number, most = PERSONS_PER_READ): number {
+  return Math.min(most, Math.max(1, Math.floor(PAIRS_PER_WRITE / m)))
+}
+
+/** Rows as dialect.ts's statements give them: counts (i, n) and, with a reference period, (i, max, sum). */
+export interface TruncatedRows {
+  counts: unknown[][]
+  reference: unknown[][] | null
+}
+
+let tableSerial = 0
+
+function whole(x: number, what: string): number {
+  if (!Number.isSafeInteger(x) || x < 1) throw new Error(`${what} must be a whole number >= 1`)
+  return x
+}
+
+/** Up to this bound a person's smallest keys are kept by insertion, above it by sorting all of them. */
+const INSERTION_UP_TO = 16
+
+/**
+ * The kept pairs of the persons read from pass 1's table (columns: pid, c_0..c_3, then per word its low and high 32
+ * bits), as pid * span + i (span = 64 x words): each person's `m` set bits of smallest (rank, i).
+ */
+export function keptPairs(columns: Float64Array[], words: number, m: number): number[] {
+  const span = 64 * words
+  const c = new Float64Array(RANK_WORDS)
+  const indices = new Float64Array(span)
+  const ranks = new Float64Array(span)
+  // (rank, i) as one whole number rank * span + i, below 2^31 x 2^9 = 2^40: exact, and it sorts as (rank, i).
+  const keys = new Float64Array(span)
+  const pids = columns[0]
+  const out: number[] = []
+  for (let r = 0; r < pids.length; r++) {
+    for (let j = 0; j < RANK_WORDS; j++) c[j] = columns[1 + j][r]
+    let k = 0
+    for (let q = 0; q < 2 * words; q++) {
+      let x = columns[1 + RANK_WORDS + q][r] | 0
+      while (x !== 0) {
+        const low = x & -x
+        x ^= low
+        indices[k++] = 32 * q + 31 - Math.clz32(low)
+      }
+    }
+    ranksFromWords(c, indices, k, ranks)
+    const kept = Math.min(k, m)
+    if (m > INSERTION_UP_TO) {
+      for (let n = 0; n < k; n++) keys[n] = ranks[n] * span + indices[n]
+      if (k > m) keys.subarray(0, k).sort()
+    } else {
+      // keys[0..min(n, m)) holds the smallest of the first n, in order.
+      for (let n = 0; n < k; n++) {
+        const key = ranks[n] * span + indices[n]
+        let at = Math.min(n, m)
+        if (at === m) {
+          if (key >= keys[m - 1]) continue
+          at = m - 1
+        }
+        while (at > 0 && keys[at - 1] > key) {
+          keys[at] = keys[at - 1]
+          at--
+        }
+        keys[at] = key
+      }
+    }
+    for (let n = 0; n < kept; n++) out.push(pids[r] * span + (keys[n] % span))
+  }
+  return out
+}
+
+/**
+ * The `maxGroups` counts (and reference aggregates) of dialect.ts `truncatedCountSql` / `truncatedReferenceSql`, in
+ * two passes; null when the definition has too many predicates for this form (then those statements run). `most`:
+ * the persons per read at most (`personsPerRead`).
+ */
+export function twoPassTruncation(
+  src: Pick<Source, 'all'> & Required<Pick<Source, 'numbers'>>,
+  d: Dialect,
+  ds: CatalogDataset,
+  def: ThresholdQueryDefinition,
+  t: Truncation,
+  main: Where,
+  reference: { where: Where; bucketMs: number } | null,
+  most = PERSONS_PER_READ
+): TruncatedRows | null {
+  const words = Math.ceil(t.predicates.length / 64)
+  if (words > MAX_PREDICATE_WORDS) return null
+  const cap = whole(t.cap, 'the cap')
+  const m = whole(t.maxGroups, 'maxGroups')
+  const perRead = personsPerRead(m, whole(most, 'persons per read'))
+  const span = 64 * words
+  const a = predicateRows(d, ds, def, t, main, null)
+  const b = reference && predicateRows(d, ds, def, t, reference.where, null)
+  const perBucket = reference && predicateRows(d, ds, def, t, reference.where, reference.bucketMs)
+  // Null for every period or none: it depends on the predicates only (dialect.ts predicateJoin).
+  if (!a || (reference && (!b || !perBucket))) return { counts: [], reference: reference ? [] : null }
+
+  const all = (q: Sql) => src.all(q)
+  const numbers = (q: Sql) => src.numbers(q)
+  const serial = ++tableSerial
+  const persons = `qa_truncation_persons_${serial}`
+  const kept = `qa_truncation_kept_${serial}`
+  try {
+    const both = b ? { sql: `SELECT i, p FROM (${a.sql}) AS ta UNION ALL SELECT i, p FROM (${b.sql}) AS tb`, params: [...a.params, ...b.params] } : a
+    const bits = Array.from(
+      { length: words },
+      (_, w) => `coalesce(bit_or(CAST(1 AS UBIGINT) << (u.i & 63)) FILTER (WHERE u.i >> 6 = ${w}), CAST(0 AS UBIGINT)) AS w${w}`
+    )
+    const coefficients = Array.from({ length: RANK_WORDS }, (_, j) => `${d.digestWord('pw.hx', j)} AS c${j}`)
+    const wordCols = Array.from({ length: words }, (_, w) => `pw.w${w} AS w${w}`)
+    all({
+      sql:
+        `CREATE TEMP TABLE ${persons} AS SELECT row_number() OVER () AS pid, pw.p AS p, ${coefficients.join(', ')}, ${wordCols.join(', ')} ` +
+        `FROM (SELECT g.*, ${d.personDigest(t.key, 'g.p', t.person.type)} AS hx FROM (SELECT u.p AS p, ${bits.join(', ')} FROM (${both.sql}) AS u GROUP BY u.p) AS g) AS pw`,
+      params: both.params
+    })
+    all({ sql: `CREATE TEMP TABLE ${kept} (pid BIGINT, i INTEGER)`, params: [] })
+    const n = Number(all({ sql: `SELECT count(*) FROM ${persons}`, params: [] })[0][0])
+    const doubles = [
+      ...Array.from({ length: RANK_WORDS }, (_, j) => `CAST(c${j} AS DOUBLE)`),
+      ...Array.from({ length: words }, (_, w) => `CAST(w${w} & 4294967295 AS DOUBLE), CAST(w${w} >> 32 AS DOUBLE)`)
+    ]
+    for (let from = 0; from < n; from += perRead) {
+      const columns = numbers({
+        sql: `SELECT CAST(pid AS DOUBLE), ${doubles.join(', ')} FROM ${persons} WHERE pid > ${from} AND pid <= ${from + perRead}`,
+        params: []
+      })
+      const pairs = keptPairs(columns, words, m)
+      if (pairs.length === 0) continue
+      all({
+        sql: `INSERT INTO ${kept} SELECT x // ${span}, x % ${span} FROM (SELECT CAST(unnest(string_split(?, ',')) AS BIGINT) AS x) AS k`,
+        params: [pairs.join(',')]
+      })
+    }
+
+    const keptRows = (rows: Sql, bucket: boolean): Sql => ({
+      sql:
+        `SELECT x.i AS i, x.p AS p${bucket ? ', x.b AS b' : ''}, count(*) AS c FROM (${rows.sql}) AS x SEMI JOIN ` +
+        `(SELECT ph.p AS p, k.i AS i FROM ${kept} AS k JOIN ${persons} AS ph ON ph.pid = k.pid) AS kp ON x.i = kp.i AND x.p = kp.p ` +
+        `GROUP BY x.i, x.p${bucket ? ', x.b' : ''}`,
+      params: rows.params
+    })
+    const counted = keptRows(a, false)
+    const counts = all({ sql: `SELECT i, sum(${d.least('c', String(cap))}) AS n FROM (${counted.sql}) AS t GROUP BY i`, params: counted.params })
+    if (!perBucket) return { counts, reference: null }
+    const inBuckets = keptRows(perBucket, true)
+    const refRows = all({
+      sql: `SELECT i, max(n), sum(n) FROM (SELECT i, b, sum(${d.least('c', String(cap))}) AS n FROM (${inBuckets.sql}) AS t GROUP BY i, b) AS pb GROUP BY i`,
+      params: inBuckets.params
+    })
+    return { counts, reference: refRows }
+  } finally {
+    for (const table of [kept, persons]) {
+      try {
+        all({ sql: `DROP TABLE IF EXISTS ${table}`, params: [] })
+      } catch {
+        // The counts are read (or the read failed with its own error): a table left behind goes with the connection.
+      }
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The JavaScript middle of the DuckDB maxGroups form (duckdb-truncation.ts `keptPairs`) and its rank arithmetic
+ * (keyed-hash.ts `ranksFromWords`, `rankFromWords` in doubles): against a plain BigInt reference of the rule (each
+ * person keeps the `m` set bits of smallest (rank, i)), over every word and both halves of a word (bit 31 of a 32-bit
+ * piece is the sign of an int32), with m on both sides of the insertion bound, and at the largest coefficients and index.
+ */
+import { describe, expect, it } from 'vitest'
+import { PAIRS_PER_WRITE, PERSONS_PER_READ, keptPairs, personsPerRead } from '../../src-main/services/sources/duckdb-truncation'
+import { RANK_MODULUS, rankFromWords, ranksFromWords } from '../../src-main/services/sources/keyed-hash'
+import { seededRng } from '../../src-worker/engine/random'
+
+const P = BigInt(RANK_MODULUS)
+function bigRank(c: number[], i: number): bigint {
+  const x = BigInt(i)
+  return (BigInt(c[0]) + BigInt(c[1]) * x + BigInt(c[2]) * x * x + BigInt(c[3]) * x * x * x) % P
+}
+
+interface Person {
+  pid: number
+  c: number[]
+  bits: number[]
+}
+
+/** pass 1's columns for these persons: pid, c_0..c_3, then per word its low and high 32 bits. */
+function columnsOf(persons: Person[], words: number): Float64Array[] {
+  const cols = Array.from({ length: 5 + 2 * words }, () => new Float64Array(persons.length))
+  persons.forEach((p, r) => {
+    cols[0][r] = p.pid
+    p.c.forEach((x, j) => (cols[1 + j][r] = x))
+    for (const i of p.bits) cols[5 + (i >> 5)][r] += 2 ** (i & 31)
+  })
+  return cols
+}
+
+function reference(persons: Person[], words: number, m: number): number[] {
+  const out: number[] = []
+  for (const p of persons) {
+    const kept = [...p.bits]
+      .map((i) => ({ i, r: bigRank(p.c, i) }))
+      .sort((a, b) => (a.r < b.r ? -1 : a.r > b.r ? 1 : a.i - b.i))
+      .slice(0, m)
+    for (const k of kept) out.push(p.pid * 64 * words + k.i)
+  }
+  return out
+}
+
+/** The pairs as a set (their order carries nothing). */
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b)
+
+describe('keptPairs: each person keeps its m set bits of smallest (rank, i)', () => {
+  const rng = seededRng('kept-pairs')
+  const r = () => rng.next()
+  const BOUNDARIES = [0, 1, 31, 32, 63, 64, 95, 127, 128, 191, 192, 255, 256, 383, 447, 448, 479, 480, 510, 511]
+  function persons(n: number, words: number): Person[] {
+    return Array.from({ length: n }, (_, k) => {
+      const span = 64 * words
+      const bits = new Set<number>()
+      const size = Math.floor(r() * r() * span) + 1
+      for (let t = 0; t < size; t++) bits.add(r() < 0.4 ? BOUNDARIES[Math.floor(r() * BOUNDARIES.length)] % span : Math.floor(r() * span))
+      // The largest coefficients for some persons: every Horner step at its widest.
+      const c = Array.from({ length: 4 }, () => (r() < 0.2 ? RANK_MODULUS - 1 : Math.floor(r() * RANK_MODULUS)))
+      return { pid: 1 + k * 3 + Math.floor(r() * 3), c, bits: [...bits] }
+    })
+  }
+
+  for (const words of [1, 4, 8]) {
+    it(`${words} word(s): m from 1 to past the person's bits, either side of the insertion bound`, () => {
+      const ps = persons(300, words)
+      const cols = columnsOf(ps, words)
+      for (const m of [1, 2, 3, 5, 16, 17, 40, 64 * words - 1])
+        expect(sorted(keptPairs(cols, words, m)), `m = ${m}`).toEqual(sorted(reference(ps, words, m)))
+    })
+  }
+
+  it('ties in rank are broken by the index', () => {
+    // c_1 = c_2 = c_3 = 0: every index has rank c_0.
+    const ps: Person[] = [{ pid: 7, c: [5, 0, 0, 0], bits: [300, 3, 64, 200, 31] }]
+    expect(sorted(keptPairs(columnsOf(ps, 5), 5, 2))).toEqual([7 * 320 + 3, 7 * 320 + 31])
+    expect(sorted(keptPairs(columnsOf(ps, 5), 5, 17))).toEqual([3, 31, 64, 200, 300].map((i) => 7 * 320 + i))
+  })
+
+  it('no persons: no pairs', () => {
+    expect(keptPairs(columnsOf([], 2), 2, 3)).toEqual([])
+  })
+})
+
+describe('rank in doubles', () => {
+  it('rankFromWords and ranksFromWords equal the BigInt sum of powers up to index 2^22 - 1, at the largest coefficients', () => {
+    const rng = seededRng('rank-doubles')
+    const cs = [
+      [RANK_MODULUS - 1, RANK_MODULUS - 1, RANK_MODULUS - 1, RANK_MODULUS - 1],
+      [0, 0, 0, RANK_MODULUS - 1],
+      ...Array.from({ length: 20 }, () => Array.from({ length: 4 }, () => Math.floor(rng.next() * RANK_MODULUS)))
+    ]
+    const indices = [0, 1, 2, 63, 64, 511, 65_535, 2 ** 22 - 2, 2 ** 22 - 1, ...Array.from({ length: 50 }, () => Math.floor(rng.next() * 2 ** 22))]
+    const out = new Float64Array(indices.length)
+    for (const c of cs) {
+      const words = Float64Array.from(c)
+      ranksFromWords(words, Float64Array.from(indices), indices.length, out)
+      indices.forEach((i, k) => {
+        expect(out[k]).toBe(Number(bigRank(c, i)))
+        expect(rankFromWords(words, i)).toBe(Number(bigRank(c, i)))
+      })
+      // Past 2^22 rankFromWords computes in BigInt.
+      for (const i of [2 ** 22, RANK_MODULUS - 1]) expect(rankFromWords(words, i)).toBe(Number(bigRank(c, i)))
+    }
+  })
+
+  it('ranksFromWords refuses an index it cannot compute exactly', () => {
+    const c = Float64Array.from([1, 2, 3, 4])
+    for (const i of [2 ** 22, -1, 1.5, NaN]) expect(() => ranksFromWords(c, Float64Array.from([i]), 1, new Float64Array(1))).toThrow(RangeError)
+  })
+})
+
+describe('persons per read', () => {
+  it('at most PERSONS_PER_READ, and a read keeps at most PAIRS_PER_WRITE pairs for every maxGroups', () => {
+    expect(personsPerRead(3)).toBe(PERSONS_PER_READ)
+    for (const m of [1, 3, 8, 9, 100, 511, 1_000_000, 3_000_000]) {
+      const n = personsPerRead(m)
+      expect(n).toBeGreaterThanOrEqual(1)
+      expect(n).toBeLessThanOrEqual(PERSONS_PER_READ)
+      if (m <= PAIRS_PER_WRITE) expect(n * m).toBeLessThanOrEqual(PAIRS_PER_WRITE)
+    }
+    expect(personsPerRead(511)).toBe(Math.floor(PAIRS_PER_WRITE / 511))
+    expect(personsPerRead(3, 7)).toBe(7)
+  })
+})
