@@ -235,19 +235,29 @@ function wholeNumber(x: number, what: string): string {
 }
 
 /**
- * The rows of one period per public predicate index i and person p (and time bucket b), as `FROM` items: the rows
- * (`r`: k1..kG, p[, b]) joined to the predicates' literal rows (`v`: g1..gG, i); rows in no predicate are left out
- * (they take no place in a person's bound). Whole numbers inlined, text and reals as parameters. Null when no
- * predicate can match any row (that depends on the predicates only).
+ * The rows of one period and the public predicates, to be joined: `rows` the period's rows (alias `r`: k1..kG, p[, b]),
+ * `values` the predicates' literal rows (alias `v`: the key columns `keys` g1..gG, then i; whole numbers inlined, text
+ * and reals as parameters),
+ * `on(v)` a row's keys equal to those of the predicate relation aliased `v` (NULL keys match NULL where a predicate has
+ * one), `params` those of `rows` then those of `values`. Rows in no predicate take no place in a person's bound. Null
+ * when no predicate can match any row (that depends on the predicates only).
  */
-function predicateJoin(
+export interface PredicateJoin {
+  rows: string
+  values: string
+  keys: string[]
+  on(v: string): string
+  params: StoredValue[]
+}
+
+export function predicateJoin(
   d: Dialect,
   ds: CatalogDataset,
   def: ThresholdQueryDefinition,
   t: Truncation,
   where: Where,
   bucketMs: number | null
-): Sql | null {
+): PredicateJoin | null {
   const keys = keyColumns(ds, def)
   const sel = [...keys.map((k, j) => `${keyExpr(d, ds, def, k)} AS k${j + 1}`), `${d.column(ds, t.person)} AS p`]
   if (bucketMs !== null) sel.push(`${bucketExpr(d, ds, def, bucketMs)} AS b`)
@@ -270,9 +280,12 @@ function predicateJoin(
   })
   if (rows.length === 0) return null
   const names = [...keys.map((_, j) => `g${j + 1}`), 'i']
-  const on = keys.map((_, j) => (nullable[j] ? d.sameValue(`r.k${j + 1}`, `v.g${j + 1}`) : `r.k${j + 1} = v.g${j + 1}`)).join(' AND ') || '1 = 1'
   return {
-    sql: `(SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r JOIN ${d.values(rows, names, 'v')} ON ${on}`,
+    rows: `(SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r`,
+    values: d.values(rows, names, 'v'),
+    keys: names.slice(0, -1),
+    on: (v) =>
+      keys.map((_, j) => (nullable[j] ? d.sameValue(`r.k${j + 1}`, `${v}.g${j + 1}`) : `r.k${j + 1} = ${v}.g${j + 1}`)).join(' AND ') || '1 = 1',
     params: [...where.params, ...valueParams]
   }
 }
@@ -288,7 +301,10 @@ export function predicateRows(
 ): Sql | null {
   const join = predicateJoin(d, ds, def, t, where, bucketMs)
   if (!join) return null
-  return { sql: `SELECT v.i AS i, r.p AS p${bucketMs !== null ? ', r.b AS b' : ''} FROM ${join.sql}`, params: join.params }
+  return {
+    sql: `SELECT v.i AS i, r.p AS p${bucketMs !== null ? ', r.b AS b' : ''} FROM ${join.rows} JOIN ${join.values} ON ${join.on('v')}`,
+    params: join.params
+  }
 }
 
 /** (i, p[, b], c): the rows of one period per predicate, person (and time bucket), counted. Null when no predicate can match. */
@@ -304,7 +320,7 @@ function predicateTuples(
   if (!join) return null
   const b = bucketMs !== null
   return {
-    sql: `SELECT v.i AS i, r.p AS p${b ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.sql} GROUP BY v.i, r.p${b ? ', r.b' : ''}`,
+    sql: `SELECT v.i AS i, r.p AS p${b ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.rows} JOIN ${join.values} ON ${join.on('v')} GROUP BY v.i, r.p${b ? ', r.b' : ''}`,
     params: join.params
   }
 }

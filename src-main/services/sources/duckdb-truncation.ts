@@ -11,8 +11,9 @@
  *    (rank, i) as well). The table is read by pid ranges through the source's `numbers` (pid, coefficients and the
  *    words' 32-bit halves, exact as doubles); the persons' values stay in DuckDB.
  * 3. The kept (pid, i) pairs of each range go back as one text parameter into a TEMP table (`kept`); the second pass
- *    counts the rows of each kept (predicate, person) pair, joined back by the person's value (the same equality as
- *    `ranked`'s join and partitions), then sums min(rows, cap) per predicate (and per time bucket for the reference).
+ *    joins the rows to the kept pairs by the person's value (the same equality as `ranked`'s join and partitions) and
+ *    the predicate's keys (as `predicateJoin` joins rows to predicates), counts each kept (predicate, person) pair's
+ *    rows and sums min(rows, cap) per predicate (and per time bucket for the reference).
  *
  * Which form runs depends on the public definition only: more than MAX_PREDICATE_WORDS words of predicates (512
  * predicates) runs dialect.ts's statements. Every statement goes through the source (each read at the file version
@@ -23,7 +24,7 @@
  */
 import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import type { CatalogDataset } from '../catalog/catalog'
-import { type Dialect, type Sql, type Truncation, type Where, predicateRows } from './dialect'
+import { type Dialect, type PredicateJoin, type Sql, type Truncation, type Where, predicateJoin, predicateRows } from './dialect'
 import { RANK_WORDS, ranksFromWords } from './keyed-hash'
 import type { Source } from './source'
 
@@ -128,9 +129,10 @@ export function twoPassTruncation(
   const span = 64 * words
   const a = predicateRows(d, ds, def, t, main, null)
   const b = reference && predicateRows(d, ds, def, t, reference.where, null)
-  const perBucket = reference && predicateRows(d, ds, def, t, reference.where, reference.bucketMs)
+  const mainJoin = predicateJoin(d, ds, def, t, main, null)
+  const bucketJoin = reference && predicateJoin(d, ds, def, t, reference.where, reference.bucketMs)
   // Null for every period or none: it depends on the predicates only (dialect.ts predicateJoin).
-  if (!a || (reference && (!b || !perBucket))) return { counts: [], reference: reference ? [] : null }
+  if (!a || !mainJoin || (reference && (!b || !bucketJoin))) return { counts: [], reference: reference ? [] : null }
 
   const all = (q: Sql) => src.all(q)
   const numbers = (q: Sql) => src.numbers(q)
@@ -170,17 +172,18 @@ export function twoPassTruncation(
       })
     }
 
-    const keptRows = (rows: Sql, bucket: boolean): Sql => ({
+    // (i, p[, b], c) over the rows of predicateRows whose (i, p) is kept: a row joins its person's kept pairs by their keys.
+    const keptCounts = (join: PredicateJoin, bucket: boolean): Sql => ({
       sql:
-        `SELECT x.i AS i, x.p AS p${bucket ? ', x.b AS b' : ''}, count(*) AS c FROM (${rows.sql}) AS x SEMI JOIN ` +
-        `(SELECT ph.p AS p, k.i AS i FROM ${kept} AS k JOIN ${persons} AS ph ON ph.pid = k.pid) AS kp ON x.i = kp.i AND x.p = kp.p ` +
-        `GROUP BY x.i, x.p${bucket ? ', x.b' : ''}`,
-      params: rows.params
+        `SELECT kp.i AS i, kp.p AS p${bucket ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.rows} JOIN ` +
+        `(SELECT ph.p AS p, ${join.keys.map((g) => `v.${g} AS ${g}, `).join('')}k.i AS i FROM ${kept} AS k JOIN ${persons} AS ph ON ph.pid = k.pid ` +
+        `JOIN ${join.values} ON v.i = k.i) AS kp ON r.p = kp.p AND ${join.on('kp')} GROUP BY kp.i, kp.p${bucket ? ', r.b' : ''}`,
+      params: join.params
     })
-    const counted = keptRows(a, false)
+    const counted = keptCounts(mainJoin, false)
     const counts = all({ sql: `SELECT i, sum(${d.least('c', String(cap))}) AS n FROM (${counted.sql}) AS t GROUP BY i`, params: counted.params })
-    if (!perBucket) return { counts, reference: null }
-    const inBuckets = keptRows(perBucket, true)
+    if (!bucketJoin) return { counts, reference: null }
+    const inBuckets = keptCounts(bucketJoin, true)
     const refRows = all({
       sql: `SELECT i, max(n), sum(n) FROM (SELECT i, b, sum(${d.least('c', String(cap))}) AS n FROM (${inBuckets.sql}) AS t GROUP BY i, b) AS pb GROUP BY i`,
       params: inBuckets.params
