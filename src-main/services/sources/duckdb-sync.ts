@@ -10,6 +10,7 @@
  *
  * The worker's code is a small CommonJS string (no bundling needed) that requires the package by its resolved path.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -103,14 +104,34 @@ export function duckMemoryLimit(): string {
   return v && /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v.trim()) ? v.trim() : '1.5GB'
 }
 
+/**
+ * Where DuckDB spills what does not fit its memory limit (an in-memory database would otherwise spill into the working
+ * directory): rows of linked files, persons' values among them. A folder of this account only, made afresh for each
+ * DuckDB worker (mkdtemp: mode 0700, a name no other account can guess or create first; DuckDB's spill files inside it
+ * take the umask's mode), removed when DuckDB is closed and when the process exits.
+ */
+let spillDir: string | null = null
+
+function freshSpillDir(): string {
+  removeSpillDir()
+  spillDir = mkdtempSync(join(tmpdir(), 'qa-duckdb-'))
+  return spillDir
+}
+
+function removeSpillDir(): void {
+  if (spillDir !== null) rmSync(spillDir, { recursive: true, force: true })
+  spillDir = null
+}
+
+process.on('exit', removeSpillDir)
+
 const duck = syncWorker({
   code: WORKER_CODE,
   workerData: () => ({
     api: createRequire(import.meta.url).resolve('@duckdb/node-api'),
     threads: Math.max(1, Math.min(16, availableParallelism())),
     memoryLimit: duckMemoryLimit(),
-    // Where DuckDB spills what does not fit (an in-memory database would otherwise spill into the working directory).
-    tempDirectory: join(tmpdir(), `qa-duckdb-${process.pid}`)
+    tempDirectory: freshSpillDir()
   }),
   // How long the worker may be silent (no heartbeat) before a call gives up on it.
   stallMs: 30_000,
@@ -138,8 +159,9 @@ export function duckNumbers(sql: string, params: DuckParam[] = []): Float64Array
 }
 
 /** Stops the worker (tests, shutdown). The next call starts a new one. */
-export function closeDuckDb(): Promise<void> {
-  return duck.close()
+export async function closeDuckDb(): Promise<void> {
+  await duck.close()
+  removeSpillDir()
 }
 
 /** A string as a DuckDB SQL literal (file paths in `read_parquet('...')`, which cannot be bound parameters). */
