@@ -79,8 +79,9 @@ describe('keptPairs: each person keeps its m set bits of smallest (rank, i)', ()
     expect(sorted(keptPairs(columnsOf(ps, 5), 5, 17))).toEqual([3, 31, 64, 200, 300].map((i) => 7 * 320 + i))
   })
 
-  it('no persons: no pairs', () => {
+  it('no persons: no pairs; more words than the form takes: refused', () => {
     expect(keptPairs(columnsOf([], 2), 2, 3)).toEqual([])
+    expect(() => keptPairs(columnsOf([], 9), 9, 3)).toThrow(RangeError)
   })
 })
 

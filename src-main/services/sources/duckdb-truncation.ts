@@ -61,6 +61,7 @@ const INSERTION_UP_TO = 16
  * bits), as pid * span + i (span = 64 x words): each person's `m` set bits of smallest (rank, i).
  */
 export function keptPairs(columns: Float64Array[], words: number, m: number): number[] {
+  if (!Number.isSafeInteger(words) || words < 1 || words > MAX_PREDICATE_WORDS) throw new RangeError('from 1 to 8 words of predicate bits')
   const span = 64 * words
   const c = new Float64Array(RANK_WORDS)
   const indices = new Float64Array(span)
