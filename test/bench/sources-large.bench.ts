@@ -45,7 +45,7 @@ async function main(): Promise<void> {
       rows: ROWS,
       persons: PERSONS,
       groups: ROOMS * FLOORS,
-      query: `group-by room, floor; persons counted with cap 3 and maxGroups ${MAX_GROUPS} (keyed rank, window function in DuckDB); 250 public groups`,
+      query: `group-by room, floor; persons counted with cap 3 and maxGroups ${MAX_GROUPS} (keyed rank, two passes in DuckDB); 250 public groups`,
       parquetMb: round(statSync(parquet.path).size / 1e6, 1),
       generateMs: parquet.ms,
       duckdb: {

@@ -3,9 +3,10 @@
  * default 3: QA_BENCH_MAX_GROUPS) over generated rows (default 10^7: QA_BENCH_ROWS; sources-data.ts, cached) held in a
  * Parquet file read in place by DuckDB (link + query), versus the SQLite path on the same rows (import of the same
  * rows as CSV + the same query), with the ratio end to end and for the query alone. The bound runs in each engine
- * (keyed rank, window function: dialect.ts); both use the same key, so their counts must be identical. The query
- * without maxGroups is timed too. Peak resident memory of each phase (the kernel's high-water mark; DuckDB runs in a
- * worker thread of this process and is stopped before the SQLite phase). 10^8 rows: sources-large.bench.ts.
+ * (keyed rank: a window function in SQLite, dialect.ts; two passes in DuckDB, duckdb-truncation.ts); both use the
+ * same key, so their counts must be identical. The query without maxGroups is timed too. Peak resident memory of
+ * each phase (the kernel's high-water mark; DuckDB runs in a worker thread of this process and is stopped before the
+ * SQLite phase). 10^8 rows: sources-large.bench.ts.
  * Prints one JSON line. Run: npm run bench -- sources (also runs sources-large and sources-postgres), or
  * node --import tsx --expose-gc test/bench/sources.bench.ts
  */
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
       rows: ROWS,
       persons: PERSONS,
       groups: ROOMS * FLOORS,
-      query: `group-by room, floor; persons counted with cap 3 and maxGroups ${MAX_GROUPS} (keyed rank, window function in the engine); 250 public groups`,
+      query: `group-by room, floor; persons counted with cap 3 and maxGroups ${MAX_GROUPS} (keyed rank: a window function in SQLite, two passes in DuckDB); 250 public groups`,
       parquetMb: round(statSync(parquet.path).size / 1e6, 1),
       csvMb: csv === null ? null : round(statSync(csv.path).size / 1e6, 1),
       generateMs: { parquet: parquet.ms, csv: csv?.ms ?? null, note: '0 = cached' },
