@@ -1,12 +1,12 @@
 /**
  * The JavaScript middle of the DuckDB maxGroups form (duckdb-truncation.ts `keptPairs`) and its rank arithmetic
- * (keyed-hash.ts `ranksFromWords`, `rankFromWords` in doubles): against a plain BigInt reference of the rule (each
+ * (keyed-hash.ts `ranksFromWords`, in doubles): against a plain BigInt reference of the rule (each
  * person keeps the `m` set bits of smallest (rank, i)), over every word and both halves of a word (bit 31 of a 32-bit
  * piece is the sign of an int32), with m on both sides of the insertion bound, and at the largest coefficients and index.
  */
 import { describe, expect, it } from 'vitest'
 import { PAIRS_PER_WRITE, PERSONS_PER_READ, keptPairs, personsPerRead } from '../../src-main/services/sources/duckdb-truncation'
-import { RANK_MODULUS, rankFromWords, ranksFromWords } from '../../src-main/services/sources/keyed-hash'
+import { RANK_MODULUS, keyedRank, personDigest, digestWord, ranksFromWords } from '../../src-main/services/sources/keyed-hash'
 import { seededRng } from '../../src-worker/engine/random'
 
 const P = BigInt(RANK_MODULUS)
@@ -86,7 +86,7 @@ describe('keptPairs: each person keeps its m set bits of smallest (rank, i)', ()
 })
 
 describe('rank in doubles', () => {
-  it('rankFromWords and ranksFromWords equal the BigInt sum of powers up to index 2^22 - 1, at the largest coefficients', () => {
+  it('ranksFromWords equals the BigInt sum of powers up to index 2^22 - 1, at the largest coefficients, and keyedRank', () => {
     const rng = seededRng('rank-doubles')
     const cs = [
       [RANK_MODULUS - 1, RANK_MODULUS - 1, RANK_MODULUS - 1, RANK_MODULUS - 1],
@@ -100,10 +100,19 @@ describe('rank in doubles', () => {
       ranksFromWords(words, Float64Array.from(indices), indices.length, out)
       indices.forEach((i, k) => {
         expect(out[k]).toBe(Number(bigRank(c, i)))
-        expect(rankFromWords(words, i)).toBe(Number(bigRank(c, i)))
       })
-      // Past 2^22 rankFromWords computes in BigInt.
-      for (const i of [2 ** 22, RANK_MODULUS - 1]) expect(rankFromWords(words, i)).toBe(Number(bigRank(c, i)))
+    }
+    // From a person's digest words: the ranks of keyedRank (the engines' reference).
+    const key = '0123456789abcdef0123456789abcdef'
+    for (const person of ['p1', 'ünïcode', '-17']) {
+      const d = personDigest(key, person)
+      ranksFromWords(
+        Float64Array.from([0, 1, 2, 3], (j) => digestWord(d, j)),
+        Float64Array.from(indices),
+        indices.length,
+        out
+      )
+      indices.forEach((i, k) => expect(out[k]).toBe(keyedRank(key, person, i)))
     }
   })
 

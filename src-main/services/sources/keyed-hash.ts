@@ -1,6 +1,7 @@
 /**
  * The keyed rank that orders a person's groups for the `maxGroups` bound (ALGORITHMS.md section 6), computed inside
- * every engine (dialect.ts `truncatedCountSql`), identically in SQLite, DuckDB and PostgreSQL:
+ * every engine (dialect.ts `truncatedCountSql`), identically in SQLite, DuckDB and PostgreSQL (a linked file's
+ * two-pass form computes the coefficients in DuckDB and the rank here, `ranksFromWords`: duckdb-truncation.ts):
  *
  *   d = MD5(key ":" text(person)) as 32 lowercase hex digits (one MD5 per person, not per predicate),
  *   c_j = (hex digits 8j+1 .. 8j+8 of d, an unsigned 32-bit integer) mod P, j = 0..3, P = 2^31 - 1 (a prime),
@@ -96,22 +97,9 @@ function smallRank(c0: number, c1: number, c2: number, c3: number, i: number): n
 }
 
 /**
- * rank(person, i) from the person's coefficients c_0..c_3 (`digestWord` of its digest), in JavaScript: in double
- * arithmetic for i below 2^22, in BigInt above.
- */
-export function rankFromWords(c: Float64Array, i: number): number {
-  if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_RANKED_PREDICATES) throw new RangeError('a predicate index is a whole number below 2^31 - 1')
-  if (i < EXACT_IN_DOUBLES) return smallRank(c[0], c[1], c[2], c[3], i)
-  const P = BigInt(RANK_MODULUS)
-  const x = BigInt(i)
-  let r = 0n
-  for (let j = RANK_WORDS - 1; j >= 0; j--) r = (r * x + BigInt(c[j])) % P
-  return Number(r)
-}
-
-/**
- * One person's ranks: out[k] = rank(person, indices[k]) for k < count, from its coefficients c_0..c_3, for indices that
- * are whole numbers below 2^22 (a RangeError otherwise).
+ * One person's ranks in JavaScript (the DuckDB form's middle, duckdb-truncation.ts): out[k] = rank(person, indices[k])
+ * for k < count, from its coefficients c_0..c_3 (`digestWord` of its digest), in double arithmetic, for indices that are
+ * whole numbers below 2^22 (a RangeError otherwise).
  */
 export function ranksFromWords(c: Float64Array, indices: Float64Array, count: number, out: Float64Array): void {
   const [c0, c1, c2, c3] = c
@@ -122,13 +110,15 @@ export function ranksFromWords(c: Float64Array, indices: Float64Array, count: nu
   }
 }
 
-/** rank(person, i) in JavaScript (the tests' reference and the DuckDB form's middle; the other engines compute it in SQL, dialect.ts `ranked`). */
+/** rank(person, i) in JavaScript, in BigInt (the tests' reference; the engines compute it in SQL, dialect.ts `ranked`). */
 export function keyedRank(key: string, personTextValue: string, i: number): number {
+  if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_RANKED_PREDICATES) throw new RangeError('a predicate index is a whole number below 2^31 - 1')
   const d = personDigest(key, personTextValue)
-  return rankFromWords(
-    Float64Array.from({ length: RANK_WORDS }, (_, j) => digestWord(d, j)),
-    i
-  )
+  const P = BigInt(RANK_MODULUS)
+  const x = BigInt(i)
+  let r = 0n
+  for (let j = RANK_WORDS - 1; j >= 0; j--) r = (r * x + BigInt(digestWord(d, j))) % P
+  return Number(r)
 }
 
 /** The SQLite functions: qa_person_digest(key, person, isReal) (d, NULL for a NULL person) and qa_digest_word(d, j) (c_j). */
