@@ -27,6 +27,7 @@ import type { CatalogDataset } from '../catalog/catalog'
 import { type Dialect, type PredicateJoin, type Sql, type Truncation, type Where, predicateJoin, predicateRows } from './dialect'
 import { RANK_WORDS, ranksFromWords } from './keyed-hash'
 import type { Source } from './source'
+import { duckAll } from './duckdb-sync'
 
 /** Above this many 64-bit words of predicate bits (512 predicates), dialect.ts's single statements run. */
 export const MAX_PREDICATE_WORDS = 8
@@ -193,7 +194,9 @@ export function twoPassTruncation(
   } finally {
     for (const table of [kept, persons]) {
       try {
-        all({ sql: `DROP TABLE IF EXISTS ${table}`, params: [] })
+        // Straight to DuckDB, not through the source: a DROP reads no file, and the source refuses every statement once
+        // the file is no longer the checked version (the failure being handled may be that one).
+        duckAll(`DROP TABLE IF EXISTS ${table}`)
       } catch {
         // The counts are read (or the read failed with its own error): a table left behind goes with the connection.
       }
