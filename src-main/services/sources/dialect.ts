@@ -290,21 +290,17 @@ export function predicateJoin(
   }
 }
 
-/** (i, p[, b]): every row of one period in a predicate, one per row (`predicateJoin`). Null when no predicate can match. */
-export function predicateRows(
-  d: Dialect,
-  ds: CatalogDataset,
-  def: ThresholdQueryDefinition,
-  t: Truncation,
-  where: Where,
-  bucketMs: number | null
-): Sql | null {
-  const join = predicateJoin(d, ds, def, t, where, bucketMs)
-  if (!join) return null
-  return {
-    sql: `SELECT v.i AS i, r.p AS p${bucketMs !== null ? ', r.b AS b' : ''} FROM ${join.rows} JOIN ${join.values} ON ${join.on('v')}`,
-    params: join.params
-  }
+/** (i, p[, b]) of `join`: every row of its period in a predicate, one per row; with `counted`, (i, p[, b], c) counted. */
+function joinedRows(join: PredicateJoin, bucketed: boolean, counted: boolean): Sql {
+  const b = bucketed ? ', r.b' : ''
+  const select = `SELECT v.i AS i, r.p AS p${bucketed ? ', r.b AS b' : ''}`
+  const from = `FROM ${join.rows} JOIN ${join.values} ON ${join.on('v')}`
+  return { sql: counted ? `${select}, count(*) AS c ${from} GROUP BY v.i, r.p${b}` : `${select} ${from}`, params: join.params }
+}
+
+/** (i, p): every row of `join`'s period in a predicate, one per row (`join` without time buckets). */
+export function predicateRows(join: PredicateJoin): Sql {
+  return joinedRows(join, false, false)
 }
 
 /** (i, p[, b], c): the rows of one period per predicate, person (and time bucket), counted. Null when no predicate can match. */
@@ -317,12 +313,7 @@ function predicateTuples(
   bucketMs: number | null
 ): Sql | null {
   const join = predicateJoin(d, ds, def, t, where, bucketMs)
-  if (!join) return null
-  const b = bucketMs !== null
-  return {
-    sql: `SELECT v.i AS i, r.p AS p${b ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.rows} JOIN ${join.values} ON ${join.on('v')} GROUP BY v.i, r.p${b ? ', r.b' : ''}`,
-    params: join.params
-  }
+  return join && joinedRows(join, bucketMs !== null, true)
 }
 
 /**

@@ -129,12 +129,13 @@ export function twoPassTruncation(
   const m = whole(t.maxGroups, 'maxGroups')
   const perRead = personsPerRead(m, whole(most, 'persons per read'))
   const span = 64 * words
-  const a = predicateRows(d, ds, def, t, main, null)
-  const b = reference && predicateRows(d, ds, def, t, reference.where, null)
   const mainJoin = predicateJoin(d, ds, def, t, main, null)
+  const refJoin = reference && predicateJoin(d, ds, def, t, reference.where, null)
   const bucketJoin = reference && predicateJoin(d, ds, def, t, reference.where, reference.bucketMs)
   // Null for every period or none: it depends on the predicates only (dialect.ts predicateJoin).
-  if (!a || !mainJoin || (reference && (!b || !bucketJoin))) return { counts: [], reference: reference ? [] : null }
+  if (!mainJoin || (reference && (!refJoin || !bucketJoin))) return { counts: [], reference: reference ? [] : null }
+  const a = predicateRows(mainJoin)
+  const b = refJoin && predicateRows(refJoin)
 
   const all = (q: Sql) => src.all(q)
   const numbers = (q: Sql) => src.numbers(q)
