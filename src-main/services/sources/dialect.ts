@@ -239,8 +239,9 @@ function wholeNumber(x: number, what: string): string {
  * `values` the predicates' literal rows (alias `v`: the key columns `keys` g1..gG, then i; whole numbers inlined, text
  * and reals as parameters),
  * `on(v)` a row's keys equal to those of the predicate relation aliased `v` (NULL keys match NULL where a predicate has
- * one), `params` those of `rows` then those of `values`. Rows in no predicate take no place in a person's bound. Null
- * when no predicate can match any row (that depends on the predicates only).
+ * one), `params` those of `rows` then those of `values`, `extra` the names of further literal columns of `values` after
+ * i (`PredicateColumns`). Rows in no predicate take no place in a person's bound. Null when no predicate can match any
+ * row (that depends on the predicates only).
  */
 export interface PredicateJoin {
   rows: string
@@ -248,6 +249,13 @@ export interface PredicateJoin {
   keys: string[]
   on(v: string): string
   params: StoredValue[]
+  extra: string[]
+}
+
+/** Further columns of the predicates' literal rows: their names, and the literals of predicate i (never parameters). */
+export interface PredicateColumns {
+  names: string[]
+  cells(i: number): string[]
 }
 
 export function predicateJoin(
@@ -256,7 +264,8 @@ export function predicateJoin(
   def: ThresholdQueryDefinition,
   t: Truncation,
   where: Where,
-  bucketMs: number | null
+  bucketMs: number | null,
+  extra: PredicateColumns = { names: [], cells: () => [] }
 ): PredicateJoin | null {
   const keys = keyColumns(ds, def)
   const sel = [...keys.map((k, j) => `${keyExpr(d, ds, def, k)} AS k${j + 1}`), `${d.column(ds, t.person)} AS p`]
@@ -276,29 +285,34 @@ export function predicateJoin(
       valueParams.push(v)
       return d.typed('?', type)
     })
-    rows.push([...cells, String(i)])
+    rows.push([...cells, String(i), ...extra.cells(i)])
   })
   if (rows.length === 0) return null
-  const names = [...keys.map((_, j) => `g${j + 1}`), 'i']
+  const names = [...keys.map((_, j) => `g${j + 1}`), 'i', ...extra.names]
   return {
     rows: `(SELECT ${sel.join(', ')} FROM ${d.relation(ds)} ${where.sql}) AS r`,
     values: d.values(rows, names, 'v'),
-    keys: names.slice(0, -1),
+    keys: names.slice(0, keys.length),
+    extra: extra.names,
     on: (v) =>
       keys.map((_, j) => (nullable[j] ? d.sameValue(`r.k${j + 1}`, `${v}.g${j + 1}`) : `r.k${j + 1} = ${v}.g${j + 1}`)).join(' AND ') || '1 = 1',
     params: [...where.params, ...valueParams]
   }
 }
 
-/** (i, p[, b]) of `join`: every row of its period in a predicate, one per row; with `counted`, (i, p[, b], c) counted. */
+/**
+ * (i, p[, b]) of `join`: every row of its period in a predicate, one per row, with the predicate's `extra` columns; with
+ * `counted`, (i, p[, b], c) counted.
+ */
 function joinedRows(join: PredicateJoin, bucketed: boolean, counted: boolean): Sql {
   const b = bucketed ? ', r.b' : ''
-  const select = `SELECT v.i AS i, r.p AS p${bucketed ? ', r.b AS b' : ''}`
+  const extra = counted ? '' : join.extra.map((x) => `, v.${x} AS ${x}`).join('')
+  const select = `SELECT v.i AS i, r.p AS p${bucketed ? ', r.b AS b' : ''}${extra}`
   const from = `FROM ${join.rows} JOIN ${join.values} ON ${join.on('v')}`
   return { sql: counted ? `${select}, count(*) AS c ${from} GROUP BY v.i, r.p${b}` : `${select} ${from}`, params: join.params }
 }
 
-/** (i, p): every row of `join`'s period in a predicate, one per row (`join` without time buckets). */
+/** (i, p, extra...): every row of `join`'s period in a predicate, one per row (`join` without time buckets). */
 export function predicateRows(join: PredicateJoin): Sql {
   return joinedRows(join, false, false)
 }

@@ -4,8 +4,9 @@
  *
  * 1. One GROUP BY person (a TEMP table, `persons`): per person a whole number pid (1..n), the rank's coefficients
  *    c_0..c_3 (the dialect's `personDigest` and `digestWord`, as `ranked` computes them) and the set of its
- *    predicates as bits (word w holds indices 64w..64w+63), over the rows of the period, or of both periods for a
- *    reference threshold (the kept set is over both, as `keptSql`).
+ *    predicates as bits (word w holds indices 64w..64w+63: the OR of its rows' predicates' literal bits,
+ *    `predicateBits`), over the rows of the period, or of both periods for a reference threshold (the kept set is over
+ *    both, as `keptSql`).
  * 2. In JavaScript, per person: the `maxGroups` set bits of smallest (rank, i), ranks by keyed-hash.ts
  *    `ranksFromWords`: the kept set of `ranked`'s row_number() <= maxGroups (its order key rank 2^31 + i sorts by
  *    (rank, i) as well). The table is read by pid ranges through the source's `numbers` (pid, coefficients and the
@@ -24,7 +25,16 @@
  */
 import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import type { CatalogDataset } from '../catalog/catalog'
-import { type Dialect, type PredicateJoin, type Sql, type Truncation, type Where, predicateJoin, predicateRows } from './dialect'
+import {
+  type Dialect,
+  type PredicateColumns,
+  type PredicateJoin,
+  type Sql,
+  type Truncation,
+  type Where,
+  predicateJoin,
+  predicateRows
+} from './dialect'
 import { RANK_WORDS, ranksFromWords } from './keyed-hash'
 import type { Source } from './source'
 import { duckAll } from './duckdb-sync'
@@ -109,6 +119,18 @@ export function keptPairs(columns: Float64Array[], words: number, m: number): nu
 }
 
 /**
+ * Per predicate i, its bit in `words` 64-bit words as literal columns b0..b(words-1) of the predicates' rows: word
+ * i >> 6 holds 2^(i & 63), the others 0. A row then brings its predicate's bits, and pass 1 only ORs them.
+ */
+export function predicateBits(words: number): PredicateColumns {
+  const names = Array.from({ length: words }, (_, w) => `b${w}`)
+  return {
+    names,
+    cells: (i) => names.map((_, w) => `CAST(${(i >> 6 === w ? 1n << BigInt(i & 63) : 0n).toString()} AS UBIGINT)`)
+  }
+}
+
+/**
  * The `maxGroups` counts (and reference aggregates) of dialect.ts `truncatedCountSql` / `truncatedReferenceSql`, in
  * two passes; null when the definition has too many predicates for this form (then those statements run). `most`:
  * the persons per read at most (`personsPerRead`).
@@ -129,8 +151,8 @@ export function twoPassTruncation(
   const m = whole(t.maxGroups, 'maxGroups')
   const perRead = personsPerRead(m, whole(most, 'persons per read'))
   const span = 64 * words
-  const mainJoin = predicateJoin(d, ds, def, t, main, null)
-  const refJoin = reference && predicateJoin(d, ds, def, t, reference.where, null)
+  const mainJoin = predicateJoin(d, ds, def, t, main, null, predicateBits(words))
+  const refJoin = reference && predicateJoin(d, ds, def, t, reference.where, null, predicateBits(words))
   const bucketJoin = reference && predicateJoin(d, ds, def, t, reference.where, reference.bucketMs)
   // Null for every period or none: it depends on the predicates only (dialect.ts predicateJoin).
   if (!mainJoin || (reference && (!refJoin || !bucketJoin))) return { counts: [], reference: reference ? [] : null }
@@ -143,11 +165,11 @@ export function twoPassTruncation(
   const persons = `qa_truncation_persons_${serial}`
   const kept = `qa_truncation_kept_${serial}`
   try {
-    const both = b ? { sql: `SELECT i, p FROM (${a.sql}) AS ta UNION ALL SELECT i, p FROM (${b.sql}) AS tb`, params: [...a.params, ...b.params] } : a
-    const bits = Array.from(
-      { length: words },
-      (_, w) => `coalesce(bit_or(CAST(1 AS UBIGINT) << (u.i & 63)) FILTER (WHERE u.i >> 6 = ${w}), CAST(0 AS UBIGINT)) AS w${w}`
-    )
+    const cols = ['i', 'p', ...mainJoin.extra].join(', ')
+    const both = b
+      ? { sql: `SELECT ${cols} FROM (${a.sql}) AS ta UNION ALL SELECT ${cols} FROM (${b.sql}) AS tb`, params: [...a.params, ...b.params] }
+      : a
+    const bits = Array.from({ length: words }, (_, w) => `bit_or(u.b${w}) AS w${w}`)
     const coefficients = Array.from({ length: RANK_WORDS }, (_, j) => `${d.digestWord('pw.hx', j)} AS c${j}`)
     const wordCols = Array.from({ length: words }, (_, w) => `pw.w${w} AS w${w}`)
     all({
