@@ -8,7 +8,7 @@
  *    `predicateBits`), over the rows of the period, or of both periods for a reference threshold (the kept set is over
  *    both, as `keptSql`).
  * 2. In JavaScript, per person: the `maxGroups` set bits of smallest (rank, i), ranks by keyed-hash.ts
- *    `ranksFromWords`: the kept set of `ranked`'s row_number() <= maxGroups (its order key rank 2^31 + i sorts by
+ *    `rankOfSmallIndex`: the kept set of `ranked`'s row_number() <= maxGroups (its order key rank 2^31 + i sorts by
  *    (rank, i) as well). The table is read by pid ranges through the source's `numbers` (pid, coefficients and the
  *    words' 32-bit halves, exact as doubles); the persons' values stay in DuckDB.
  * 3. The kept (pid, i) pairs of each range go back as one text parameter into a TEMP table (`kept`); the second pass
@@ -35,7 +35,7 @@ import {
   predicateJoin,
   predicateRows
 } from './dialect'
-import { RANK_WORDS, ranksFromWords } from './keyed-hash'
+import { RANK_WORDS, rankOfSmallIndex } from './keyed-hash'
 import type { Source } from './source'
 import { duckAll } from './duckdb-sync'
 
@@ -74,34 +74,34 @@ const INSERTION_UP_TO = 16
 export function keptPairs(columns: Float64Array[], words: number, m: number): number[] {
   if (!Number.isSafeInteger(words) || words < 1 || words > MAX_PREDICATE_WORDS) throw new RangeError('from 1 to 8 words of predicate bits')
   const span = 64 * words
-  const c = new Float64Array(RANK_WORDS)
-  const indices = new Float64Array(span)
-  const ranks = new Float64Array(span)
   // (rank, i) as one whole number rank * span + i, below 2^31 x 2^9 = 2^40: exact, and it sorts as (rank, i).
   const keys = new Float64Array(span)
-  const pids = columns[0]
+  const sorting = m > INSERTION_UP_TO
+  const [pids, c0s, c1s, c2s, c3s] = columns
+  const bitColumns = columns.slice(1 + RANK_WORDS)
+  // Read once here, not per bit (an import may be read through a getter).
+  const rank = rankOfSmallIndex
   const out: number[] = []
   for (let r = 0; r < pids.length; r++) {
-    for (let j = 0; j < RANK_WORDS; j++) c[j] = columns[1 + j][r]
+    const c0 = c0s[r]
+    const c1 = c1s[r]
+    const c2 = c2s[r]
+    const c3 = c3s[r]
+    // Inserting: keys[0..min(k, m)) holds the smallest of the person's first k keys, in order. Sorting: keys[0..k) all.
     let k = 0
     for (let q = 0; q < 2 * words; q++) {
-      let x = columns[1 + RANK_WORDS + q][r] | 0
+      let x = bitColumns[q][r] | 0
       while (x !== 0) {
         const low = x & -x
         x ^= low
-        indices[k++] = 32 * q + 31 - Math.clz32(low)
-      }
-    }
-    ranksFromWords(c, indices, k, ranks)
-    const kept = Math.min(k, m)
-    if (m > INSERTION_UP_TO) {
-      for (let n = 0; n < k; n++) keys[n] = ranks[n] * span + indices[n]
-      if (k > m) keys.subarray(0, k).sort()
-    } else {
-      // keys[0..min(n, m)) holds the smallest of the first n, in order.
-      for (let n = 0; n < k; n++) {
-        const key = ranks[n] * span + indices[n]
-        let at = Math.min(n, m)
+        const i = 32 * q + 31 - Math.clz32(low)
+        const key = rank(c0, c1, c2, c3, i) * span + i
+        if (sorting) {
+          keys[k++] = key
+          continue
+        }
+        let at = Math.min(k, m)
+        k++
         if (at === m) {
           if (key >= keys[m - 1]) continue
           at = m - 1
@@ -113,6 +113,8 @@ export function keptPairs(columns: Float64Array[], words: number, m: number): nu
         keys[at] = key
       }
     }
+    if (sorting && k > m) keys.subarray(0, k).sort()
+    const kept = Math.min(k, m)
     for (let n = 0; n < kept; n++) out.push(pids[r] * span + (keys[n] % span))
   }
   return out

@@ -1,7 +1,7 @@
 /**
  * The keyed rank that orders a person's groups for the `maxGroups` bound (ALGORITHMS.md section 6), computed inside
  * every engine (dialect.ts `truncatedCountSql`), identically in SQLite, DuckDB and PostgreSQL (a linked file's
- * two-pass form computes the coefficients in DuckDB and the rank here, `ranksFromWords`: duckdb-truncation.ts):
+ * two-pass form computes the coefficients in DuckDB and the rank here, `rankOfSmallIndex`: duckdb-truncation.ts):
  *
  *   d = MD5(key ":" text(person)) as 32 lowercase hex digits (one MD5 per person, not per predicate),
  *   c_j = (hex digits 8j+1 .. 8j+8 of d, an unsigned 32-bit integer) mod P, j = 0..3, P = 2^31 - 1 (a prime),
@@ -80,8 +80,6 @@ export function digestWord(digest: string, j: number): number {
   return parseInt(digest.slice(8 * j, 8 * j + 8), 16) % RANK_MODULUS
 }
 
-/** Below 2^22, a Horner step's r i + c (r and c below P) is below 2^53: exact in double arithmetic. */
-const EXACT_IN_DOUBLES = 4194304
 const TWO_31 = 2147483648
 
 /** x mod P for a whole number 0 <= x < 2^53: x = h 2^31 + l is h + l mod P (2^31 is 1 mod P), and h + l < 2P. */
@@ -91,23 +89,17 @@ function modP(x: number): number {
   return r >= RANK_MODULUS ? r - RANK_MODULUS : r
 }
 
-/** rank(person, i) for i below 2^22 (not checked) from the person's coefficients: every step exact (EXACT_IN_DOUBLES, `modP`). */
-function smallRank(c0: number, c1: number, c2: number, c3: number, i: number): number {
-  return modP(modP(modP(c3 * i + c2) * i + c1) * i + c0)
-}
+/** The predicate indices `rankOfSmallIndex` computes exactly: 0 <= i < 2^11. */
+export const SMALL_INDICES = 2048
 
 /**
- * One person's ranks in JavaScript (the DuckDB form's middle, duckdb-truncation.ts): out[k] = rank(person, indices[k])
- * for k < count, from its coefficients c_0..c_3 (`digestWord` of its digest), in double arithmetic, for indices that are
- * whole numbers below 2^22 (a RangeError otherwise).
+ * rank(person, i) in double arithmetic from the person's coefficients c_0..c_3 (`digestWord` of its digest), for a
+ * whole number 0 <= i < SMALL_INDICES (not checked: the DuckDB form's middle, duckdb-truncation.ts, passes bit
+ * positions below 512). Exact: (c_3 i + c_2) i + c_1 < 2^31 (2^22 + 2^11 + 1) < 2^53 before its reduction, and that
+ * value below P times i plus c_0 < 2^42 before the last.
  */
-export function ranksFromWords(c: Float64Array, indices: Float64Array, count: number, out: Float64Array): void {
-  const [c0, c1, c2, c3] = c
-  for (let k = 0; k < count; k++) {
-    const i = indices[k]
-    if (!(i >= 0 && i < EXACT_IN_DOUBLES && Math.floor(i) === i)) throw new RangeError('a predicate index here is a whole number below 2^22')
-    out[k] = smallRank(c0, c1, c2, c3, i)
-  }
+export function rankOfSmallIndex(c0: number, c1: number, c2: number, c3: number, i: number): number {
+  return modP(modP((c3 * i + c2) * i + c1) * i + c0)
 }
 
 /** rank(person, i) in JavaScript, in BigInt (the tests' reference; the engines compute it in SQL, dialect.ts `ranked`). */
