@@ -12,6 +12,8 @@
 import type { Socket } from 'node:net'
 
 export class Cadence {
+  private asked = 0
+
   constructor(readonly ms: number) {
     if (!Number.isInteger(ms) || ms <= 0) throw new RangeError(`a cadence is a whole number of milliseconds > 0 (got ${ms})`)
   }
@@ -20,17 +22,30 @@ export class Cadence {
   tickAtOrAfter(t: number): number {
     return Math.ceil(t / this.ms) * this.ms
   }
+
+  /** The next number in the one count of writes and ends asked of every socket this cadence gates (1, 2, ...). */
+  nextAsk(): number {
+    return ++this.asked
+  }
 }
 
-/** What a gated socket records of each write it let out (tests read it: when it was asked for, which tick it left at). */
+/**
+ * What a gated socket records of each write it let out (tests read it: which connection, when it was asked for, which
+ * tick it left at). Each socket keeps its own order; sockets due at the same tick leave in no set order among themselves,
+ * so the order the door asked for writes across connections is `order`, not the order records arrive in.
+ */
 export interface GateRecord {
+  /** The client's port of the connection (tells one connection from another). */
+  remotePort: number | undefined
+  /** Its place in the order the door asked for writes and ends of every socket of this cadence (Cadence.nextAsk). */
+  order: number
   askedAt: number
   tick: number
   leftAt: number
   kind: 'write' | 'end'
 }
 
-type Op = { due: number; askedAt: number; kind: GateRecord['kind']; run: () => void }
+type Op = { due: number; askedAt: number; order: number; kind: GateRecord['kind']; run: () => void }
 
 /**
  * Holds every `write` and `end` of `socket` until its tick. `onLeave` (optional) hears of each one as it leaves.
@@ -49,7 +64,7 @@ export function gateSocket(socket: Socket, cadence: Cadence, onLeave?: (r: GateR
       socket.cork()
       while (queue.length > 0 && queue[0].due <= now) {
         const op = queue.shift()!
-        onLeave?.({ askedAt: op.askedAt, tick: op.due, leftAt: now, kind: op.kind })
+        onLeave?.({ remotePort: socket.remotePort, order: op.order, askedAt: op.askedAt, tick: op.due, leftAt: now, kind: op.kind })
         op.run()
       }
       socket.uncork()
@@ -63,7 +78,7 @@ export function gateSocket(socket: Socket, cadence: Cadence, onLeave?: (r: GateR
   }
   const hold = (kind: GateRecord['kind'], run: () => void) => {
     const askedAt = Date.now()
-    queue.push({ due: cadence.tickAtOrAfter(askedAt), askedAt, kind, run })
+    queue.push({ due: cadence.tickAtOrAfter(askedAt), askedAt, order: cadence.nextAsk(), kind, run })
     if (queue.length === 1 && queue[0].due <= askedAt) flush()
     else arm()
   }

@@ -13,6 +13,8 @@ export interface HttpsAnswer {
   headers: Record<string, string | string[] | undefined>
   /** When the last byte arrived (ms since the epoch). */
   at: number
+  /** This end's port of the connection the answer came over (the server's gate records it as `remotePort`). */
+  localPort: number | undefined
 }
 
 export function httpsCall(
@@ -24,9 +26,10 @@ export function httpsCall(
   return new Promise((resolve, reject) => {
     const req = httpsRequest({ host: '127.0.0.1', port, path, method: o.method ?? 'GET', headers: o.headers, ca, agent: o.agent ?? false }, (res) => {
       let body = ''
+      const localPort = res.socket.localPort
       res.setEncoding('utf8')
       res.on('data', (d: string) => (body += d))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers, at: Date.now() }))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers, at: Date.now(), localPort }))
     })
     req.on('error', reject)
     req.end(o.body)
