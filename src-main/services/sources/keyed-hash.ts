@@ -95,8 +95,8 @@ export const SMALL_INDICES = 2048
 /**
  * rank(person, i) in double arithmetic from the person's coefficients c_0..c_3 (`digestWord` of its digest), for a
  * whole number 0 <= i < SMALL_INDICES (not checked: the DuckDB form's middle, duckdb-truncation.ts, passes bit
- * positions below 512). Exact: (c_3 i + c_2) i + c_1 < 2^31 (2^22 + 2^11 + 1) < 2^53 before its reduction, and that
- * value below P times i plus c_0 < 2^42 before the last.
+ * positions below 512). Exact: with every c_j <= P - 1 and i <= 2047, (c_3 i + c_2) i + c_1 <= (P - 1)(i^2 + i + 1)
+ * < 2^31 x 2^22 = 2^53 before its reduction, and that value below P times i plus c_0 < 2^42 before the last.
  */
 export function rankOfSmallIndex(c0: number, c1: number, c2: number, c3: number, i: number): number {
   return modP(modP((c3 * i + c2) * i + c1) * i + c0)
