@@ -17,17 +17,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ThresholdQueryDefinition } from '../../../src-main/contract/datasets'
-import { getDataset } from '../../../src-main/services/catalog/catalog'
-import { thresholdCountsFrom } from '../../../src-main/services/datasets/threshold-evaluation'
-import { thresholdPredicates } from '../../../src-main/services/datasets/threshold-predicates'
 import { linkFile } from '../../../src-main/services/datasets/link-file'
-import type { Sql } from '../../../src-main/services/sources/dialect'
 import { closeDuckDb, duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
 import { keyedRank, truncationKey } from '../../../src-main/services/sources/keyed-hash'
-import { type Source, sourceFor } from '../../../src-main/services/sources/source'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
 import { officerAct } from '../officer-fixture'
+import { type FormRun, runInForm } from './truncation-forms'
 
 const START = Date.UTC(2021, 2, 1)
 const HOUR = 3_600_000
@@ -95,28 +91,10 @@ afterAll(async () => {
   h.cleanup()
 })
 
-interface Run {
-  counts: number[]
-  thresholds: number[]
-  twoPass: boolean
-}
+type Run = FormRun
 
 function run(def: ThresholdQueryDefinition, twoPass: boolean, seed: string): Run {
-  const db = h.store.db
-  const ds = getDataset(db, id)
-  const src = sourceFor(db, ds)
-  let ran = false
-  const s: Source = {
-    dialect: src.dialect,
-    linked: src.linked,
-    all: (q: Sql) => {
-      if (q.sql.startsWith('CREATE TEMP TABLE qa_truncation_persons')) ran = true
-      return src.all(q)
-    },
-    ...(twoPass ? { numbers: (q: Sql) => src.numbers!(q) } : {})
-  }
-  const out = thresholdCountsFrom(s, ds, def, thresholdPredicates(db, ds, def), seededRng(seed))
-  return { counts: [...out.counts], thresholds: [...out.thresholds], twoPass: ran }
+  return runInForm(h.store.db, id, def, twoPass ? 'two-pass' : 'single', seed)
 }
 
 type Key = Array<number | string | null>

@@ -24,6 +24,7 @@ import { type Source, sourceFor } from '../../../src-main/services/sources/sourc
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
 import { officerAct } from '../officer-fixture'
+import { type FormRun, runInForm } from './truncation-forms'
 
 const START = Date.UTC(2021, 2, 1)
 const HOUR = 3_600_000
@@ -73,29 +74,11 @@ beforeAll(() => {
   csv = linkFile(db, { name: 'visits csv', file: csvPath, personColumn: 'pt', ...officerAct(db) }).id
 })
 
-interface Run {
-  counts: number[]
-  thresholds: number[]
-  twoPass: boolean
-}
+type Run = FormRun
 
 /** The definition's counts through the two-pass form (when it runs) or through the single statement (a source without `numbers`). */
 function run(id: number, def: ThresholdQueryDefinition, form: 'two-pass' | 'single', seed = 'duckdb-truncation'): Run {
-  const db = h.store.db
-  const ds = getDataset(db, id)
-  const src = sourceFor(db, ds)
-  const log: string[] = []
-  const all = (q: Sql) => {
-    log.push(q.sql)
-    return src.all(q)
-  }
-  const s: Source = { dialect: src.dialect, linked: src.linked, all, ...(form === 'two-pass' ? { numbers: (q: Sql) => src.numbers!(q) } : {}) }
-  const out = thresholdCountsFrom(s, ds, def, thresholdPredicates(db, ds, def), seededRng(seed))
-  return {
-    counts: [...out.counts],
-    thresholds: [...out.thresholds],
-    twoPass: log.some((x) => x.startsWith('CREATE TEMP TABLE qa_truncation_persons'))
-  }
+  return runInForm(h.store.db, id, def, form, seed)
 }
 
 function sameBothWays(id: number, def: ThresholdQueryDefinition): Run {
