@@ -17,7 +17,7 @@ import { type WholeReadCheck, type WholeReadVerdict, beginFileReadsWhole } from 
 import { recordAudit } from '../chain/ledger-chain'
 import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { signFileLink } from '../trust/link-signature'
-import { type OfficerCredentials, type OfficerKey, officerUnlock, unlockOfficer } from '../trust/officers'
+import { type OfficerCredentials, type OfficerKey, beginOfficerUnlock, unlockOfficer } from '../trust/officers'
 
 export interface LinkRequest extends LinkUnitRequest, OfficerCredentials {
   /** A path on this machine (CLI only). */
@@ -45,10 +45,10 @@ function linkFileAs(db: Database.Database, req: LinkRequest, unlocked: OfficerKe
     )
   }
   const format = formatOf(path)
-  // An unknown officer or a missing passphrase is refused here, before the file is touched.
-  const unlock = unlocked === null ? officerUnlock(db, { officer: req.officer, passphrase: req.passphrase }) : () => unlocked
-  // The passphrase's key derivation (scrypt, this thread) runs while DuckDB reads the file whole (its threads). Whatever
-  // the file is, a wrong passphrase is refused first and alone; the file's own refusals come after the unlock.
+  // An unknown officer or a missing passphrase is refused here, before the file is touched. The passphrase's key
+  // derivation (scrypt, on the KDF worker) runs while DuckDB starts, reads the schema and reads the file whole (its
+  // threads). Whatever the file is, a wrong passphrase is refused first and alone; the file's own refusals come after.
+  const unlock = unlocked === null ? beginOfficerUnlock(db, { officer: req.officer, passphrase: req.passphrase }) : { wait: () => unlocked }
   let examined: { file: ExaminedFile; check: WholeReadCheck } | { failure: unknown }
   try {
     const file = examineFile(path, req.file, format, req.personColumn)
@@ -59,7 +59,7 @@ function linkFileAs(db: Database.Database, req: LinkRequest, unlocked: OfficerKe
   let key: OfficerKey
   let whole: WholeReadVerdict
   try {
-    key = unlock()
+    key = unlock.wait()
   } finally {
     // Taken before this returns or throws (the officer refused or not): DuckDB's bridge is free when the link ends.
     whole = 'check' in examined ? examined.check.wait() : null

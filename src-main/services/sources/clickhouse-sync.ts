@@ -17,7 +17,7 @@
  * rows: callers turn it into their own sentence (`chFailureKind`) and never show the message.
  */
 import { createRequire } from 'node:module'
-import { SyncWorkerError, syncWorker } from './sync-worker'
+import { SyncWorkerError, syncWorker } from '../platform/sync-worker'
 
 /** A connection: the URL WITHOUT a password (user in it), and the password (from the environment at use, never stored). */
 export interface ChConnection {

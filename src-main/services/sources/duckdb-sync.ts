@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type PendingCall, syncWorker } from './sync-worker'
+import { type PendingCall, syncWorker } from '../platform/sync-worker'
 
 export type DuckParam = number | string | null
 

@@ -12,7 +12,7 @@
  * values, so callers turn it into their own sentence (`pgFailureKind`) and never show the message.
  */
 import { createRequire } from 'node:module'
-import { SyncWorkerError, syncWorker } from './sync-worker'
+import { SyncWorkerError, syncWorker } from '../platform/sync-worker'
 
 export type PgParam = number | string | null
 

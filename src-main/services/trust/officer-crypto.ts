@@ -28,6 +28,7 @@ import {
   sign,
   verify
 } from 'node:crypto'
+import { beginScrypt } from './kdf-worker'
 
 export const SCRYPT = { N: 2 ** 17, r: 8, p: 1 } as const
 const SCRYPT_MAXMEM = 256 * 1024 * 1024
@@ -149,9 +150,37 @@ export function unwrapKeys(
   passphrase: string,
   publicKeys?: { signPublic: string; sealPublic: string }
 ): { signKey: KeyObject; sealKey: KeyObject } | null {
-  const kdf = wrapped.kdf
-  if (wrapped.v !== 1 || kdfProblem(wrapped) !== null || wrapped.aead?.alg !== 'aes-256-gcm') return null
-  const key = kek(passphrase, kdf)
+  if (!unwrappable(wrapped)) return null
+  return openWrapped(keyId, wrapped, kek(passphrase, wrapped.kdf), publicKeys)
+}
+
+/**
+ * `unwrapKeys` with the key derivation begun on the KDF worker (kdf-worker.ts) while the caller works: `wait()` gives
+ * what `unwrapKeys` gives, once.
+ */
+export function beginUnwrapKeys(
+  keyId: string,
+  wrapped: WrappedKeys,
+  passphrase: string,
+  publicKeys?: { signPublic: string; sealPublic: string }
+): { wait(): { signKey: KeyObject; sealKey: KeyObject } | null } {
+  if (!unwrappable(wrapped)) return { wait: () => null }
+  const { salt, N, r, p } = wrapped.kdf
+  const derived = beginScrypt(passphrase.normalize('NFC'), { salt, N, r, p, maxmem: SCRYPT_MAXMEM })
+  return { wait: () => openWrapped(keyId, wrapped, derived.wait(), publicKeys) }
+}
+
+function unwrappable(wrapped: WrappedKeys): boolean {
+  return wrapped.v === 1 && kdfProblem(wrapped) === null && wrapped.aead?.alg === 'aes-256-gcm'
+}
+
+/** The private keys under the key-encryption key `key` (zeroed here), or null when the GCM tag or the keys do not match. */
+function openWrapped(
+  keyId: string,
+  wrapped: WrappedKeys,
+  key: Buffer,
+  publicKeys?: { signPublic: string; sealPublic: string }
+): { signKey: KeyObject; sealKey: KeyObject } | null {
   try {
     const d = createDecipheriv('aes-256-gcm', key, unb64(wrapped.aead.iv))
     d.setAAD(Buffer.from(`quiet-alarm/officer-key/v1\n${keyId}`))

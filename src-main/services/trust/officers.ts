@@ -13,7 +13,7 @@ import { type EntrySigner, recordAudit } from '../chain/ledger-chain'
 import { nowIso } from '../platform/clock'
 import { refuseUnlessVerifies, writeCheckpoint } from './checkpoints'
 import { type LedgerReceipt, makeReceipt } from './receipts'
-import { type WrappedKeys, createKeyPair, kdfProblem, signText, unwrapKeys } from './officer-crypto'
+import { type WrappedKeys, beginUnwrapKeys, createKeyPair, kdfProblem, signText, unwrapKeys } from './officer-crypto'
 import { type OfficerRow, REGISTRATION_VERSION, officerRows, registrationText, verifiedOfficerRows } from './officer-registry'
 
 type Db = Database.Database
@@ -90,15 +90,33 @@ function toKey(row: OfficerRow, keys: { signKey: KeyObject; sealKey: KeyObject }
 
 /** Check the credentials and unwrap the officer's keys; one sentence (and nothing written) when they are not right. */
 export function unlockOfficer(db: Db, cred: OfficerCredentials | undefined): OfficerKey {
-  return officerUnlock(db, cred)()
+  const { row, wrapped, pass } = unlockable(db, cred)
+  return opened(row, unwrapKeys(row.key_id, wrapped, pass, publicKeysOf(row)))
 }
 
 /**
  * `unlockOfficer` in two steps: the checks that need no key derivation now (an unknown or unverified officer, no
- * passphrase, unreadable wrapped keys: refused here), the passphrase's key derivation (scrypt) and unwrapping when the
- * returned function is called (a wrong passphrase refused then). Each call of it derives the key again.
+ * passphrase, unreadable wrapped keys: refused here), and the passphrase's key derivation (scrypt) begun on the KDF
+ * worker (kdf-worker.ts), so that this thread works meanwhile. `wait()` unwraps the keys (a wrong passphrase refused
+ * then); it can be called once.
  */
-export function officerUnlock(db: Db, cred: OfficerCredentials | undefined): () => OfficerKey {
+export function beginOfficerUnlock(db: Db, cred: OfficerCredentials | undefined): { wait(): OfficerKey } {
+  const { row, wrapped, pass } = unlockable(db, cred)
+  const pending = beginUnwrapKeys(row.key_id, wrapped, pass, publicKeysOf(row))
+  return { wait: () => opened(row, pending.wait()) }
+}
+
+function publicKeysOf(row: OfficerRow): { signPublic: string; sealPublic: string } {
+  return { signPublic: row.sign_public, sealPublic: row.seal_public }
+}
+
+function opened(row: OfficerRow, keys: { signKey: KeyObject; sealKey: KeyObject } | null): OfficerKey {
+  if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')
+  return toKey(row, keys)
+}
+
+/** The officer, wrapped keys and passphrase of `cred`, refused in one sentence unless a key derivation could open them. */
+function unlockable(db: Db, cred: OfficerCredentials | undefined): { row: OfficerRow; wrapped: WrappedKeys; pass: string } {
   const row = findOfficer(db, cred?.officer)
   const pass = cred?.passphrase
   if (typeof pass !== 'string' || pass === '') {
@@ -126,11 +144,7 @@ export function officerUnlock(db: Db, cred: OfficerCredentials | undefined): () 
       'forbidden'
     )
   }
-  return () => {
-    const keys = unwrapKeys(row.key_id, wrapped, pass, { signPublic: row.sign_public, sealPublic: row.seal_public })
-    if (keys === null) throw new UserError(`The passphrase of officer "${row.name}" is wrong; nothing was written`, 'forbidden')
-    return toKey(row, keys)
-  }
+  return { row, wrapped, pass }
 }
 
 /** `ledger checkpoint`: the officer signs both heads now; the result carries them as a receipt to keep elsewhere. */

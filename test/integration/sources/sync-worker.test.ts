@@ -4,7 +4,7 @@
  * and a worker that died or was stopped while the caller was elsewhere fails the wait instead of hanging it.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { type SyncWorker, syncWorker } from '../../../src-main/services/sources/sync-worker'
+import { type SyncWorker, syncWorker } from '../../../src-main/services/platform/sync-worker'
 
 /**
  * Requests: `{ echo }` answers it (after `delayMs`); `{ fail }` throws it; `{ until }` answers once the caller has set

@@ -1,6 +1,8 @@
 /**
- * A promise-based client behind a synchronous call: DuckDB (`duckdb-sync.ts`) and PostgreSQL (`pg-sync.ts`)
- * are asynchronous, but a release reads its aggregates inside its `execute` (after the charge), which is synchronous.
+ * A promise-based client behind a synchronous call: DuckDB (`duckdb-sync.ts`), PostgreSQL (`pg-sync.ts`) and
+ * ClickHouse (`clickhouse-sync.ts`) are asynchronous, but a release reads its aggregates inside its `execute` (after the
+ * charge), which is synchronous; the officer's key derivation (`trust/kdf-worker.ts`) runs on a thread of its own while
+ * the calling thread works.
  *
  * The client runs in one dedicated worker thread (started on first use, unref'd so it never keeps the process alive).
  * A call posts its request, then blocks on `Atomics.wait` until the worker has posted the answer, which is taken with
