@@ -71,8 +71,10 @@ function ephemeralX25519(): KeyObject {
 
 /**
  * Why a wrapped key's KDF parameters are refused, or null: scrypt with N a power of two from 2^10 to 2^20, r from 1 to
- * 32, p from 1 to 16, at most 256 MiB of memory, a salt of 16 to 64 bytes. The parameters are read from the file, so a
- * file writer could otherwise lock the officer out (N = 2^30) or make every try take minutes.
+ * 32, p from 1 to 16, within scrypt's own limits at most 256 MiB of memory, a salt of 16 to 64 bytes. The parameters are
+ * read from the file, so a file writer could otherwise lock the officer out (N = 2^30, or a set scrypt refuses: an
+ * unexpected failure at every act while `ledger verify` says ok) or make every try take minutes. Every set accepted
+ * here is one scrypt derives with.
  */
 export function kdfProblem(wrapped: WrappedKeys): string | null {
   const k = (wrapped as { kdf?: Partial<WrappedKeys['kdf']> } | null)?.kdf
@@ -84,7 +86,9 @@ export function kdfProblem(wrapped: WrappedKeys): string | null {
   if (!Number.isInteger(log2) || N < 2 ** 10 || N > SCRYPT_MAX_N)
     return `scrypt N = ${Number.isInteger(log2) ? `2^${log2}` : N} is out of bounds (2^10 to 2^20)`
   if (r > 32 || p > 16) return `scrypt r = ${r}, p = ${p} is out of bounds (r at most 32, p at most 16)`
-  if (128 * N * r > SCRYPT_MAXMEM) return `scrypt N = 2^${log2}, r = ${r} needs more than ${SCRYPT_MAXMEM / 2 ** 20} MiB`
+  // scrypt's own limits (OpenSSL's EVP_PBE_scrypt): N below 2^(16 r), and 128 r (N + 2 + p) bytes within maxmem.
+  if (log2 >= 16 * r) return `scrypt N = 2^${log2} is not below 2^${16 * r}, the bound r = ${r} sets`
+  if (128 * r * (N + 2 + p) > SCRYPT_MAXMEM) return `scrypt N = 2^${log2}, r = ${r}, p = ${p} needs more than ${SCRYPT_MAXMEM / 2 ** 20} MiB`
   const salt = typeof k.salt === 'string' ? unb64(k.salt).length : 0
   if (salt < 16 || salt > 64) return 'the scrypt salt is not 16 to 64 bytes'
   return null
