@@ -42,11 +42,32 @@ describe('the KDF worker', () => {
     expect(beginUnwrapKeys(officer.keyId, officer.wrapped, 'officer passphrase cafe', publics).wait()).toBeNull()
     expect(beginUnwrapKeys(other.keyId, officer.wrapped, 'officer passphrase caf\u00e9', publics).wait()).toBeNull()
     expect(
-      beginUnwrapKeys(officer.keyId, officer.wrapped, 'officer passphrase caf\u00e9', { signPublic: other.signPublic, sealPublic: other.sealPublic }).wait()
+      beginUnwrapKeys(officer.keyId, officer.wrapped, 'officer passphrase caf\u00e9', {
+        signPublic: other.signPublic,
+        sealPublic: other.sealPublic
+      }).wait()
     ).toBeNull()
     // Parameters written into the file beyond the accepted bounds are refused before any derivation.
     const locked = { ...officer.wrapped, kdf: { ...officer.wrapped.kdf, N: 2 ** 30 } }
     expect(beginUnwrapKeys(officer.keyId, locked, 'officer passphrase caf\u00e9', publics).wait()).toBeNull()
+  })
+
+  it("derivations begun one after another are each answered to their own wait, in any order: never another officer's key", () => {
+    const olga = createKeyPair('olga passphrase 0001')
+    const omar = createKeyPair('omar passphrase 0002')
+    const publics = (k: typeof olga) => ({ signPublic: k.signPublic, sealPublic: k.sealPublic })
+    // The worker runs one at a time: the second begin takes the first's outcome, which is kept for its own wait.
+    const first = beginUnwrapKeys(olga.keyId, olga.wrapped, 'olga passphrase 0001', publics(olga))
+    const wrong = beginUnwrapKeys(omar.keyId, omar.wrapped, 'olga passphrase 0001', publics(omar))
+    const second = beginUnwrapKeys(omar.keyId, omar.wrapped, 'omar passphrase 0002', publics(omar))
+    const omarKeys = second.wait()
+    expect(wrong.wait()).toBeNull()
+    const olgaKeys = first.wait()
+    const signed = (keys: typeof omarKeys) => signText(keys!.signKey, 'checkpoint')
+    expect(verifyText(omar.signPublic, 'checkpoint', signed(omarKeys))).toBe(true)
+    expect(verifyText(olga.signPublic, 'checkpoint', signed(olgaKeys))).toBe(true)
+    expect(verifyText(olga.signPublic, 'checkpoint', signed(omarKeys))).toBe(false)
+    expect(() => first.wait()).toThrow(/taken once/)
   })
 
   it('a derivation that fails, or a worker stopped under it, throws an error naming no passphrase; the next one works', async () => {
