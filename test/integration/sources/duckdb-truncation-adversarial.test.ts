@@ -23,7 +23,7 @@ import { keyedRank, truncationKey } from '../../../src-main/services/sources/key
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
 import { officerAct } from '../officer-fixture'
-import { type FormRun, runInForm } from './truncation-forms'
+import { type FormRun, groupsDefinition, runInForm } from './truncation-forms'
 
 const START = Date.UTC(2021, 2, 1)
 const HOUR = 3_600_000
@@ -188,21 +188,8 @@ function holds(def: ThresholdQueryDefinition, personColumn: 'pt' | 'pi', seed: s
   return a
 }
 
-function def(
-  n: number,
-  personColumn: 'pt' | 'pi',
-  maxGroups: number,
-  cap: number,
-  more: Partial<ThresholdQueryDefinition> = {}
-): ThresholdQueryDefinition {
-  return {
-    kind: 'threshold',
-    groupBy: ['g'],
-    groups: Array.from({ length: n }, (_, i) => [1000 + i]),
-    count: { kind: 'persons', personColumn, cap, maxGroups },
-    threshold: { kind: 'constant', value: 3 },
-    ...more
-  }
+function def(n: number, personColumn: 'pt' | 'pi', maxGroups: number, cap: number, more: Partial<ThresholdQueryDefinition> = {}) {
+  return groupsDefinition(n, personColumn, { cap, maxGroups }, more)
 }
 
 const reference = (aggregate: 'max' | 'mean', bucket: 'hour' | 'day'): Partial<ThresholdQueryDefinition> => ({

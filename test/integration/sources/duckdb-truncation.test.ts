@@ -24,7 +24,7 @@ import { type Source, sourceFor } from '../../../src-main/services/sources/sourc
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
 import { officerAct } from '../officer-fixture'
-import { type FormRun, runInForm } from './truncation-forms'
+import { type FormRun, groupsDefinition, runInForm } from './truncation-forms'
 
 const START = Date.UTC(2021, 2, 1)
 const HOUR = 3_600_000
@@ -90,20 +90,8 @@ function sameBothWays(id: number, def: ThresholdQueryDefinition): Run {
   return a
 }
 
-function groupsDef(
-  n: number,
-  personColumn: string,
-  maxGroups: number | undefined,
-  extra: Partial<ThresholdQueryDefinition> = {}
-): ThresholdQueryDefinition {
-  return {
-    kind: 'threshold',
-    groupBy: ['g'],
-    groups: Array.from({ length: n }, (_, i) => [1000 + i]),
-    count: { kind: 'persons', personColumn, cap: 2, ...(maxGroups !== undefined ? { maxGroups } : {}) },
-    threshold: { kind: 'constant', value: 3 },
-    ...extra
-  }
+function groupsDef(n: number, personColumn: string, maxGroups: number | undefined, extra: Partial<ThresholdQueryDefinition> = {}) {
+  return groupsDefinition(n, personColumn, { cap: 2, ...(maxGroups !== undefined ? { maxGroups } : {}) }, extra)
 }
 
 const tablesLeft = () => Number(duckAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'qa_truncation%'`).rows[0][0])

@@ -1,7 +1,8 @@
 /**
  * Runs a threshold definition on a linked file through one form of the DuckDB `maxGroups` bound: the two-pass form
  * (duckdb-truncation.ts; it runs when the definition allows it) or dialect.ts's single statement (a source without
- * `numbers`), on the same source with the same generator, and says whether the two-pass form ran.
+ * `numbers`), on the same source with the same generator, and says whether the two-pass form ran; and the definitions
+ * those tests run (`groupsDefinition`).
  */
 import type Database from 'better-sqlite3'
 import type { ThresholdQueryDefinition } from '../../../src-main/contract/datasets'
@@ -40,4 +41,21 @@ export function runInForm(
   }
   const out = thresholdCountsFrom(s, ds, def, thresholdPredicates(db, ds, def), seededRng(seed))
   return { counts: [...out.counts], thresholds: [...out.thresholds], twoPass }
+}
+
+/** n groups of the integer column g (1000, 1001, ...), persons of `personColumn` counted with `count`, threshold 3. */
+export function groupsDefinition(
+  n: number,
+  personColumn: string,
+  count: { cap: number; maxGroups?: number },
+  more: Partial<ThresholdQueryDefinition> = {}
+): ThresholdQueryDefinition {
+  return {
+    kind: 'threshold',
+    groupBy: ['g'],
+    groups: Array.from({ length: n }, (_, i) => [1000 + i]),
+    count: { kind: 'persons', personColumn, ...count },
+    threshold: { kind: 'constant', value: 3 },
+    ...more
+  }
 }
