@@ -176,9 +176,10 @@ function truncatedCounts(
   const bucketMs = th.kind === 'reference' ? (th.bucket === 'hour' ? HOUR_MS : DAY_MS) : 0
   // A linked file (DuckDB) runs the two-pass form when the definition allows it (duckdb-truncation.ts).
   const numbers = src.numbers?.bind(src)
+  const appendNumbers = src.appendNumbers?.bind(src)
   const twoPass =
-    d.engine === 'duckdb' && numbers
-      ? twoPassTruncation({ all: (q) => src.all(q), numbers }, d, ds, def, t, main, refWhere ? { where: refWhere, bucketMs } : null)
+    d.engine === 'duckdb' && numbers && appendNumbers
+      ? twoPassTruncation({ all: (q) => src.all(q), numbers, appendNumbers }, d, ds, def, t, main, refWhere ? { where: refWhere, bucketMs } : null)
       : null
   const counted = new Float64Array(n)
   const countSql = twoPass ? null : truncatedCountSql(d, ds, def, t, main, refWhere)

@@ -65,6 +65,11 @@ async function numbers(c, sql, params) {
     const rows = chunk.rowCount
     columns.forEach((out, j) => {
       const v = chunk.getColumnVector(j)
+      // A DOUBLE vector without NULLs: its values as they are, copied in one step.
+      if (v.items instanceof Float64Array && v.validity && v.validity.data === null && v.items.length === rows) {
+        out.set(v.items, at)
+        return
+      }
       for (let r = 0; r < rows; r++) {
         const x = v.getItem(r)
         out[at + r] = x === null ? NaN : Number(x)
@@ -74,9 +79,28 @@ async function numbers(c, sql, params) {
   }
   return { columns }
 }
-async function handle({ sql, params, asNumbers }) {
+async function append(c, table, values) {
+  // Temporary tables live in the catalog "temp", schema "main". One DOUBLE column, filled a vector at a time.
+  const appender = await c.createAppender(table, 'main', 'temp')
+  try {
+    for (let at = 0; at < values.length; at += 2048) {
+      const n = Math.min(2048, values.length - at)
+      const chunk = duck.DuckDBDataChunk.create([duck.DOUBLE], n)
+      const v = chunk.getColumnVector(0)
+      v.items.set(values.subarray(at, at + n))
+      v.flush()
+      appender.appendDataChunk(chunk)
+    }
+    appender.flushSync()
+  } finally {
+    appender.closeSync()
+  }
+  return { appended: values.length }
+}
+async function handle({ sql, params, asNumbers, appendTo, values }) {
   // DuckDB works on its own threads: this thread's heartbeat keeps moving meanwhile.
   const c = await connection()
+  if (appendTo) return append(c, appendTo, values)
   if (asNumbers) return numbers(c, sql, params)
   const reader = await c.runAndReadAll(sql, params.length ? params : undefined)
   const rows = reader.getRows().map((r) => r.map(plain))
@@ -156,6 +180,15 @@ export function duckBegin(sql: string, params: DuckParam[] = []): PendingCall<Du
  */
 export function duckNumbers(sql: string, params: DuckParam[] = []): Float64Array[] {
   return duck.call<{ columns: Float64Array[] }>({ sql, params, asNumbers: true }).columns
+}
+
+/**
+ * Appends `values` as the rows of `table`, a temporary table of one DOUBLE column (DuckDB's appender, a vector at a
+ * time): for many numbers, written without a statement's text. `table` is an identifier this program chose.
+ */
+export function duckAppendNumbers(table: string, values: Float64Array): void {
+  if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error('a temporary table of this program')
+  duck.call<{ appended: number }>({ appendTo: table, values })
 }
 
 /** Stops the worker (tests, shutdown). The next call starts a new one. */

@@ -11,17 +11,18 @@
  *    `rankOfSmallIndex`: the kept set of `ranked`'s row_number() <= maxGroups (its order key rank 2^31 + i sorts by
  *    (rank, i) as well). The table is read by pid ranges through the source's `numbers` (pid, coefficients and the
  *    words' 32-bit halves, exact as doubles); the persons' values stay in DuckDB.
- * 3. The kept (pid, i) pairs of each range go back as one text parameter into a TEMP table (`kept`); the second pass
- *    joins the rows to the kept pairs by the person's value (the same equality as `ranked`'s join and partitions) and
- *    the predicate's keys (as `predicateJoin` joins rows to predicates), counts each kept (predicate, person) pair's
- *    rows and sums min(rows, cap) per predicate (and per time bucket for the reference).
+ * 3. The kept (pid, i) pairs of each range go back as numbers pid * span + i, appended to a TEMP table (`kept`, by
+ *    DuckDB's appender: no statement text); the second pass joins the rows to the kept pairs by the person's value (the
+ *    same equality as `ranked`'s join and partitions) and the predicate's keys (as `predicateJoin` joins rows to
+ *    predicates), counts each kept (predicate, person) pair's rows and sums min(rows, cap) per predicate (and per time
+ *    bucket for the reference).
  *
  * Which form runs depends on the public definition only: more than MAX_PREDICATE_WORDS words of predicates (512
- * predicates) runs dialect.ts's statements. Every statement goes through the source (each read at the file version
- * checked before the charge). Nothing here can fail on the data: the middle sorts numbers, the statements' arguments
- * are whole numbers this module writes, and what JavaScript holds at once is bounded by the definition (persons per
- * read, pairs per write), whatever the number of persons; DuckDB's tables spill past its memory limit as its
- * aggregates do. The tables are dropped after the answer or a failure.
+ * predicates) runs dialect.ts's statements. Every statement and append goes through the source (each read at the file
+ * version checked before the charge). Nothing here can fail on the data: the middle sorts numbers, the statements'
+ * arguments are whole numbers this module writes, and what JavaScript holds at once is bounded by the definition
+ * (persons per read, pairs per write), whatever the number of persons; DuckDB's tables spill past its memory limit as
+ * its aggregates do. The tables are dropped after the answer or a failure.
  */
 import type { ThresholdQueryDefinition } from '../../contract/datasets'
 import type { CatalogDataset } from '../catalog/catalog'
@@ -43,7 +44,7 @@ import { duckAll } from './duckdb-sync'
 export const MAX_PREDICATE_WORDS = 8
 /** Persons read from pass 1's table per statement, at most (bounds the JavaScript middle's memory). */
 export const PERSONS_PER_READ = 131_072
-/** Kept pairs written per statement, at most (a text parameter of ~16 MB): fewer persons per read for a large maxGroups. */
+/** Kept pairs written at once, at most (8 MB of doubles): fewer persons per read for a large maxGroups. */
 export const PAIRS_PER_WRITE = 1_048_576
 
 /** Persons per read: at most `most`, and (each keeping at most m pairs) at most PAIRS_PER_WRITE pairs; m decides, not the data. */
@@ -71,7 +72,7 @@ const INSERTION_UP_TO = 16
  * The kept pairs of the persons read from pass 1's table (columns: pid, c_0..c_3, then per word its low and high 32
  * bits), as pid * span + i (span = 64 x words): each person's `m` set bits of smallest (rank, i).
  */
-export function keptPairs(columns: Float64Array[], words: number, m: number): number[] {
+export function keptPairs(columns: Float64Array[], words: number, m: number): Float64Array {
   if (!Number.isSafeInteger(words) || words < 1 || words > MAX_PREDICATE_WORDS) throw new RangeError('from 1 to 8 words of predicate bits')
   const span = 64 * words
   // (rank, i) as one whole number rank * span + i, below 2^31 x 2^9 = 2^40: exact, and it sorts as (rank, i).
@@ -81,14 +82,18 @@ export function keptPairs(columns: Float64Array[], words: number, m: number): nu
   const bitColumns = columns.slice(1 + RANK_WORDS)
   // Read once here, not per bit (an import may be read through a getter).
   const rank = rankOfSmallIndex
-  const out: number[] = []
+  // At most min(m, span) pairs per person.
+  const out = new Float64Array(pids.length * Math.min(m, span))
+  let pairs = 0
   for (let r = 0; r < pids.length; r++) {
     const c0 = c0s[r]
     const c1 = c1s[r]
     const c2 = c2s[r]
     const c3 = c3s[r]
-    // Inserting: keys[0..min(k, m)) holds the smallest of the person's first k keys, in order. Sorting: keys[0..k) all.
+    // Inserting: keys[0..min(k, m)) holds the smallest of the person's first k keys, in order, and `worst` is keys[m - 1]
+    // once k >= m (+Infinity before): a larger key is none of the m smallest. Sorting: keys[0..k) all.
     let k = 0
+    let worst = Infinity
     for (let q = 0; q < 2 * words; q++) {
       let x = bitColumns[q][r] | 0
       while (x !== 0) {
@@ -100,24 +105,22 @@ export function keptPairs(columns: Float64Array[], words: number, m: number): nu
           keys[k++] = key
           continue
         }
-        let at = Math.min(k, m)
+        if (key >= worst) continue
+        let at = k < m ? k : m - 1
         k++
-        if (at === m) {
-          if (key >= keys[m - 1]) continue
-          at = m - 1
-        }
         while (at > 0 && keys[at - 1] > key) {
           keys[at] = keys[at - 1]
           at--
         }
         keys[at] = key
+        if (k >= m) worst = keys[m - 1]
       }
     }
     if (sorting && k > m) keys.subarray(0, k).sort()
     const kept = Math.min(k, m)
-    for (let n = 0; n < kept; n++) out.push(pids[r] * span + (keys[n] % span))
+    for (let n = 0; n < kept; n++) out[pairs++] = pids[r] * span + (keys[n] % span)
   }
-  return out
+  return out.subarray(0, pairs)
 }
 
 /**
@@ -138,7 +141,7 @@ export function predicateBits(words: number): PredicateColumns {
  * the persons per read at most (`personsPerRead`).
  */
 export function twoPassTruncation(
-  src: Pick<Source, 'all'> & Required<Pick<Source, 'numbers'>>,
+  src: Pick<Source, 'all'> & Required<Pick<Source, 'numbers' | 'appendNumbers'>>,
   d: Dialect,
   ds: CatalogDataset,
   def: ThresholdQueryDefinition,
@@ -180,7 +183,8 @@ export function twoPassTruncation(
         `FROM (SELECT g.*, ${d.personDigest(t.key, 'g.p', t.person.type)} AS hx FROM (SELECT u.p AS p, ${bits.join(', ')} FROM (${both.sql}) AS u GROUP BY u.p) AS g) AS pw`,
       params: both.params
     })
-    all({ sql: `CREATE TEMP TABLE ${kept} (pid BIGINT, i INTEGER)`, params: [] })
+    // A kept pair as one number x = pid * span + i (exact: below 2^53 for every pid a table can hold).
+    all({ sql: `CREATE TEMP TABLE ${kept} (x DOUBLE)`, params: [] })
     const n = Number(all({ sql: `SELECT count(*) FROM ${persons}`, params: [] })[0][0])
     const doubles = [
       ...Array.from({ length: RANK_WORDS }, (_, j) => `CAST(c${j} AS DOUBLE)`),
@@ -192,18 +196,15 @@ export function twoPassTruncation(
         params: []
       })
       const pairs = keptPairs(columns, words, m)
-      if (pairs.length === 0) continue
-      all({
-        sql: `INSERT INTO ${kept} SELECT x // ${span}, x % ${span} FROM (SELECT CAST(unnest(string_split(?, ',')) AS BIGINT) AS x) AS k`,
-        params: [pairs.join(',')]
-      })
+      if (pairs.length > 0) src.appendNumbers(kept, pairs)
     }
+    const keptRows = `(SELECT CAST(x AS BIGINT) // ${span} AS pid, CAST(x AS BIGINT) % ${span} AS i FROM ${kept})`
 
     // (i, p[, b], c) over the rows of predicateRows whose (i, p) is kept: a row joins its person's kept pairs by their keys.
     const keptCounts = (join: PredicateJoin, bucket: boolean): Sql => ({
       sql:
         `SELECT kp.i AS i, kp.p AS p${bucket ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.rows} JOIN ` +
-        `(SELECT ph.p AS p, ${join.keys.map((g) => `v.${g} AS ${g}, `).join('')}k.i AS i FROM ${kept} AS k JOIN ${persons} AS ph ON ph.pid = k.pid ` +
+        `(SELECT ph.p AS p, ${join.keys.map((g) => `v.${g} AS ${g}, `).join('')}k.i AS i FROM ${keptRows} AS k JOIN ${persons} AS ph ON ph.pid = k.pid ` +
         `JOIN ${join.values} ON v.i = k.i) AS kp ON r.p = kp.p AND ${join.on('kp')} GROUP BY kp.i, kp.p${bucket ? ', r.b' : ''}`,
       params: join.params
     })

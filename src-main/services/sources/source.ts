@@ -13,7 +13,7 @@ import type { Dialect, Sql } from './dialect'
 import { sqliteDialect } from './dialect-sqlite'
 import { registerKeyedHash } from './keyed-hash'
 import { duckdbDialect } from './dialect-duckdb'
-import { duckAll, duckNumbers } from './duckdb-sync'
+import { duckAll, duckAppendNumbers, duckNumbers } from './duckdb-sync'
 import { type LinkedFileRecord, assertCheckedVersion, checkLinkedFile, linkedFileOf, linkedFileFailure } from './linked-file'
 import { postgresDialect } from './dialect-postgres'
 import { numberedParams, pgAll } from './pg-sync'
@@ -36,6 +36,8 @@ export interface Source {
   all(q: Sql): unknown[][]
   /** A query whose columns are numbers, one Float64Array per column (NULL as NaN): DuckDB only (duckdb-truncation.ts). */
   numbers?(q: Sql): Float64Array[]
+  /** Appends numbers as the rows of a temporary table of one DOUBLE column that this program made: DuckDB only (duckdb-truncation.ts). */
+  appendNumbers?(table: string, values: Float64Array): void
   /** The linked file, PostgreSQL relation or ClickHouse table (null for an imported dataset). */
   readonly linked: LinkedFileRecord | LinkedPostgresRecord | LinkedClickHouseRecord | null
 }
@@ -72,7 +74,8 @@ export function duckdbSource(file: LinkedFileRecord): Source {
     dialect: duckdbDialect(file),
     linked: file,
     all: (q) => read(() => duckAll(q.sql, q.params as StoredValue[]).rows),
-    numbers: (q) => read(() => duckNumbers(q.sql, q.params as StoredValue[]))
+    numbers: (q) => read(() => duckNumbers(q.sql, q.params as StoredValue[])),
+    appendNumbers: (table, values) => read(() => duckAppendNumbers(table, values))
   }
 }
 

@@ -1,9 +1,9 @@
 /**
  * The synchronous DuckDB bridge (worker thread + Atomics): values as better-sqlite3 gives them, bound parameters, errors, restart;
- * numbers column by column (`duckNumbers`).
+ * numbers column by column (`duckNumbers`) and into a table (`duckAppendNumbers`).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { DuckDbError, closeDuckDb, duckAll, duckNumbers, duckString } from '../../../src-main/services/sources/duckdb-sync'
+import { DuckDbError, closeDuckDb, duckAll, duckAppendNumbers, duckNumbers, duckString } from '../../../src-main/services/sources/duckdb-sync'
 
 afterAll(() => closeDuckDb())
 
@@ -40,10 +40,11 @@ describe('duckNumbers', () => {
     // 5,000 rows: more than one of DuckDB's 2,048-row chunks.
     const cols = duckNumbers(
       `SELECT CAST(i AS DOUBLE), CAST(i * 4294967296 + 4294967295 AS BIGINT) >> 32, CAST(i AS UBIGINT) & 4294967295, ` +
-        `CASE WHEN i % 7 = 0 THEN NULL ELSE 9007199254740992 - i END, CAST(i AS INTEGER) + ? FROM range(5000) t(i) ORDER BY i`,
+        `CASE WHEN i % 7 = 0 THEN NULL ELSE 9007199254740992 - i END, CAST(i AS INTEGER) + ?, ` +
+        `CASE WHEN i % 5 = 0 THEN NULL ELSE CAST(i AS DOUBLE) / 4 END FROM range(5000) t(i) ORDER BY i`,
       [0.5]
     )
-    expect(cols.length).toBe(5)
+    expect(cols.length).toBe(6)
     for (const c of cols) expect(c).toBeInstanceOf(Float64Array)
     expect(cols[0].length).toBe(5000)
     expect([...cols[0]]).toEqual(Array.from({ length: 5000 }, (_, i) => i))
@@ -53,11 +54,38 @@ describe('duckNumbers', () => {
     expect(cols[3][4999]).toBe(2 ** 53 - 4999)
     expect(Number.isNaN(cols[3][0]) && Number.isNaN(cols[3][4998])).toBe(true)
     expect(cols[4][3]).toBe(3.5)
+    // A DOUBLE column with NULLs (a chunk's values are copied whole only when none is NULL).
+    expect([...cols[5]]).toEqual(Array.from({ length: 5000 }, (_, i) => (i % 5 === 0 ? NaN : i / 4)))
   })
 
   it('no rows: empty columns; a failing statement is a DuckDbError', () => {
     const cols = duckNumbers('SELECT 1, 2 WHERE false')
     expect(cols.map((c) => c.length)).toEqual([0, 0])
     expect(() => duckNumbers('SELECT * FROM read_parquet(?)'.replace('?', duckString('/nonexistent/x.parquet')))).toThrow(DuckDbError)
+  })
+})
+
+describe('duckAppendNumbers', () => {
+  it('appends the values, in order and exact, as the rows of a temporary table, over several vectors', () => {
+    duckAll('CREATE TEMP TABLE qa_append_test (x DOUBLE)')
+    // 5,000 values: more than two of DuckDB's 2,048-row vectors; whole numbers to 2^53 and fractions.
+    const values = Float64Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? 2 ** 53 - i : i + 0.25))
+    duckAppendNumbers('qa_append_test', values)
+    duckAppendNumbers('qa_append_test', new Float64Array(0))
+    duckAppendNumbers('qa_append_test', Float64Array.of(-1.5, 0))
+    const back = duckNumbers('SELECT x FROM qa_append_test')[0]
+    expect([...back]).toEqual([...values, -1.5, 0])
+    duckAll('DROP TABLE qa_append_test')
+  })
+
+  it('a name that is not a plain identifier is refused before DuckDB sees it; a missing table is a DuckDbError, and the next call works', () => {
+    duckAll('CREATE TEMP TABLE qa_append_victim (x DOUBLE)')
+    expect(() => duckAppendNumbers('qa_append_victim"; DROP TABLE qa_append_victim; --', Float64Array.of(1))).toThrow(
+      /temporary table of this program/
+    )
+    expect(duckAll('SELECT count(*) FROM qa_append_victim').rows).toEqual([[0]])
+    expect(() => duckAppendNumbers('qa_append_missing', Float64Array.of(1))).toThrow(DuckDbError)
+    expect(duckAll('SELECT 3').rows).toEqual([[3]])
+    duckAll('DROP TABLE qa_append_victim')
   })
 })

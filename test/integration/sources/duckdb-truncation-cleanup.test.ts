@@ -70,7 +70,8 @@ it('a file changed between the passes: the release fails, and the TEMP tables ar
           if (!touched) utimesSync(path, new Date(), new Date())
           touched = true
           return src.numbers!(q)
-        }
+        },
+        appendNumbers: (table: string, values: Float64Array) => src.appendNumbers!(table, values)
       }
       return thresholdCountsFrom(s, ds, def, predicates, seededRng('k'))
     })

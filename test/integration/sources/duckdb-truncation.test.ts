@@ -205,10 +205,15 @@ describe('maxGroups on a linked file in two passes: the counts of the single sta
       return cols
     }
     const sorted = (rows: unknown[][] | null) => JSON.stringify([...(rows ?? [])].sort((a, b) => Number(a[0]) - Number(b[0])))
-    const one = twoPassTruncation({ all: (q) => src.all(q), numbers }, d, ds, def, t, where, { where: ref, bucketMs: HOUR })!
+    const counting = {
+      all: (q: Sql) => src.all(q),
+      numbers,
+      appendNumbers: (table: string, values: Float64Array) => src.appendNumbers!(table, values)
+    }
+    const one = twoPassTruncation(counting, d, ds, def, t, where, { where: ref, bucketMs: HOUR })!
     expect(reads).toEqual([PERSONS])
     reads.length = 0
-    const pieces = twoPassTruncation({ all: (q) => src.all(q), numbers }, d, ds, def, t, where, { where: ref, bucketMs: HOUR }, 7)!
+    const pieces = twoPassTruncation(counting, d, ds, def, t, where, { where: ref, bucketMs: HOUR }, 7)!
     expect(reads).toEqual([...Array.from({ length: Math.floor(PERSONS / 7) }, () => 7), PERSONS % 7])
     expect(sorted(pieces.counts)).toBe(sorted(one.counts))
     expect(sorted(pieces.reference)).toBe(sorted(one.reference))

@@ -37,7 +37,9 @@ export function runInForm(
       if (q.sql.startsWith('CREATE TEMP TABLE qa_truncation_persons')) twoPass = true
       return src.all(q)
     },
-    ...(form === 'two-pass' ? { numbers: (q: Sql) => src.numbers!(q) } : {})
+    ...(form === 'two-pass'
+      ? { numbers: (q: Sql) => src.numbers!(q), appendNumbers: (table: string, values: Float64Array) => src.appendNumbers!(table, values) }
+      : {})
   }
   const out = thresholdCountsFrom(s, ds, def, thresholdPredicates(db, ds, def), seededRng(seed))
   return { counts: [...out.counts], thresholds: [...out.thresholds], twoPass }
