@@ -85,6 +85,50 @@ describe('keptPairs: each person keeps its m set bits of smallest (rank, i)', ()
   })
 })
 
+describe('keptPairs on the orders that break an insertion with an early reject', () => {
+  const P1 = RANK_MODULUS - 1
+  // A person in every predicate of 8 words (bits 31 and 63 of each word set: the sign bits of the int32 halves).
+  const all512 = Array.from({ length: 512 }, (_, i) => i)
+  // Coefficients for rank(i) as a function of i: c_1 = P - 1 is -1 mod P, so rank(i) = c_0 - i falls as the bits are
+  // visited (every key displaces the worst: the early reject never fires); c_1 = 1 rises (it fires for every key after m);
+  // c_1 = (P + 1) / 2 is 1/2 mod P: even i rank i / 2, odd i (P + i) / 2, so small and large keys alternate (the worst
+  // changes after every key kept); all c_j = 0 but c_0: every rank ties, the index decides.
+  const orders: Array<[string, number[]]> = [
+    ['falling ranks', [1000, P1, 0, 0]],
+    ['rising ranks', [0, 1, 0, 0]],
+    ['alternating ranks', [0, (RANK_MODULUS + 1) / 2, 0, 0]],
+    ['tied ranks', [12345, 0, 0, 0]],
+    ['largest coefficients', [P1, P1, P1, P1]]
+  ]
+  // The largest pid whose pairs are exact at 8 words: pid * 512 + 511 < 2^53.
+  const TOP = 2 ** 44 - 1
+
+  for (const [what, c] of orders) {
+    it(`${what}: every m from 1 to past the person's bits, lone bits at every half and word edge, the largest exact pid`, () => {
+      const ps: Person[] = [
+        { pid: 1, c, bits: all512 },
+        { pid: 2, c, bits: all512.filter((i) => i % 32 === 31 || i % 32 === 0) },
+        ...[0, 31, 32, 63, 64, 255, 256, 511].map((i, k) => ({ pid: 3 + k, c, bits: [i] })),
+        { pid: TOP - 1, c, bits: [0, 31, 32, 63, 448, 511] },
+        { pid: TOP, c, bits: all512 }
+      ]
+      const cols = columnsOf(ps, 8)
+      const ms = [...Array.from({ length: 40 }, (_, k) => k + 1), 64, 255, 256, 257, 511, 512, 513]
+      for (const m of ms) expect(sorted(keptPairs(cols, 8, m)), `m = ${m}`).toEqual(sorted(reference(ps, 8, m)))
+    })
+  }
+
+  it('m past the bits of one person and not of the next: each keeps its own m', () => {
+    const c = [1000, P1, 0, 0]
+    const ps: Person[] = [
+      { pid: 5, c, bits: [63, 64] },
+      { pid: 6, c, bits: all512.slice(0, 40) },
+      { pid: 7, c, bits: [511] }
+    ]
+    for (const m of [1, 2, 3, 16, 17, 39, 40, 41]) expect(sorted(keptPairs(columnsOf(ps, 8), 8, m)), `m = ${m}`).toEqual(sorted(reference(ps, 8, m)))
+  })
+})
+
 describe('rank in doubles', () => {
   it('rankOfSmallIndex equals the BigInt sum of powers for every index below SMALL_INDICES, at the largest coefficients, and keyedRank', () => {
     const rng = seededRng('rank-doubles')

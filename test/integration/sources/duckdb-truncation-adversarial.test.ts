@@ -18,7 +18,14 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ThresholdQueryDefinition } from '../../../src-main/contract/datasets'
 import { linkFile } from '../../../src-main/services/datasets/link-file'
+import { getDataset } from '../../../src-main/services/catalog/catalog'
+import { findColumn } from '../../../src-main/services/catalog/columns'
+import { predicateStoredValues } from '../../../src-main/services/datasets/threshold-evaluation'
+import { thresholdPredicates } from '../../../src-main/services/datasets/threshold-predicates'
+import { type Sql, whereOf } from '../../../src-main/services/sources/dialect'
 import { closeDuckDb, duckAll, duckString } from '../../../src-main/services/sources/duckdb-sync'
+import { twoPassTruncation } from '../../../src-main/services/sources/duckdb-truncation'
+import { sourceFor } from '../../../src-main/services/sources/source'
 import { keyedRank, truncationKey } from '../../../src-main/services/sources/keyed-hash'
 import { seededRng } from '../../../src-worker/engine/random'
 import { type Harness, harness } from '../datasets/harness'
@@ -215,6 +222,40 @@ describe('the two-pass maxGroups form on adversarial data: the single statement 
     for (const n of [32, 33, 64, 65, 128, 129, 192, 256, 257, 448, 511]) {
       for (const m of [1, 17, n - 1]) holds(def(n, 'pt', m, 2), 'pt', `n${n}-m${m}`)
     }
+  })
+
+  it('persons read a few at a time (one append of their kept pairs per read): the rule, m either side of the insertion bound and past every bit', () => {
+    const db = h.store.db
+    const ds = getDataset(db, id)
+    const src = sourceFor(db, ds)
+    const d = src.dialect
+    for (const [m, most] of [
+      [1, 1],
+      [16, 3],
+      [17, 2],
+      [600, 4]
+    ]) {
+      const seed = `pieces-${m}-${most}`
+      const dfn = def(512, 'pt', m, 2)
+      const predicates = thresholdPredicates(db, ds, dfn).keys.map((k) => predicateStoredValues(['integer'], k))
+      const t = { person: findColumn(ds, 'pt', 'p'), predicates, key: truncationKey(seededRng(seed)), maxGroups: m, cap: 2 }
+      const appends: number[] = []
+      const counting = {
+        all: (q: Sql) => src.all(q),
+        numbers: (q: Sql) => src.numbers!(q),
+        appendNumbers: (table: string, values: Float64Array) => {
+          appends.push(values.length)
+          src.appendNumbers!(table, values)
+        }
+      }
+      const rowsOf = twoPassTruncation(counting, d, ds, dfn, t, whereOf(d, ds, dfn, null), null, most)!
+      const counts = new Array<number>(512).fill(0)
+      for (const [i, n] of rowsOf.counts) counts[Number(i)] = Number(n)
+      expect(counts, `m ${m}, ${most} per read`).toEqual(expected(dfn, seed, 'pt').counts)
+      expect(appends.length).toBeGreaterThan(100)
+      expect(Math.max(...appends)).toBeLessThanOrEqual(m * most)
+    }
+    expect(tablesLeft()).toBe(0)
   })
 
   it('a person alone in an edge predicate is counted there, with maxGroups 1 and cap 1', () => {
