@@ -65,7 +65,9 @@ async function numbers(c, sql, params) {
     const rows = chunk.rowCount
     columns.forEach((out, j) => {
       const v = chunk.getColumnVector(j)
-      // A DOUBLE vector without NULLs: its values as they are, copied in one step.
+      // A DOUBLE vector without NULLs: its values as they are, copied in one step. A fetched chunk's vectors are flat and
+      // as long as the chunk (DuckDB's QueryResult::Fetch flattens constant and dictionary vectors; the node API reads
+      // rowCount items on either path), and a vector holding a NULL has a validity mask.
       if (v.items instanceof Float64Array && v.validity && v.validity.data === null && v.items.length === rows) {
         out.set(v.items, at)
         return
@@ -98,7 +100,8 @@ async function append(c, table, values) {
   return { appended: values.length }
 }
 async function handle({ sql, params, asNumbers, appendTo, values }) {
-  // DuckDB works on its own threads: this thread's heartbeat keeps moving meanwhile.
+  // DuckDB works on its own threads: this thread's heartbeat keeps moving meanwhile. An append runs on this thread (its
+  // calls are synchronous) for at most duckdb-truncation.ts's PAIRS_PER_WRITE numbers: far within the stall time.
   const c = await connection()
   if (appendTo) return append(c, appendTo, values)
   if (asNumbers) return numbers(c, sql, params)

@@ -90,8 +90,9 @@ export function keptPairs(columns: Float64Array[], words: number, m: number): Fl
     const c1 = c1s[r]
     const c2 = c2s[r]
     const c3 = c3s[r]
-    // Inserting: keys[0..min(k, m)) holds the smallest of the person's first k keys, in order, and `worst` is keys[m - 1]
-    // once k >= m (+Infinity before): a larger key is none of the m smallest. Sorting: keys[0..k) all.
+    // Inserting: keys[0..min(k, m)) holds, in order, the min(k, m) smallest of the person's keys so far (k counts the keys
+    // not rejected), and `worst` is keys[m - 1] once k >= m (+Infinity before): a larger key is none of the m smallest,
+    // and is rejected. Sorting: keys[0..k) all of them.
     let k = 0
     let worst = Infinity
     for (let q = 0; q < 2 * words; q++) {
@@ -183,7 +184,8 @@ export function twoPassTruncation(
         `FROM (SELECT g.*, ${d.personDigest(t.key, 'g.p', t.person.type)} AS hx FROM (SELECT u.p AS p, ${bits.join(', ')} FROM (${both.sql}) AS u GROUP BY u.p) AS g) AS pw`,
       params: both.params
     })
-    // A kept pair as one number x = pid * span + i (exact: below 2^53 for every pid a table can hold).
+    // A kept pair as one number x = pid * span + i, exact below 2^53: for fewer than 2^53 / span persons (2^44 at 8
+    // words), more rows than a persons table of at least 6 columns can have on one machine.
     all({ sql: `CREATE TEMP TABLE ${kept} (x DOUBLE)`, params: [] })
     const n = Number(all({ sql: `SELECT count(*) FROM ${persons}`, params: [] })[0][0])
     const doubles = [
