@@ -78,3 +78,44 @@ it('a file changed between the passes: the release fails, and the TEMP tables ar
   ).toThrow(/changed while it was read/)
   expect(tablesLeft()).toBe(0)
 })
+
+it("an append DuckDB refuses (the kept pairs' table gone) fails the release with the source's sentence, no DuckDB message; the tables are dropped", () => {
+  const db = h.store.db
+  const ds = getDataset(db, id)
+  const def: ThresholdQueryDefinition = {
+    kind: 'threshold',
+    groupBy: ['g'],
+    groups: Array.from({ length: 100 }, (_, i) => [1000 + i]),
+    count: { kind: 'persons', personColumn: 'p', cap: 2, maxGroups: 3 },
+    threshold: { kind: 'constant', value: 3 }
+  }
+  const predicates = thresholdPredicates(db, ds, def)
+  const version = fileVersionNow(path)!
+  let appended = 0
+  let failure: unknown = null
+  try {
+    readingCheckedFiles([{ datasetId: id, version }], () => {
+      const src = sourceFor(db, ds)
+      const s: Source = {
+        ...src,
+        all: (q: Sql) => src.all(q),
+        numbers: (q: Sql) => src.numbers!(q),
+        appendNumbers: (table: string, values: Float64Array) => {
+          // As if the table went with a restarted worker: DuckDB's appender then names the table in its error.
+          duckAll(`DROP TABLE ${table}`)
+          appended++
+          src.appendNumbers!(table, values)
+        }
+      }
+      return thresholdCountsFrom(s, ds, def, predicates, seededRng('k'))
+    })
+  } catch (e) {
+    failure = e
+  }
+  expect(appended).toBe(1)
+  expect(failure).toBeInstanceOf(Error)
+  const message = (failure as Error).message
+  expect(message).toMatch(/^The file linked as dataset "v" \(v\.parquet\) could not be read as linked/)
+  expect(message).not.toMatch(/qa_truncation|Catalog|Table|append/i)
+  expect(tablesLeft()).toBe(0)
+})
