@@ -41,18 +41,19 @@ afterAll(async () => {
   h.cleanup()
 })
 
+const def: ThresholdQueryDefinition = {
+  kind: 'threshold',
+  groupBy: ['g'],
+  groups: Array.from({ length: 100 }, (_, i) => [1000 + i]),
+  count: { kind: 'persons', personColumn: 'p', cap: 2, maxGroups: 3 },
+  threshold: { kind: 'constant', value: 3 }
+}
+
 const tablesLeft = () => Number(duckAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'qa_truncation%'`).rows[0][0])
 
 it('a file changed between the passes: the release fails, and the TEMP tables are dropped all the same', () => {
   const db = h.store.db
   const ds = getDataset(db, id)
-  const def: ThresholdQueryDefinition = {
-    kind: 'threshold',
-    groupBy: ['g'],
-    groups: Array.from({ length: 100 }, (_, i) => [1000 + i]),
-    count: { kind: 'persons', personColumn: 'p', cap: 2, maxGroups: 3 },
-    threshold: { kind: 'constant', value: 3 }
-  }
   const predicates = thresholdPredicates(db, ds, def)
   const version = fileVersionNow(path)!
   expect(tablesLeft()).toBe(0)
@@ -82,13 +83,6 @@ it('a file changed between the passes: the release fails, and the TEMP tables ar
 it("an append DuckDB refuses (the kept pairs' table gone) fails the release with the source's sentence, no DuckDB message; the tables are dropped", () => {
   const db = h.store.db
   const ds = getDataset(db, id)
-  const def: ThresholdQueryDefinition = {
-    kind: 'threshold',
-    groupBy: ['g'],
-    groups: Array.from({ length: 100 }, (_, i) => [1000 + i]),
-    count: { kind: 'persons', personColumn: 'p', cap: 2, maxGroups: 3 },
-    threshold: { kind: 'constant', value: 3 }
-  }
   const predicates = thresholdPredicates(db, ds, def)
   const version = fileVersionNow(path)!
   let appended = 0
