@@ -121,7 +121,8 @@ export function keptPairs(columns: Float64Array[], words: number, m: number): Fl
     const kept = Math.min(k, m)
     for (let n = 0; n < kept; n++) out[pairs++] = pids[r] * span + (keys[n] % span)
   }
-  return out.subarray(0, pairs)
+  // A buffer of their own: a message to DuckDB's thread copies a view's whole buffer.
+  return pairs === out.length ? out : out.slice(0, pairs)
 }
 
 /**
