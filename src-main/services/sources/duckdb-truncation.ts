@@ -11,11 +11,11 @@
  *    `rankOfSmallIndex`: the kept set of `ranked`'s row_number() <= maxGroups (its order key rank 2^31 + i sorts by
  *    (rank, i) as well). The table is read by pid ranges through the source's `numbers` (pid, coefficients and the
  *    words' 32-bit halves, exact as doubles); the persons' values stay in DuckDB.
- * 3. The kept (pid, i) pairs of each range go back as numbers pid * span + i, appended to a TEMP table (`kept`, by
- *    DuckDB's appender: no statement text); the second pass joins the rows to the kept pairs by the person's value (the
- *    same equality as `ranked`'s join and partitions) and the predicate's keys (as `predicateJoin` joins rows to
- *    predicates), counts each kept (predicate, person) pair's rows and sums min(rows, cap) per predicate (and per time
- *    bucket for the reference).
+ * 3. The kept (pid, i) pairs of each range go back as numbers pid * span + i, appended to a TEMP table by DuckDB's
+ *    appender (no statement text), then written as (pid, i) into another (`kept`); the second pass joins the rows to
+ *    the kept pairs by the person's value (the same equality as `ranked`'s join and partitions) and the predicate's keys
+ *    (as `predicateJoin` joins rows to predicates), counts each kept (predicate, person) pair's rows and sums
+ *    min(rows, cap) per predicate (and per time bucket for the reference).
  *
  * Which form runs depends on the public definition only: more than MAX_PREDICATE_WORDS words of predicates (512
  * predicates) runs dialect.ts's statements. Every statement and append goes through the source (each read at the file
@@ -170,6 +170,7 @@ export function twoPassTruncation(
   const numbers = (q: Sql) => src.numbers(q)
   const serial = ++tableSerial
   const persons = `qa_truncation_persons_${serial}`
+  const appended = `qa_truncation_appended_${serial}`
   const kept = `qa_truncation_kept_${serial}`
   try {
     const cols = ['i', 'p', ...mainJoin.extra].join(', ')
@@ -185,9 +186,10 @@ export function twoPassTruncation(
         `FROM (SELECT g.*, ${d.personDigest(t.key, 'g.p', t.person.type)} AS hx FROM (SELECT u.p AS p, ${bits.join(', ')} FROM (${both.sql}) AS u GROUP BY u.p) AS g) AS pw`,
       params: both.params
     })
-    // A kept pair as one number x = pid * span + i, exact below 2^53: for fewer than 2^53 / span persons (2^44 at 8
-    // words), more rows than a persons table of at least 6 columns can have on one machine.
-    all({ sql: `CREATE TEMP TABLE ${kept} (x DOUBLE)`, params: [] })
+    // A kept pair is appended as one number x = pid * span + i, exact below 2^53: for fewer than 2^53 / span persons
+    // (2^44 at 8 words), more rows than a persons table of at least 6 columns can have on one machine.
+    all({ sql: `CREATE TEMP TABLE ${appended} (x DOUBLE)`, params: [] })
+    all({ sql: `CREATE TEMP TABLE ${kept} (pid BIGINT, i INTEGER)`, params: [] })
     const n = Number(all({ sql: `SELECT count(*) FROM ${persons}`, params: [] })[0][0])
     const doubles = [
       ...Array.from({ length: RANK_WORDS }, (_, j) => `CAST(c${j} AS DOUBLE)`),
@@ -199,15 +201,17 @@ export function twoPassTruncation(
         params: []
       })
       const pairs = keptPairs(columns, words, m)
-      if (pairs.length > 0) src.appendNumbers(kept, pairs)
+      if (pairs.length > 0) src.appendNumbers(appended, pairs)
     }
-    const keptRows = `(SELECT CAST(x AS BIGINT) // ${span} AS pid, CAST(x AS BIGINT) % ${span} AS i FROM ${kept})`
+    // As typed columns of a table written by a statement: pass 2's plan uses their ranges (its joins' filters, the
+    // perfect hash of the last GROUP BY), which a derived column has none of.
+    all({ sql: `INSERT INTO ${kept} SELECT CAST(x AS BIGINT) // ${span}, CAST(x AS BIGINT) % ${span} FROM ${appended}`, params: [] })
 
     // (i, p[, b], c) over the rows of predicateRows whose (i, p) is kept: a row joins its person's kept pairs by their keys.
     const keptCounts = (join: PredicateJoin, bucket: boolean): Sql => ({
       sql:
         `SELECT kp.i AS i, kp.p AS p${bucket ? ', r.b AS b' : ''}, count(*) AS c FROM ${join.rows} JOIN ` +
-        `(SELECT ph.p AS p, ${join.keys.map((g) => `v.${g} AS ${g}, `).join('')}k.i AS i FROM ${keptRows} AS k JOIN ${persons} AS ph ON ph.pid = k.pid ` +
+        `(SELECT ph.p AS p, ${join.keys.map((g) => `v.${g} AS ${g}, `).join('')}k.i AS i FROM ${kept} AS k JOIN ${persons} AS ph ON ph.pid = k.pid ` +
         `JOIN ${join.values} ON v.i = k.i) AS kp ON r.p = kp.p AND ${join.on('kp')} GROUP BY kp.i, kp.p${bucket ? ', r.b' : ''}`,
       params: join.params
     })
@@ -221,7 +225,7 @@ export function twoPassTruncation(
     })
     return { counts, reference: refRows }
   } finally {
-    for (const table of [kept, persons]) {
+    for (const table of [kept, appended, persons]) {
       try {
         // Straight to DuckDB, not through the source: a DROP reads no file, and the source refuses every statement once
         // the file is no longer the checked version (the failure being handled may be that one).
