@@ -6,7 +6,7 @@
  *   / (1 + e^eps), the guarantee's "wrong with probability at most ... and e^-eps times less for each further record");
  * - anomaly search: the share of releases with the anomaly in the top S (and of findings, and of wrong findings) against
  *   the accuracy preview's promise for the same question (releases/accuracy).
- * Data: the demo workspace (`quiet-alarm demo`), the NAB series (../shared/data/nab: benches may read it, the product
+ * Data: the demo workspace (`quiet-alarm demo`), the NAB series (resources/data/nab: benches may read it, the product
  * does not) and generated person-level data. Each release runs the release path's own code after the charge (the
  * prepared release's read, its task with a fresh secure generator, its finish); the ledger is not charged (thousands of
  * releases would exhaust any budget). A check holds when the measured rate is not significantly worse than the promise:
@@ -36,7 +36,7 @@ import { round } from './timing'
 
 const RUNS = Number(process.env.ACCURACY_RUNS ?? 400)
 const ALPHA = 0.001
-const NAB = '../shared/data/nab'
+const NAB = 'resources/data/nab'
 
 const dir = mkdtempSync(join(tmpdir(), 'qa-accuracy-bench-'))
 const log = (s: string) => process.stderr.write(`accuracy: ${s}\n`)

@@ -52,7 +52,7 @@ function benchMinEnt(k: number, levels: number, lo: number, hi: number, runs: nu
 }
 
 // Paths from the project root, the working directory of `npm run bench`.
-const workloadPath = (w: string) => resolve(`../shared/workloads/taxi-jan2015-${w}.csv`)
+const workloadPath = (w: string) => resolve(`resources/workloads/taxi-jan2015-${w}.csv`)
 const taxi = (w: string) => parseWorkload(readFileSync(workloadPath(w), 'utf8'))
 
 /** The reference as a child process answering one run per line (see mide_numpy_reference.py). */

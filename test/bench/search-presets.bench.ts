@@ -112,7 +112,7 @@ async function runPreset(name: string) {
  * times above): nyc_taxi, binary oracle, eps 0.5, 3 runs of at most 1,000 rounds, best of 5.
  */
 function engineCpu(): { nsCpuPerIndividualRound: number; rounds: number } {
-  const p = loadNabPreset('../shared/data/nab/nyc_taxi.csv', process.cwd())
+  const p = loadNabPreset('resources/data/nab/nyc_taxi.csv', process.cwd())
   let best = Infinity
   let rounds = 0
   for (let rep = 0; rep < 5; rep++) {

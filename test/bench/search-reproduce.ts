@@ -2,13 +2,13 @@
  * Reproduces the search tables of docs/papers/binary-search.md (paper Figs. 1-4 on the seven NAB series), 100 runs per cell, seed 1.
  *   node --import tsx test/bench/search-reproduce.ts [all|fig2|fig2b|fig1|fig34] [series-prefix ...] > tables.md
  * Every cell equals one CLI call, e.g.
- *   quiet-alarm search --nab-preset ../shared/data/nab/nyc_taxi.csv --oracle direct --epsilon 1 --max-queries 200 --json
+ *   quiet-alarm search --nab-preset resources/data/nab/nyc_taxi.csv --oracle direct --epsilon 1 --max-queries 200 --json
  */
 import { readdirSync } from 'node:fs'
 import { loadNabPreset } from '../../src-main/cli/commands/search'
 import { type HaltingRules, type OracleKind, aggregateSearchTrials, runSearchTrials } from '../../src-worker/engine/search'
 
-const DIR = '../shared/data/nab'
+const DIR = 'resources/data/nab'
 const RUNS = 100
 const SEED = '1'
 const CAP = 200

@@ -39,7 +39,7 @@ const single = timeRuns(30, (i) => {
 const RUNS = 100
 const PROBE_QUERIES = 5000
 const SERIES_BUDGET_MS = 60_000
-const dir = '../shared/data/nab'
+const dir = 'resources/data/nab'
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.csv'))
   .sort()

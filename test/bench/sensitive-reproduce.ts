@@ -17,12 +17,12 @@ const trials = Number(opts.trials ?? 200)
 const seed = opts.seed ?? '1'
 
 const KEY = 'realKnownCause/machine_temperature_system_failure.csv'
-const table = readCsvFile(`../shared/data/nab/machine_temperature_system_failure.csv`, process.cwd(), 'data file')
+const table = readCsvFile(`resources/data/nab/machine_temperature_system_failure.csv`, process.cwd(), 'data file')
 const temp = numericColumn(table, 'value')
 const tsCol = columnIndex(table, 'timestamp')
 const stamps = table.rows.map((r) => r[tsCol].trim())
 const hour = Float64Array.from(stamps, (s) => Number(s.slice(11, 13)))
-const windows = (JSON.parse(readFileSync('../shared/data/nab/combined_windows.json', 'utf8')) as Record<string, string[][]>)[KEY].map(
+const windows = (JSON.parse(readFileSync('resources/data/nab/combined_windows.json', 'utf8')) as Record<string, string[][]>)[KEY].map(
   ([a, b]) => [a.slice(0, 19), b.slice(0, 19)] as const
 )
 const windowOf = stamps.map((s) => windows.findIndex(([a, b]) => s >= a && s <= b))

@@ -13,7 +13,7 @@ const file = (name: string, text: string) => {
   return p
 }
 const good = file('good.csv', 'predicate,count,threshold\na,10,9.5\nb,3,8\nc,50,60\nd,120,100\n')
-const TAXI = '../shared/workloads/taxi-jan2015-H.csv'
+const TAXI = 'resources/workloads/taxi-jan2015-H.csv'
 const base = ['threshold', '--workload', good, '--mechanism', 'tslm', '--alpha', '1', '--beta', '0.05']
 
 describe('cli: minent', () => {

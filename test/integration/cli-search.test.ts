@@ -69,7 +69,7 @@ describe('cli search', () => {
     const r = await cli([
       'search',
       '--nab-preset',
-      '../shared/data/nab/ec2_request_latency_system_failure.csv',
+      'resources/data/nab/ec2_request_latency_system_failure.csv',
       '--epsilon',
       '4',
       '--oracle',
@@ -99,7 +99,7 @@ describe('cli search', () => {
     ['bad halt', [...good, '--halt', '1.5']],
     ['bad delta', [...good, '--delta', '1']],
     ['budget below eps', [...good, '--budget', '10']],
-    ['preset with thresholds', ['search', '--nab-preset', '../shared/data/nab/nyc_taxi.csv', '--t-low', '1', '--epsilon', '1', '--oracle', 'rr']]
+    ['preset with thresholds', ['search', '--nab-preset', 'resources/data/nab/nyc_taxi.csv', '--t-low', '1', '--epsilon', '1', '--oracle', 'rr']]
   ]
   for (const [name, args] of bad) {
     it(`bad input: ${name} -> exit 2, one stderr line, nothing on stdout`, async () => {

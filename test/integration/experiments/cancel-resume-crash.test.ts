@@ -35,7 +35,7 @@ describe('experiments: cancel and resume', () => {
     const spec = {
       name: 'cancel me',
       engine: 'threshold' as const,
-      workloads: [{ kind: 'csv' as const, path: '../shared/workloads/taxi-jan2015-L.csv', label: 'L' }],
+      workloads: [{ kind: 'csv' as const, path: 'resources/workloads/taxi-jan2015-L.csv', label: 'L' }],
       mechanisms: ['ppwlm'],
       grid: { alpha: alphas },
       trials: 20,
@@ -101,7 +101,7 @@ describe('experiments: cancel and resume', () => {
     expect(final.cellsDone).toBe(60)
 
     // A resumed cell has exactly the numbers of an uninterrupted computation with its seed.
-    const w = parseWorkload(readFileSync('../shared/workloads/taxi-jan2015-L.csv', 'utf8'))
+    const w = parseWorkload(readFileSync('resources/workloads/taxi-jan2015-L.csv', 'utf8'))
     const last = final.cells[59]
     const p = last.params as Record<string, number>
     const direct = aggregateThresholdTrials(

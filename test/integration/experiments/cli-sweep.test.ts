@@ -98,7 +98,7 @@ describe('sweep command', () => {
       JSON.stringify({
         name: 'aiq check',
         engine: 'aiq',
-        workloads: [{ kind: 'records', path: '../shared/data/nab/nyc_taxi.csv', columns: [{ name: 'value', binWidth: 500 }], label: 'taxi' }],
+        workloads: [{ kind: 'records', path: 'resources/data/nab/nyc_taxi.csv', columns: [{ name: 'value', binWidth: 500 }], label: 'taxi' }],
         mechanisms: ['dp', 'sp'],
         params: { beta: 25, k: 5, r: 1, eps: 0.3 },
         trials,

@@ -110,7 +110,7 @@ describe('experiments: spec validation', () => {
       () => ({
         name: 's',
         engine: 'search',
-        workloads: [{ kind: 'series', path: '../shared/data/nab/nyc_taxi.csv' }],
+        workloads: [{ kind: 'series', path: 'resources/data/nab/nyc_taxi.csv' }],
         mechanisms: ['rr'],
         params: { tau: 'none' },
         trials: 5,

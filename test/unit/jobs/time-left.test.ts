@@ -36,7 +36,7 @@ function fig2Batches(): SimBatch[] {
   const out: SimBatch[] = []
   let k = 0
   for (const [series, byOracle] of Object.entries(RECORDED)) {
-    const p = loadNabPreset(`../shared/data/nab/${series}.csv`, process.cwd())
+    const p = loadNabPreset(`resources/data/nab/${series}.csv`, process.cwd())
     let nearest = -Infinity
     for (let i = 0; i < p.scores.length; i++) if (i !== p.anomaly && p.scores[i] > nearest) nearest = p.scores[i]
     const w = { scores: p.scores, anomaly: p.anomaly, tLow: p.tLow, tHigh: p.tHigh, nearest }

@@ -10,8 +10,8 @@ describe('workload parser', () => {
     expect(Array.from(w.thresholds)).toEqual([5.5, 10])
   })
 
-  it('reads the shared taxi workloads', () => {
-    const w = parseWorkload(readFileSync('../shared/workloads/taxi-jan2015-M.csv', 'utf8'))
+  it('reads the bundled taxi workloads', () => {
+    const w = parseWorkload(readFileSync('resources/workloads/taxi-jan2015-M.csv', 'utf8'))
     expect(w.predicates.length).toBe(1488)
   })
 

@@ -7,7 +7,7 @@ import { normalUpperQuantile, twoProportionZ, welchZ } from './stats'
 // per oracle, fixed seeds. Six one-sided checks in this file at alpha = 1e-4 / 6 each (Bonferroni): two-proportion z
 // tests (pooled) for the error rates, a Welch z test for the mean total privacy risk.
 describe('oracle order on real data (Fig. 2)', () => {
-  const p = loadNabPreset('../shared/data/nab/ec2_request_latency_system_failure.csv', process.cwd())
+  const p = loadNabPreset('resources/data/nab/ec2_request_latency_system_failure.csv', process.cwd())
   const runs = 300
   const run = (oracle: 'rr' | 'binary' | 'direct', epsilon: number, halting: HaltingRules, seed: string): SearchTrialMetrics[] =>
     runSearchTrials(
