@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config'
 
-// Three suites, one runner. Unit: the pure engine. Integration: services + SQLite + worker pool (needs `npm run build`
+// Three suites and the soaks (npm run soak), one runner. Unit: the pure engine. Integration: services + SQLite + worker pool (needs `npm run build`
 // for the worker bundle only when QA_WORKER_FROM_BUILD=1). E2E: headless server + Debian Chromium via playwright-core.
 export default defineConfig({
   test: {
@@ -16,6 +16,9 @@ export default defineConfig({
           hookTimeout: 120_000,
           pool: 'forks'
         }
+      },
+      {
+        test: { name: 'soak', include: ['test/soak/**/*.test.ts'], testTimeout: 3_600_000 }
       },
       {
         test: {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole check on a fresh clone, and what CI runs (.ci/run calls it): the system packages the tests need, the npm
-# packages, then typecheck, lint, formatting and every test suite. `npm run check` runs it.
+# packages, then typecheck, lint, formatting, the build and every test suite (each step runs even when another fails).
+# `npm run check` runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,12 +34,34 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
-echo "== typecheck"
-npm run typecheck
+# Every step below runs even when an earlier one fails, so that one failure hides no other; the summary names each.
+failed=()
+step() {
+  local name=$1
+  shift
+  echo "== $name"
+  local t0=$SECONDS
+  if "$@"; then
+    echo "== $name: passed ($((SECONDS - t0)) s)"
+  else
+    echo "== $name: FAILED ($((SECONDS - t0)) s)"
+    failed+=("$name")
+  fi
+}
 
-echo "== lint (ESLint: typescript-eslint, React hooks, the layer boundaries) and the formatter (Prettier, 150 columns)"
-npm run lint
-npm run format:check
+step typecheck npm run typecheck
+step "lint (ESLint: typescript-eslint, React hooks, the layer boundaries)" npm run lint
+step "format (Prettier, 150 columns)" npm run format:check
+step build npm run build
+step "unit and integration tests" npx vitest run --project unit --project integration
+step "end-to-end tests" npx vitest run --project e2e
+# The soaks' bounded form: the full counts run in `npm run soak`.
+step "soak tests (bounded)" env QA_SOAK_SEALS=2000 npx vitest run --project soak
 
-echo "== test (builds the app, then the unit, integration and end-to-end suites)"
-npm test
+echo "== summary"
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "every step passed"
+else
+  printf 'FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi
