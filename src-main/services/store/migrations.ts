@@ -20,6 +20,7 @@ import { migration015 } from './migrations/015-query-owner'
 import { migration016 } from './migrations/016-seal-epoch-event'
 import { migration017 } from './migrations/017-experiment-owner'
 import { migration018 } from './migrations/018-dataset-uid'
+import { migration019 } from './migrations/019-kinds-in-code'
 
 export type { Migration }
 
@@ -67,7 +68,8 @@ export const migrations: Migration[] = [
   migration015,
   migration016,
   migration017,
-  migration018
+  migration018,
+  migration019
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version
