@@ -1,7 +1,7 @@
 /**
  * How CLI commands open the workspace named by --db (default: $QUIET_ALARM_DB or the user data directory).
- * Only the commands that create data (import, demo) may create a workspace; every other command refuses a path where
- * there is none, so a typo in --db never yields a fresh, empty "verified" ledger.
+ * Only the commands that start a workspace (officer init, serve, import, link, demo) may create one; every other command
+ * refuses a path where there is none, so a typo in --db never yields a fresh, empty "verified" ledger.
  */
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -17,7 +17,9 @@ export function workspacePath(values: CliValues, cwd: string): string {
 export function existingWorkspacePath(values: CliValues, cwd: string): string {
   const path = workspacePath(values, cwd)
   if (!(existsSync(path) && statSync(path).isFile())) {
-    throw new UsageError(`There is no workspace at ${path}; check --db (the import and demo commands create one)`)
+    throw new UsageError(
+      `There is no workspace at ${path}; check --db, or create one with "quiet-alarm officer init --db ${path} --name NAME" (the first privacy officer)`
+    )
   }
   return path
 }

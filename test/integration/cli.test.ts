@@ -56,7 +56,7 @@ describe('CLI conventions', () => {
       expect(missing).toEqual({
         code: 2,
         stdout: '',
-        stderr: `quiet-alarm: There is no workspace at ${ws.db}; check --db (the import and demo commands create one)\n`
+        stderr: `quiet-alarm: There is no workspace at ${ws.db}; check --db, or create one with "quiet-alarm officer init --db ${ws.db} --name NAME" (the first privacy officer)\n`
       })
       openStore(ws.db).close()
       const r = await runInProcess(['status', '--db', ws.db, '--json'])

@@ -2,7 +2,8 @@
  * `officer init` registers a privacy officer (a key pair under a passphrase); `officer list` shows who is registered.
  */
 import { listOfficers, registerOfficer, fingerprint, officerRows } from '../../services/local'
-import { openWorkspace } from '../workspace'
+import { existsSync, rmSync } from 'node:fs'
+import { openWorkspace, workspacePath } from '../workspace'
 import { type CliCommand, UsageError, optString, reqString } from '../command'
 import { PASSPHRASE_ENV, readPassphrase } from '../passphrase'
 
@@ -11,7 +12,8 @@ export const BY_PASSPHRASE_ENV = 'QUIET_ALARM_BY_PASSPHRASE'
 export const officerCommand: CliCommand = {
   name: 'officer',
   required: (_values, pos) => (pos[0] === 'init' ? ['name'] : []),
-  summary: 'Register a privacy officer (a signing and sealing key under a passphrase), or list the registered officers',
+  summary:
+    'Register a privacy officer (a signing and sealing key under a passphrase; the first officer creates the workspace on a new path), or list the registered officers',
   usage:
     'officer init --db PATH --name NAME [--passphrase-file F] [--by OFFICER --by-passphrase-file F (when an officer is already registered)] | officer list --db PATH',
   subcommands: ['init', 'list'],
@@ -51,7 +53,15 @@ export const officerCommand: CliCommand = {
     }
     if (sub !== 'init') throw new UsageError('"officer" takes one of: init, list')
     const name = reqString(values, 'name')
-    const store = openWorkspace(values, ctx.cwd, { create: false })
+    // The first officer starts a workspace: on a path with none, the new officer's passphrase is read first, then a
+    // workspace is created (0600 in a 0700 folder) and removed again if the registration is refused, so bad input leaves
+    // nothing behind. Adding a further officer (--by) needs the workspace that officer is registered in.
+    const path = workspacePath(values, ctx.cwd)
+    const creating = !existsSync(path) && values.by === undefined && values['by-passphrase-file'] === undefined
+    const newPassphrase = () => readPassphrase(values, ctx, { label: `The new passphrase for officer "${name.trim()}"`, confirm: true })
+    const early = creating ? await newPassphrase() : undefined
+    const store = openWorkspace(values, ctx.cwd, { create: creating })
+    let registered = false
     try {
       const existing = officerRows(store.db)
       if (existing.some((o) => o.name === name.trim())) throw new UsageError(`An officer named "${name.trim()}" is already registered`)
@@ -67,8 +77,9 @@ export const officerCommand: CliCommand = {
           })
         }
       }
-      const passphrase = await readPassphrase(values, ctx, { label: `The new passphrase for officer "${name.trim()}"`, confirm: true })
+      const passphrase = early ?? (await newPassphrase())
       const o = registerOfficer(store.db, { name, passphrase, by })
+      registered = true
       return {
         json: { officer: { keyId: o.keyId, name: o.name, createdAt: o.createdAt, addedBy: o.addedBy } },
         text: [
@@ -79,6 +90,7 @@ export const officerCommand: CliCommand = {
       }
     } finally {
       store.close()
+      if (creating && !registered) for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true })
     }
   }
 }

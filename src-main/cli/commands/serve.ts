@@ -7,7 +7,7 @@
 import { type HeadlessServer, startHeadless } from '../../door/headless'
 import { serviceOptionsFromFlags } from '../../door/serve-flags'
 import { type CliCommand, UsageError, optNumber, optString } from '../command'
-import { existingWorkspacePath } from '../workspace'
+import { workspacePath } from '../workspace'
 
 /** Resolves when the process is asked to stop (Ctrl+C, or SIGTERM from a service manager). */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -42,7 +42,8 @@ export const serveCommand: CliCommand = {
       '--server URL --credential-file F --ca-file CA, the desktop app ("Connect to a service").'
   },
   async run(values, _positionals, ctx) {
-    const dbPath = existingWorkspacePath(values, ctx.cwd)
+    // A new path gets a new workspace (0600 in a 0700 folder, store.ts); an existing one must be private (host-hygiene.ts).
+    const dbPath = workspacePath(values, ctx.cwd)
     const poolSize = values.workers === undefined ? undefined : optNumber(values, 'workers', 1, { integer: true, ge: 1, le: 64 })
     const service = serviceOptionsFromFlags({
       listen: optString(values, 'listen'),
