@@ -1,7 +1,9 @@
 /**
  * Canonical serialisation and hashing of ledger entries. The hash of entry n is
  * SHA-256( prev_hash || "\n" || canonical(fields of entry n) ), where canonical() is JSON with keys sorted at every level
- * and no whitespace. Only integers and strings (and null) appear in the hashed fields, so the text is unambiguous.
+ * and no whitespace: byte-identical to RFC 8785 (JCS) on every value it is given. The hashed fields hold integers,
+ * strings and nulls only (`cells` and `detail` are hashed as the strings stored). docs/spec/v1/ledger.md states the
+ * bytes for verifiers written without this code.
  */
 import { createHash } from 'node:crypto'
 
