@@ -34,7 +34,7 @@ import {
 import { Cadence, type GateRecord } from './cadence'
 import { type ListenAddress, type TlsFiles, checkListen, hostForUrl, isLoopback, listenDoor } from './listener'
 import { callDoor, forwardEvents } from './calls'
-import { BodyError, readJson, receiveUpload, refuse, send, sizeText } from './http-io'
+import { BodyError, envelopeProblem, readJson, receiveUpload, refuse, send, sizeText } from './http-io'
 import { readPageOrIndex, rendererFileFor } from './static-files'
 
 export const CONTENT_SECURITY_POLICY =
@@ -229,7 +229,9 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           SECURITY_HEADERS
         )
       }
-      send(res, 200, await call(method, (body as { req?: unknown })?.req, caller), SECURITY_HEADERS)
+      const problem = envelopeProblem(body, ['req'])
+      if (problem !== null) return send(res, 200, { ok: false, error: { message: problem, code: 'bad-input' } }, SECURITY_HEADERS)
+      send(res, 200, await call(method, (body as { req?: unknown }).req, caller), SECURITY_HEADERS)
     }
   }
 
@@ -294,6 +296,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       } catch {
         return refuse(res, 400, 'The request body is not valid JSON', 'bad-request', SECURITY_HEADERS)
       }
+      const problem = envelopeProblem(body, ['credential'])
+      if (problem !== null) return refuse(res, 400, problem, 'bad-request', SECURITY_HEADERS)
       const r = services.accounts.signIn((body as { credential?: unknown } | null)?.credential, peer(req))
       if (!r.ok) return refuseAuth(res, r)
       const maxAgeS = Math.max(0, Math.floor((Date.parse(r.expiresAt) - Date.now()) / 1000))

@@ -85,3 +85,15 @@ export function receiveUpload(req: IncomingMessage, path: string, limit: number)
 export function sizeText(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${+(bytes / 1024 ** 3).toFixed(2)} GiB` : `${+(bytes / 1024 ** 2).toFixed(2)} MiB`
 }
+
+/**
+ * The one sentence refusing a request body that is not an object holding only `fields`, or null when it is one.
+ * (The door's own envelope is strict as the methods' schemas are: a misspelt `reqs` is refused, not ignored.)
+ */
+export function envelopeProblem(body: unknown, fields: readonly string[]): string | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'The request body must be a JSON object'
+  const unknown = Object.keys(body).filter((k) => !fields.includes(k))
+  if (unknown.length === 0) return null
+  const known = fields.map((f) => `"${f}"`).join(' and ')
+  return `The request body has an unknown field "${unknown[0].slice(0, 40)}"; it takes ${known} only`
+}

@@ -10,7 +10,7 @@ import { AccountGate, type GateOptions } from './accounts/gate'
 import { assertPrivateWorkspace } from './accounts/host-hygiene'
 import { LOCAL_PRINCIPAL, asCaller } from './platform/caller'
 import { appHandlers } from './app/app-handlers'
-import { checkRequest } from './app/request-check'
+import { checkRequest, refuseWorkbenchOnlyFields } from './app/request-check'
 import { FileHandles } from './platform/file-handles'
 import { datasetsHandlers } from './datasets/datasets-handlers'
 import { experimentsHandlers } from './experiments/experiments-handlers'
@@ -164,6 +164,8 @@ export function createServices(options: ServicesOptions): Services {
     if (!allowed.ok) return allowed
     const checked = checkRequest(method, req)
     if (!checked.ok) return { ok: false, error: checked.error }
+    const notYours = refuseWorkbenchOnlyFields(method, checked.req, caller)
+    if (notYours) return { ok: false, error: notYours }
     try {
       const value = await run(method, checked.req, caller)
       return { ok: true, value }

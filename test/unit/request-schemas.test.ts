@@ -19,6 +19,64 @@ describe('request schemas', () => {
     }
   })
 
+  it('are strict all the way down: every object in every request schema refuses keys it does not know', () => {
+    // A non-strict object anywhere (a nested definition, a parameter block) would let a misspelt or smuggled field
+    // through to a handler unseen; this walks every schema's structure (zod 4's definitions) and names the first one.
+    type Def = { type: string; [k: string]: unknown }
+    const defOf = (s: unknown): Def => (s as { _zod: { def: Def } })._zod.def
+    const loose: string[] = []
+    const seen = new Set<unknown>()
+    const walk = (schema: unknown, where: string): void => {
+      if (seen.has(schema)) return
+      seen.add(schema)
+      const def = defOf(schema)
+      const inner = (k: string, w = where) => def[k] !== undefined && walk(def[k], w)
+      switch (def.type) {
+        case 'object': {
+          if (defOf(def.catchall ?? { _zod: { def: { type: 'none' } } }).type !== 'never') loose.push(where || '(the request)')
+          for (const [k, v] of Object.entries(def.shape as Record<string, unknown>)) walk(v, where ? `${where}.${k}` : k)
+          return
+        }
+        case 'optional':
+        case 'nullable':
+        case 'default':
+        case 'prefault':
+        case 'readonly':
+        case 'nonoptional':
+        case 'catch':
+          return void inner('innerType')
+        case 'array':
+          return void inner('element', `${where}[]`)
+        case 'record':
+          return void inner('valueType', `${where}{}`)
+        case 'union':
+          for (const o of def.options as unknown[]) walk(o, where)
+          return
+        case 'intersection':
+          inner('left')
+          return void inner('right')
+        case 'pipe':
+          inner('in')
+          return void inner('out')
+        case 'lazy':
+          return walk((def.getter as () => unknown)(), where)
+        case 'tuple':
+          for (const o of def.items as unknown[]) walk(o, where)
+          return
+        default:
+          return
+      }
+    }
+    let objects = 0
+    for (const method of methodNames) {
+      const before = seen.size
+      walk(requestSchemas[method], `${method}: `)
+      objects += seen.size - before
+    }
+    expect(objects).toBeGreaterThan(methodNames.length)
+    expect(loose).toEqual([])
+  })
+
   /** Numbers just inside and just outside each bound of `range`. */
   function probes(range: NumberRange): Array<[number, boolean]> {
     const out: Array<[number, boolean]> = []

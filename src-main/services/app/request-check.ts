@@ -5,6 +5,7 @@
  * no handler runs, so nothing is written.
  */
 import { isMethodName } from '../../contract'
+import type { Principal } from '../../contract/accounts'
 import { requestSchemas } from '../../contract/schemas/requests'
 import { issueSentence } from '../../contract/schemas/sentence'
 import { type DoorRefusal, refusePathParameters } from './door-guard'
@@ -24,4 +25,25 @@ export function checkRequest(method: unknown, req: unknown): RequestCheck {
   const parsed = requestSchemas[method].safeParse(given, { reportInput: true })
   if (parsed.success) return { ok: true, req: parsed.data }
   return { ok: false, error: { message: issueSentence(parsed.error, given), code: 'bad-input' } }
+}
+
+/**
+ * Fields only the workbench's local user may give: in the service the calling account is who acts, so a request from an
+ * account that names someone else (`actor` on a release) is refused, as an unknown field is, and nothing runs.
+ */
+const WORKBENCH_ONLY: Readonly<Record<string, readonly string[]>> = {
+  'releases/run': ['actor'],
+  'releases/preview': ['actor'],
+  'releases/accuracy': ['actor']
+}
+
+/** null when `req` (already parsed) may come from `caller`; else the one sentence that refuses it. */
+export function refuseWorkbenchOnlyFields(method: string, req: unknown, caller: Principal): DoorRefusal | null {
+  if (caller.accountId === null || req === null || typeof req !== 'object') return null
+  const field = (WORKBENCH_ONLY[method] ?? []).find((k) => Object.hasOwn(req, k))
+  if (field === undefined) return null
+  return {
+    message: `The request has a field "${field}" that a service account may not give (the ledger names the account that calls); remove it`,
+    code: 'bad-input'
+  }
 }

@@ -199,14 +199,15 @@ describe('roles', () => {
     expect(JSON.parse(ev.detail).account).toEqual({ id: principal.accountId, name: 'olga', role: 'officer' })
   })
 
-  it("records an analyst's release under the account, whatever actor the request names", async () => {
+  it("records an analyst's release under the account, and refuses a request naming another actor", async () => {
     const { queryId } = sixRoomVisits(db())
     const { principal } = account('ana', 'analyst')
-    const out = await s.dispatch(
-      'releases/run',
-      { queryId, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.1, alpha: 2 }, actor: 'the officer' },
-      principal
-    )
+    const params = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.1, alpha: 2 }
+    const before = written()
+    const named = await s.dispatch('releases/run', { queryId, params, actor: 'the officer' }, principal)
+    expect(named).toMatchObject({ ok: false, error: { code: 'bad-input' } })
+    expect(written()).toBe(before)
+    const out = await s.dispatch('releases/run', { queryId, params }, principal)
     expect(out.ok).toBe(true)
     const entry = db().prepare(`SELECT actor, detail FROM ledger_entries WHERE kind = 'charge'`).get() as { actor: string; detail: string }
     expect(entry.actor).toBe('ana')

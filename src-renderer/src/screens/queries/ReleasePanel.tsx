@@ -43,7 +43,7 @@ export function ReleasePanel(props: { query: SavedQuery; onReleased: (r: Release
   const release = () => {
     if (params === null) return
     void act.run(async () => {
-      const r = await client.call('releases/run', { queryId: q.id, params, actor: 'analyst' })
+      const r = await client.call('releases/run', { queryId: q.id, params })
       props.onReleased(r)
       preview.reload()
     })
