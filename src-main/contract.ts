@@ -6,6 +6,7 @@
  * Each area declares its own methods in `contract/<area>.ts`; this file merges them.
  */
 import { type AccountMethods, accountsMethodNames } from './contract/accounts'
+import { type AlarmEvents, type AlarmMethods, alarmEventNames, alarmsMethodNames } from './contract/alarms'
 import { type AppMethods, appMethodNames } from './contract/app'
 import { type DatasetMethods, datasetsMethodNames } from './contract/datasets'
 import { type ExperimentMethods, experimentsMethodNames } from './contract/experiments'
@@ -16,6 +17,7 @@ import type { ErrorCode } from './contract/error-codes'
 import type { RequestSchemas } from './contract/schemas/requests'
 
 export type * from './contract/accounts'
+export type * from './contract/alarms'
 export type * from './contract/app'
 export type * from './contract/datasets'
 export type * from './contract/experiments'
@@ -24,7 +26,7 @@ export type * from './contract/ledger'
 export type * from './contract/reports'
 export type { ErrorCode } from './contract/error-codes'
 
-export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods & AccountMethods
+export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods & AccountMethods & AlarmMethods
 
 export type MethodName = keyof Methods
 export type RequestOf<M extends MethodName> = Methods[M]['req']
@@ -34,7 +36,7 @@ type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] ext
 export const requestSchemasCoverTheContract: SameKeys<RequestSchemas, Methods> = true
 export type ResponseOf<M extends MethodName> = Methods[M]['res']
 
-export interface Events {
+export interface Events extends AlarmEvents {
   'job/progress': JobProgress
   'job/state': JobInfo
 }
@@ -47,7 +49,8 @@ const methodNameSet: Record<MethodName, true> = {
   ...ledgerMethodNames,
   ...experimentsMethodNames,
   ...reportsMethodNames,
-  ...accountsMethodNames
+  ...accountsMethodNames,
+  ...alarmsMethodNames
 }
 export const methodNames = Object.freeze(Object.keys(methodNameSet)) as readonly MethodName[]
 
@@ -55,7 +58,7 @@ export function isMethodName(x: unknown): x is MethodName {
   return typeof x === 'string' && Object.prototype.hasOwnProperty.call(methodNameSet, x)
 }
 
-export const eventNames: readonly EventName[] = ['job/progress', 'job/state']
+export const eventNames: readonly EventName[] = ['job/progress', 'job/state', ...(Object.keys(alarmEventNames) as EventName[])]
 
 /** What every transport returns for a call. */
 export type CallOutcome<T> = { ok: true; value: T } | { ok: false; error: { message: string; code: ErrorCode } }

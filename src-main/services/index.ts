@@ -6,6 +6,7 @@ import type { CallOutcome, MethodName, RequestOf, ResponseOf } from '../contract
 import { isMethodName } from '../contract'
 import type { Principal } from '../contract/accounts'
 import { accountsHandlers } from './accounts/accounts-handlers'
+import { alarmsHandlers } from './alarms/alarms-handlers'
 import { AccountGate, type GateOptions } from './accounts/gate'
 import { assertPrivateWorkspace } from './accounts/host-hygiene'
 import { LOCAL_PRINCIPAL, asCaller } from './platform/caller'
@@ -150,7 +151,8 @@ export function createServices(options: ServicesOptions): Services {
     ...ledgerHandlers(context),
     ...experimentsHandlers(context),
     ...reportsHandlers(context),
-    ...accountsHandlers(context)
+    ...accountsHandlers(context),
+    ...alarmsHandlers(context)
   }
   const run = (method: MethodName, req: unknown, caller: Principal): Promise<unknown> =>
     asCaller(caller, () => (impl[method] as (r: unknown, c: Principal) => Promise<unknown>)(req, caller))

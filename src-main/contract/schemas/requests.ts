@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { AIQ_RELEASE_MECHANISMS, RELEASE_PARAMS, THRESHOLD_RELEASE_MECHANISMS } from '../release-params'
 import { LIMITS, emptyRequest, rangedNumber, storedId, text } from './common'
 import { queryDefinitionSchema } from './query-definition'
+import { alarmRequestSchemas } from './alarms'
 
 const id = () => text(LIMITS.id, { nonEmpty: true })
 const count = () => rangedNumber({ integer: true, ge: 0 })
@@ -390,7 +391,9 @@ export const requestSchemas = {
   'accounts/whoami': emptyRequest(),
   'accounts/list': emptyRequest(),
   'accounts/add': addAccountRequestSchema,
-  'accounts/revoke': revokeAccountRequestSchema
+  'accounts/revoke': revokeAccountRequestSchema,
+  // alarms (contract/schemas/alarms.ts)
+  ...alarmRequestSchemas
 } as const
 
 export type RequestSchemas = typeof requestSchemas

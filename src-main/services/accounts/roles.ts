@@ -84,7 +84,17 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   'accounts/whoami': ALL,
   'accounts/list': OFFICER,
   'accounts/add': OFFICER,
-  'accounts/revoke': OFFICER
+  'accounts/revoke': OFFICER,
+  // alarms: the officer signs (and resumes: a resume may need a new cap); an analyst previews, reads and pauses their
+  // own; the evaluator (the service's own clock, or run-due in the workbench) is the custodian's or the officer's
+  'alarms/preview': ['officer', 'analyst'],
+  'alarms/create': OFFICER,
+  'alarms/list': ALL,
+  'alarms/get': ALL,
+  'alarms/pause': ['officer', 'analyst'],
+  'alarms/resume': OFFICER,
+  'alarms/history': ALL,
+  'alarms/run-due': CUSTODIAN_OR_OFFICER
 }
 
 /** Routes of the HTTP door that are not contract methods. */

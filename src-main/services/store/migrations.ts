@@ -21,6 +21,7 @@ import { migration016 } from './migrations/016-seal-epoch-event'
 import { migration017 } from './migrations/017-experiment-owner'
 import { migration018 } from './migrations/018-dataset-uid'
 import { migration019 } from './migrations/019-kinds-in-code'
+import { migration020 } from './migrations/020-alarms'
 
 export type { Migration }
 
@@ -69,7 +70,8 @@ export const migrations: Migration[] = [
   migration016,
   migration017,
   migration018,
-  migration019
+  migration019,
+  migration020
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version
