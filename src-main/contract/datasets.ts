@@ -126,6 +126,18 @@ export interface ImportResult {
   seconds: number
 }
 
+/** What an append added (`datasets/append`): the rows of one file, all of them, in one transaction. */
+export interface AppendResult {
+  datasetId: number
+  name: string
+  /** Rows this append added. */
+  appended: number
+  /** The dataset's rows after it. */
+  rows: number
+  bytes: number
+  seconds: number
+}
+
 export type RowsRequest = z.infer<typeof rowsRequestSchema>
 
 export interface RowsResponse {
@@ -259,6 +271,11 @@ export interface DatasetMethods {
   /** Starts an import job (kind "import"); its result is an `ImportResult`. */
   'datasets/import': { req: ImportRequest; res: { jobId: string } }
   /**
+   * Appends the rows of a file to an imported dataset (a dataset that grows, e.g. watched by an alarm): the header names
+   * the dataset's columns, every value fits its column's type; all rows or none, in one transaction.
+   */
+  'datasets/append': { req: RequestFromSchema<'datasets/append'>; res: AppendResult }
+  /**
    * Tests a PostgreSQL connection and lists the tables and materialized views its role may read (for the table picker). From a door
    * the host must be this machine or listed in the server's QA_PG_HOSTS.
    */
@@ -304,6 +321,7 @@ export interface DatasetMethods {
 export const datasetsMethodNames: Record<keyof DatasetMethods, true> = {
   'datasets/preview-file': true,
   'datasets/import': true,
+  'datasets/append': true,
   'datasets/postgres-relations': true,
   'datasets/link-postgres': true,
   'datasets/clickhouse-tables': true,

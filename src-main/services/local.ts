@@ -24,6 +24,7 @@ export { declarePublic } from './datasets/declare-public'
 export { isColumnType } from './catalog/column-types'
 export { unitName, unitText } from './catalog/unit-record'
 export { type ImportProgress, planImport, runImport } from './datasets/import-dataset'
+export { appendText, planAppend, runAppend } from './datasets/append-dataset'
 export { deleteQuery, getQuery, listQueries, saveQuery } from './datasets/query-store'
 export { dropOrphanStagingTables } from './store/staging'
 

@@ -18,10 +18,13 @@ import {
   isColumnType,
   listDatasets,
   listQueries,
+  planAppend,
   planImport,
+  appendText,
   projectRoot,
   renameDataset,
   resolveDataset,
+  runAppend,
   runImport,
   saveQuery,
   unitName,
@@ -90,15 +93,48 @@ function columnsText(d: DatasetInfo): string {
   )
 }
 
+/** Options of a new import that an append does not take: the dataset's name, columns, types and unit stay as imported. */
+const NOT_WITH_APPEND = ['file', 'name', 'type', 'on-bad-row', 'report-bad-rows', 'person-column', 'row-level', 'per-person-columns'] as const
+
+/** `import --dataset D --append F`: the file's rows added to an imported dataset, all or none. */
+async function appendRows(values: CliValues, ctx: CliContext, delimiter: Delimiter | undefined) {
+  const other = NOT_WITH_APPEND.find((o) => values[o] !== undefined && values[o] !== false)
+  if (other !== undefined)
+    throw new UsageError(`--${other} does not go with --append: the rows take the dataset's columns, types and privacy unit as imported`)
+  const file = resolve(ctx.cwd, reqString(values, 'append'))
+  const ref = reqString(values, 'dataset')
+  return withStore(values, ctx, async (store) => {
+    const ds = resolveDataset(store.db, ref)
+    const plan = planAppend(store.db, { datasetId: ds.info.id, path: file, delimiter })
+    const controller = new AbortController()
+    const onSigint = () => controller.abort()
+    process.once('SIGINT', onSigint)
+    try {
+      const r = await runAppend(store.db, plan, { signal: controller.signal })
+      return { json: { ...r }, text: appendText(r) }
+    } catch (e) {
+      if (e instanceof CancelledError) throw new UserError('Append cancelled; nothing was appended', 'cancelled')
+      throw e
+    } finally {
+      process.removeListener('SIGINT', onSigint)
+    }
+  })
+}
+
 const importCommand: CliCommand = {
   name: 'import',
-  required: () => ['file'],
-  summary: 'Import a CSV/TSV file into the workspace database as a dataset',
+  required: (values) => (values.append !== undefined ? ['dataset'] : ['file']),
+  summary: 'Import a CSV/TSV file into the workspace database as a dataset, or append a file of new rows to one',
   usage:
-    'import --db PATH --file F [--person-column NAME [--per-person-columns A,B] | --row-level] [--name N] [--delimiter ,|tab|;|bar] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort]',
+    'import --db PATH (--file F [--person-column NAME [--per-person-columns A,B] | --row-level] [--name N] [--type col=integer,col2=timestamp] [--on-bad-row skip|abort] | --dataset ID|NAME --append F) [--delimiter ,|tab|;|bar]',
   options: {
     db: dbOption,
     file: { type: 'string', description: 'the CSV or TSV file (UTF-8, header row)' },
+    dataset: { type: 'string', description: 'with --append: the imported dataset (id or name) that takes the rows' },
+    append: {
+      type: 'string',
+      description: "a file of new rows for --dataset: its header names the dataset's columns; all rows are added or none"
+    },
     name: { type: 'string', description: 'dataset name', defaultText: 'the file name without extension' },
     delimiter: { type: 'string', description: 'comma, tab, semicolon or bar', defaultText: 'detected from the header line' },
     type: { type: 'string', description: 'type overrides, comma-separated column=integer|real|text|timestamp' },
@@ -112,13 +148,15 @@ const importCommand: CliCommand = {
     }
   },
   async run(values, _pos, ctx) {
-    const file = resolve(ctx.cwd, reqString(values, 'file'))
     const delimRaw = optString(values, 'delimiter')
     let delimiter: Delimiter | undefined
     if (delimRaw !== undefined) {
       delimiter = DELIMITER_WORDS[delimRaw.toLowerCase()]
       if (!delimiter) throw new UsageError(`--delimiter must be one of ",", tab, ";", bar (got "${delimRaw}")`)
     }
+    if (values.append !== undefined) return appendRows(values, ctx, delimiter)
+    if (values.dataset !== undefined) throw new UsageError('--dataset goes with --append F (a file of new rows for that dataset)')
+    const file = resolve(ctx.cwd, reqString(values, 'file'))
     const types = parseTypeOverrides(optString(values, 'type'))
     const onBadRow = choice('on-bad-row', optString(values, 'on-bad-row') ?? 'abort', ['skip', 'abort'] as const)
     const report = optNumber(values, 'report-bad-rows', 20, { integer: true, ge: 0, le: 1000 })

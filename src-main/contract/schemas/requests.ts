@@ -326,6 +326,13 @@ export const requestSchemas = {
   // datasets
   'datasets/preview-file': previewFileRequestSchema,
   'datasets/import': importRequestSchema,
+  /** Appends a file's rows to an imported dataset: the same columns, all rows or none (the custodian's act). */
+  'datasets/append': z.strictObject({
+    /** A `FileHandle.fileId` from `app/choose-file` (desktop) or the upload route (headless); never a path. */
+    fileId: id(),
+    datasetId: storedId(),
+    delimiter: z.enum(DELIMITERS).optional()
+  }),
   'datasets/postgres-relations': postgresConnectionRequestSchema,
   'datasets/link-postgres': linkPostgresRequestSchema,
   'datasets/clickhouse-tables': clickhouseConnectionRequestSchema,

@@ -34,6 +34,7 @@ export const METHOD_ROLES: Readonly<Record<MethodName, readonly Role[]>> = {
   // datasets: data in is the custodian's; public declarations the officer's
   'datasets/preview-file': CUSTODIAN,
   'datasets/import': CUSTODIAN,
+  'datasets/append': CUSTODIAN,
   'datasets/postgres-relations': CUSTODIAN_OR_OFFICER,
   'datasets/link-postgres': CUSTODIAN_OR_OFFICER,
   'datasets/clickhouse-tables': CUSTODIAN_OR_OFFICER,

@@ -8,6 +8,7 @@ import { FileHandles } from '../platform/file-handles'
 import { datasetRows, deleteDataset, getDataset, listDatasets, renameDataset } from '../catalog/catalog'
 import { planImport, runImport } from './import-dataset'
 import { previewFile } from './preview-file'
+import { planAppend, runAppend } from './append-dataset'
 import { deleteQuery, getQuery, listQueries, queryVersions, saveQuery } from './query-store'
 import { dropOrphanStagingTables } from '../store/staging'
 import { listPostgresRelations } from './link-postgres'
@@ -69,6 +70,11 @@ export function datasetsHandlers(ctx: ServiceContext): HandlerMap<DatasetMethods
         })
       )
       return { jobId: job.jobId }
+    },
+    // Rows added to an imported dataset: all or none, one transaction (append-dataset.ts).
+    'datasets/append': async (r) => {
+      const f = files.resolve(r.fileId)
+      return runAppend(db, planAppend(db, { datasetId: r.datasetId, path: f.path, sourceName: f.fileName, delimiter: r.delimiter }))
     },
     // A file linked in place: the dialog's file where it lies, or an upload kept beside the workspace.
     'datasets/link-file': async (r) => {
