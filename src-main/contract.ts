@@ -24,6 +24,7 @@ export type * from './contract/experiments'
 export type * from './contract/jobs'
 export type * from './contract/ledger'
 export type * from './contract/reports'
+export type * from './contract/release-kinds'
 export type { ErrorCode } from './contract/error-codes'
 
 export type Methods = AppMethods & DatasetMethods & LedgerMethods & ExperimentMethods & ReportMethods & AccountMethods & AlarmMethods

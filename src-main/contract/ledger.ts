@@ -22,14 +22,13 @@ import type {
   setBudgetRequestSchema,
   thresholdReleaseParamsSchema
 } from './schemas/requests'
+import type { ReleaseKind } from './release-kinds'
 
 /**
  * Privacy notions. Every notion protects a normal person (or row: the dataset's unit) with its epsilon, so a normal
  * person's loss is the sum over notions; each notion keeps its own account as a breakdown (ALGORITHMS.md section 6).
  */
 export type PrivacyNotion = (typeof PRIVACY_NOTIONS)[number]
-
-export type ReleaseKind = 'threshold' | 'anomaly-identification' | 'anomaly-search'
 
 export interface LedgerEntry {
   /** Position in the chain, 1, 2, 3, ... */

@@ -20,7 +20,8 @@ import type {
   reportExportRequestSchema,
   reportRequestSchema
 } from './schemas/requests'
-import type { PrivacyNotion, ReleaseKind, ReleaseStatus } from './ledger'
+import type { PrivacyNotion, ReleaseStatus } from './ledger'
+import type { ReleaseKind } from './release-kinds'
 
 /** analyst: no ex-post costs. officer: with the sealed ex-post costs (each read is recorded as an unlock). */
 export type ReportEdition = (typeof REPORT_EDITIONS)[number]

@@ -1,6 +1,7 @@
 /** Formatting shared by the screens. */
 import { formatEpsilon as formatEpsilonRule, type EpsilonRounding } from '../../src-main/contract/format-epsilon'
 import { formatLocalTime } from '../../src-main/contract/format-time'
+import { mechanismSpec } from '../../src-main/contract/release-kinds'
 
 export function formatCount(n: number): string {
   return new Intl.NumberFormat('en-US').format(n)
@@ -85,18 +86,7 @@ export function formatBytesOf(done: number, total: number): string {
   return `${inUnit(Math.max(0, done), u)} of ${inUnit(total, u)}`
 }
 
-const MECHANISM_NAMES: Record<string, string> = {
-  tslm: 'TSLM (one shot)',
-  ppwlm: 'PPWLM (in steps)',
-  dppwlm: 'DPPWLM (steps chosen from the data)',
-  dp: 'ε-DP mechanism',
-  sp: 'sensitive-privacy mechanism',
-  direct: 'noisy binary search, direct oracle',
-  binary: 'noisy binary search, yes/no oracle',
-  rr: 'noisy binary search, randomized response'
-}
-
 /** A release mechanism in words where it is shown (not its internal id); an unknown id as it is. */
 export function mechanismName(m: string): string {
-  return MECHANISM_NAMES[m] ?? m
+  return mechanismSpec(m)?.name ?? m
 }

@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type CellKey, WHOLE_DATASET, cellKey, cellSpend, parseCellKey } from '../../src-main/services/ledger/cells'
-import { soundCells } from '../../src-main/services/ledger/unit-cells'
+import { soundCells } from '../../src-main/services/ledger/unit-groups'
 import type { PrivacyUnit } from '../../src-main/contract/datasets'
 
 type Row = { A: number; B: number }

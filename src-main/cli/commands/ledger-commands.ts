@@ -3,7 +3,8 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { QueryDefinition } from '../../contract/datasets'
+import type { QueryKind } from '../../contract/datasets'
+import { RELEASE_KIND_LIST, RELEASE_KIND_SPECS, type ReleaseKind, releaseKindsOf } from '../../contract/release-kinds'
 import type { AccountInfo } from '../../contract/accounts'
 import type { CheckpointResult, ExPostCosts, LedgerVerifyResult, PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
 import { isUserError } from '../../services'
@@ -83,13 +84,14 @@ const OR_SERVER = '   (or --server URL --credential-file F [--ca-file CA] instea
 // ---------------------------------------------------------------------------------------------------------------
 // release
 
-function releaseParams(kind: QueryDefinition['kind'], values: CliValues): ReleaseParams {
-  if (kind === 'threshold') {
+/** Each kind's parameters from the command line (ranges and defaults from contract/release-params.ts). */
+const CLI_PARAMS: { [K in ReleaseKind]: (values: CliValues) => Extract<ReleaseParams, { kind: K }> } = {
+  threshold(values) {
     const T = RELEASE_PARAMS.threshold
     requireOptions(values, ['beta', 'alpha'], 'for a threshold release')
     const mechanism = choice('mechanism', optString(values, 'mechanism') ?? T.mechanism.default, T.mechanism.choices)
     return {
-      kind,
+      kind: 'threshold',
       mechanism,
       beta: reqNumber(values, 'beta', T.beta.range),
       alpha: reqNumber(values, 'alpha', T.alpha.range),
@@ -98,37 +100,53 @@ function releaseParams(kind: QueryDefinition['kind'], values: CliValues): Releas
       steps: optNumber(values, 'steps', T.steps.default, T.steps.range),
       fineSteps: optNumber(values, 'fine-steps', T.fineSteps.default, T.fineSteps.range)
     }
-  }
-  if (kind === 'anomaly-identification') {
+  },
+  'anomaly-identification'(values) {
     const A = RELEASE_PARAMS.anomalyIdentification
     requireOptions(values, ['epsilon'], 'for an anomaly identification release')
     return {
-      kind,
+      kind: 'anomaly-identification',
       mechanism: choice('mechanism', optString(values, 'mechanism') ?? A.mechanism.default, A.mechanism.choices),
       epsilon: reqNumber(values, 'epsilon', A.epsilon.range)
     }
-  }
-  return { kind }
+  },
+  'anomaly-search': () => ({ kind: 'anomaly-search' })
+}
+
+/** The release kind asked for (`--kind`), or the one kind that answers the saved query's kind. */
+function releaseKindFor(queryKind: QueryKind, values: CliValues): ReleaseKind {
+  const kinds = releaseKindsOf(queryKind)
+  const asked = optString(values, 'kind')
+  if (asked === undefined) return kinds[0]
+  return choice('kind', asked, kinds)
+}
+
+function releaseParams(queryKind: QueryKind, values: CliValues): ReleaseParams {
+  return CLI_PARAMS[releaseKindFor(queryKind, values)](values)
 }
 
 export const releaseCommand: CliCommand = {
   name: 'release',
   required: () => ['query'],
   summary: 'Run a saved query as a charged release (real data, secure noise, charged to the ledger)',
-  usage:
-    'release --db PATH --query ID [--preview] threshold: --beta B --alpha A [--mechanism tslm|ppwlm|dppwlm] [--eps-max E] [--eps1 E] [--steps M] [--fine-steps F]; ' +
-    'anomaly identification: --epsilon E [--mechanism dp|sp]; anomaly search: (parameters from the saved query)' +
-    OR_SERVER,
+  usage: `release --db PATH --query ID [--preview] ${RELEASE_KIND_LIST.map((k) => RELEASE_KIND_SPECS[k].cliUsage).join('; ')}${OR_SERVER}`,
   options: {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
+    kind: {
+      type: 'string',
+      description: `the release kind, where more than one answers the query's kind: ${RELEASE_KIND_LIST.join(' | ')}`,
+      defaultText: "the query's kind"
+    },
     preview: {
       type: 'boolean',
       description: 'show the cost, whether it would be admitted and (anomaly questions) the accuracy against epsilon; spend nothing'
     },
     mechanism: {
       type: 'string',
-      description: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data); anomaly identification: dp | sp',
+      description: RELEASE_KIND_LIST.map((k) => RELEASE_KIND_SPECS[k].cliMechanism)
+        .filter((t) => t !== '')
+        .join('; '),
       defaultText: `${RELEASE_PARAMS.threshold.mechanism.default} / ${RELEASE_PARAMS.anomalyIdentification.mechanism.default}`
     },
     beta: {
@@ -159,7 +177,7 @@ export const releaseCommand: CliCommand = {
       if (values.preview) {
         const p = previewRelease(store.db, req)
         // Accuracy against epsilon (anomaly questions; public inputs only; a search's is simulated, seeded).
-        const accuracy = query.kind === 'threshold' ? null : await releaseAccuracy(store.db, req)
+        const accuracy = RELEASE_KIND_SPECS[params.kind].accuracyPreview ? await releaseAccuracy(store.db, req) : null
         return {
           json: { preview: p, ...(accuracy ? { accuracy } : {}) },
           text: previewText(p) + (accuracy ? `\nAccuracy: ${accuracy.sentence}` : '')

@@ -10,7 +10,8 @@
  * build on them.
  */
 import type Database from 'better-sqlite3'
-import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, QueryDefinition, SavedQuery } from '../../contract/datasets'
+import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, QueryDefinition, QueryKind, SavedQuery } from '../../contract/datasets'
+import { QUERY_KIND_SPECS } from '../../contract/release-kinds'
 import { UserError } from '../platform/errors'
 import { type CatalogColumn, type CatalogDataset, getDataset } from '../catalog/catalog'
 import { columnValuesSql, maxScoreSql, rowCountSql } from '../sources/dialect'
@@ -35,15 +36,13 @@ interface ResolvedQuery<D extends QueryDefinition> {
   dataset: CatalogDataset
 }
 
-const KIND_TEXT = { 'anomaly-identification': 'an anomaly identification', 'anomaly-search': 'an anomaly search' } as const
-
-function savedQueryOfKind<K extends keyof typeof KIND_TEXT>(
+function savedQueryOfKind<K extends QueryKind>(
   db: Database.Database,
   queryId: number,
   kind: K
 ): ResolvedQuery<Extract<QueryDefinition, { kind: K }>> {
   const query = getQuery(db, queryId)
-  if (query.definition.kind !== kind) throw new UserError(`Saved query ${query.id} is not ${KIND_TEXT[kind]} query`, 'bad-query')
+  if (query.definition.kind !== kind) throw new UserError(`Saved query ${query.id} is not ${QUERY_KIND_SPECS[kind].article}`, 'bad-query')
   return { query, definition: query.definition as Extract<QueryDefinition, { kind: K }>, dataset: getDataset(db, query.datasetId) }
 }
 

@@ -5,7 +5,15 @@
  * Nothing in this file formats a data value into a message.
  */
 import type Database from 'better-sqlite3'
-import type { AnomalyIdentificationDefinition, AnomalySearchDefinition, SavedQuery, ThresholdQueryDefinition } from '../../contract/datasets'
+import type {
+  AnomalyIdentificationDefinition,
+  AnomalySearchDefinition,
+  QueryDefinition,
+  QueryKind,
+  SavedQuery,
+  ThresholdQueryDefinition
+} from '../../contract/datasets'
+import { QUERY_KIND_SPECS } from '../../contract/release-kinds'
 import { UserError } from '../platform/errors'
 import { findDataset } from '../catalog/catalog'
 import { anomalyIdentificationQuery } from '../datasets/anomaly-loaders'
@@ -24,12 +32,17 @@ export function loadSavedQuery(db: Db, queryId: number): { query: SavedQueryRow;
   return { query, datasetName: dataset.info.name }
 }
 
+/** The saved query's definition when it is of `kind`, else one sentence. */
+function definitionOfKind<K extends QueryKind>(q: SavedQueryRow, kind: K): Extract<QueryDefinition, { kind: K }> {
+  if (q.definition.kind !== kind) throw new UserError(`Query ${q.id} is not ${QUERY_KIND_SPECS[kind].article}`)
+  return q.definition as Extract<QueryDefinition, { kind: K }>
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Anomaly identification
 
 export function aiqDefinition(q: SavedQueryRow): AnomalyIdentificationDefinition {
-  if (q.definition.kind !== 'anomaly-identification') throw new UserError(`Query ${q.id} is not an anomaly identification query`)
-  const d = q.definition
+  const d = definitionOfKind(q, 'anomaly-identification')
   if (!d.records || d.records.length === 0) throw new UserError(`Query "${q.name}" names no records to ask about; save one that lists them`)
   return d
 }
@@ -43,14 +56,12 @@ export function checkAiqRecords(db: Db, q: SavedQueryRow): void {
 // Anomaly search
 
 export function searchDefinition(q: SavedQueryRow): AnomalySearchDefinition {
-  if (q.definition.kind !== 'anomaly-search') throw new UserError(`Query ${q.id} is not an anomaly search query`)
-  return q.definition
+  return definitionOfKind(q, 'anomaly-search')
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Threshold queries
 
 export function thresholdDefinition(q: SavedQueryRow): ThresholdQueryDefinition {
-  if (q.definition.kind !== 'threshold') throw new UserError(`Query ${q.id} is not a threshold query`)
-  return q.definition
+  return definitionOfKind(q, 'threshold')
 }

@@ -8,16 +8,8 @@
  */
 import { callingAccount } from '../platform/caller'
 import type Database from 'better-sqlite3'
-import type {
-  ExPostCosts,
-  ReleasePreview,
-  ReleaseRecord,
-  ReleaseRequest,
-  ReleaseStatus,
-  ReleaseAnswer,
-  PrivacyNotion,
-  ReleaseKind
-} from '../../contract/ledger'
+import type { ExPostCosts, ReleasePreview, ReleaseRecord, ReleaseRequest, ReleaseStatus, ReleaseAnswer, PrivacyNotion } from '../../contract/ledger'
+import type { ReleaseKind } from '../../contract/release-kinds'
 import { type Rng, SecureRandom, assertSecure } from '../../../src-worker/engine/random'
 import { ReleaseFailedError, UserError, isUserError } from '../platform/errors'
 import { canonicalJson } from '../chain/canonical'

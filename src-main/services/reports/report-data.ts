@@ -22,6 +22,7 @@ import type {
   ReportUnlock
 } from '../../contract/reports'
 import type { PrivacyNotion, ReleaseAnswer, ReleaseRecord } from '../../contract/ledger'
+import { noSuchKind } from '../../contract/release-kinds'
 import type { WorkloadRef } from '../../contract/experiments'
 import { UserError, CancelledError, isUserError } from '../platform/errors'
 import { lookupDataset } from '../catalog/catalog'
@@ -266,6 +267,9 @@ function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagge
       // An inconclusive search identified nobody: its candidates are not named as findings.
       if (answer.conclusive === false) return { asked: null, flagged: 0, flaggedNames: [] }
       return { asked: null, flagged: answer.top.length, flaggedNames: answer.top.slice(0, FLAGGED_NAMED).map((v) => text(v)) }
+
+    default:
+      return noSuchKind(answer satisfies never)
   }
 }
 

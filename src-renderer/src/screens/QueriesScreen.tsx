@@ -13,18 +13,13 @@ import { ThresholdBuilder } from './queries/ThresholdBuilder'
 import { queriesHref, queriesPlace } from './queries/queriesAddress'
 import { ReleaseResult } from './releases/ReleaseResult'
 import type { ScreenProps } from '.'
+import { QUERY_KIND_SPECS } from '../../../src-main/contract/release-kinds'
 
-const KINDS: Array<{ value: QueryKind; label: string; blurb: string }> = [
-  { value: 'threshold', label: 'Threshold query', blurb: 'Which groups (rooms, zones, hours) exceed their threshold?' },
-  { value: 'anomaly-identification', label: 'Anomaly identification', blurb: 'Is this particular record an anomaly (few similar records)?' },
-  { value: 'anomaly-search', label: 'Anomaly search', blurb: 'Who is the one individual far above the rest?' }
-]
-
-const KIND_LABEL: Record<QueryKind, string> = {
-  threshold: 'threshold query',
-  'anomaly-identification': 'anomaly identification',
-  'anomaly-search': 'anomaly search'
-}
+const KINDS = (Object.keys(QUERY_KIND_SPECS) as QueryKind[]).map((value) => ({
+  value,
+  label: QUERY_KIND_SPECS[value].title,
+  blurb: QUERY_KIND_SPECS[value].blurb
+}))
 
 /**
  * `#/queries/<datasetId>` opens the screen on one dataset; `?query=<id>&release=<id>` (queriesAddress.ts) reopens a
@@ -281,7 +276,7 @@ export function QueriesScreen(props: ScreenProps) {
                   >
                     <strong>{q.name}</strong>{' '}
                     <span className="hint">
-                      {KIND_LABEL[q.kind]}
+                      {QUERY_KIND_SPECS[q.kind].words}
                       {q.version > 1 ? ` · version ${q.version}` : ''} · {formatDate(q.createdAt)}
                     </span>
                   </button>

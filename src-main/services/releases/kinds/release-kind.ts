@@ -10,7 +10,8 @@
  * release runner's thread in the services (release-runner.ts), inline in the CLI and the tests.
  */
 import type Database from 'better-sqlite3'
-import type { PrivacyNotion, ReleaseAnswer, ReleaseKind, ReleaseParams } from '../../../contract/ledger'
+import type { PrivacyNotion, ReleaseAnswer, ReleaseParams } from '../../../contract/ledger'
+import type { ReleaseKind } from '../../../contract/release-kinds'
 import { type NumberRange, inRange, rangeText } from '../../../contract/release-params'
 import { type Rng, assertSecure } from '../../../../src-worker/engine/random'
 import type { ReleaseTaskKind, TaskPayload, TaskResult } from '../../../../src-worker/tasks'

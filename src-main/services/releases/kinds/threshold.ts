@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3'
 import type { PrivacyUnit, ThresholdQueryDefinition } from '../../../contract/datasets'
 import type { ThresholdDecision, ThresholdReleaseParams } from '../../../contract/ledger'
 import { RELEASE_PARAMS } from '../../../contract/release-params'
+import { RELEASE_KIND_SPECS } from '../../../contract/release-kinds'
 import type { Rng } from '../../../../src-worker/engine/random'
 import { type ThresholdMechanism, type ThresholdParams, checkThresholdParams, thresholdCharge } from '../../../../src-worker/engine/mide/params'
 import { type ThresholdReleaseResult, computeThresholdRelease } from '../../../../src-worker/tasks/release-threshold'
@@ -16,8 +17,7 @@ import { NOTION_LABEL } from '../../chain/notions'
 import { getDataset } from '../../catalog/catalog'
 import { keyPart } from '../../catalog/column-types'
 import { findColumn, storedValueFor } from '../../catalog/columns'
-import { datasetUnit, isPerPersonColumn } from '../../trust/privacy-unit'
-import { cellsForUnit } from '../../ledger/unit-cells'
+import { cellsForUnit, groupsOneUnitCanAddTo } from '../../ledger/unit-groups'
 import { unitName } from '../../catalog/unit-record'
 import { num, pct, protectedUnit } from '../guarantee'
 import { type SavedQueryRow, thresholdDefinition } from '../inputs'
@@ -35,18 +35,15 @@ import type { FitOptions } from '../fit-suggestion'
 
 const P = RELEASE_PARAMS.threshold
 
-const MECHANISM_TEXT: Record<ThresholdReleaseParams['mechanism'], string> = {
-  tslm: 'TSLM (one shot)',
-  ppwlm: 'PPWLM (in steps, spends less on clear cases)',
-  dppwlm: 'DPPWLM (in steps chosen from the data)'
-}
+const MECHANISMS = RELEASE_KIND_SPECS.threshold.mechanisms
 
 type ThresholdRequest = Required<Omit<ThresholdReleaseParams, 'kind' | 'epsMax'>> & { epsMax: number | undefined }
 
 /** The request with its defaults, each parameter checked against its range (contract/release-params.ts). */
 function thresholdRequest(p: ThresholdReleaseParams): ThresholdRequest {
   const mechanism = p.mechanism
-  if (!(mechanism in MECHANISM_TEXT)) throw new UserError(`mechanism must be one of ${P.mechanism.choices.join(', ')} (got "${String(mechanism)}")`)
+  if (!Object.prototype.hasOwnProperty.call(MECHANISMS, mechanism))
+    throw new UserError(`mechanism must be one of ${P.mechanism.choices.join(', ')} (got "${String(mechanism)}")`)
   const beta = checked(p.beta, 'beta', P.beta.range)
   const alpha = checked(p.alpha, 'alpha', P.alpha.range)
   const epsMax = p.epsMax === undefined ? undefined : checked(p.epsMax, 'eps-max', P.epsMax.range)
@@ -97,11 +94,9 @@ function thresholdPrice(
   const engineEps = thresholdCharge(mechanism as ThresholdMechanism, engineParams).epsilon
   // How many predicates one unit can move (ALGORITHMS.md section 6): a row lies in one group; a person in at most
   // maxGroups (truncated to that many at run time), or in one when every group-by column holds one value per person.
-  const unit = datasetUnit(db, query.datasetId)
   const k = pub.keys.length
-  const onePerPerson = unit.kind === 'row' || pub.groupBy.every((c) => isPerPersonColumn(db, query.datasetId, c))
   const maxGroups = def.count.kind === 'persons' ? def.count.maxGroups : undefined
-  const unitGroups = onePerPerson ? 1 : Math.min(maxGroups ?? k, k)
+  const { unit, oneGroup: onePerPerson, groups: unitGroups } = groupsOneUnitCanAddTo(db, query.datasetId, pub.groupBy, k, maxGroups)
   refuseOverBoundParameters(query, def, pub, maxGroups)
   const chargeNano = checkedProduct(floatToNanoUp(engineEps), unitGroups)
   if (epsMax !== undefined && chargeNano > decimalToNano(epsMax, 'down')) {
@@ -353,7 +348,7 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
       oneGroup: price.onePerPerson
     }),
     publicParams: { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups },
-    description: `Threshold query "${query.name}" by ${MECHANISM_TEXT[mechanism]}, beta ${num(beta)}, alpha ${num(alpha)}, ${k} predicates`,
+    description: `Threshold query "${query.name}" by ${MECHANISMS[mechanism].described}, beta ${num(beta)}, alpha ${num(alpha)}, ${k} predicates`,
     ...releaseRun(thresholdRun(pub, req, price))
   }
 }

@@ -1,7 +1,7 @@
-import { useMemo } from 'react'
+import { type ReactElement, useMemo } from 'react'
 import { notionName } from '../ledger/notions'
 import type { ChartData, ChartOptions } from 'chart.js'
-import type { ReleaseAnswer, ReleaseRecord } from '../../../../src-main/contract'
+import type { ReleaseAnswer, ReleaseKind, ReleaseRecord } from '../../../../src-main/contract'
 import { ReleaseBadge } from '../../components/Badges'
 import { ChartView, type ChartKind } from '../../components/Chart'
 import { useReveal } from '../../components/reveal'
@@ -36,11 +36,25 @@ export function ReleaseResult(props: { release: ReleaseRecord }) {
           {r.statusText}
         </p>
       )}
-      {r.answer?.kind === 'threshold' && <ThresholdAnswer answer={r.answer} />}
-      {r.answer?.kind === 'anomaly-identification' && <AiqAnswer answer={r.answer} />}
-      {r.answer?.kind === 'anomaly-search' && <SearchAnswer answer={r.answer} />}
+      {r.answer && <AnswerView answer={r.answer} />}
     </section>
   )
+}
+
+type AnswerOf<K extends ReleaseKind> = Extract<ReleaseAnswer, { kind: K }>
+
+/** The view of each kind's answer: a kind without one is a type error here. */
+const ANSWER_VIEWS: { [K in ReleaseKind]: (props: { answer: AnswerOf<K> }) => ReactElement } = {
+  threshold: ThresholdAnswer,
+  'anomaly-identification': AiqAnswer,
+  'anomaly-search': SearchAnswer
+}
+
+function AnswerView<K extends ReleaseKind>(props: { answer: AnswerOf<K> }) {
+  const View = ANSWER_VIEWS[props.answer.kind] as ((props: { answer: AnswerOf<K> }) => ReactElement) | undefined
+  // An answer of a kind this version does not know (recorded by a newer one) says so rather than showing nothing.
+  if (View === undefined) return <p className="muted">This answer's kind ({String(props.answer.kind)}) is not shown by this version of the app.</p>
+  return <View answer={props.answer} />
 }
 
 function AiqAnswer(props: { answer: Extract<ReleaseAnswer, { kind: 'anomaly-identification' }> }) {
