@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
 # Debian packages: Chromium (e2e tests, PDF printing), poppler-utils (reading PDFs back), PostgreSQL (linked-PostgreSQL
-# tests), ClickHouse's server (linked-ClickHouse tests: throwaway 1- and 3-shard clusters; Debian ships 18.16).
-APT_PACKAGES=(chromium poppler-utils postgresql clickhouse-server)
+# tests), ClickHouse's server (linked-ClickHouse tests: throwaway 1- and 3-shard clusters; Debian ships 18.16), Python 3
+# with cryptography (the second ledger verifier and the API client in resources/, run against the product's).
+APT_PACKAGES=(chromium poppler-utils postgresql clickhouse-server python3 python3-cryptography)
 missing() {
   ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1 || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
-    ! { [ -x /usr/sbin/clickhouse-server ] || [ -x /usr/bin/clickhouse ]; }
+    ! { [ -x /usr/sbin/clickhouse-server ] || [ -x /usr/bin/clickhouse ]; } || ! python3 -c 'import cryptography' >/dev/null 2>&1
 }
 echo "== system packages: ${APT_PACKAGES[*]}"
 if missing; then

@@ -40,7 +40,7 @@ const PASS_B = 'second officer passphrase (test vectors only)'
 
 type Db = Database.Database
 
-interface Bases {
+export interface Bases {
   demo: Buffer
   rich: Buffer
   /** The rich workspace before its later releases and its receipt (an older copy of the file). */
@@ -62,7 +62,7 @@ function bytesOf(path: string): Buffer {
   return readFileSync(path)
 }
 
-async function buildBases(dir: string): Promise<Bases> {
+export async function buildBases(dir: string): Promise<Bases> {
   const demoPath = join(dir, 'demo.sqlite')
   await cliDemo(demoPath, dir)
   const demo = bytesOf(demoPath)
