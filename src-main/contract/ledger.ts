@@ -34,8 +34,11 @@ export interface LedgerEntry {
   /** Position in the chain, 1, 2, 3, ... */
   seq: number
   at: string
-  /** 'charge': a release spent privacy; 'budget': the privacy officer set a budget; 'public': the officer declared the dataset public. */
-  kind: 'charge' | 'budget' | 'public'
+  /**
+   * 'charge': a release spent privacy; 'budget': the privacy officer set a budget; 'public': the officer declared the
+   * dataset public; 'alarm': the officer signed a continual alarm (its mode, caps and schedule).
+   */
+  kind: 'charge' | 'budget' | 'public' | 'alarm'
   datasetId: number
   /** The dataset's name when the entry was written (the dataset may since have been renamed or deleted). */
   datasetName: string

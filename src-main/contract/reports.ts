@@ -140,7 +140,7 @@ export interface ReportUnlock {
 export interface ReportLedgerEntry {
   seq: number
   at: string
-  kind: 'charge' | 'budget' | 'public'
+  kind: 'charge' | 'budget' | 'public' | 'alarm'
   datasetId: number
   datasetName: string
   notion: PrivacyNotion | null

@@ -1,24 +1,19 @@
 import type { AlarmMethods } from '../../contract/alarms'
 import type { HandlerMap, ServiceContext } from '../platform/handler-types'
 import { SecureRandom } from '../../../src-worker/engine/random'
-import { UserError } from '../platform/errors'
 import { ownRecordsOnly } from '../accounts/roles'
 import { alarmHistory, alarmRow, alarmView, listAlarms } from './alarm-store'
 import { pauseAlarm, resumeAlarm } from './alarm-status'
 import { evaluateDueAlarms } from './evaluate'
-
-const notYet = (what: string) => new UserError(`${what} is not available in this build yet`, 'not-implemented')
+import { planAlarm } from './plan'
+import { createAlarm } from './create'
 
 /** Handlers of the alarms area (the role table decides who may call them; an analyst sees their own alarms only). */
 export function alarmsHandlers(ctx: ServiceContext): HandlerMap<AlarmMethods> {
   const db = ctx.store.db
   return {
-    'alarms/preview': async () => {
-      throw notYet('An alarm preview')
-    },
-    'alarms/create': async () => {
-      throw notYet('Creating an alarm')
-    },
+    'alarms/preview': async (r) => planAlarm(db, r).preview,
+    'alarms/create': async (r) => createAlarm(db, r),
     'alarms/list': async (r, caller) => listAlarms(db, r.datasetId ?? null, ownRecordsOnly(caller)),
     'alarms/get': async (r, caller) => alarmView(db, alarmRow(db, r.alarmId, ownRecordsOnly(caller))),
     'alarms/pause': async (r, caller) => pauseAlarm(db, r.alarmId, r.reason, caller),

@@ -18,7 +18,7 @@ type CellKey = string
 export interface EntryRow {
   seq: number
   at: string
-  kind: 'charge' | 'budget' | 'public'
+  kind: 'charge' | 'budget' | 'public' | 'alarm'
   dataset_id: number
   dataset_name: string
   notion: PrivacyNotion | null
@@ -44,7 +44,7 @@ export interface EntrySigner {
 export const entrySigningText = (seq: number, hash: string, keyId: string) => `quiet-alarm/ledger-entry/v1\n${seq}\n${hash}\n${keyId}`
 
 export interface AppendInput {
-  kind: 'charge' | 'budget' | 'public'
+  kind: 'charge' | 'budget' | 'public' | 'alarm'
   datasetId: number
   datasetName: string
   notion: PrivacyNotion | null

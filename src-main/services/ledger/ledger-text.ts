@@ -97,7 +97,9 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
         ? `budget of "${e.datasetName}" set ${actedBy(e)}: ${e.description}`
         : e.kind === 'public'
           ? `"${e.datasetName}" declared public ${actedBy(e)}: ${e.description}`
-          : `${e.description}${where}`
+          : e.kind === 'alarm'
+            ? `alarm on "${e.datasetName}" signed ${actedBy(e)}: ${e.description}`
+            : `${e.description}${where}`
     const legacy = e.rowLevelAccounting ? ` (${ROW_LEVEL_ACCOUNTING})` : ''
     out.push(
       `  ${pad(String(e.seq), 5)}${pad(short(e.at), 21)}${pad(e.kind, 8)}${pad(notion, 27)}${lpad(formatCharge(e.epsilonExact), 12)}  ${what}${legacy}`
