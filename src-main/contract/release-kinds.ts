@@ -2,13 +2,17 @@
  * The release kinds and the query kinds, one spec each. Every list, label and text that names a kind is read from
  * here: the contract's list, the query chooser, the ledger's and the reports' words, the CLI's usage, and (by the
  * `Record<ReleaseKind, ...>` maps beside them: services/releases/kinds/index.ts, the renderer's answer views) the
- * module that prepares a kind and the view that shows its answer. A map keyed by these types and the exhaustive
- * switches over them (`satisfies never`) make a kind left out anywhere a type error.
+ * module that prepares a kind and the view that shows its answer. Every map over kinds is keyed by `ReleaseKind`, so a
+ * kind left out anywhere is a type error. Each kind's own spec is in contract/kinds/.
  *
- * Data and types only: the renderer imports this file.
+ * Data, types and pure text functions only: the renderer imports this file.
  */
 import type { QueryKind } from './datasets'
 import type { ReleaseAnswer, ReleaseParams } from './ledger'
+import type { NumberRange } from './release-params'
+import { thresholdSpec } from './kinds/threshold'
+import { anomalyIdentificationSpec } from './kinds/anomaly-identification'
+import { anomalySearchSpec } from './kinds/anomaly-search'
 
 /** Every release kind, in the order lists show them. */
 export const RELEASE_KIND_LIST = ['threshold', 'anomaly-identification', 'anomaly-search'] as const
@@ -23,15 +27,34 @@ export interface MechanismSpec {
   described: string
 }
 
-export interface KindSpec {
+export type AnswerOf<K extends ReleaseKind> = Extract<ReleaseAnswer, { kind: K }>
+export type ParamsOf<K extends ReleaseKind> = Extract<ReleaseParams, { kind: K }>
+
+/** What the CLI hands a kind to read its options with (cli/command.ts's readers: the contract imports no CLI code). */
+export interface CliReader {
+  /** Refuses, naming them, when any of these options is absent. */
+  require(names: readonly string[], forWhat: string): void
+  string(name: string): string | undefined
+  /** A required number within `range`. */
+  number(name: string, range: NumberRange): number
+  optionalNumber(name: string, fallback: number, range: NumberRange): number
+  choice<T extends string>(name: string, fallback: T, choices: readonly T[]): T
+}
+
+/** A release's decisions as a report counts them (`named`: at most that many names). */
+export interface ReportDecisions {
+  asked: number | null
+  flagged: number | null
+  flaggedNames: string[]
+}
+
+export interface KindSpec<K extends ReleaseKind = ReleaseKind> {
   /** The saved query's kind this release runs. */
   queryKind: QueryKind
   /** Capitalised, as a line of the ledger's release text starts ("Anomaly identification"). */
   title: string
   /** Lower case, as a report names it in a narrow column ("anomaly identification"). */
   words: string
-  /** What one answer decides about, counted in reports: "predicates", "records"; null when it reports a top list. */
-  asked: 'predicates' | 'records' | null
   /** Whether its preview plots accuracy against epsilon (services/releases/accuracy.ts). */
   accuracyPreview: boolean
   /** The mechanisms that answer it, by the id releases record. */
@@ -40,6 +63,16 @@ export interface KindSpec {
   cliUsage: string
   /** The CLI's text for its `--mechanism` choices (empty: it takes none). */
   cliMechanism: string
+  /** Its parameters from the CLI's options. */
+  cliParams(cli: CliReader): ParamsOf<K>
+  /** Its answer in lines of text (the CLI, the ledger's release text): decisions only. */
+  answerLines(answer: AnswerOf<K>): string[]
+  /** Its answer as a report counts it, naming at most `named` of what it flagged. */
+  reportDecisions(answer: AnswerOf<K>, named: number): ReportDecisions
+  /** A report's decisions column, from the counts as text and the names (": a; b" or ""). */
+  decisionsText(d: { asked: string; flagged: string; named: string }): string
+  /** Its recorded parameters in words, after its mechanism's (reports); `n` reads a recorded number. */
+  paramWords(n: (name: string) => number | null, mechanism: string): string[]
 }
 
 export interface QueryKindSpec {
@@ -74,61 +107,24 @@ export const QUERY_KIND_SPECS: Record<QueryKind, QueryKindSpec> = {
   }
 }
 
-export const RELEASE_KIND_SPECS: Record<ReleaseKind, KindSpec> = {
-  threshold: {
-    queryKind: 'threshold',
-    title: 'Threshold query',
-    words: 'threshold',
-    asked: 'predicates',
-    accuracyPreview: false,
-    mechanisms: {
-      tslm: { name: 'TSLM (one shot)', words: 'TSLM, one shot', described: 'TSLM (one shot)' },
-      ppwlm: { name: 'PPWLM (in steps)', words: 'PPWLM, in steps', described: 'PPWLM (in steps, spends less on clear cases)' },
-      dppwlm: {
-        name: 'DPPWLM (steps chosen from the data)',
-        words: 'DPPWLM, in steps chosen from the data',
-        described: 'DPPWLM (in steps chosen from the data)'
-      }
-    },
-    cliUsage: 'threshold: --beta B --alpha A [--mechanism tslm|ppwlm|dppwlm] [--eps-max E] [--eps1 E] [--steps M] [--fine-steps F]',
-    cliMechanism: 'threshold: tslm (one shot) | ppwlm (in steps) | dppwlm (steps from the data)'
-  },
-  'anomaly-identification': {
-    queryKind: 'anomaly-identification',
-    title: 'Anomaly identification',
-    words: 'anomaly identification',
-    asked: 'records',
-    accuracyPreview: true,
-    mechanisms: {
-      dp: { name: 'ε-DP mechanism', words: 'optimal ε-DP', described: 'optimal ε-DP' },
-      sp: { name: 'sensitive-privacy mechanism', words: 'sensitive privacy', described: '(ε,k)-sensitive' }
-    },
-    cliUsage: 'anomaly identification: --epsilon E [--mechanism dp|sp]',
-    cliMechanism: 'anomaly identification: dp | sp'
-  },
-  'anomaly-search': {
-    queryKind: 'anomaly-search',
-    title: 'Anomaly search',
-    words: 'anomaly search',
-    asked: null,
-    accuracyPreview: true,
-    mechanisms: {
-      direct: { name: 'noisy binary search, direct oracle', words: 'noisy binary search, direct oracle', described: 'direct oracle' },
-      binary: { name: 'noisy binary search, yes/no oracle', words: 'noisy binary search, yes/no oracle', described: 'binary oracle' },
-      rr: {
-        name: 'noisy binary search, randomized response',
-        words: 'noisy binary search, randomized response',
-        described: 'rr oracle'
-      }
-    },
-    cliUsage: 'anomaly search: (parameters from the saved query)',
-    cliMechanism: ''
-  }
+export const RELEASE_KIND_SPECS: { [K in ReleaseKind]: KindSpec<K> } = {
+  threshold: thresholdSpec,
+  'anomaly-identification': anomalyIdentificationSpec,
+  'anomaly-search': anomalySearchSpec
 }
 
 /** The spec of a release kind read back from storage (null for a kind this version does not know). */
 export function releaseKindSpec(kind: string): KindSpec | null {
-  return Object.prototype.hasOwnProperty.call(RELEASE_KIND_SPECS, kind) ? RELEASE_KIND_SPECS[kind as ReleaseKind] : null
+  return isReleaseKind(kind) ? (RELEASE_KIND_SPECS[kind] as KindSpec) : null
+}
+
+export function isReleaseKind(kind: string): kind is ReleaseKind {
+  return Object.prototype.hasOwnProperty.call(RELEASE_KIND_SPECS, kind)
+}
+
+/** A kind's spec for its own answer (the one cast the registry needs: `RELEASE_KIND_SPECS[a.kind]` is a union of specs). */
+export function specOfAnswer<K extends ReleaseKind>(answer: AnswerOf<K>): KindSpec<K> {
+  return RELEASE_KIND_SPECS[answer.kind as K] as unknown as KindSpec<K>
 }
 
 /** The release kinds that answer a saved query of `queryKind`, the one of the same name first. */
@@ -150,11 +146,3 @@ export function mechanismSpec(id: string): MechanismSpec | null {
 type Same<A, B> = [Exclude<A, B>, Exclude<B, A>] extends [never, never] ? true : never
 export const paramsCoverTheKinds: Same<ReleaseParams['kind'], ReleaseKind> = true
 export const answersCoverTheKinds: Same<ReleaseAnswer['kind'], ReleaseKind> = true
-
-/**
- * The default of an exhaustive switch over kinds: `noSuchKind(x satisfies never)` (or `x.kind`) fails typecheck while a
- * kind is left out; at run time (a kind stored by a newer version) it throws naming the kind.
- */
-export function noSuchKind(x: string | { kind: string }): never {
-  throw new Error(`Unknown release kind "${typeof x === 'string' ? x : x.kind}"`)
-}

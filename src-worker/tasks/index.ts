@@ -11,22 +11,18 @@ import { type AiqTrialBatch, aiqTrialBatch } from './sensitive-tasks'
 import { type SearchTrialBatch, type TrialBatchResult, searchTrialBatch } from './search-tasks'
 import type { DiagnosticTaskMap } from './diagnostics'
 import { runReleaseTask } from './release-task'
-import { type ThresholdReleasePayload, type ThresholdReleaseResult, computeThresholdRelease } from './release-threshold'
-import { type AiqReleasePayload, type AiqReleaseResult, computeAiqRelease } from './release-anomaly-identification'
-import { type SearchReleasePayload, type SearchReleaseResult, computeSearchRelease } from './release-anomaly-search'
+import { RELEASE_COMPUTE, type ReleaseTaskMap } from './release-compute'
+import type { Rng } from '../engine/random'
 import { type SearchAccuracyBatch, searchAccuracyBatch } from './accuracy-tasks'
 import type { AccuracyCounts } from '../engine/search'
 
-export interface TaskMap {
+/** Releases (`release:<kind>`, from release-compute.ts): the computation after the charge, with the worker's own secure generator (never in the payload). */
+export interface TaskMap extends ReleaseTaskMap {
   'self-check/laplace': { payload: SelfCheckBatch; result: SelfCheckBatchResult }
   // Experiments: Monte Carlo batches of one sweep cell each.
   'experiments/threshold': { payload: ThresholdTrialBatch; result: TrialBatchResult }
   'experiments/aiq': { payload: AiqTrialBatch; result: TrialBatchResult }
   'experiments/search': { payload: SearchTrialBatch; result: TrialBatchResult }
-  // Releases: the computation after the charge, with the worker's own secure generator (never in the payload).
-  'release:threshold': { payload: ThresholdReleasePayload; result: ThresholdReleaseResult }
-  'release:anomaly-identification': { payload: AiqReleasePayload; result: AiqReleaseResult }
-  'release:anomaly-search': { payload: SearchReleasePayload; result: SearchReleaseResult }
   // Accuracy previews: seeded runs on public parameters only (no data).
   'accuracy/search': { payload: SearchAccuracyBatch; result: AccuracyCounts }
 }
@@ -48,10 +44,16 @@ export const tasks: TaskFns = {
   'experiments/threshold': (p, ctx) => thresholdTrialBatch(p, ctx),
   'experiments/aiq': (p, ctx) => aiqTrialBatch(p, ctx),
   'experiments/search': (p, ctx) => searchTrialBatch(p, ctx),
-  'release:threshold': (p) => runReleaseTask(p, computeThresholdRelease),
-  'release:anomaly-identification': (p) => runReleaseTask(p, computeAiqRelease),
-  'release:anomaly-search': (p) => runReleaseTask(p, computeSearchRelease),
+  ...releaseTasks(),
   'accuracy/search': (p) => searchAccuracyBatch(p)
+}
+
+/** A worker entry per release computation: the payload checked for a generator, then run with a fresh secure one. */
+function releaseTasks(): { [K in ReleaseTaskKind]: (payload: TaskPayload<K>) => TaskResult<K> } {
+  const out: Record<string, (payload: unknown) => unknown> = {}
+  for (const [kind, compute] of Object.entries(RELEASE_COMPUTE))
+    out[kind] = (payload) => runReleaseTask(payload, compute as (p: unknown, rng: Rng) => unknown)
+  return out as { [K in ReleaseTaskKind]: (payload: TaskPayload<K>) => TaskResult<K> }
 }
 
 export function isTaskKind(kind: string): kind is keyof TaskMap {

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { QueryKind } from '../../contract/datasets'
-import { RELEASE_KIND_LIST, RELEASE_KIND_SPECS, type ReleaseKind, releaseKindsOf } from '../../contract/release-kinds'
+import { type CliReader, RELEASE_KIND_LIST, RELEASE_KIND_SPECS, type ReleaseKind, releaseKindsOf } from '../../contract/release-kinds'
 import type { AccountInfo } from '../../contract/accounts'
 import type { CheckpointResult, ExPostCosts, LedgerVerifyResult, PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
 import { isUserError } from '../../services'
@@ -84,33 +84,15 @@ const OR_SERVER = '   (or --server URL --credential-file F [--ca-file CA] instea
 // ---------------------------------------------------------------------------------------------------------------
 // release
 
-/** Each kind's parameters from the command line (ranges and defaults from contract/release-params.ts). */
-const CLI_PARAMS: { [K in ReleaseKind]: (values: CliValues) => Extract<ReleaseParams, { kind: K }> } = {
-  threshold(values) {
-    const T = RELEASE_PARAMS.threshold
-    requireOptions(values, ['beta', 'alpha'], 'for a threshold release')
-    const mechanism = choice('mechanism', optString(values, 'mechanism') ?? T.mechanism.default, T.mechanism.choices)
-    return {
-      kind: 'threshold',
-      mechanism,
-      beta: reqNumber(values, 'beta', T.beta.range),
-      alpha: reqNumber(values, 'alpha', T.alpha.range),
-      epsMax: optString(values, 'eps-max') === undefined ? undefined : reqNumber(values, 'eps-max', T.epsMax.range),
-      eps1: optNumber(values, 'eps1', T.eps1.default, T.eps1.range),
-      steps: optNumber(values, 'steps', T.steps.default, T.steps.range),
-      fineSteps: optNumber(values, 'fine-steps', T.fineSteps.default, T.fineSteps.range)
-    }
-  },
-  'anomaly-identification'(values) {
-    const A = RELEASE_PARAMS.anomalyIdentification
-    requireOptions(values, ['epsilon'], 'for an anomaly identification release')
-    return {
-      kind: 'anomaly-identification',
-      mechanism: choice('mechanism', optString(values, 'mechanism') ?? A.mechanism.default, A.mechanism.choices),
-      epsilon: reqNumber(values, 'epsilon', A.epsilon.range)
-    }
-  },
-  'anomaly-search': () => ({ kind: 'anomaly-search' })
+/** The kinds' option readers (their specs read their own options: contract/kinds/). */
+function cliReader(values: CliValues): CliReader {
+  return {
+    require: (names, forWhat) => requireOptions(values, names, forWhat),
+    string: (name) => optString(values, name),
+    number: (name, range) => reqNumber(values, name, range),
+    optionalNumber: (name, fallback, range) => optNumber(values, name, fallback, range),
+    choice: (name, fallback, choices) => choice(name, optString(values, name) ?? fallback, choices)
+  }
 }
 
 /** The release kind asked for (`--kind`), or the one kind that answers the saved query's kind. */
@@ -122,7 +104,7 @@ function releaseKindFor(queryKind: QueryKind, values: CliValues): ReleaseKind {
 }
 
 function releaseParams(queryKind: QueryKind, values: CliValues): ReleaseParams {
-  return CLI_PARAMS[releaseKindFor(queryKind, values)](values)
+  return RELEASE_KIND_SPECS[releaseKindFor(queryKind, values)].cliParams(cliReader(values))
 }
 
 export const releaseCommand: CliCommand = {

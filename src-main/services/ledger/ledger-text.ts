@@ -1,8 +1,7 @@
 /** Plain-text renderings of ledger summaries, entries and releases, for the CLI (an analyst or officer reads them). */
-import { shownKeyPart } from '../../contract/shown-values'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
-import type { LedgerEntry, LedgerSummary, ReleaseAnswer, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
-import { noSuchKind, releaseKindSpec } from '../../contract/release-kinds'
+import type { LedgerEntry, LedgerSummary, ReleasePreview, ReleaseRecord } from '../../contract/ledger'
+import { releaseKindSpec, specOfAnswer } from '../../contract/release-kinds'
 import { NOTION_LABEL } from '../chain/notions'
 import { actedBy, unsignedActsText } from '../../contract/officer-acts'
 import { ROW_LEVEL_ACCOUNTING } from './ledger-views'
@@ -108,51 +107,13 @@ export function entriesText(entries: LedgerEntry[], total: number): string {
   return out.join('\n')
 }
 
-/** A released answer in lines of text: decisions only. */
-function answerLines(a: ReleaseAnswer): string[] {
-  const out: string[] = []
-  switch (a.kind) {
-    case 'threshold': {
-      const unit = a.groupBy.join(' / ')
-      // The guarantee supports "over its threshold, or at most 2 alpha under it", never "over its threshold" alone.
-      const meaning =
-        a.tolerance === undefined
-          ? 'over their threshold or within 2 alpha under it'
-          : `each over its threshold or at most ${Number(a.tolerance.toPrecision(4))} under it`
-      out.push(`Flagged ${a.flagged.length} of ${a.predicates} (${unit}; ${meaning})${a.flagged.length ? ':' : '.'}`)
-      for (const k of a.flagged.slice(0, 50)) out.push(`  ${k.map((v) => (v === null ? '(empty)' : String(shownKeyPart(v)))).join(' / ')}`)
-      if (a.flagged.length > 50) out.push(`  ... and ${a.flagged.length - 50} more (--json lists all)`)
-      return out
-    }
-    case 'anomaly-identification':
-      out.push(`Answers (${a.columns.join(', ')}):`)
-      for (const x of a.records) out.push(`  ${pad(x.record.join(', '), 30)} ${x.anomaly ? 'ANOMALY' : 'normal'}`)
-      return out
-    case 'anomaly-search':
-      if (a.conclusive === false) {
-        // An undecided search names no one: its ids are candidates, not a verdict (they are in --json).
-        out.push(a.verdict ?? 'Inconclusive.')
-        if (a.posterior) out.push(`Posterior of the ${a.posterior.length} most likely, by rank: ${a.posterior.map((p) => p.toFixed(2)).join(', ')}`)
-        return out
-      }
-      if (a.verdict) out.push(a.verdict)
-      out.push(`Most likely to be the anomaly (most likely first)${a.idColumn ? `, by ${a.idColumn}` : ', by row number'}:`)
-      out.push(
-        `  ${a.top.map((t, i) => (a.posterior ? `${String(shownKeyPart(t))} (${a.posterior[i].toFixed(2)})` : String(shownKeyPart(t)))).join(', ')}`
-      )
-      return out
-    default:
-      return noSuchKind(a satisfies never)
-  }
-}
-
 export function releaseText(r: ReleaseRecord): string {
   const out: string[] = []
   out.push(line())
   out.push(`RELEASE ${r.releaseId}  [released: real data, secure noise, charged to the ledger]`)
   out.push(`${releaseKindSpec(r.kind)?.title ?? r.kind} "${r.queryName}" on dataset "${r.datasetName}", mechanism ${r.mechanism}`)
   out.push(line())
-  if (r.answer) out.push(...answerLines(r.answer))
+  if (r.answer) out.push(...specOfAnswer(r.answer).answerLines(r.answer))
   else out.push(`Status: ${r.statusText}`)
   out.push('', `Guarantee: ${r.guarantee}`)
   out.push(`Charge: epsilon ${formatCharge(r.epsilonExact)} (${NOTION_LABEL[r.notion]}), ledger entry #${r.ledgerSeq}.`)

@@ -22,7 +22,7 @@ import type {
   ReportUnlock
 } from '../../contract/reports'
 import type { PrivacyNotion, ReleaseAnswer, ReleaseRecord } from '../../contract/ledger'
-import { noSuchKind } from '../../contract/release-kinds'
+import { type ReportDecisions, specOfAnswer } from '../../contract/release-kinds'
 import type { WorkloadRef } from '../../contract/experiments'
 import { UserError, CancelledError, isUserError } from '../platform/errors'
 import { lookupDataset } from '../catalog/catalog'
@@ -30,7 +30,6 @@ import { datasetUnit } from '../trust/privacy-unit'
 import { unitName, unitText } from '../catalog/unit-record'
 import { GENESIS_HASH } from '../chain/canonical'
 import { type CellKey, cellLabel, cellSpend } from '../ledger/cells'
-import { shownKeyPart } from '../../contract/shown-values'
 import type { EntryRow } from '../chain/ledger-chain'
 import type { AuditRow } from '../chain/audit-chain'
 import { NOTIONS_NOTE, toLedgerEntry } from '../ledger/ledger-views'
@@ -245,32 +244,8 @@ function datasetIdsInScope(db: Db, scope: number | null, period: Period): number
 /** At most this many flagged predicates (records, individuals) are named per release in a report; the rest are counted. */
 export const FLAGGED_NAMED = 12
 
-function decisions(answer: ReleaseAnswer | null): { asked: number | null; flagged: number | null; flaggedNames: string[] } {
-  if (answer === null) return { asked: null, flagged: null, flaggedNames: [] }
-  const text = (v: string | number | null) => (v === null ? '(empty)' : String(shownKeyPart(v)))
-  switch (answer.kind) {
-    case 'threshold':
-      return {
-        asked: answer.predicates,
-        flagged: answer.flagged.length,
-        flaggedNames: answer.flagged.slice(0, FLAGGED_NAMED).map((k) => k.map((v, i) => `${answer.groupBy[i] ?? ''}=${text(v)}`).join(', '))
-      }
-    case 'anomaly-identification': {
-      const flagged = answer.records.filter((r) => r.anomaly)
-      return {
-        asked: answer.records.length,
-        flagged: flagged.length,
-        flaggedNames: flagged.slice(0, FLAGGED_NAMED).map((r) => r.record.map((v, i) => `${answer.columns[i] ?? ''}=${text(v)}`).join(', '))
-      }
-    }
-    case 'anomaly-search':
-      // An inconclusive search identified nobody: its candidates are not named as findings.
-      if (answer.conclusive === false) return { asked: null, flagged: 0, flaggedNames: [] }
-      return { asked: null, flagged: answer.top.length, flaggedNames: answer.top.slice(0, FLAGGED_NAMED).map((v) => text(v)) }
-
-    default:
-      return noSuchKind(answer satisfies never)
-  }
+function decisions(answer: ReleaseAnswer | null): ReportDecisions {
+  return answer === null ? { asked: null, flagged: null, flaggedNames: [] } : specOfAnswer(answer).reportDecisions(answer, FLAGGED_NAMED)
 }
 
 function releaseParams(db: Db): Map<number, Record<string, string | number | boolean | null>> {

@@ -16,7 +16,7 @@ import type {
   ReportVerification
 } from '../../contract/reports'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
-import { type ReleaseKind, mechanismSpec, noSuchKind, releaseKindSpec } from '../../contract/release-kinds'
+import { RELEASE_KIND_SPECS, mechanismSpec, releaseKindSpec } from '../../contract/release-kinds'
 import { formatTime } from '../../contract/format-time'
 import { notionName } from '../../contract/notion-names'
 import { paramsText } from './csv-tables'
@@ -125,16 +125,7 @@ function decisionsText(r: ReportRelease): string {
   const names = r.flaggedNames ?? []
   const more = (r.flagged ?? 0) - names.length
   const named = names.length === 0 ? '' : `: ${names.join('; ')}${more > 0 ? `; and ${more} more (in the JSON export)` : ''}`
-  switch (r.kind) {
-    case 'threshold':
-      return `${num(r.flagged)} of ${num(r.asked)} predicates flagged${named}`
-    case 'anomaly-identification':
-      return `${num(r.flagged)} of ${num(r.asked)} records flagged${named}`
-    case 'anomaly-search':
-      return r.flagged === 0 ? 'inconclusive: nobody identified' : `top ${num(r.flagged)} reported${named}`
-    default:
-      return noSuchKind(r.kind satisfies never)
-  }
+  return RELEASE_KIND_SPECS[r.kind].decisionsText({ asked: num(r.asked), flagged: num(r.flagged), named })
 }
 
 /** A release kind in words (the exports keep the id): words wrap in a narrow column where an id broke inside itself. */
@@ -142,47 +133,11 @@ function kindWords(kind: string): string {
   return releaseKindSpec(kind)?.words ?? kind
 }
 
-type Params = Record<string, unknown>
-
-/** Each kind's recorded parameters in words, after its mechanism's. */
-const PARAM_WORDS: Record<ReleaseKind, (n: (k: string) => number | null, mechanism: string) => string[]> = {
-  threshold(n, mechanism) {
-    const parts: string[] = []
-    const beta = n('beta')
-    const alpha = n('alpha')
-    if (beta !== null) parts.push(`misses a true violation at most ${Number((beta * 100).toPrecision(3))}% of the time (beta ${beta})`)
-    if (alpha !== null) parts.push(`groups within ${Number((2 * alpha).toPrecision(4))} under their threshold may be flagged (alpha ${alpha})`)
-    if (mechanism !== 'tslm') {
-      if (n('steps') !== null) parts.push(`${n('steps')} steps`)
-      if (n('eps1') !== null) parts.push(`first step ε ${formatCharge(n('eps1'))}`)
-      if (mechanism === 'dppwlm' && n('fineSteps') !== null) parts.push(`${n('fineSteps')} fine steps`)
-    }
-    if (n('epsMax') !== null) parts.push(`denied above ε ${formatCharge(n('epsMax'))} per unit of sensitivity`)
-    return parts
-  },
-  'anomaly-identification'(n) {
-    return n('epsilon') !== null ? [`ε ${formatCharge(n('epsilon'))} per record asked`] : []
-  },
-  'anomaly-search'(n) {
-    // The saved query's parameters.
-    const parts: string[] = []
-    if (n('epsilonPerQuery') !== null) parts.push(`ε ${formatCharge(n('epsilonPerQuery'))} per question`)
-    if (n('budget') !== null)
-      parts.push(`at most ε ${formatCharge(n('budget'))} in all${n('maxQueries') !== null ? ` (${n('maxQueries')} questions)` : ''}`)
-    if (n('tLow') !== null && n('tHigh') !== null) parts.push(`protected at or below ${n('tLow')}, the anomaly above ${n('tHigh')}`)
-    if (n('top') !== null) parts.push(`the ${n('top')} most likely reported`)
-    if (n('tau') !== null) parts.push(`stops at posterior ${n('tau')}`)
-    if (n('individuals') !== null) parts.push(`${n('individuals')} individuals searched`)
-    return parts
-  }
-}
-
 /** A release's recorded parameters in words: only those its mechanism uses, e.g. no eps1 on a one-shot TSLM. */
-export function paramsInWords(r: { kind: string; mechanism: string; params: Params }): string {
+export function paramsInWords(r: { kind: string; mechanism: string; params: Record<string, unknown> }): string {
   const p = r.params
   const n = (k: string) => (typeof p[k] === 'number' ? (p[k] as number) : null)
-  const kind = releaseKindSpec(r.kind) === null ? null : (r.kind as ReleaseKind)
-  return [mechanismSpec(r.mechanism)?.words ?? r.mechanism, ...(kind === null ? [] : PARAM_WORDS[kind](n, r.mechanism))].join('; ')
+  return [mechanismSpec(r.mechanism)?.words ?? r.mechanism, ...(releaseKindSpec(r.kind)?.paramWords(n, r.mechanism) ?? [])].join('; ')
 }
 
 function colgroup(widths: number[] | undefined): Html {
