@@ -530,13 +530,102 @@ def account_spend(charges):
 def spend(rec):
     out = []
     charges = [e for e in rec["entries"] if e["kind"] == "charge"]
-    for d in sorted(rec.get("datasets", []), key=lambda d: d["id"]):
+    ids = sorted({d["id"] for d in rec.get("datasets", [])} | {e["datasetId"] for e in rec["entries"]})
+    for i in ids:
+        d = {"id": i}
         by_notion = {}
         for n in NOTIONS:
             cs = [(c, e["amountNano"]) for e in charges if e["datasetId"] == d["id"] and e["notion"] == n for c in set(json.loads(e["cells"]))]
             by_notion[n] = account_spend(cs)
         out.append({"datasetId": d["id"], "spentPerUnitNano": sum(by_notion.values()), "byNotion": by_notion})
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The auditor export (spec section 8): its signature, its checkpoint, its spend and each charge from its mechanism
+
+
+def nano_up(decimal_text):
+    """A decimal's nano-epsilon, rounded up, exactly (no binary floating point)."""
+    from decimal import Decimal, ROUND_CEILING
+
+    return int((Decimal(decimal_text) * 1000000000).to_integral_value(rounding=ROUND_CEILING))
+
+
+def es_decimal(x):
+    """The decimal text ECMAScript writes for a number (what the ledger converted)."""
+    return _es_number(x)
+
+
+def recompute_charge(m):
+    """(expected nano, slack in nano) for a charge from its mechanism record; None for a kind this verifier does not know."""
+    p = m["params"]
+    if m["kind"] == "threshold":
+        s, alpha, beta = p["sensitivity"], p["alpha"], p["beta"]
+        per = math.log(1 / (2 * beta)) / alpha if m["mechanism"] == "tslm" else math.log(p["steps"] / (2 * beta)) / alpha
+        # The ledger rounds the per-predicate epsilon up to whole nano-epsilon, then multiplies by the groups one unit can add to.
+        g = p["unitGroups"]
+        return (math.ceil(s * per * 1e9) * g, 2 * g)
+    if m["kind"] == "anomaly-identification":
+        return (nano_up(es_decimal(p["epsilon"])) * p["records"] * p.get("personSteps", 1), 0)
+    if m["kind"] == "anomaly-search":
+        return (nano_up(es_decimal(p["epsilonPerQuery"])) * p["maxQueries"], 0)
+    return None
+
+
+def verify_export(doc, result):
+    """Adds the export's own problems (rules X1 to X4, M1) to a result of verify_records."""
+    rec = doc["records"]
+    problems = []
+    sig = doc.get("signature") or {}
+    body = {k: v for k, v in doc.items() if k != "signature"}
+    data_sha = sha256_hex(canonical(body))
+    officer = next((o for o in rec["officers"] if o["keyId"] == sig.get("keyId")), None)
+    if data_sha != sig.get("dataSha256"):
+        problems.append({"rule": "X1", "reason": "the export's content does not hash to the SHA-256 its officer signed"})
+    if officer is None or sig.get("keyId") not in result["trustedOfficers"]:
+        problems.append({"rule": "X1", "reason": "the export is not signed by a trusted officer of the ledger"})
+    elif not ed25519_ok(officer["signPublic"], "quiet-alarm/auditor-export/v1\n%s\n%s" % (data_sha, sig["keyId"]), sig.get("signature")):
+        problems.append({"rule": "X1", "reason": "the export's signature does not verify"})
+    cp = doc.get("checkpoint") or {}
+    match = [c for c in rec["checkpoints"] if all(c.get(k) == cp.get(k) for k in ("id", "at", "ledgerSeq", "ledgerHash", "auditId", "auditHash", "signer"))]
+    last_seq = max([e["seq"] for e in rec["entries"]] or [0])
+    last_audit = max([a["id"] for a in rec["auditEvents"]] or [0])
+    if not match or cp.get("signer") != sig.get("keyId"):
+        problems.append({"rule": "X2", "reason": "the export's checkpoint is not one of its checkpoints, signed by its officer"})
+    elif cp["ledgerSeq"] != last_seq or cp["auditId"] != last_audit:
+        problems.append({"rule": "X2", "reason": "the export's checkpoint does not cover every record in it"})
+    mine = {s["datasetId"]: s for s in result["spend"]}
+    for s in doc.get("spend", []):
+        got = mine.get(s["datasetId"])
+        if got is None or got["spentPerUnitNano"] != s["spentPerUnitNano"] or got["byNotion"] != s["byNotion"]:
+            problems.append({"rule": "X3", "reason": "the spend of dataset %d is not what its charges add up to" % s["datasetId"]})
+    charges = {e["seq"]: e for e in rec["entries"] if e["kind"] == "charge"}
+    seen = set()
+    unchecked = []
+    for m in doc.get("mechanisms", []):
+        e = charges.get(m["seq"])
+        seen.add(m["seq"])
+        d = parse_object(e["detail"]) if e is not None else None
+        if e is None or d is None or m["amountNano"] != e["amountNano"] or m["params"] != d.get("params") or m["kind"] != d.get("kind"):
+            problems.append({"rule": "X4", "reason": "the mechanism record of entry %d is not what the entry holds" % m["seq"]})
+            continue
+        try:
+            r = recompute_charge(m)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            r = ("bad", 0)
+        if r is None:
+            unchecked.append(m["seq"])
+        elif r[0] == "bad" or not (r[0] - r[1] <= m["amountNano"] <= r[0] + r[1]):
+            problems.append({"rule": "M1", "reason": "the charge of entry %d (%d nano) is not what its mechanism costs (%s)" % (m["seq"], m["amountNano"], r[0])})
+    for seq in charges:
+        if seq not in seen:
+            problems.append({"rule": "X4", "reason": "charge %d has no mechanism record" % seq})
+    result["export"] = {"ok": not problems, "dataSha256": data_sha, "problems": problems, "chargesNotRecomputed": unchecked}
+    if problems:
+        result["ok"] = False
+        if result["verdict"] == "ok":
+            result["verdict"] = "failed"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -547,7 +636,7 @@ def records_of(doc):
         raise BadInput("the file is not a JSON object")
     if doc.get("kind") == "quiet-alarm/ledger-records":
         return doc
-    for key in ("records", "ledger"):
+    for key in ("records",):
         inner = doc.get(key)
         if isinstance(inner, dict) and inner.get("kind") == "quiet-alarm/ledger-records":
             return inner
@@ -579,6 +668,8 @@ def main(argv):
         elif isinstance(doc.get("receipt"), dict):
             receipt = doc["receipt"]
         result = verify_records(rec, receipt)
+        if doc.get("kind") == "quiet-alarm/auditor-export":
+            verify_export(doc, result)
     except (OSError, ValueError, KeyError, TypeError, BadInput) as e:
         print("Cannot verify %s: %s" % (args[0], e), file=sys.stderr)
         return 2
@@ -588,6 +679,11 @@ def main(argv):
         print("Receipt refused: %s; nothing was checked against it." % result["refused"])
     elif result["ok"]:
         print("Ledger verified: %d entries, head %s, %d officer acts signed." % (result["entries"], result["headHash"][:16], result["signedActs"]))
+        if "export" in result:
+            print("Export verified: signed by its officer with a checkpoint covering every record; spend and every charge recomputed.")
+    elif "export" in result and not result["problems"]:
+        p = result["export"]["problems"][0]
+        print("Export verification FAILED (%s): %s." % (p["rule"], p["reason"]))
     else:
         p = result["problems"][0]
         print("Ledger verification FAILED at %d (%s): %s." % (p["seq"], p["rule"], p["reason"]))

@@ -38,6 +38,7 @@ export { entriesText, previewText, releaseText, summaryText } from './ledger/led
 export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views'
 export { NOTIONS } from './chain/notions'
 export { verifyLedger } from './ledger/verify'
+export { auditorExport } from './ledger/auditor-export'
 export { previewRelease, runRelease, unlockExPost } from './releases/release-service'
 export { releaseAccuracy } from './releases/accuracy'
 export { checkpoint, fingerprint, listOfficers, registerOfficer } from './trust/officers'

@@ -11,6 +11,7 @@ import { isUserError } from '../../services'
 import {
   type Store,
   NOTIONS,
+  auditorExport,
   checkWritable,
   checkpoint,
   datasetLedger,
@@ -210,12 +211,12 @@ function exPostResult(ex: ExPostCosts): CliResult {
 
 export const ledgerCommand: CliCommand = {
   name: 'ledger',
-  required: (_values, pos) => (pos[0] === 'unlock' ? ['release', 'reason'] : []),
+  required: (_values, pos) => (pos[0] === 'unlock' ? ['release', 'reason'] : pos[0] === 'export' ? ['auditor'] : []),
   summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
   usage:
-    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] [--receipt FILE] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F] [--receipt FILE]' +
+    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] [--receipt FILE] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F] [--receipt FILE] | ledger export --db PATH --auditor FILE [--officer NAME] [--passphrase-file F]' +
     OR_SERVER,
-  subcommands: ['verify', 'unlock', 'checkpoint'],
+  subcommands: ['verify', 'unlock', 'checkpoint', 'export'],
   options: {
     ...DB_OPTION,
     dataset: { type: 'string', description: 'one dataset (id or name)' },
@@ -230,6 +231,11 @@ export const ledgerCommand: CliCommand = {
       description:
         'checkpoint: also write the signed heads to this file, to keep outside the workspace; verify: check the workspace against such a receipt (a rollback or a rewrite up to it fails)'
     },
+    auditor: {
+      type: 'string',
+      description:
+        'export: write the auditor export here (ledger, audit events, public keys, checkpoints, spend, mechanisms; no rows, no keys, no sealed costs), signed by the officer with a checkpoint'
+    },
     release: { type: 'string', description: 'unlock: release id' },
     reason: { type: 'string', description: 'unlock: why (recorded)' },
     ...OFFICER_OPTIONS
@@ -238,7 +244,14 @@ export const ledgerCommand: CliCommand = {
     const sub = positionals[0]
     // Officer acts: the passphrase is read (file, environment, prompt) before the workspace is touched.
     let cred: { officer?: string; passphrase: string } | undefined
-    if (sub === 'unlock' || sub === 'checkpoint') {
+    const auditorPath = optString(values, 'auditor')
+    const auditorFile = auditorPath === undefined ? undefined : resolve(ctx.cwd, auditorPath)
+    if (auditorFile !== undefined && sub !== 'export') throw new UsageError('--auditor goes with "ledger export"')
+    if (sub === 'export') {
+      if (remoteTarget(values, ctx.cwd)) throw new UsageError('ledger export reads the workspace file: run it where the workspace is, with --db')
+      checkWritable(auditorFile!)
+    }
+    if (sub === 'unlock' || sub === 'checkpoint' || sub === 'export') {
       if (sub === 'unlock') {
         reqNumber(values, 'release', { integer: true, ge: 1 })
         reqString(values, 'reason')
@@ -261,6 +274,25 @@ export const ledgerCommand: CliCommand = {
     }
     return withStore(values, ctx, (store) => {
       if (sub === 'checkpoint') return checkpointResult(checkpoint(store.db, cred!), receiptFile)
+      if (sub === 'export') {
+        const doc = auditorExport(store.db, cred!)
+        writeAtomically(auditorFile!, JSON.stringify(doc, null, 1) + '\n')
+        const summary = {
+          file: auditorFile!,
+          entries: doc.records.entries.length,
+          auditEvents: doc.records.auditEvents.length,
+          officers: doc.records.officers.length,
+          checkpoint: doc.checkpoint,
+          dataSha256: doc.signature.dataSha256
+        }
+        return {
+          json: { export: summary },
+          text:
+            `Auditor export written to ${auditorFile}: ${summary.entries} ledger entries, ${summary.auditEvents} audit events, ${summary.officers} officers' public keys, ` +
+            `spend per dataset and each charge's mechanism, signed by officer "${doc.signature.officer}" with checkpoint ${doc.checkpoint.id} (entry ${doc.checkpoint.ledgerSeq}, audit event ${doc.checkpoint.auditId}). ` +
+            `No rows, wrapped keys or sealed costs are in it. Check it without Quiet Alarm: python3 resources/verifier/verify.py ${auditorPath}`
+        }
+      }
       if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head'), receipt))
       if (sub === 'unlock') {
         const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
