@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '../../src-main/services/reports/chromium-printer'
+import { expectAccessible } from './axe'
 
 export const ROOT = resolve(__dirname, '..', '..')
 export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots')
@@ -84,7 +85,9 @@ export async function newPage(browser: Browser): Promise<Page> {
   return page
 }
 
+/** A picture of the page as a test left it, after axe has found no serious or critical violation in it (every state a test looks at is checked). */
 export async function screenshot(page: Page, name: string): Promise<string> {
+  await expectAccessible(page, `the state pictured in ${name}.png`)
   mkdirSync(SCREENSHOTS, { recursive: true })
   const path = join(SCREENSHOTS, `${name}.png`)
   // From the top: the sticky sidebar is drawn where the window is scrolled to, which in a full-page picture would put it

@@ -22,7 +22,7 @@ const opened = openAppForFile()
 let app: RunningApp
 let page: Page
 
-const NYC_TAXI = join(ROOT, '..', 'shared', 'data', 'nab', 'nyc_taxi.csv')
+const NYC_TAXI = join(ROOT, 'resources', 'data', 'nab', 'nyc_taxi.csv')
 const OCCUPANCY = join(ROOT, 'resources', 'sample', 'occupancy.csv')
 const CAPACITIES = join(ROOT, 'resources', 'sample', 'capacities.csv')
 

@@ -6,6 +6,7 @@ import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
 import { PublicBadge, SourceBadge } from './DatasetDetail'
 import { notionName } from '../ledger/notions'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 /** Spend and budget per notion, in words; "no budget" says what to do. */
 export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: number; summaryError?: string | null }) {
@@ -65,7 +66,7 @@ export function Catalog(props: {
   return (
     <section className="panel" aria-labelledby="catalog-title" data-testid="catalog">
       <h2 id="catalog-title">Catalog</h2>
-      <div className="table-scroll">
+      <ScrollRegion label="Datasets in the catalog">
         <table>
           <thead>
             <tr>
@@ -187,7 +188,7 @@ export function Catalog(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       <ErrorText error={act.error} testId="catalog-error" />
     </section>
   )

@@ -7,6 +7,7 @@ import { Loading } from '../../components/Loading'
 import { formatCount } from '../../format'
 import { href } from '../../sections'
 import { NO_OFFICER_WHY, NoOfficerNotice, OfficerFields, officerWhy, useOfficers } from '../ledger/OfficerFields'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 const TYPE_LABEL = { integer: 'whole number', real: 'decimal number', text: 'text', timestamp: 'date and time' } as const
 const PAGE = 20
@@ -73,7 +74,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
           </p>
           <ErrorText error={rows.error} />
           {rows.loading && <Loading what={`rows ${formatCount(offset + 1)} to ${formatCount(offset + PAGE)}`} testId="rows-loading" />}
-          <div className="table-scroll">
+          <ScrollRegion label={`Rows of ${d.name}`}>
             <table>
               <caption className="sr-only">Rows of {d.name}</caption>
               <thead>
@@ -101,7 +102,7 @@ export function DatasetDetail(props: { dataset: DatasetInfo; onClose: () => void
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           <div className="pager">
             <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
               Previous

@@ -15,6 +15,7 @@ import { PrivacyUnitField } from '../../components/PrivacyUnitField'
 import { formatCount } from '../../format'
 import { BadRowReport } from './BadRowReport'
 import { importFormReducer, initialImportForm, resolveImportForm } from './importFormState'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 const TYPES: Array<{ value: ColumnType; label: string }> = [
   { value: 'integer', label: 'Whole number' },
@@ -78,7 +79,7 @@ export function ImportPanel(props: { onImported: () => void }) {
             {formatCount(preview.fileBytes)} bytes · delimiter {delimiterName(preview.delimiter)} · types inferred from the first{' '}
             {formatCount(preview.inferredFromRows)} rows; change a type if it is wrong.
           </p>
-          <div className="table-scroll">
+          <ScrollRegion label="First rows of the file, with their types">
             <table className="preview-table">
               <thead>
                 <tr>
@@ -112,7 +113,7 @@ export function ImportPanel(props: { onImported: () => void }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           {preview.badRows.length > 0 && (
             <div className="notice warn" data-testid="preview-bad-rows">
               <strong>The preview already has {preview.badRows.length === 1 ? 'a bad row' : `${preview.badRows.length} bad rows`}.</strong> Fix the

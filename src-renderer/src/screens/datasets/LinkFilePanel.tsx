@@ -18,6 +18,7 @@ import { PrivacyUnitField } from '../../components/PrivacyUnitField'
 import { formatCount } from '../../format'
 import { NoOfficerNotice, type OfficerInput, OfficerFields, officerWhy, useOfficers } from '../ledger/OfficerFields'
 import { initialLinkFileForm, linkFileFormReducer, resolveLinkFileForm } from './linkFileFormState'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 /** The card's first words, the same as the PostgreSQL card's: who links, and with what. */
 export const LINK_FILE_WHO = 'For the privacy officer: the link is signed with the officer’s key (name and passphrase).'
@@ -104,7 +105,7 @@ function LinkFileForm(props: { onLinked: () => void; onClose: () => void }) {
           <p className="hint">
             {preview.format === 'parquet' ? 'Parquet' : 'CSV'} · {preview.columns.length} columns · the first {formatCount(preview.rows.length)} rows.
           </p>
-          <div className="table-scroll">
+          <ScrollRegion label="First rows of the file">
             <table className="preview-table">
               <thead>
                 <tr>
@@ -126,7 +127,7 @@ function LinkFileForm(props: { onLinked: () => void; onClose: () => void }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           <form
             className="stack"
             onSubmit={(e) => {

@@ -3,6 +3,7 @@ import type { ExperimentDetail, MetricSummary } from '../../../../src-main/contr
 import { formatNumber } from '../../format'
 import { sweepsOf } from './chartData'
 import { clean } from './chartLook'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 const PAGE = 25
 
@@ -33,7 +34,7 @@ export function ResultsTable(props: { detail: ExperimentDetail }) {
   return (
     <section className="panel" aria-labelledby="results-title" data-testid="results-table">
       <h2 id="results-title">Results</h2>
-      <div className="table-scroll">
+      <ScrollRegion label="Results per cell">
         <table className="compact">
           <thead>
             <tr>
@@ -82,7 +83,7 @@ export function ResultsTable(props: { detail: ExperimentDetail }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {pages > 1 && (
         <div className="pager">
           <button type="button" className="secondary" disabled={p === 0} onClick={() => setPage(p - 1)}>

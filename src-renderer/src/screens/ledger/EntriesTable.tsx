@@ -7,6 +7,7 @@ import { useReveal } from '../../components/reveal'
 import { formatCount, formatDate, formatExact } from '../../format'
 import { href } from '../../sections'
 import { actedBy } from '../../../../src-main/contract/officer-acts'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 const PAGE = 25
 
@@ -37,7 +38,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
         </p>
       )}
       {q.data && q.data.entries.length > 0 && (
-        <div className="table-scroll">
+        <ScrollRegion label="Ledger entries">
           <table className="compact">
             <thead>
               <tr>
@@ -98,7 +99,7 @@ export function EntriesTable(props: { datasetId: number | null; highlight: numbe
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {total > PAGE && (
         <div className="pager">

@@ -15,6 +15,7 @@ import { href } from '../../sections'
 import { useFirstRun } from '../datasets/FirstRunGuide'
 import { OfficerFields, type Officers, officersFrom } from './OfficerFields'
 import { type RegisterOfficerForm, emptyRegisterOfficerForm, resolveRegisterOfficer } from './registerOfficerState'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 type Registered = ResponseOf<'officer/register'>
 
@@ -77,7 +78,7 @@ export function OfficersPanel(props: { focus: boolean }) {
       )}
       {officers.length > 0 && expanded && (
         <>
-          <div className="table-scroll">
+          <ScrollRegion label="Registered officers">
             <table className="compact" data-testid="officers-list">
               <thead>
                 <tr>
@@ -100,7 +101,7 @@ export function OfficersPanel(props: { focus: boolean }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           {adding ? (
             <RegisterOfficerFormView officers={asOfficers} onRegistered={registered} onCancel={() => setAdding(false)} />
           ) : (

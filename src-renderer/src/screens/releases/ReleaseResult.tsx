@@ -9,6 +9,7 @@ import { formatDate, formatExact, mechanismName } from '../../format'
 import { href } from '../../sections'
 import { SearchAnswer } from './SearchAnswer'
 import { CLEAR, FLAGGED, ThresholdAnswer } from './ThresholdAnswer'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 /** One released answer: decisions only (never counts, noisy values or ex-post costs), its guarantee, its charge. */
 export function ReleaseResult(props: { release: ReleaseRecord }) {
@@ -87,7 +88,7 @@ function AiqAnswer(props: { answer: Extract<ReleaseAnswer, { kind: 'anomaly-iden
         records asked about are answered “anomaly”.
       </p>
       {a.records.length <= 60 && <ChartView type="bar" data={data} options={options} label="Released answer per record" height={160} />}
-      <div className="table-scroll short">
+      <ScrollRegion label="Released answer per record" short>
         <table className="compact">
           <thead>
             <tr>
@@ -112,7 +113,7 @@ function AiqAnswer(props: { answer: Extract<ReleaseAnswer, { kind: 'anomaly-iden
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </div>
   )
 }

@@ -6,6 +6,7 @@ import { formatCount, formatThreshold } from '../../format'
 import { decisionChartShape, shownKey } from './decisionChart'
 import { flagMeaning, flaggedWords } from './verdictDefinition'
 import { shownKeyPart } from '../../../../src-main/contract/shown-values'
+import { ScrollRegion } from '../../components/ScrollRegion'
 
 export const FLAGGED = '#b42318'
 export const CLEAR = '#9fb0c8'
@@ -200,7 +201,7 @@ function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string
       {rows.length === 0 ? (
         <p className="empty-state">No group was flagged.</p>
       ) : (
-        <div className="table-scroll short">
+        <ScrollRegion label="Decisions by predicate" short>
           <table className="compact" data-testid="decisions-table">
             <caption className="sr-only">Every predicate asked, its threshold and the released decision</caption>
             <thead>
@@ -230,7 +231,7 @@ function DecisionsTable(props: { decisions: ThresholdDecision[]; groupBy: string
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {rows.length > shown.length && (
         <div className="button-row">
@@ -251,7 +252,7 @@ function FlaggedTable(props: { answer: ThresholdReleaseAnswer }) {
   const a = props.answer
   if (a.flagged.length === 0) return <p className="empty-state">No group was flagged.</p>
   return (
-    <div className="table-scroll short">
+    <ScrollRegion label="Flagged predicates" short>
       <table className="compact" data-testid="flagged-table">
         <caption className="sr-only">Flagged predicates</caption>
         <thead>
@@ -277,6 +278,6 @@ function FlaggedTable(props: { answer: ThresholdReleaseAnswer }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   )
 }
