@@ -58,3 +58,10 @@ export { checkWritable, produceReport, resolveExport, sha256Hex, writeAtomically
 export { findDataset } from './reports/report-data'
 export { REPORT_TABLES } from './reports/verification'
 export { resolveDataPath } from './platform/bundled-files'
+
+// Continual alarms (services/alarms/)
+export { createAlarm } from './alarms/create'
+export { planAlarm, parseInstant } from './alarms/plan'
+export { alarmHistory, alarmRow, alarmView, listAlarms } from './alarms/alarm-store'
+export { pauseAlarm, resumeAlarm } from './alarms/alarm-status'
+export { runDueAlarms } from './alarms/evaluate'

@@ -11,6 +11,7 @@ import { sweepCommand } from './sweep'
 import { reportCommand } from './report'
 import { linkCommand } from './link'
 import { serveCommand } from './serve'
+import { alarmCommand } from './alarm-commands'
 
 /** Every CLI command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
@@ -21,6 +22,7 @@ export const commands: CliCommand[] = [
   aiqCommand,
   searchCommand,
   ...storeCommands,
+  alarmCommand,
   accountCommand,
   serveCommand,
   linkCommand,

@@ -19,6 +19,7 @@ export function alarmsHandlers(ctx: ServiceContext): HandlerMap<AlarmMethods> {
     'alarms/pause': async (r, caller) => pauseAlarm(db, r.alarmId, r.reason, caller),
     'alarms/resume': async (r, caller) => resumeAlarm(db, r.alarmId, caller),
     'alarms/history': async (r, caller) => alarmHistory(db, r.alarmId, { limit: r.limit, offset: r.offset, onlyAccount: ownRecordsOnly(caller) }),
-    'alarms/run-due': async (r) => evaluateDueAlarms(db, new Date(), SecureRandom.create(), { alarmId: r.alarmId })
+    'alarms/run-due': async (r) =>
+      evaluateDueAlarms(db, new Date(), SecureRandom.create(), { alarmId: r.alarmId, emit: (e) => ctx.events.emit(e.name, e.payload) })
   }
 }

@@ -17,7 +17,7 @@
 import type Database from 'better-sqlite3'
 import type { AlarmEvaluatedEvent, AlarmFiredEvent, AlarmRunEntry, RunDueResult } from '../../contract/alarms'
 import type { PrivacyNotion } from '../../contract/ledger'
-import { type Rng, assertSecure } from '../../../src-worker/engine/random'
+import { type Rng, SecureRandom, assertSecure } from '../../../src-worker/engine/random'
 import { periodRange } from '../../../src-worker/engine/alarms/periods'
 import { startInstance, svtStep } from '../../../src-worker/engine/alarms/sparse-vector'
 import { MAX_PERIODS_PER_RUN } from '../../contract/schemas/alarms'
@@ -493,4 +493,9 @@ export function evaluateDueAlarms(db: Db, now: Date, rng: Rng, options: Evaluate
     }
   }
   return result
+}
+
+/** `evaluateDueAlarms` with a fresh secure generator: what the doors call (the CLI's run-due, the service's clock). */
+export function runDueAlarms(db: Db, now: Date, options: EvaluateOptions = {}): RunDueResult {
+  return evaluateDueAlarms(db, now, SecureRandom.create(), options)
 }
