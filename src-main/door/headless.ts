@@ -35,7 +35,10 @@ import { Cadence, type GateRecord } from './cadence'
 import { type ListenAddress, type TlsFiles, checkListen, hostForUrl, isLoopback, listenDoor } from './listener'
 import { callDoor, forwardEvents } from './calls'
 import { BodyError, envelopeProblem, readJson, receiveUpload, refuse, send, sizeText } from './http-io'
-import { readPageOrIndex, rendererFileFor } from './static-files'
+import { readPage, rendererFileFor } from './static-files'
+import { DoorMetrics, type Gauge, routeLabel } from './metrics'
+import { isMethodName } from '../contract'
+import { statfsSync } from 'node:fs'
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; " +
@@ -47,6 +50,12 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer'
 }
+
+/** What an address that names nothing gets (the probes a host tool may try first included). */
+const NO_PAGE = 'There is nothing at this address: the UI is at /, liveness at /api/health, and readiness and metrics at /api/ready and /api/metrics (the custodian\'s)'
+const ODD_PATH = 'The request\'s address is not a path this server has: it must start with a single "/"'
+/** Readiness wants at least this much free on the workspace's disk (a release writes its charge and answer). */
+const MIN_FREE_BYTES = 64 * 1024 ** 2
 
 /** Largest file the browser may hand over for import (counted on the bytes received, not on what the client declares). */
 export const MAX_UPLOAD_BYTES = 16 * 1024 ** 3
@@ -163,6 +172,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   /** Open event streams and who opened each. */
   const streams = new Map<ServerResponse, Principal>()
   let port = 0
+  let closing = false
+  const metrics = new DoorMetrics()
   // A revoked account's open streams end with its access: no frame after the revocation's answer.
   const stopEnding = services.accounts.onAccountEnded((accountId) => {
     for (const [s, who] of streams)
@@ -333,7 +344,75 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     }
   }
 
-  const apiRoutes: readonly Route[] = [events, calls, upload, signIn, signOut, whoIsSignedIn]
+  /** Readiness (the custodian's): the workspace answers a read, and its disk has room for a release's writes. */
+  const ready: Route = {
+    method: 'GET',
+    path: '/api/ready',
+    needs: 'caller',
+    role: 'route:monitor',
+    handle({ res }) {
+      const problem = notReady()
+      if (problem !== null) return refuse(res, 503, problem, 'store', SECURITY_HEADERS)
+      send(res, 200, { ok: true, value: { ready: true } }, SECURITY_HEADERS)
+    }
+  }
+  const metricsRoute: Route = {
+    method: 'GET',
+    path: '/api/metrics',
+    needs: 'caller',
+    role: 'route:monitor',
+    handle({ res }) {
+      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store', ...SECURITY_HEADERS })
+      res.end(metrics.render(gauges()))
+    }
+  }
+
+  const apiRoutes: readonly Route[] = [events, calls, upload, signIn, signOut, whoIsSignedIn, ready, metricsRoute]
+
+  function freeBytes(): number | null {
+    if (services.context.store.path === ':memory:') return null
+    try {
+      const st = statfsSync(dirname(services.context.store.path))
+      return Number(st.bavail) * Number(st.bsize)
+    } catch {
+      return null
+    }
+  }
+
+  function notReady(): string | null {
+    if (closing) return 'Not ready: the service is stopping'
+    try {
+      services.context.store.db.prepare('SELECT 1').get()
+    } catch {
+      return 'Not ready: the workspace does not answer a read'
+    }
+    const free = freeBytes()
+    if (free !== null && free < MIN_FREE_BYTES) return `Not ready: the disk holding the workspace has less than ${sizeText(MIN_FREE_BYTES)} free`
+    return null
+  }
+
+  function gauges(): Gauge[] {
+    const load = services.context.releases.load()
+    const denials = services.context.store.db
+      .prepare(`SELECT kind, count(*) AS n FROM audit_events WHERE kind IN ('release/denied', 'release/refused') GROUP BY kind`)
+      .all() as { kind: string; n: number }[]
+    const byKind = new Map(denials.map((d) => [d.kind, d.n]))
+    const free = freeBytes()
+    return [
+      { name: 'quiet_alarm_releases_running', help: 'Releases being answered now.', type: 'gauge', samples: [{ value: load.running }] },
+      { name: 'quiet_alarm_releases_queued', help: 'Releases waiting for a turn.', type: 'gauge', samples: [{ value: load.queued }] },
+      {
+        name: 'quiet_alarm_denials_total',
+        help: 'Releases denied (over a budget) or refused (cannot be decided), as recorded in the workspace.',
+        type: 'counter',
+        samples: ['release/denied', 'release/refused'].map((kind) => ({ labels: { kind }, value: byKind.get(kind) ?? 0 }))
+      },
+      { name: 'quiet_alarm_event_streams', help: 'Open event streams.', type: 'gauge', samples: [{ value: streams.size }] },
+      ...(free === null
+        ? []
+        : [{ name: 'quiet_alarm_workspace_free_bytes', help: "Free bytes on the workspace's disk.", type: 'gauge' as const, samples: [{ value: free }] }])
+    ]
+  }
 
   function refuseAuth(res: ServerResponse, r: AuthFailure): void {
     const retry: Record<string, string> = r.retryAfterMs === undefined ? {} : { 'Retry-After': String(Math.ceil(r.retryAfterMs / 1000)) }
@@ -363,20 +442,19 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     return { ok: false, refuse: (res) => refuseAuth(res, r) }
   }
 
-  /** The UI's files: GET and HEAD only; a page path the UI routes itself gets index.html. */
+  /** The UI's files: GET and HEAD only; an address that names no file of the UI gets one sentence. */
   async function page({ req, res, url }: Exchange): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405).end()
-      return
+      return refuse(res, 405, `${req.method ?? 'This method'} is not used on the UI's pages: they are read with GET`, 'bad-request', {
+        Allow: 'GET, HEAD',
+        ...SECURITY_HEADERS
+      })
     }
     const file = rendererFileFor(url.pathname, rendererDir)
     if (file === 'undecodable') return refuse(res, 400, 'The address is not valid percent-encoding', 'bad-request', SECURITY_HEADERS)
-    if (file === 'outside') {
-      res.writeHead(404).end()
-      return
-    }
-    const found = await readPageOrIndex(file, rendererDir)
-    if (!found) {
+    const found = file === 'outside' ? 'missing' : await readPage(file, rendererDir)
+    if (found === 'missing') return refuse(res, 404, NO_PAGE, 'not-found', SECURITY_HEADERS)
+    if (found === 'not-built') {
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('The UI is not built yet: run "npm run build".')
       return
     }
@@ -391,6 +469,18 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   /** The guard: Host for everything; for the API, the Origin, then who calls (callerOf) and what the role table allows. */
   async function guarded(x: Exchange): Promise<void> {
     const { req, res, url } = x
+    // Liveness reveals nothing but that the door answers: anyone may ask, under any Host name (a probe uses an address).
+    if (url.pathname === '/api/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const alive = '{"ok":true}'
+      res.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': String(alive.length),
+        'Cache-Control': 'no-store',
+        ...SECURITY_HEADERS
+      })
+      res.end(req.method === 'HEAD' ? undefined : alive)
+      return
+    }
     if (!hostAllowed(req.headers.host)) return refuse(res, 403, 'Refused: unexpected Host header', 'forbidden')
     if (!url.pathname.startsWith('/api/')) return page(x)
     if (!originAllowed(req.headers.origin, req.headers.host)) return refuse(res, 403, 'Refused: cross-origin request', 'forbidden')
@@ -414,8 +504,15 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       cadence: cadenceMs === null ? null : new Cadence(cadenceMs),
       onGateLeave: options.onGateLeave,
       handler: async (req, res) => {
+        const startedNs = process.hrtime.bigint()
+        const target = req.url ?? '/'
+        // Only a path that starts with one "/" (a second, or a backslash, would be read as a host name by the URL parser).
+        const url = /^\/(?![/\\])/.test(target) ? new URL(target, `${scheme}://127.0.0.1`) : null
+        const label = url ? routeLabel(url.pathname, isMethodName) : 'page'
+        res.once('finish', () => metrics.observe(label, res.statusCode, Number(process.hrtime.bigint() - startedNs) / 1e9))
         try {
-          await guarded({ req, res, url: new URL(req.url ?? '/', `${scheme}://127.0.0.1`), caller: null })
+          if (!url) return refuse(res, 400, ODD_PATH, 'bad-request', SECURITY_HEADERS)
+          await guarded({ req, res, url, caller: null })
         } catch (e) {
           process.stderr.write(`request failed: ${(e as Error)?.stack ?? String(e)}\n`)
           if (!res.headersSent) refuse(res, 500, 'Internal error', 'internal')
@@ -442,6 +539,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     services,
     server: listening.bound,
     async close() {
+      closing = true
       unsubscribe()
       stopEnding()
       for (const s of streams.keys()) s.end()

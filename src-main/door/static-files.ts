@@ -55,9 +55,12 @@ export async function readStaticFile(file: string): Promise<StaticFile | null> {
 }
 
 /**
- * What the headless server sends for a page path: the file, else the UI's index.html (the single-page app routes on
- * the client), else null when the UI is not built.
+ * What the headless server sends for a page path: the file; `not-built` when the UI's index.html is missing (nothing
+ * is served then); `missing` for any other path that names no file. The UI routes in the address's fragment, which
+ * never reaches the server, so no other path is the UI's: `/health` or `/metrics` get no page.
  */
-export async function readPageOrIndex(file: string, rendererDir: string): Promise<StaticFile | null> {
-  return (await readStaticFile(file)) ?? (await readStaticFile(join(resolve(rendererDir), 'index.html')))
+export async function readPage(file: string, rendererDir: string): Promise<StaticFile | 'missing' | 'not-built'> {
+  const found = await readStaticFile(file)
+  if (found) return found
+  return (await readStaticFile(join(resolve(rendererDir), 'index.html'))) ? 'missing' : 'not-built'
 }

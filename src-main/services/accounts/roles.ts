@@ -103,7 +103,9 @@ export const ROUTE_ROLES = {
   /** Handing a file to the service (import, link). */
   'route:upload': CUSTODIAN,
   /** The event stream (each event is filtered for its reader). */
-  'route:events': ALL
+  'route:events': ALL,
+  /** The service's readiness and Prometheus metrics (the custodian runs the host; liveness, /api/health, is anyone's). */
+  'route:monitor': CUSTODIAN
 } as const satisfies Record<string, readonly Role[]>
 
 export type RouteName = keyof typeof ROUTE_ROLES
@@ -137,7 +139,8 @@ export type Authorization = { ok: true } | { ok: false; error: { message: string
 export function authorize(principal: Principal, method: MethodName | RouteName): Authorization {
   const allowed: readonly Role[] = method.startsWith('route:') ? ROUTE_ROLES[method as RouteName] : METHOD_ROLES[method as MethodName]
   if (allowed.some((r) => principal.roles.includes(r))) return { ok: true }
-  const what = method === 'route:upload' ? 'Uploading a file' : `"${method}"`
+  const what =
+    method === 'route:upload' ? 'Uploading a file' : method === 'route:monitor' ? "Reading the service's readiness and metrics" : `"${method}"`
   const mine = principal.roles.length === 1 ? ROLE_WORDS[principal.roles[0]].replace(/'s$/, '') : 'an account without that role'
   return {
     ok: false,

@@ -53,6 +53,8 @@ export interface Releases {
   /** Runs a release as `caller` (default: the workbench's local user). */
   run(req: ReleaseRequest, caller?: Principal): Promise<ReleaseRecord>
   readonly view: ReleaseView
+  /** How many releases are being answered now, and how many wait for a turn (the custodian's metrics). */
+  load(): { running: number; queued: number }
 }
 
 /** What every area's handlers are built from. */

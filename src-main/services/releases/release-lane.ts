@@ -94,6 +94,9 @@ export class ReleaseLane implements Releases {
   private readonly flight = new Int32Array(new SharedArrayBuffer(4))
   private closed = false
   private readonly stepMs: number
+  /** Releases asked and not yet settled (the one running included). */
+  private asked = 0
+  private active = 0
 
   constructor(private readonly options: ReleaseLaneOptions) {
     this.stepMs = options.cadenceMs ?? ANSWER_STEP_MS
@@ -106,9 +109,22 @@ export class ReleaseLane implements Releases {
 
   /** Runs one release on the runner after those asked before it; resolves with its record, or rejects as `runRelease` throws. */
   run(req: ReleaseRequest, caller: Principal = LOCAL_PRINCIPAL): Promise<ReleaseRecord> {
-    const turn = this.tail.then(() => this.runOne(req, caller))
+    this.asked++
+    const turn = this.tail.then(async () => {
+      this.active++
+      try {
+        return await this.runOne(req, caller)
+      } finally {
+        this.active--
+        this.asked--
+      }
+    })
     this.tail = turn.catch(() => undefined)
     return turn
+  }
+
+  load(): { running: number; queued: number } {
+    return { running: this.active, queued: this.asked - this.active }
   }
 
   async close(): Promise<void> {

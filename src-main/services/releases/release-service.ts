@@ -78,7 +78,8 @@ export function inlineReleases(db: Db, hooks: Omit<RunHooks, 'inFlight'> = {}): 
   const inFlight = new Set<number>()
   return {
     run: async (req) => runRelease(db, req, { ...hooks, inFlight }),
-    view: { running: (d, id) => d === db && inFlight.has(id), hideUntilAnswerTime: false }
+    view: { running: (d, id) => d === db && inFlight.has(id), hideUntilAnswerTime: false },
+    load: () => ({ running: inFlight.size, queued: 0 })
   }
 }
 
