@@ -52,7 +52,8 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 }
 
 /** What an address that names nothing gets (the probes a host tool may try first included). */
-const NO_PAGE = 'There is nothing at this address: the UI is at /, liveness at /api/health, and readiness and metrics at /api/ready and /api/metrics (the custodian\'s)'
+const NO_PAGE =
+  "There is nothing at this address: the UI is at /, liveness at /api/health, and readiness and metrics at /api/ready and /api/metrics (the custodian's)"
 const ODD_PATH = 'The request\'s address is not a path this server has: it must start with a single "/"'
 /** Readiness wants at least this much free on the workspace's disk (a release writes its charge and answer). */
 const MIN_FREE_BYTES = 64 * 1024 ** 2
@@ -410,7 +411,14 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       { name: 'quiet_alarm_event_streams', help: 'Open event streams.', type: 'gauge', samples: [{ value: streams.size }] },
       ...(free === null
         ? []
-        : [{ name: 'quiet_alarm_workspace_free_bytes', help: "Free bytes on the workspace's disk.", type: 'gauge' as const, samples: [{ value: free }] }])
+        : [
+            {
+              name: 'quiet_alarm_workspace_free_bytes',
+              help: "Free bytes on the workspace's disk.",
+              type: 'gauge' as const,
+              samples: [{ value: free }]
+            }
+          ])
     ]
   }
 
