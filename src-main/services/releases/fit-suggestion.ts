@@ -7,6 +7,7 @@
  * Pure: the caller passes the price as a function of the one parameter being changed (all others fixed).
  */
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
+import type { ReleaseKind } from '../../contract/release-kinds'
 
 /** Which way weakens the accuracy (and lowers the price): a larger alpha or beta, or a smaller epsilon. */
 export type Weaker = 'larger' | 'smaller'
@@ -106,8 +107,11 @@ export interface FitSuggestionResult {
   fits: Array<{ param: 'alpha' | 'beta' | 'epsilon'; value: number; epsilonExact: string }>
 }
 
-/** The release parameters this module reads (a subset of the contract's ReleaseParams). */
-type Params = { kind: 'threshold'; alpha: number; beta: number } | { kind: 'anomaly-identification'; epsilon: number } | { kind: 'anomaly-search' }
+/** The parameters a denial may suggest moving: a threshold's alpha and beta, anomaly identification's epsilon; other kinds none. */
+type Params =
+  | { kind: 'threshold'; alpha: number; beta: number }
+  | { kind: 'anomaly-identification'; epsilon: number }
+  | { kind: Exclude<ReleaseKind, 'threshold' | 'anomaly-identification'> }
 
 /** What a kind adds to its denials (public inputs only: the definition, public tables, the ledger). */
 export interface FitOptions {
