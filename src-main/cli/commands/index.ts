@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command'
-import { statusCommand } from './status'
+import { migrateCommand, statusCommand } from './status'
 import { minentCommand } from './minent'
 import { thresholdCommand } from './threshold'
 import { noiseCommand } from './noise'
@@ -16,6 +16,7 @@ import { alarmCommand } from './alarm-commands'
 /** Every CLI command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
   statusCommand,
+  migrateCommand,
   minentCommand,
   thresholdCommand,
   noiseCommand,

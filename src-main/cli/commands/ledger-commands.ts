@@ -62,12 +62,12 @@ import {
   requireOptions
 } from '../command'
 
-function openDb(values: CliValues, ctx: { cwd: string }): Store {
-  return openWorkspace(values, ctx.cwd, { create: false })
+function openDb(values: CliValues, ctx: { cwd: string }, readOnly = false): Store {
+  return openWorkspace(values, ctx.cwd, { create: false, readOnly })
 }
 
-function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store) => T): T {
-  const store = openDb(values, ctx)
+function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store) => T, readOnly = false): T {
+  const store = openDb(values, ctx, readOnly)
   try {
     return f(store)
   } finally {
@@ -315,7 +315,8 @@ export const ledgerCommand: CliCommand = {
         json: { summary, entries: entries.entries, total: entries.total, verify: v },
         text: [summaryText(summary, { cells }), '', entriesText(entries.entries, entries.total), '', v.message].join('\n')
       }
-    })
+      // The ledger and its verification only read: an older workspace is refused, not migrated.
+    }, sub === undefined || sub === 'verify')
   }
 }
 
