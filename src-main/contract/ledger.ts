@@ -191,7 +191,11 @@ export interface LedgerVerifyResult {
   /** Hash of the last entry: write it down elsewhere to detect a rewrite of the whole chain or a cut tail later. */
   headHash: string
   /** The first entry that does not verify, and why. */
-  firstBroken: { seq: number; reason: string } | null
+  /**
+   * The first problem: at an entry (`seq`), or, with `afterLastEntry`, in no entry (the audit log, a checkpoint's audit
+   * head, sealed costs, a link), reported at the ledger's last seq + 1.
+   */
+  firstBroken: { seq: number; reason: string; afterLastEntry?: true } | null
   /** One sentence: green or red. */
   message: string
   /**

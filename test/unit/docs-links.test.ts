@@ -33,6 +33,13 @@ describe('documentation links', () => {
     it(`every repository path ${file.slice(ROOT.length + 1)} names in code exists`, () => {
       expect(missingCodePaths(file, ROOT)).toEqual([])
     })
+
+    it(`${file.slice(ROOT.length + 1)} names no file outside the repository (a reader of the repository cannot open it)`, () => {
+      const outside = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => /(^|[\s(`'"])\.\.\/shared\//.test(l))
+      expect(outside).toEqual([])
+    })
   }
 })
 

@@ -34,6 +34,8 @@ export interface Admission {
   analyst: AnalystAdmission | null
   /** One sentence when denied: requested / remaining / difference, in words; it names the budget that binds. */
   denial: string | null
+  /** When the dataset's budgets deny it: the limit that binds, the budget per unit or the notion's own cap (null otherwise). */
+  limit: { kind: 'per-unit' | 'notion-cap'; nano: number } | null
 }
 
 /**
@@ -159,7 +161,8 @@ export function admission(
     spentAfterNano: ds.spentAfterNano,
     budgetNano: ds.budgetNano,
     notion: { spentBeforeNano: ds.notionBeforeNano, spentAfterNano: ds.notionAfterNano, capNano: ds.capNano },
-    analyst: null
+    analyst: null,
+    limit: null
   }
   const refused = (denial: string): Admission => ({ ...base, allowed: false, remainingNano: null, overNano: amountNano, denial })
   // The unit the charge was computed with must be the one the officer signed with the budget (privacy-unit.ts); said
@@ -197,7 +200,8 @@ export function admission(
       allowed: false,
       remainingNano: ds.remainingNano,
       overNano: ds.overNano,
-      denial: over(ds, `dataset "${datasetName}"`) + 'Ask for less accuracy, or ask the privacy officer to raise the budget.'
+      denial: over(ds, `dataset "${datasetName}"`) + 'Ask for less accuracy, or ask the privacy officer to raise the budget.',
+      limit: ds.byUnit ? { kind: 'per-unit', nano: ds.unitNano! } : { kind: 'notion-cap', nano: ds.capNano! }
     }
   }
   // The calling analyst's own budget on this dataset, when the officer set one: held against their own charges.

@@ -80,10 +80,10 @@ function verifyResult(f: TrustFindings, problems: TrustProblem[], expect?: strin
     ok: first === null && !headNotFound,
     entries: count,
     headHash,
-    firstBroken: first,
+    firstBroken: first === null ? null : { seq: first.seq, reason: first.reason, ...(first.afterLastEntry ? { afterLastEntry: true } : {}) },
     ...(headFound === undefined ? {} : { headFound }),
     message: first
-      ? `Ledger verification FAILED at entry ${first.seq}: ${first.reason}.${headText ? ` ${headText}` : ''}`
+      ? `Ledger verification FAILED ${first.afterLastEntry ? `after the last entry (${f.lastSeq})` : `at entry ${first.seq}`}: ${first.reason}.${headText ? ` ${headText}` : ''}`
       : headNotFound
         ? `${headText} The chain itself is intact: ${count} ${count === 1 ? 'entry' : 'entries'}, head ${headHash.slice(0, 16)}.${trustText}`
         : `Ledger verified: ${count} ${count === 1 ? 'entry' : 'entries'}, hash chain intact, head ${headHash.slice(0, 16)}.${unsignedText}${trustText}`,

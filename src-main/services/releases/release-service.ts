@@ -145,7 +145,9 @@ export function chargeRelease(db: Db, p: PreparedRelease, actor: string, chargin
         notion: p.notion,
         requested: nanoToDecimal(p.chargeNano),
         remaining: adm.remainingNano === null ? null : nanoToDecimal(adm.remainingNano),
-        budget: adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
+        // The budget that denied it: the notion's own cap when that binds, else the budget per unit.
+        budget: adm.limit !== null ? nanoToDecimal(adm.limit.nano) : adm.budgetNano === null ? null : nanoToDecimal(adm.budgetNano),
+        ...(adm.limit !== null ? { budgetKind: adm.limit.kind } : {}),
         difference: nanoToDecimal(adm.overNano),
         // Which budget denied it: the dataset's, or the calling analyst's own (then also named).
         budgetOf: adm.analyst !== null && adm.analyst.overNano > 0 ? 'analyst' : 'dataset',

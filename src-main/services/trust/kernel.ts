@@ -41,6 +41,8 @@ type Db = Database.Database
 export interface TrustProblem {
   seq: number
   reason: string
+  /** Set on a problem of the audit log, a checkpoint's audit head, sealed costs or links: found after the last entry, in no entry. */
+  afterLastEntry?: true
 }
 
 /** One charge as the hashed entry holds it. */
@@ -589,7 +591,7 @@ function witnessed(db: Db, f: TrustFindings): TrustFindings {
     if (w.seq > 0 && f.entryHashAt(w.seq) !== w.hash)
       extra.push({ seq: Math.min(w.seq, f.lastSeq + 1), reason: `the ledger up to entry ${w.seq} was rewritten or cut ${what}` })
     if (w.auditId > 0 && f.auditHashAt(w.auditId) !== w.auditHash)
-      extra.push({ seq: f.lastSeq + 1, reason: `the audit log up to event ${w.auditId} was rewritten or cut ${what}` })
+      extra.push({ seq: f.lastSeq + 1, reason: `the audit log up to event ${w.auditId} was rewritten or cut ${what}`, afterLastEntry: true })
   }
   if (extra.length === 0) {
     if (f.problems.length === 0 && !db.inTransaction)
@@ -616,11 +618,14 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   const lastSeq = scan.ledger.lastSeq
   const problems: TrustProblem[] = [...scan.ledger.problems]
   const P = (seq: number, reason: string) => problems.push({ seq, reason })
+  /** A problem in no entry (the audit log, sealed costs, links): reported after the ledger's last entry. */
+  const A = (reason: string) => problems.push({ seq: lastSeq + 1, reason, afterLastEntry: true })
   const head = statement(db, 'SELECT seq, hash FROM ledger_head WHERE id = 1').get() as { seq: number; hash: string } | undefined
   const headProblem = scan.ledger.headProblem(head)
   if (headProblem) problems.push(headProblem)
   for (const [seq, reason] of scan.cellProblems) P(seq, reason)
-  for (const p of scan.releaseProblems.values()) P(p.seq === 'end' ? lastSeq + 1 : p.seq, p.reason)
+  for (const p of scan.releaseProblems.values()) if (p.seq === 'end') A(p.reason)
+  else P(p.seq, p.reason)
 
   const registry = officerRegistry(db, scan.registrations)
   const cps = statement(db, 'SELECT * FROM ledger_checkpoints ORDER BY id').all() as CheckpointRow[]
@@ -698,17 +703,17 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
       )
   }
   // The audit chain, its signatures, and unsigned officer acts recorded there.
-  for (const p of scan.audit.problems) P(end, p.reason)
+  for (const p of scan.audit.problems) A(p.reason)
   for (const a of scan.signedAudit) {
     if (a.hash !== null && signedBy(a.signer!, auditSigningText(a.id, a.hash, a.signer!), a.signature)) signedActs++
-    else P(end, `audit event ${a.id} (${a.kind}) does not carry a valid officer signature`)
+    else A(`audit event ${a.id} (${a.kind}) does not carry a valid officer signature`)
   }
   const firstOfficerAt = registry.all[0]?.created_at
   for (const a of scan.officerAudit) {
     // Unlocks and registrations are signed; a budget's and a declaration's events go with their signed entries.
     if (a.signer || !a.kind.startsWith('officer/') || a.kind === 'officer/declare-public') continue
     if (firstOfficerAt !== undefined && a.at >= firstOfficerAt)
-      P(end, `audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
+      A(`audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
   }
   for (const o of registry.all)
     if (!scan.registrations.has(o.key_id)) P(1, `officer "${o.name}" is not recorded in the audit log (an officer added around the app)`)
@@ -746,8 +751,8 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     }
     if (c.audit_id > 0) {
       const a = scan.audit.byId.get(c.audit_id)
-      if (!a) P(end, `audit event ${c.audit_id}, covered by ${who}, is missing: audit events were deleted`)
-      else if (a.hash !== c.audit_hash) P(end, `the audit log up to event ${c.audit_id} was rewritten after ${who} (events deleted or changed)`)
+      if (!a) A(`audit event ${c.audit_id}, covered by ${who}, is missing: audit events were deleted`)
+      else if (a.hash !== c.audit_hash) A(`the audit log up to event ${c.audit_id} was rewritten after ${who} (events deleted or changed)`)
     }
     const fact = {
       id: c.id,
@@ -769,7 +774,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   for (const e of scan.signedEntries)
     if (e.seq > coveredSeq) P(e.seq, `entry ${e.seq} is an officer act that no checkpoint covers (checkpoints were deleted)`)
   for (const a of scan.signedAudit)
-    if (a.id > coveredAudit) P(end, `audit event ${a.id} (${a.kind}) is an officer act that no checkpoint covers (checkpoints were deleted)`)
+    if (a.id > coveredAudit) A(`audit event ${a.id} (${a.kind}) is an officer act that no checkpoint covers (checkpoints were deleted)`)
   if (lastCheckpoint !== null) {
     const cp = lastCheckpoint
     notCheckpointed = {
@@ -795,7 +800,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   // Every signed link must still be what its officer signed: a use refuses a changed one, and verify reports it.
   const verifiedSigner = (text: string, signer: string, signature: string) => verifiedIds.has(signer) && signedBy(signer, text, signature)
   for (const l of forgedLinks(db, verifiedSigner))
-    P(end, `the ${l.kind} link of dataset "${l.name}" is not the one a privacy officer signed (it was changed in the workspace file)`)
+    A(`the ${l.kind} link of dataset "${l.name}" is not the one a privacy officer signed (it was changed in the workspace file)`)
   // A link an officer signed stays a signed link: without its signed source row the dataset would read a table of the
   // workspace, or an unsigned link, under the officer's budgets and public declaration, which name it by id and uid.
   for (const l of removedLinks(db, scan.signedAudit, uids))
@@ -805,15 +810,15 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     )
   // Sealed costs: bound ones were checked as read; unbound ones only before binding began, plaintext only before
   // officer keys.
-  for (const reason of scan.sealedProblems.values()) P(end, reason)
+  for (const reason of scan.sealedProblems.values()) A(reason)
   for (const id of scan.unbound) {
     const reason = unboundProblem(id)
-    if (reason !== null) P(end, reason)
+    if (reason !== null) A(reason)
   }
   // Every release answered since binding began stored its costs with their binding event in the answer's transaction.
   for (const id of statement(db, `SELECT id FROM releases WHERE status = 'answered' AND id > ? ORDER BY id`).pluck().all(sealEpoch) as number[])
     if (!scan.bound.has(id) && !scan.sealed.has(id))
-      P(end, `release ${id} was answered but its sealed costs and the audit event binding them are gone (deleted outside the app)`)
+      A(`release ${id} was answered but its sealed costs and the audit event binding them are gone (deleted outside the app)`)
   problems.sort((a, b) => a.seq - b.seq)
   const lastAudit = scan.audit.byId.get(scan.audit.lastId)
   return {

@@ -81,8 +81,13 @@ export function receiptProblems(f: TrustFindings, r: LedgerReceipt): TrustProble
   if (r.auditId > 0) {
     const h = f.auditHashAt(r.auditId)
     if (h === null)
-      out.push({ seq: f.lastSeq + 1, reason: `audit event ${r.auditId}, covered by ${of}, is missing: the workspace was rolled back or cut short` })
-    else if (h !== r.auditHash) out.push({ seq: f.lastSeq + 1, reason: `the audit log up to event ${r.auditId} was rewritten after ${of}` })
+      out.push({
+        seq: f.lastSeq + 1,
+        reason: `audit event ${r.auditId}, covered by ${of}, is missing: the workspace was rolled back or cut short`,
+        afterLastEntry: true
+      })
+    else if (h !== r.auditHash)
+      out.push({ seq: f.lastSeq + 1, reason: `the audit log up to event ${r.auditId} was rewritten after ${of}`, afterLastEntry: true })
   }
   return out
 }
