@@ -624,8 +624,9 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   const headProblem = scan.ledger.headProblem(head)
   if (headProblem) problems.push(headProblem)
   for (const [seq, reason] of scan.cellProblems) P(seq, reason)
-  for (const p of scan.releaseProblems.values()) if (p.seq === 'end') A(p.reason)
-  else P(p.seq, p.reason)
+  for (const p of scan.releaseProblems.values())
+    if (p.seq === 'end') A(p.reason)
+    else P(p.seq, p.reason)
 
   const registry = officerRegistry(db, scan.registrations)
   const cps = statement(db, 'SELECT * FROM ledger_checkpoints ORDER BY id').all() as CheckpointRow[]
@@ -712,8 +713,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   for (const a of scan.officerAudit) {
     // Unlocks and registrations are signed; a budget's and a declaration's events go with their signed entries.
     if (a.signer || !a.kind.startsWith('officer/') || a.kind === 'officer/declare-public') continue
-    if (firstOfficerAt !== undefined && a.at >= firstOfficerAt)
-      A(`audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
+    if (firstOfficerAt !== undefined && a.at >= firstOfficerAt) A(`audit event ${a.id} (${a.kind}) is an officer act without an officer's signature`)
   }
   for (const o of registry.all)
     if (!scan.registrations.has(o.key_id)) P(1, `officer "${o.name}" is not recorded in the audit log (an officer added around the app)`)
