@@ -129,6 +129,8 @@ const SERVICE_LAYERS = [
   'releases',
   'experiments',
   'reports',
+  'alarms',
+  'webhooks',
   'app'
 ]
 

@@ -24,11 +24,7 @@ export function existingWorkspacePath(values: CliValues, cwd: string): string {
   return path
 }
 
-/**
- * `readOnly`: a command that only reads (ledger, ledger verify, report) never migrates: a workspace of an older schema
- * is refused with one sentence naming `quiet-alarm migrate`, and nothing is written.
- */
-export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean; readOnly?: boolean }): Store {
+export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean }): Store {
   const path = options.create ? workspacePath(values, cwd) : existingWorkspacePath(values, cwd)
-  return openStore(path, { projectRoot: projectRoot(), migrate: !options.readOnly })
+  return openStore(path, { projectRoot: projectRoot() })
 }

@@ -13,7 +13,7 @@
  */
 
 // The workspace file
-export { type Store, defaultDatabasePath, openStore, readSchemaVersion } from './store/store'
+export { type Store, defaultDatabasePath, openStore } from './store/store'
 export { LATEST_SCHEMA_VERSION } from './store/migrations'
 export { projectRoot } from './platform/worker-script'
 export { defaultPoolSize } from './platform/worker-pool'
@@ -25,6 +25,8 @@ export { isColumnType } from './catalog/column-types'
 export { unitName, unitText } from './catalog/unit-record'
 export { type ImportProgress, planImport, runImport } from './datasets/import-dataset'
 export { appendText, planAppend, runAppend } from './datasets/append-dataset'
+export { type WebhookInfo, addWebhook, listWebhooks, removeWebhook } from './webhooks/webhook-store'
+export { deliverDue, httpsSender, queueFires } from './webhooks/delivery'
 export { deleteQuery, getQuery, listQueries, saveQuery } from './datasets/query-store'
 export { dropOrphanStagingTables } from './store/staging'
 

@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command'
-import { migrateCommand, statusCommand } from './status'
+import { statusCommand } from './status'
 import { minentCommand } from './minent'
 import { thresholdCommand } from './threshold'
 import { noiseCommand } from './noise'
@@ -11,12 +11,12 @@ import { sweepCommand } from './sweep'
 import { reportCommand } from './report'
 import { linkCommand } from './link'
 import { serveCommand } from './serve'
+import { webhookCommand } from './webhook-commands'
 import { alarmCommand } from './alarm-commands'
 
 /** Every CLI command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
   statusCommand,
-  migrateCommand,
   minentCommand,
   thresholdCommand,
   noiseCommand,
@@ -28,5 +28,6 @@ export const commands: CliCommand[] = [
   serveCommand,
   linkCommand,
   sweepCommand,
-  reportCommand
+  reportCommand,
+  webhookCommand
 ]

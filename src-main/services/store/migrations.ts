@@ -22,6 +22,7 @@ import { migration017 } from './migrations/017-experiment-owner'
 import { migration018 } from './migrations/018-dataset-uid'
 import { migration019 } from './migrations/019-kinds-in-code'
 import { migration020 } from './migrations/020-alarms'
+import { migration021 } from './migrations/021-webhooks'
 
 export type { Migration }
 
@@ -71,7 +72,8 @@ export const migrations: Migration[] = [
   migration017,
   migration018,
   migration019,
-  migration020
+  migration020,
+  migration021
 ].filter((m): m is Migration => m !== null)
 
 export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

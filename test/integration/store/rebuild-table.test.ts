@@ -175,7 +175,7 @@ describe('migration 019 on a workspace with releases', () => {
     const objectsBefore = objects(old.db)
     old.close()
 
-    store = openStore(ws.db, { migrations: migrations.filter((m) => m.version <= 19) })
+    store = openStore(ws.db)
     const db = store.db
     expect(store.schemaVersion()).toBe(19)
     expect(snapshot(db)).toEqual(before)
