@@ -346,30 +346,33 @@ export interface ThresholdDecision {
   flagged: boolean
 }
 
+/** A threshold release's answer: one decision per predicate. */
+export interface ThresholdAnswer {
+  kind: 'threshold'
+  /** Predicates asked (the predicate set is public: it comes from the thresholds or the saved query). */
+  predicates: number
+  /** Group-by columns as the answer names them (a column grouped by time: "hour of at"), and the flagged predicates as their key tuples in that order. */
+  groupBy: string[]
+  flagged: Array<Array<string | number | null>>
+  /**
+   * Every predicate asked, in predicate order, with its public threshold and its released decision (absent from
+   * releases answered before this field existed).
+   */
+  decisions?: ThresholdDecision[]
+  /** What the thresholds are, in words ("constant 40", "column capacity of dataset capacities", ...). */
+  thresholdText?: string
+  /** What is compared with the thresholds, in words ("row count", "count of distinct person_id"). */
+  countText?: string
+  /**
+   * 2 alpha, in the units compared: a flagged group may be this much under its threshold (the guarantee's uncertainty
+   * region). Absent from releases answered before this field existed.
+   */
+  tolerance?: number
+}
+
 /** What a release shows: decisions only. Never a true count, a raw noisy value or an ex-post cost. */
 export type ReleaseAnswer =
-  | {
-      kind: 'threshold'
-      /** Predicates asked (the predicate set is public: it comes from the thresholds or the saved query). */
-      predicates: number
-      /** Group-by columns as the answer names them (a column grouped by time: "hour of at"), and the flagged predicates as their key tuples in that order. */
-      groupBy: string[]
-      flagged: Array<Array<string | number | null>>
-      /**
-       * Every predicate asked, in predicate order, with its public threshold and its released decision (absent from
-       * releases answered before this field existed).
-       */
-      decisions?: ThresholdDecision[]
-      /** What the thresholds are, in words ("constant 40", "column capacity of dataset capacities", ...). */
-      thresholdText?: string
-      /** What is compared with the thresholds, in words ("row count", "count of distinct person_id"). */
-      countText?: string
-      /**
-       * 2 alpha, in the units compared: a flagged group may be this much under its threshold (the guarantee's uncertainty
-       * region). Absent from releases answered before this field existed.
-       */
-      tolerance?: number
-    }
+  | ThresholdAnswer
   | {
       kind: 'anomaly-identification'
       columns: string[]
@@ -397,6 +400,19 @@ export type ReleaseAnswer =
       decisiveAt?: number
       /** One sentence: "Most likely the anomaly: ..., with posterior 0.93 ..." or "Inconclusive: the most likely individual has posterior 0.01 ...". */
       verdict?: string
+    }
+  | {
+      kind: 'alarm-period'
+      alarmId: number
+      /** A period's answer: its index, its range [from, to) and the threshold answer on the period's rows. */
+      period?: number
+      from?: string
+      to?: string
+      threshold?: ThresholdAnswer
+      /** A when-fires instance's charge: its ordinal and first period; its fires are in the alarm's history, per period. */
+      instance?: number
+      firstPeriod?: number
+      fires?: string
     }
 
 export interface ReleaseRecord {

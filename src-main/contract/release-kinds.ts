@@ -13,9 +13,14 @@ import type { NumberRange } from './release-params'
 import { thresholdSpec } from './kinds/threshold'
 import { anomalyIdentificationSpec } from './kinds/anomaly-identification'
 import { anomalySearchSpec } from './kinds/anomaly-search'
+import { alarmPeriodSpec } from './kinds/alarm-period'
 
-/** Every release kind, in the order lists show them. */
-export const RELEASE_KIND_LIST = ['threshold', 'anomaly-identification', 'anomaly-search'] as const
+/** The kinds a release request asks for (`release`, `releases/run`): each has a parameters schema and a module. */
+export const REQUESTED_KIND_LIST = ['threshold', 'anomaly-identification', 'anomaly-search'] as const
+export type RequestedKind = (typeof REQUESTED_KIND_LIST)[number]
+
+/** Every release kind, in the order lists show them: the requested ones, and those an alarm makes (`alarm run-due`). */
+export const RELEASE_KIND_LIST = [...REQUESTED_KIND_LIST, 'alarm-period'] as const
 export type ReleaseKind = (typeof RELEASE_KIND_LIST)[number]
 
 export interface MechanismSpec {
@@ -28,7 +33,7 @@ export interface MechanismSpec {
 }
 
 export type AnswerOf<K extends ReleaseKind> = Extract<ReleaseAnswer, { kind: K }>
-export type ParamsOf<K extends ReleaseKind> = Extract<ReleaseParams, { kind: K }>
+export type ParamsOf<K extends RequestedKind> = Extract<ReleaseParams, { kind: K }>
 
 /** What the CLI hands a kind to read its options with (cli/command.ts's readers: the contract imports no CLI code). */
 export interface CliReader {
@@ -63,8 +68,8 @@ export interface KindSpec<K extends ReleaseKind = ReleaseKind> {
   cliUsage: string
   /** The CLI's text for its `--mechanism` choices (empty: it takes none). */
   cliMechanism: string
-  /** Its parameters from the CLI's options. */
-  cliParams(cli: CliReader): ParamsOf<K>
+  /** Its parameters from the CLI's options; null for a kind no request asks for. */
+  cliParams: K extends RequestedKind ? (cli: CliReader) => ParamsOf<K> : null
   /** Its answer in lines of text (the CLI, the ledger's release text): decisions only. */
   answerLines(answer: AnswerOf<K>): string[]
   /** Its answer as a report counts it, naming at most `named` of what it flagged. */
@@ -110,7 +115,8 @@ export const QUERY_KIND_SPECS: Record<QueryKind, QueryKindSpec> = {
 export const RELEASE_KIND_SPECS: { [K in ReleaseKind]: KindSpec<K> } = {
   threshold: thresholdSpec,
   'anomaly-identification': anomalyIdentificationSpec,
-  'anomaly-search': anomalySearchSpec
+  'anomaly-search': anomalySearchSpec,
+  'alarm-period': alarmPeriodSpec
 }
 
 /** The spec of a release kind read back from storage (null for a kind this version does not know). */
@@ -127,9 +133,9 @@ export function specOfAnswer<K extends ReleaseKind>(answer: AnswerOf<K>): KindSp
   return RELEASE_KIND_SPECS[answer.kind as K] as unknown as KindSpec<K>
 }
 
-/** The release kinds that answer a saved query of `queryKind`, the one of the same name first. */
-export function releaseKindsOf(queryKind: QueryKind): ReleaseKind[] {
-  const kinds = RELEASE_KIND_LIST.filter((k) => RELEASE_KIND_SPECS[k].queryKind === queryKind)
+/** The requested kinds that answer a saved query of `queryKind`, the one of the same name first. */
+export function releaseKindsOf(queryKind: QueryKind): RequestedKind[] {
+  const kinds = REQUESTED_KIND_LIST.filter((k) => RELEASE_KIND_SPECS[k].queryKind === queryKind)
   return [...kinds.filter((k) => k === queryKind), ...kinds.filter((k) => k !== queryKind)]
 }
 
@@ -142,7 +148,11 @@ export function mechanismSpec(id: string): MechanismSpec | null {
   return null
 }
 
-/** Compile-time: the request parameters and the answers have one variant per kind of this list, and no other. */
+export function isRequestedKind(kind: string): kind is RequestedKind {
+  return (REQUESTED_KIND_LIST as readonly string[]).includes(kind)
+}
+
+/** Compile-time: the request parameters have one variant per requested kind, the answers one per kind, and no other. */
 type Same<A, B> = [Exclude<A, B>, Exclude<B, A>] extends [never, never] ? true : never
-export const paramsCoverTheKinds: Same<ReleaseParams['kind'], ReleaseKind> = true
+export const paramsCoverTheKinds: Same<ReleaseParams['kind'], RequestedKind> = true
 export const answersCoverTheKinds: Same<ReleaseAnswer['kind'], ReleaseKind> = true

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import {
   QUERY_KIND_SPECS,
   RELEASE_KIND_LIST,
+  REQUESTED_KIND_LIST,
   RELEASE_KIND_SPECS,
   type AnswerOf,
   mechanismSpec,
@@ -39,7 +40,9 @@ describe('release-kind registry', () => {
     for (const k of RELEASE_KIND_LIST) expect(Object.keys(QUERY_KIND_SPECS)).toContain(RELEASE_KIND_SPECS[k].queryKind)
     expect(Object.keys(RELEASE_KIND_SPECS.threshold.mechanisms)).toEqual([...THRESHOLD_RELEASE_MECHANISMS])
     expect(Object.keys(RELEASE_KIND_SPECS['anomaly-identification'].mechanisms)).toEqual([...AIQ_RELEASE_MECHANISMS])
-    for (const k of RELEASE_KIND_LIST) expect(releaseKindsOf(RELEASE_KIND_SPECS[k].queryKind)).toContain(k)
+    for (const k of REQUESTED_KIND_LIST) expect(releaseKindsOf(RELEASE_KIND_SPECS[k].queryKind)).toContain(k)
+    // An alarm's releases are made by alarm run-due: no request (CLI --kind, releases/run) may ask for one.
+    expect(releaseKindsOf('threshold')).not.toContain('alarm-period')
     expect(releaseKindsOf('threshold')[0]).toBe('threshold')
   })
 

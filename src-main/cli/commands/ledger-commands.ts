@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { QueryKind } from '../../contract/datasets'
-import { type CliReader, RELEASE_KIND_LIST, RELEASE_KIND_SPECS, type ReleaseKind, releaseKindsOf } from '../../contract/release-kinds'
+import { type CliReader, REQUESTED_KIND_LIST, RELEASE_KIND_SPECS, type RequestedKind, releaseKindsOf } from '../../contract/release-kinds'
 import type { AccountInfo } from '../../contract/accounts'
 import type { CheckpointResult, ExPostCosts, LedgerVerifyResult, PrivacyNotion, ReleaseParams, ReleaseRecord } from '../../contract/ledger'
 import { isUserError } from '../../services'
@@ -97,7 +97,7 @@ function cliReader(values: CliValues): CliReader {
 }
 
 /** The release kind asked for (`--kind`), or the one kind that answers the saved query's kind. */
-function releaseKindFor(queryKind: QueryKind, values: CliValues): ReleaseKind {
+function releaseKindFor(queryKind: QueryKind, values: CliValues): RequestedKind {
   const kinds = releaseKindsOf(queryKind)
   const asked = optString(values, 'kind')
   if (asked === undefined) return kinds[0]
@@ -112,13 +112,13 @@ export const releaseCommand: CliCommand = {
   name: 'release',
   required: () => ['query'],
   summary: 'Run a saved query as a charged release (real data, secure noise, charged to the ledger)',
-  usage: `release --db PATH --query ID [--preview] ${RELEASE_KIND_LIST.map((k) => RELEASE_KIND_SPECS[k].cliUsage).join('; ')}${OR_SERVER}`,
+  usage: `release --db PATH --query ID [--preview] ${REQUESTED_KIND_LIST.map((k) => RELEASE_KIND_SPECS[k].cliUsage).join('; ')}${OR_SERVER}`,
   options: {
     ...DB_OPTION,
     query: { type: 'string', description: 'saved query id' },
     kind: {
       type: 'string',
-      description: `the release kind, where more than one answers the query's kind: ${RELEASE_KIND_LIST.join(' | ')}`,
+      description: `the release kind, where more than one answers the query's kind: ${REQUESTED_KIND_LIST.join(' | ')}`,
       defaultText: "the query's kind"
     },
     preview: {
@@ -127,7 +127,7 @@ export const releaseCommand: CliCommand = {
     },
     mechanism: {
       type: 'string',
-      description: RELEASE_KIND_LIST.map((k) => RELEASE_KIND_SPECS[k].cliMechanism)
+      description: REQUESTED_KIND_LIST.map((k) => RELEASE_KIND_SPECS[k].cliMechanism)
         .filter((t) => t !== '')
         .join('; '),
       defaultText: `${RELEASE_PARAMS.threshold.mechanism.default} / ${RELEASE_PARAMS.anomalyIdentification.mechanism.default}`

@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { ReleaseParams } from '../../contract/ledger'
-import { releaseKindSpec } from '../../contract/release-kinds'
+import { RELEASE_KIND_SPECS, isReleaseKind, isRequestedKind } from '../../contract/release-kinds'
 import { UserError } from '../platform/errors'
 import { type SavedQueryRow, loadSavedQuery } from './inputs'
 import { getDataset } from '../catalog/catalog'
@@ -26,9 +26,13 @@ export function prepareRelease(db: Database.Database, queryId: number, params: R
   // definition written around the app, e.g. a search by room on a person-level dataset, was priced as if it were sound).
   const query = { ...loaded.query, definition: checkDefinition(db, getDataset(db, loaded.query.datasetId), loaded.query.definition) }
   if (!params || typeof params !== 'object') throw new UserError('params are required (the accuracy you ask for)')
-  const spec = releaseKindSpec(String(params.kind))
-  if (spec === null) throw new UserError(`Unknown release kind "${String(params.kind)}"`)
-  if (spec.queryKind !== query.kind) {
+  const asked = String(params.kind)
+  if (!isRequestedKind(asked)) {
+    throw new UserError(
+      isReleaseKind(asked) ? `Releases of kind ${asked} are made by alarms (alarm run-due), not asked for` : `Unknown release kind "${asked}"`
+    )
+  }
+  if (RELEASE_KIND_SPECS[asked].queryKind !== query.kind) {
     throw new UserError(`Query "${query.name}" is a ${query.kind} query; its release takes ${query.kind} parameters (got ${String(params.kind)})`)
   }
   // A linked file or PostgreSQL relation must be there with the schema it was linked with before anything is

@@ -7,6 +7,7 @@ import { anomalySearchKind } from './anomaly-search'
 
 export type { ExecutionResult, PreparedRelease, ReleaseKindModule } from './release-kind'
 
+/** The module of each requested kind (an alarm's releases are made by services/alarms/, not prepared here). */
 export const RELEASE_KINDS: { [K in ReleaseParams['kind']]: ReleaseKindModule<Extract<ReleaseParams, { kind: K }>> } = {
   threshold: thresholdKind,
   'anomaly-identification': anomalyIdentificationKind,

@@ -48,7 +48,27 @@ type AnswerOf<K extends ReleaseKind> = Extract<ReleaseAnswer, { kind: K }>
 const ANSWER_VIEWS: { [K in ReleaseKind]: (props: { answer: AnswerOf<K> }) => ReactElement } = {
   threshold: ThresholdAnswer,
   'anomaly-identification': AiqAnswer,
-  'anomaly-search': SearchAnswer
+  'anomaly-search': SearchAnswer,
+  'alarm-period': AlarmPeriodAnswer
+}
+
+/** An alarm's release: a period's threshold answer, or a when-fires instance's charge (its fires are in the alarm's history). */
+function AlarmPeriodAnswer(props: { answer: AnswerOf<'alarm-period'> }) {
+  const a = props.answer
+  if (a.threshold)
+    return (
+      <div className="stack-tight" data-testid="alarm-period-answer">
+        <p className="answer-line">
+          Alarm {a.alarmId}, period {a.from ? formatDate(a.from) : '?'} to {a.to ? formatDate(a.to) : '?'}
+        </p>
+        <ThresholdAnswer answer={a.threshold} />
+      </div>
+    )
+  return (
+    <p className="answer-line" data-testid="alarm-period-answer">
+      Alarm {a.alarmId}: when-fires instance {a.instance ?? '?'}; its fires are in the alarm's history.
+    </p>
+  )
 }
 
 function AnswerView<K extends ReleaseKind>(props: { answer: AnswerOf<K> }) {
