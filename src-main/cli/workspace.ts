@@ -24,7 +24,11 @@ export function existingWorkspacePath(values: CliValues, cwd: string): string {
   return path
 }
 
-export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean }): Store {
+/**
+ * `readOnly`: a command that only reads (ledger, ledger verify, report) never migrates: a workspace of an older schema
+ * is refused with one sentence naming `quiet-alarm migrate`, and nothing is written.
+ */
+export function openWorkspace(values: CliValues, cwd: string, options: { create: boolean; readOnly?: boolean }): Store {
   const path = options.create ? workspacePath(values, cwd) : existingWorkspacePath(values, cwd)
-  return openStore(path, { projectRoot: projectRoot() })
+  return openStore(path, { projectRoot: projectRoot(), migrate: !options.readOnly })
 }

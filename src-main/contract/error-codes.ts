@@ -51,6 +51,8 @@ export const ERROR_CODES = [
   'store',
   /** The workspace was written by a newer version. */
   'store-newer',
+  /** The workspace has an older schema and the command only reads: `quiet-alarm migrate` migrates it. */
+  'store-older',
   /** The workspace's migration history is not one this version knows. */
   'store-history',
   'disk-full',

@@ -13,7 +13,7 @@
  */
 
 // The workspace file
-export { type Store, defaultDatabasePath, openStore } from './store/store'
+export { type Store, defaultDatabasePath, openStore, readSchemaVersion } from './store/store'
 export { LATEST_SCHEMA_VERSION } from './store/migrations'
 export { projectRoot } from './platform/worker-script'
 export { defaultPoolSize } from './platform/worker-pool'

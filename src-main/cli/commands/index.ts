@@ -1,5 +1,5 @@
 import type { CliCommand } from '../command'
-import { statusCommand } from './status'
+import { migrateCommand, statusCommand } from './status'
 import { minentCommand } from './minent'
 import { thresholdCommand } from './threshold'
 import { noiseCommand } from './noise'
@@ -11,12 +11,13 @@ import { sweepCommand } from './sweep'
 import { reportCommand } from './report'
 import { linkCommand } from './link'
 import { serveCommand } from './serve'
-import { webhookCommand } from './webhook-commands'
 import { alarmCommand } from './alarm-commands'
+import { webhookCommand } from './webhook-commands'
 
 /** Every CLI command, in the order `--help` lists them. */
 export const commands: CliCommand[] = [
   statusCommand,
+  migrateCommand,
   minentCommand,
   thresholdCommand,
   noiseCommand,

@@ -62,12 +62,12 @@ import {
   requireOptions
 } from '../command'
 
-function openDb(values: CliValues, ctx: { cwd: string }): Store {
-  return openWorkspace(values, ctx.cwd, { create: false })
+function openDb(values: CliValues, ctx: { cwd: string }, readOnly = false): Store {
+  return openWorkspace(values, ctx.cwd, { create: false, readOnly })
 }
 
-function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store) => T): T {
-  const store = openDb(values, ctx)
+function withStore<T>(values: CliValues, ctx: { cwd: string }, f: (store: Store) => T, readOnly = false): T {
+  const store = openDb(values, ctx, readOnly)
   try {
     return f(store)
   } finally {
@@ -272,50 +272,56 @@ export const ledgerCommand: CliCommand = {
       const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
       return exPostResult(await remoteCall(remote, 'officer/unlock-ex-post', { releaseId, reason: reqString(values, 'reason'), ...cred }))
     }
-    return withStore(values, ctx, (store) => {
-      if (sub === 'checkpoint') return checkpointResult(checkpoint(store.db, cred!), receiptFile)
-      if (sub === 'export') {
-        const doc = auditorExport(store.db, cred!)
-        writeAtomically(auditorFile!, JSON.stringify(doc, null, 1) + '\n')
-        const summary = {
-          file: auditorFile!,
-          entries: doc.records.entries.length,
-          auditEvents: doc.records.auditEvents.length,
-          officers: doc.records.officers.length,
-          checkpoint: doc.checkpoint,
-          dataSha256: doc.signature.dataSha256
+    return withStore(
+      values,
+      ctx,
+      (store) => {
+        if (sub === 'checkpoint') return checkpointResult(checkpoint(store.db, cred!), receiptFile)
+        if (sub === 'export') {
+          const doc = auditorExport(store.db, cred!)
+          writeAtomically(auditorFile!, JSON.stringify(doc, null, 1) + '\n')
+          const summary = {
+            file: auditorFile!,
+            entries: doc.records.entries.length,
+            auditEvents: doc.records.auditEvents.length,
+            officers: doc.records.officers.length,
+            checkpoint: doc.checkpoint,
+            dataSha256: doc.signature.dataSha256
+          }
+          return {
+            json: { export: summary },
+            text:
+              `Auditor export written to ${auditorFile}: ${summary.entries} ledger entries, ${summary.auditEvents} audit events, ${summary.officers} officers' public keys, ` +
+              `spend per dataset and each charge's mechanism, signed by officer "${doc.signature.officer}" with checkpoint ${doc.checkpoint.id} (entry ${doc.checkpoint.ledgerSeq}, audit event ${doc.checkpoint.auditId}). ` +
+              `No rows, wrapped keys or sealed costs are in it. Check it without Quiet Alarm: python3 resources/verifier/verify.py ${auditorPath}`
+          }
         }
+        if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head'), receipt))
+        if (sub === 'unlock') {
+          const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
+          return exPostResult(unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred }))
+        }
+        const ref = optString(values, 'dataset')
+        // A deleted dataset keeps its ledger history under its id and last name.
+        const dataset = ref === undefined ? undefined : lookupDataset(store.db, ref, { includeDeleted: true })
+        if (ref !== undefined && !dataset)
+          throw new UsageError(
+            `--dataset: there is no dataset "${ref.slice(0, 80)}" in this workspace or its ledger; list them with "quiet-alarm datasets list"`
+          )
+        const datasetId = dataset?.id
+        const limit = optNumber(values, 'limit', 20, { integer: true, ge: 1, le: 1000 })
+        const cells = optNumber(values, 'cells', 5, { integer: true, ge: 0, le: 1000 })
+        const summary = ledgerSummary(store.db, { datasetId })
+        const entries = listEntries(store.db, { datasetId, limit })
+        const v = verifyLedger(store.db)
         return {
-          json: { export: summary },
-          text:
-            `Auditor export written to ${auditorFile}: ${summary.entries} ledger entries, ${summary.auditEvents} audit events, ${summary.officers} officers' public keys, ` +
-            `spend per dataset and each charge's mechanism, signed by officer "${doc.signature.officer}" with checkpoint ${doc.checkpoint.id} (entry ${doc.checkpoint.ledgerSeq}, audit event ${doc.checkpoint.auditId}). ` +
-            `No rows, wrapped keys or sealed costs are in it. Check it without Quiet Alarm: python3 resources/verifier/verify.py ${auditorPath}`
+          json: { summary, entries: entries.entries, total: entries.total, verify: v },
+          text: [summaryText(summary, { cells }), '', entriesText(entries.entries, entries.total), '', v.message].join('\n')
         }
-      }
-      if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head'), receipt))
-      if (sub === 'unlock') {
-        const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
-        return exPostResult(unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred }))
-      }
-      const ref = optString(values, 'dataset')
-      // A deleted dataset keeps its ledger history under its id and last name.
-      const dataset = ref === undefined ? undefined : lookupDataset(store.db, ref, { includeDeleted: true })
-      if (ref !== undefined && !dataset)
-        throw new UsageError(
-          `--dataset: there is no dataset "${ref.slice(0, 80)}" in this workspace or its ledger; list them with "quiet-alarm datasets list"`
-        )
-      const datasetId = dataset?.id
-      const limit = optNumber(values, 'limit', 20, { integer: true, ge: 1, le: 1000 })
-      const cells = optNumber(values, 'cells', 5, { integer: true, ge: 0, le: 1000 })
-      const summary = ledgerSummary(store.db, { datasetId })
-      const entries = listEntries(store.db, { datasetId, limit })
-      const v = verifyLedger(store.db)
-      return {
-        json: { summary, entries: entries.entries, total: entries.total, verify: v },
-        text: [summaryText(summary, { cells }), '', entriesText(entries.entries, entries.total), '', v.message].join('\n')
-      }
-    })
+        // The ledger and its verification only read: an older workspace is refused, not migrated.
+      },
+      sub === undefined || sub === 'verify'
+    )
   }
 }
 

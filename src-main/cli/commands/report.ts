@@ -63,7 +63,7 @@ export const reportCommand: CliCommand = {
     const passphrase = edition === 'officer' ? await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" }) : undefined
 
     const started = Date.now()
-    const store = openWorkspace(values, ctx.cwd, { create: false })
+    const store = openWorkspace(values, ctx.cwd, { create: false, readOnly: true })
     try {
       const datasetRaw = optString(values, 'dataset')
       const datasetId = datasetRaw === undefined ? undefined : findDataset(store.db, datasetRaw).id

@@ -34,6 +34,8 @@ export interface PdfPrinter {
 export interface Store {
   readonly db: Database.Database
   readonly path: string
+  /** When this open migrated the workspace: from and to which schema, and where the copy as it was is kept (null: a new workspace). */
+  readonly migrated?: { from: number; to: number; copy: string | null }
   schemaVersion(): number
   close(): void
 }

@@ -132,6 +132,8 @@ describe('migration 006: privacy units on an old workspace', () => {
 
   it('the CLI says so: the summary and the entries name row-level accounting (before person-level units)', async () => {
     oldWorkspace()
+    // The ledger only reads: the workspace is migrated first.
+    expect((await cli('migrate', '--db', ws!.db)).code).toBe(0)
     const r = await cli('ledger', '--db', ws!.db)
     expect(r.code, r.err).toBe(0)
     expect(r.out).toMatch(/Dataset "visits" \(id 1\), unit: row-level \(each row is a different person\)/)

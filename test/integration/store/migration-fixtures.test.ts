@@ -94,6 +94,12 @@ describe('migration fixtures', () => {
     it(`v${version} migrates to the current schema, keeps every row and verifies`, async () => {
       const path = copyOf(version)
       const before = rowsOf(path)
+      const m = await runCli(['migrate', '--db', path])
+      expect(m.code, m.err).toBe(0)
+      if (version < LATEST_SCHEMA_VERSION) {
+        expect(m.out).toContain(`from schema ${version} to ${LATEST_SCHEMA_VERSION}`)
+        expect(rowsOf(`${path}.before-v${LATEST_SCHEMA_VERSION}`)).toEqual(before)
+      } else expect(m.out).toContain('nothing to migrate')
       const store = openStore(path)
       try {
         expect(store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION)

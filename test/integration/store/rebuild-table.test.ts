@@ -175,7 +175,7 @@ describe('migration 019 on a workspace with releases', () => {
     const objectsBefore = objects(old.db)
     old.close()
 
-    store = openStore(ws.db)
+    store = openStore(ws.db, { migrations: migrations.filter((m) => m.version <= 19) })
     const db = store.db
     expect(store.schemaVersion()).toBe(19)
     expect(snapshot(db)).toEqual(before)
