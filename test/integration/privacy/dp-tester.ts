@@ -126,3 +126,45 @@ export function epsilonLowerBoundOf(counts: EventCounts[], alpha: number): numbe
 export function printBound(name: string | undefined, eps: number, charge: number): void {
   if (process.env.QA_PRINT_BOUNDS === '1') console.log(`[bound] ${name ?? '?'}: empirical eps >= ${eps.toFixed(3)}, charge ${charge.toFixed(3)}`)
 }
+
+/** P(K = k) for K ~ Binomial(n, p), k = 0..n (in logs, so that large n does not underflow the middle terms). */
+function binomialPmf(n: number, p: number): number[] {
+  const out = new Array<number>(n + 1).fill(0)
+  const lp = Math.log(p)
+  const lq = Math.log1p(-p)
+  let lc = 0
+  for (let k = 0; k <= n; k++) {
+    if (k > 0) lc += Math.log(n - k + 1) - Math.log(k)
+    out[k] = Math.exp(lc + k * lp + (n - k) * lq)
+  }
+  return out
+}
+
+/**
+ * The power of the tester for one event, computed exactly: the probability, over n runs on each input where the event's
+ * true proportions are pA and pB, that the bound ln(lower(pA) / upper(pB)) (Clopper-Pearson, each at `alpha`) exceeds
+ * `target`. `epsilonLowerBound` takes the largest of this and three other ratios, so its power is at least this.
+ */
+export function lowerBoundPower(n: number, pA: number, pB: number, target: number, alpha: number): number {
+  const fA = binomialPmf(n, pA)
+  const fB = binomialPmf(n, pB)
+  const tailA = new Array<number>(n + 2).fill(0)
+  for (let k = n; k >= 0; k--) tailA[k] = tailA[k + 1] + fA[k]
+  const lo = (k: number) => clopperPearson(k, n, alpha).lo
+  let power = 0
+  for (let kB = 0; kB <= n; kB++) {
+    if (fB[kB] < 1e-15) continue
+    const need = Math.exp(target) * clopperPearson(kB, n, alpha).hi
+    if (need >= 1) continue
+    // The least kA whose lower bound exceeds `need` (the lower bound grows with kA).
+    let l = 0
+    let h = n
+    while (l < h) {
+      const mid = (l + h) >> 1
+      if (lo(mid) > need) h = mid
+      else l = mid + 1
+    }
+    if (lo(l) > need) power += fB[kB] * tailA[l]
+  }
+  return power
+}

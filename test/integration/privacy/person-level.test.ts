@@ -21,7 +21,7 @@ import { openStore, type Store } from '../../../src-main/services/store/store'
 import { seededRng } from '../../../src-worker/engine/random'
 import { craftDataset } from '../ledger/fixtures'
 import { tempWorkspace } from '../helpers'
-import { countEvents, epsilonLowerBoundOf, printBound } from './dp-tester'
+import { countEvents, epsilonLowerBoundOf, lowerBoundPower, printBound } from './dp-tester'
 
 vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-worker/engine/random')>()
@@ -29,10 +29,18 @@ vi.mock('../../../src-worker/engine/random', async (importOriginal) => {
 })
 
 const ALPHA = 1e-4
-const RUNS = 20_000
 const ROOMS = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6']
 /** ln(1/(2 beta)) / alpha at beta 0.05, alpha 4: the per-predicate epsilon of the issue's release. */
 const PER_PREDICATE = Math.log(10) / 4
+/**
+ * Runs per input, sized for power: with P, each room's count sits at c - alpha and is flagged with probability 1/2;
+ * without P one below it, with probability e^-eps / 2. When all six of the person's rooms count (the first test; the
+ * second's truncation ignored), the event "at least 4 rooms flagged" alone lifts the bound above 2 x 0.576 with
+ * probability >= 0.999 at 3,000 runs (computed exactly below: 0.9997; 0.95 at 2,000), so either test fails on that
+ * leak. A mechanism that keeps its promise stays below its charge with probability >= 1 - ALPHA at any number of runs.
+ */
+const RUNS = 3_000
+const atLeastFourOfSix = (p: number) => [4, 5, 6].reduce((s, k) => s + [15, 6, 1][k - 4] * p ** k * (1 - p) ** (6 - k), 0)
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -86,6 +94,20 @@ const flaggedAtLeast = (m: number) => (r: ReturnType<ReturnType<typeof pair>['a'
   r.answer.kind === 'threshold' && r.answer.flagged.length >= m
 
 describe('a person present in 6 rooms (person-level dataset)', () => {
+  it(`is measured over ${RUNS} runs, enough to see the six-room loss above 2 x 0.576 with probability >= 0.999`, () => {
+    // The first test's three events share ALPHA, and each bound's four Clopper-Pearson intervals share its part.
+    const power = lowerBoundPower(RUNS, atLeastFourOfSix(0.5), atLeastFourOfSix(Math.exp(-PER_PREDICATE) / 2), 2 * PER_PREDICATE, ALPHA / 3 / 8)
+    expect(power).toBeGreaterThan(0.999)
+    // The same for the second test's four events.
+    expect(
+      lowerBoundPower(RUNS, atLeastFourOfSix(0.5), atLeastFourOfSix(Math.exp(-PER_PREDICATE) / 2), 2 * PER_PREDICATE, ALPHA / 4 / 8)
+    ).toBeGreaterThan(0.999)
+    // Fewer runs would not do: at 2,000 the power is about 0.95.
+    expect(
+      lowerBoundPower(2_000, atLeastFourOfSix(0.5), atLeastFourOfSix(Math.exp(-PER_PREDICATE) / 2), 2 * PER_PREDICATE, ALPHA / 3 / 8)
+    ).toBeLessThan(0.99)
+  })
+
   it('refuses a row count on a person-level dataset (its sensitivity is unbounded)', () => {
     const id = personLevel('rows-refused', true)
     expect(() =>
