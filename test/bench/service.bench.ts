@@ -98,7 +98,15 @@ let accounts = 0
 function credentials(h: HeadlessServer): string[] {
   if ((h.cadenceMs ?? null) === null) return Array.from({ length: ANALYSTS + 1 }, () => h.token)
   const db = h.services.context.store.db
-  return Array.from({ length: ANALYSTS + 1 }, () => credentialFor(db, `analyst-${++accounts}`, 'analyst'))
+  const datasetId = (db.prepare(`SELECT id FROM datasets WHERE name = 'occupancy'`).get() as { id: number }).id
+  return Array.from({ length: ANALYSTS + 1 }, () => {
+    const name = `analyst-${++accounts}`
+    const credential = credentialFor(db, name, 'analyst')
+    // Each analyst releases within an allotment of the dataset's budget (the allotments sum to at most it).
+    const analyst = (db.prepare('SELECT id FROM accounts WHERE name = ?').get(name) as { id: number }).id
+    setBudget(db, { datasetId, epsilon: '1000', reason: `${name}'s share`, analyst, ...officerAct(db) })
+    return credential
+  })
 }
 
 async function releases(h: HeadlessServer, queryId: number, ca: Buffer | undefined, cadenceMs: number | null) {

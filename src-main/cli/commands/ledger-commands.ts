@@ -344,8 +344,9 @@ export const budgetCommand: CliCommand = {
     notion: { type: 'string', description: 'an extra cap on one notion only', defaultText: 'the budget per unit, summed over notions' },
     analyst: {
       type: 'string',
-      description: "an analyst account's own budget on the dataset, within the dataset's (both bind; their own releases count against it)",
-      defaultText: "the dataset's budget, every analyst together"
+      description:
+        "an analyst account's allotment of the dataset's budget (the allotments sum to at most it; the analyst is held to their own alone)",
+      defaultText: "the dataset's budget"
     },
     freeze: { type: 'boolean', description: 'no further releases: the budget becomes what is already spent (instead of --epsilon)' },
     ...OFFICER_OPTIONS

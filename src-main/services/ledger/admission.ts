@@ -7,6 +7,7 @@ import { unitWord } from '../catalog/unit-record'
 import { notionCapNano, perUnitBudget, unitBudgetNano } from '../trust/budgets-in-force'
 import { type TrustFindings, budgetAnalystName, budgetsInForce, inspectWorkspace } from '../trust/kernel'
 import { callingAccount } from '../platform/caller'
+import type { EntryRow } from '../chain/ledger-chain'
 import { datasetUnit, unitProblem } from '../trust/privacy-unit'
 import { cellCharges, unitSpend } from './accounts'
 import { type CellKey, WHOLE_DATASET, cellSpend } from './cells'
@@ -59,6 +60,8 @@ export interface AdmissionOptions {
   findings?: TrustFindings
   /** The analyst account the charge is made by (null: none, the workbench); by default the calling account. */
   accountId?: number | null
+  /** false: hold an analyst account to the dataset's budgets too, as before allotments (kept for tests of that path). */
+  analystAllotment?: boolean
 }
 
 /** An analyst's own budget on the dataset (service deployment): their charges held to the officer's budget naming them. */
@@ -151,7 +154,9 @@ export function admission(
 ): Admission {
   const f = options.findings ?? inspectWorkspace(db)
   const accountId = options.accountId !== undefined ? options.accountId : (callingAccount()?.id ?? null)
-  const ds = checkScope(db, f, datasetId, notion, cells, amountNano, null)
+  // An analyst account of the service sees its own figures only, even in a refusal (allotmentAdmission below).
+  const allotted = accountId !== null && options.analystAllotment !== false && callingRole() === 'analyst'
+  const ds = checkScope(db, f, datasetId, notion, cells, amountNano, allotted ? accountId : null)
   const budgets = budgetsInForce(f, datasetId)
   const label = NOTION_LABEL[notion]
   const per = `per ${unitWord(datasetUnit(db, datasetId))}`
@@ -171,7 +176,9 @@ export function admission(
   if (problem !== null) return refused(problem)
   const distrust = untrusted(f, datasetId, datasetName)
   if (distrust !== null) return refused(distrust)
-  if (ds.unitNano === null && ds.capNano === null) {
+  // (For an analyst: whether the dataset has a budget at all, an officer's fact; its own allotment is checked below.)
+  const noBudget = allotted ? budgets.unit === null && Object.keys(budgets.caps).length === 0 : ds.unitNano === null && ds.capNano === null
+  if (noBudget) {
     // A budget written before officer keys stops counting once an officer exists: it must be set again, signed.
     if (budgets.latestWritten !== null && f.whyNotInForce(budgets.latestWritten) === 'unsigned') {
       return refused(
@@ -193,6 +200,11 @@ export function admission(
       `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but only ${eps(Math.max(0, c.left), 'down')} ${what} ` +
       `of ${whose} remains${where}; the difference is ${eps(c.overNano)}. Nothing was spent. `
     )
+  }
+  // An analyst account of the service is held to its own allotment alone: every figure it is shown, and whether it is
+  // admitted, depend on its own charges and on the officer's acts only, never on another analyst's spend.
+  if (allotted) {
+    return allotmentAdmission(f, { datasetId, datasetName, notion, cells, amountNano, accountId: accountId!, label, per, over, an: ds })
   }
   if (ds.overNano > 0) {
     return {
@@ -240,5 +252,103 @@ export function admission(
     overNano: an.overNano,
     analyst: analyst(an.remainingNano, an.overNano),
     denial: over(an, whose) + 'Ask for less accuracy, or ask the privacy officer to raise your budget.'
+  }
+}
+
+/** The role of the calling account (null: the workbench's local user, or outside any call). */
+function callingRole(): string | null {
+  return callingAccount()?.role ?? null
+}
+
+/** Whether a budget entry in force froze its scope (no further releases). */
+export function isFreeze(e: EntryRow | null | undefined): boolean {
+  if (!e) return false
+  try {
+    return (JSON.parse(e.detail) as { freeze?: unknown }).freeze === true
+  } catch {
+    return false
+  }
+}
+
+interface AllotmentAsk {
+  datasetId: number
+  datasetName: string
+  notion: PrivacyNotion
+  cells: CellKey[]
+  amountNano: number
+  accountId: number
+  label: string
+  per: string
+  over: (c: ScopeCheck, whose: string) => string
+  /** The analyst's own scope (checkScope over the account's charges). */
+  an: ScopeCheck
+}
+
+/**
+ * Admission of an analyst account (ALGORITHMS.md section 5, "Analysts of one service"): the officer gives each analyst
+ * an allotment of the dataset's budget (the allotments of a scope sum to at most the dataset's: ledger/budgets.ts), and
+ * the analyst is held to it alone. So the dataset's budget is never exceeded (the dataset's spend is at most the sum of
+ * the analysts' own), and nothing here reads another analyst's charges: the figures returned are the analyst's own
+ * (spent before and after, budget, remaining), and a denial names only public facts (the officer's acts) and the
+ * analyst's own spend. An analyst without an allotment, or without one for a notion the dataset caps, is denied; a
+ * dataset (or notion) the officer froze admits nobody.
+ */
+function allotmentAdmission(f: TrustFindings, a: AllotmentAsk): Admission {
+  const { datasetId, datasetName, notion, amountNano, accountId, label, per, over, an } = a
+  const eps = (n: number) => nanoToDisplay(n, 'up')
+  const own = budgetsInForce(f, datasetId, accountId)
+  const dsBudgets = budgetsInForce(f, datasetId)
+  const name = own.latest === null ? (callingAccount()?.name ?? `account ${accountId}`) : (budgetAnalystName(own.latest) ?? `account ${accountId}`)
+  const analyst = (remainingNano: number, overNano: number): AnalystAdmission => ({
+    accountId,
+    name,
+    spentBeforeNano: an.spentBeforeNano,
+    spentAfterNano: an.spentAfterNano,
+    budgetNano: an.budgetNano ?? 0,
+    remainingNano,
+    overNano
+  })
+  const base = {
+    spentBeforeNano: an.spentBeforeNano,
+    spentAfterNano: an.spentAfterNano,
+    budgetNano: an.budgetNano,
+    notion: { spentBeforeNano: an.notionBeforeNano, spentAfterNano: an.notionAfterNano, capNano: an.capNano },
+    limit: null
+  }
+  const deny = (denial: string): Admission => ({
+    ...base,
+    allowed: false,
+    remainingNano: 0,
+    overNano: amountNano,
+    analyst: analyst(0, amountNano),
+    denial
+  })
+  if (isFreeze(dsBudgets.unit) || isFreeze(dsBudgets.caps[notion])) {
+    return deny(
+      `Denied: the privacy officer froze dataset "${datasetName}"${isFreeze(dsBudgets.unit) ? '' : ` for ${label}`} (no further releases); nothing was spent.`
+    )
+  }
+  if (an.unitNano === null && an.capNano === null) {
+    return deny(
+      `Denied: this release requests epsilon ${eps(amountNano)} (${label}) but you have no allotment ${per} on dataset "${datasetName}"` +
+        `${an.budgetNano === null ? '' : ` for ${label}`}, so 0 remains; nothing was spent. Ask the privacy officer for an allotment of its budget.`
+    )
+  }
+  if (dsBudgets.caps[notion] !== undefined && an.capNano === null) {
+    return deny(
+      `Denied: dataset "${datasetName}" has its own ${label} budget and you have no allotment of it, so 0 remains for ${label}; nothing was spent. ` +
+        `Ask the privacy officer for an allotment of the ${label} budget.`
+    )
+  }
+  if (an.overNano <= 0) {
+    return { ...base, allowed: true, remainingNano: an.remainingNano, overNano: 0, analyst: analyst(an.remainingNano, 0), denial: null }
+  }
+  return {
+    ...base,
+    allowed: false,
+    remainingNano: an.remainingNano,
+    overNano: an.overNano,
+    analyst: analyst(an.remainingNano, an.overNano),
+    denial: over(an, `your allotment on dataset "${datasetName}"`) + 'Ask for less accuracy, or ask the privacy officer to raise your allotment.'
   }
 }

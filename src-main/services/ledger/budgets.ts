@@ -20,6 +20,7 @@ import { unlockOfficer } from '../trust/officers'
 import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { inspectWorkspace } from '../trust/kernel'
 import { accountRow } from '../accounts/account-store'
+import { allotmentProblem } from './allotments'
 
 export interface SetBudgetInput {
   datasetId: number
@@ -88,6 +89,17 @@ export function setBudget(db: Database.Database, input: SetBudgetInput): LedgerE
       )
     }
     const nano = asked ?? spent
+    // An analyst's budget is an allotment of the dataset's: the allotments of each scope sum to at most it (allotments.ts).
+    const oversubscribed = allotmentProblem(inspectWorkspace(db), {
+      datasetId: input.datasetId,
+      datasetName: name,
+      notion: input.notion ?? null,
+      nano,
+      analyst,
+      freeze,
+      per: `per ${unitWord(datasetUnit(db, input.datasetId))}`
+    })
+    if (oversubscribed !== null) throw new UserError(oversubscribed)
     const row = appendEntry(db, {
       kind: 'budget',
       datasetId: input.datasetId,

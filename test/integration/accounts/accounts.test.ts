@@ -12,6 +12,7 @@ import { addAccount } from '../../../src-main/services/accounts/account-store'
 import { credentialAccountId, issueCredential } from '../../../src-main/services/accounts/credentials'
 import { auditHead } from '../../../src-main/services/chain/audit-chain'
 import { headOf } from '../../../src-main/services/chain/ledger-chain'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { officerAct } from '../officer-fixture'
 import { sixRoomVisits } from '../privacy/six-rooms-fixture'
 import { tempWorkspace } from '../helpers'
@@ -200,8 +201,9 @@ describe('roles', () => {
   })
 
   it("records an analyst's release under the account, and refuses a request naming another actor", async () => {
-    const { queryId } = sixRoomVisits(db())
+    const { id, queryId } = sixRoomVisits(db())
     const { principal } = account('ana', 'analyst')
+    setBudget(db(), { datasetId: id, epsilon: '5', reason: "ana's share", analyst: principal.accountId!, ...officerAct(db()) })
     const params = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.1, alpha: 2 }
     const before = written()
     const named = await s.dispatch('releases/run', { queryId, params, actor: 'the officer' }, principal)
@@ -229,10 +231,11 @@ describe("what an analyst reads of others' work", () => {
   const tslm = { kind: 'threshold' as const, mechanism: 'tslm' as const, beta: 0.1, alpha: 2 }
 
   it("shows an analyst its own releases and charges only, never another analyst's", async () => {
-    const { queryId } = sixRoomVisits(db())
+    const { id, queryId } = sixRoomVisits(db())
     const ana = account('ana', 'analyst').principal
     const bob = account('bob', 'analyst').principal
     const olga = account('olga', 'officer').principal
+    setBudget(db(), { datasetId: id, epsilon: '5', reason: "ana's share", analyst: ana.accountId!, ...officerAct(db()) })
     const mine = await s.call('releases/run', { queryId, params: tslm }, ana)
     // Bob's list, his lookup of ana's release, and his ledger entries show nothing of hers.
     expect(await s.call('releases/list', {}, bob)).toEqual([])

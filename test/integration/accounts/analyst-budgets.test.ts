@@ -1,8 +1,9 @@
 /**
- * Per-analyst budgets in admission, as attacks: an analyst account whose own budget on a dataset is spent is denied (the
- * sentence names their budget, the denial is recorded), even though the dataset's budget would still admit the release;
- * another analyst's charges do not count against theirs, and theirs do count against the dataset's; the dataset's
- * budget still binds an analyst who has one of their own; an analyst budget written around the officer is not obeyed.
+ * Per-analyst allotments in admission, as attacks: an analyst account whose allotment on a dataset is spent is denied
+ * (the sentence names their allotment, the denial is recorded), even though the dataset's budget would still admit the
+ * release; another analyst's charges count in neither their admission nor their figures; allotments that would sum past
+ * the dataset's budget are refused (and a dataset budget lowered below them); an analyst without an allotment is
+ * denied; an analyst budget written around the officer is not obeyed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../../src-main/services'
@@ -46,49 +47,85 @@ const denials = () =>
   )
 
 describe('per-analyst budgets', () => {
-  it("denies an analyst whose own budget is spent, names that budget, and leaves other analysts' spend out of it", async () => {
+  it("denies an analyst whose own allotment is spent, names it, and leaves other analysts' spend out of it", async () => {
     const { id, queryId } = sixRoomVisits(db())
-    // The dataset's budget per person allows four releases of the rooms question (4.83 each); ana's own, one.
+    // The dataset's budget per person allows four releases of the rooms question (4.83 each); ana's allotment, one; bob's, three.
     setBudget(db(), { datasetId: id, epsilon: '20', reason: 'the whole review', ...officerAct(db()) })
     const ana = analyst('ana')
     const bob = analyst('bob')
     setBudget(db(), { datasetId: id, epsilon: '5', reason: "ana's share", analyst: ana.accountId!, ...officerAct(db()) })
+    setBudget(db(), { datasetId: id, epsilon: '15', reason: "bob's share", analyst: bob.accountId!, ...officerAct(db()) })
     await s.call('releases/run', { queryId, params: tslm }, ana)
-    // Bob has no budget of his own: only the dataset's binds him, and his charges are not ana's.
     await s.call('releases/run', { queryId, params: tslm }, bob)
     await s.call('releases/run', { queryId, params: tslm }, bob)
     const preview = await s.call('releases/preview', { queryId, params: tslm }, ana)
     expect(preview.allowed).toBe(false)
+    // Her own figures: her spend (one release) and her allotment, not the dataset's three releases of 20.
+    expect(preview.spentBeforeExact).toBe(preview.epsilonExact)
+    expect(preview.budgetExact).toBe('5')
     const second = s.call('releases/run', { queryId, params: tslm }, ana)
     await expect(second).rejects.toMatchObject({ code: 'denied' })
-    await expect(second).rejects.toThrow(/of analyst "ana"'s budget on dataset "visits" remains/)
-    await expect(second).rejects.toThrow(/raise your budget/)
+    await expect(second).rejects.toThrow(/of your allotment on dataset "visits" remains/)
+    await expect(second).rejects.toThrow(/raise your allotment/)
     expect(charges()).toEqual(['ana', 'bob', 'bob'])
     expect(denials()).toEqual([expect.objectContaining({ budgetOf: 'analyst' })])
-    // Bob may go on: the dataset still has room (3 x 4.83 of 20 spent).
+    // Bob may go on within his own.
     await s.call('releases/run', { queryId, params: tslm }, bob)
     expect(charges()).toEqual(['ana', 'bob', 'bob', 'bob'])
   })
 
-  it("still holds an analyst with a budget of their own to the dataset's, which every analyst's charges spend", async () => {
+  it("refuses allotments that would sum past the dataset's budget, and a dataset budget lowered below them; a freeze stops every analyst", async () => {
     const { id, queryId } = sixRoomVisits(db())
     setBudget(db(), { datasetId: id, epsilon: '10', reason: 'two releases', ...officerAct(db()) })
     const ana = analyst('ana')
     const bob = analyst('bob')
-    setBudget(db(), { datasetId: id, epsilon: '100', reason: 'generous', analyst: ana.accountId!, ...officerAct(db()) })
-    await s.call('releases/run', { queryId, params: tslm }, bob)
+    const allot = (who: Principal, epsilon: string) =>
+      setBudget(db(), { datasetId: id, epsilon, reason: 'a share', analyst: who.accountId!, ...officerAct(db()) })
+    const entries = () => (db().prepare('SELECT count(*) AS n FROM ledger_entries').get() as { n: number }).n
+    let before = entries()
+    expect(() => allot(ana, '100')).toThrow(
+      /^Refused: this allotment for analyst "ana" would bring the analysts' allotments on dataset "visits" to epsilon 100 per person \(summed over notions\), and the dataset's budget is 10 per person/
+    )
+    expect(entries()).toBe(before)
+    allot(ana, '5')
+    before = entries()
+    expect(() => allot(bob, '6')).toThrow(/to epsilon 11 per person/)
+    expect(entries()).toBe(before)
+    allot(bob, '5')
+    before = entries()
+    expect(() => setBudget(db(), { datasetId: id, epsilon: '9', reason: 'less', ...officerAct(db()) })).toThrow(
+      /^Refused: the analysts' allotments on dataset "visits" sum to epsilon 10 per person/
+    )
+    expect(entries()).toBe(before)
+    // Lowering an allotment is never refused; nor is a freeze.
+    allot(bob, '4')
     await s.call('releases/run', { queryId, params: tslm }, ana)
-    const third = s.call('releases/run', { queryId, params: tslm }, ana)
-    await expect(third).rejects.toThrow(/of dataset "visits" remains/)
-    expect(denials()).toEqual([expect.objectContaining({ budgetOf: 'dataset' })])
+    setBudget(db(), { datasetId: id, epsilon: '0', freeze: true, reason: 'stop', ...officerAct(db()) })
+    await expect(s.call('releases/run', { queryId, params: tslm }, bob)).rejects.toThrow(/froze dataset "visits"/)
+    expect(charges()).toEqual(['ana'])
   })
 
-  it('denies an analyst under a notion their budget does not cover', async () => {
+  it('denies an analyst without an allotment, whatever the dataset has left', async () => {
+    const { id, queryId } = sixRoomVisits(db())
+    setBudget(db(), { datasetId: id, epsilon: '20', reason: 'the whole review', ...officerAct(db()) })
+    const bob = analyst('bob')
+    await expect(s.call('releases/run', { queryId, params: tslm }, bob)).rejects.toThrow(
+      /you have no allotment per person on dataset "visits", so 0 remains; nothing was spent/
+    )
+    expect(charges()).toEqual([])
+    expect(denials()).toEqual([expect.objectContaining({ budgetOf: 'analyst' })])
+  })
+
+  it('denies an analyst under a notion their allotment does not cover, and under a notion the dataset caps without their share of it', async () => {
     const { id, queryId } = sixRoomVisits(db())
     setBudget(db(), { datasetId: id, epsilon: '20', reason: 'the whole review', ...officerAct(db()) })
     const ana = analyst('ana')
     setBudget(db(), { datasetId: id, epsilon: '5', notion: 'eps-k-sensitive', reason: 'search only', analyst: ana.accountId!, ...officerAct(db()) })
-    await expect(s.call('releases/run', { queryId, params: tslm }, ana)).rejects.toThrow(/analyst "ana"'s budget on dataset "visits" has no budget/)
+    await expect(s.call('releases/run', { queryId, params: tslm }, ana)).rejects.toThrow(/you have no allotment per person on dataset "visits" for/)
+    setBudget(db(), { datasetId: id, epsilon: '10', reason: "ana's share", analyst: ana.accountId!, ...officerAct(db()) })
+    const pw = (await s.call('releases/preview', { queryId, params: tslm }, ana)).notion
+    setBudget(db(), { datasetId: id, epsilon: '8', notion: pw, reason: 'a cap', ...officerAct(db()) })
+    await expect(s.call('releases/run', { queryId, params: tslm }, ana)).rejects.toThrow(/has its own .* budget and you have no allotment of it/)
     expect(charges()).toEqual([])
   })
 

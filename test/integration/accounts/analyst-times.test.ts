@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../../src-main/services'
 import type { Principal } from '../../../src-main/contract/accounts'
 import { addAccount } from '../../../src-main/services/accounts/account-store'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { officerAct } from '../officer-fixture'
 import { sixRoomVisits } from '../privacy/six-rooms-fixture'
 import { tempWorkspace } from '../helpers'
@@ -49,6 +50,7 @@ describe('times an analyst reads', () => {
     const { id } = sixRoomVisits(db())
     const ana = account('ana', 'analyst')
     const olga = account('olga', 'officer')
+    setBudget(db(), { datasetId: id, epsilon: '5', reason: "ana's share", analyst: ana.accountId!, ...officerAct(db()) })
     const q = await s.call(
       'queries/save',
       {

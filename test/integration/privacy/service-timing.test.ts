@@ -44,6 +44,7 @@ const latch = new Int32Array(new SharedArrayBuffer(4))
 const gate: GateRecord[] = []
 /** Saved queries on the two datasets of the distinguisher (the share of "guard" rows: 5% and 95%). */
 const queries: Record<'few' | 'many', number> = { few: 0, many: 0 }
+const datasetIds: Record<'few' | 'many', number> = { few: 0, many: 0 }
 
 /** A dataset of `rows` badge reads, `share` of them by guards. */
 function badgeCsv(dir: string, name: string, share: number, rows = 20_000): string {
@@ -79,6 +80,7 @@ beforeAll(async () => {
     ['many', 0.95]
   ] as const) {
     const id = (await runImport(db, planImport(db, { path: badgeCsv(ws.dir, which, share), name: `badges-${which}`, onBadRow: 'abort' }))).dataset.id
+    datasetIds[which] = id
     setBudget(db, { datasetId: id, epsilon: '100', reason: 'service timing attacks', ...officerAct(db) })
     queries[which] = saveQuery(db, id, `guards per building (${which})`, {
       kind: 'threshold',
@@ -91,6 +93,9 @@ beforeAll(async () => {
   }
   analyst = credentialFor(db, 'ana', 'analyst')
   custodian = credentialFor(db, 'cody', 'custodian')
+  const ana = (db.prepare(`SELECT id FROM accounts WHERE name = 'ana'`).get() as { id: number }).id
+  for (const datasetId of [datasetIds.few, datasetIds.many])
+    setBudget(db, { datasetId, epsilon: '100', reason: "ana's share", analyst: ana, ...officerAct(db) })
 })
 afterAll(async () => {
   letGo()
