@@ -58,7 +58,7 @@ export function plantStream(
   ]
   if (o.personLevel) columns.push({ name: 'person', type: 'text' })
   const datasetId = craftDataset(db, 'visits', columns, rows)
-  if (o.personLevel) recordPrivacyUnit(db, datasetId, 'person')
+  if (o.personLevel) db.transaction(() => recordPrivacyUnit(db, datasetId, 'person'))()
   const queryId = saveQuery(db, datasetId, 'rooms over capacity', {
     kind: 'threshold',
     groupBy: ['room'],
