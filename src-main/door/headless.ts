@@ -38,6 +38,7 @@ import { BodyError, envelopeProblem, readJson, receiveUpload, refuse, send, size
 import { readPage, rendererFileFor } from './static-files'
 import { DoorMetrics, type Gauge, routeLabel } from './metrics'
 import { isMethodName } from '../contract'
+import { API_VERSION, API_VERSION_HEADER, ENVELOPE_TEXT } from '../contract/api-version'
 import { statfsSync } from 'node:fs'
 
 export const CONTENT_SECURITY_POLICY =
@@ -241,9 +242,28 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           SECURITY_HEADERS
         )
       }
+      const asked = req.headers[API_VERSION_HEADER.toLowerCase()]
+      if (asked !== undefined && asked !== String(API_VERSION))
+        return refuse(
+          res,
+          400,
+          `This service speaks version ${API_VERSION} of the API; the request asked for version "${String(asked).slice(0, 20)}" (header ${API_VERSION_HEADER})`,
+          'bad-request',
+          SECURITY_HEADERS
+        )
       const problem = envelopeProblem(body, ['req'])
-      if (problem !== null) return send(res, 200, { ok: false, error: { message: problem, code: 'bad-input' } }, SECURITY_HEADERS)
-      send(res, 200, await call(method, (body as { req?: unknown }).req, caller), SECURITY_HEADERS)
+      const isObject = body !== null && typeof body === 'object' && !Array.isArray(body)
+      const enveloped = isObject && 'req' in body
+      if (problem !== null) {
+        // Fields and no "req": a request sent without its envelope.
+        const message = isObject && !enveloped ? `The request body has no field "req": ${ENVELOPE_TEXT}` : problem
+        return send(res, 200, { ok: false, error: { message, code: 'bad-input' } }, SECURITY_HEADERS)
+      }
+      const outcome = await call(method, (body as { req?: unknown }).req, caller)
+      // A method that needs a request, called with none: say where the request goes.
+      if (!enveloped && !outcome.ok && outcome.error.code === 'bad-input')
+        return send(res, 200, { ok: false, error: { ...outcome.error, message: `${outcome.error.message} (${ENVELOPE_TEXT})` } }, SECURITY_HEADERS)
+      send(res, 200, outcome, SECURITY_HEADERS)
     }
   }
 

@@ -2,6 +2,7 @@
  * The HTTP door's reading and writing: every API answer is a contract outcome (a failure carries one sentence and one
  * of the contract's error codes); request bodies and uploads are counted as they arrive, whatever the client declares.
  */
+import { API_VERSION, API_VERSION_HEADER } from '../contract/api-version'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createWriteStream } from 'node:fs'
 import type { CallOutcome, ErrorCode } from '../contract'
@@ -10,7 +11,12 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 export function send(res: ServerResponse, status: number, body: CallOutcome<unknown>, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers })
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    [API_VERSION_HEADER]: String(API_VERSION),
+    ...headers
+  })
   res.end(text)
 }
 
