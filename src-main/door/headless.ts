@@ -253,7 +253,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
         )
       const problem = envelopeProblem(body, ['req'])
       const isObject = body !== null && typeof body === 'object' && !Array.isArray(body)
-      const enveloped = isObject && 'req' in body
+      const enveloped = isObject && 'req' in (body as object)
       if (problem !== null) {
         // Fields and no "req": a request sent without its envelope.
         const message = isObject && !enveloped ? `The request body has no field "req": ${ENVELOPE_TEXT}` : problem
