@@ -3,7 +3,7 @@ import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 
 // One build for the three doors: out/main holds the Electron main (index.js), the headless server (server.js), the
-// CLI (cli.js), the worker pool's thread entry (worker.js) and the release runner's (release-runner.js); out/preload the
+// CLI (cli.js), the worker pool's thread entry (worker.js), the release runner's (release-runner.js) and the alarm runner's (alarm-runner.js); out/preload the
 // sandboxed preload; out/renderer the React UI.
 export default defineConfig({
   main: {
@@ -16,7 +16,8 @@ export default defineConfig({
           server: resolve(__dirname, 'src-main/server.ts'),
           cli: resolve(__dirname, 'src-main/cli.ts'),
           worker: resolve(__dirname, 'src-worker/worker.ts'),
-          'release-runner': resolve(__dirname, 'src-main/services/releases/release-runner.ts')
+          'release-runner': resolve(__dirname, 'src-main/services/releases/release-runner.ts'),
+          'alarm-runner': resolve(__dirname, 'src-main/services/watch/alarm-runner.ts')
         }
       }
     }

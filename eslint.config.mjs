@@ -131,6 +131,7 @@ const SERVICE_LAYERS = [
   'reports',
   'alarms',
   'webhooks',
+  'watch',
   'app'
 ]
 

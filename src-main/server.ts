@@ -56,7 +56,7 @@ async function runFromCommandLine(): Promise<void> {
       tlsKey: values['tls-key'],
       cadenceMs: values['cadence-ms']
     })
-    h = await startHeadless({ port, dbPath: values.db, poolSize: workers, ...service })
+    h = await startHeadless({ port, dbPath: values.db, poolSize: workers, ...service, watch: true })
   } catch (e) {
     process.stderr.write(`quiet-alarm serve: ${(e as Error).message.split('\n')[0]}\n`)
     process.exit((e as { name?: string }).name === 'UserError' ? 2 : 1)

@@ -106,7 +106,7 @@ void app.whenReady().then(() => {
   // The workbench's workspace (or none, with the reason: the window still opens and offers to open another or connect to
   // a service); events go to the window at once, in the order the services (or the service's stream) sent them.
   const c = new DesktopConnection({
-    openServices: (dbPath) => createServices({ mode: 'desktop', dbPath, pdfPrinter: createElectronPdfPrinter() }),
+    openServices: (dbPath) => createServices({ mode: 'desktop', dbPath, pdfPrinter: createElectronPdfPrinter(), watch: true }),
     dialogs,
     deliver: (name, payload) => mainWindow?.webContents.send(IPC_EVENT, name, payload)
   })

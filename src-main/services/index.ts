@@ -7,6 +7,7 @@ import { isMethodName } from '../contract'
 import type { Principal } from '../contract/accounts'
 import { accountsHandlers } from './accounts/accounts-handlers'
 import { alarmsHandlers } from './alarms/alarms-handlers'
+import { type AlarmClock, type AlarmClockOptions, startAlarmClock } from './watch/alarm-clock'
 import { AccountGate, type GateOptions } from './accounts/gate'
 import { assertPrivateWorkspace } from './accounts/host-hygiene'
 import { LOCAL_PRINCIPAL, asCaller } from './platform/caller'
@@ -65,6 +66,12 @@ export interface ServicesOptions {
   pdfPrinter?: PdfPrinter
   /** Sign-in throttling and session lifetimes (tests shorten them). */
   gate?: GateOptions
+  /**
+   * Evaluate the watching alarms' due periods and send their webhooks on this process's own clock (watch/alarm-clock.ts):
+   * the service process and the workbench app turn it on; tests and one-shot commands leave it off. An object: the
+   * clock's options (tests: a webhook sender trusting their authority, a shorter check).
+   */
+  watch?: boolean | Pick<AlarmClockOptions, 'deliver' | 'checkMs' | 'log'>
 }
 
 export interface Services {
@@ -82,6 +89,8 @@ export interface Services {
    * `caller` (default: the workbench's local user, who holds every role). Handlers rely on this check having run.
    */
   dispatch(method: unknown, req: unknown, caller?: Principal): Promise<CallOutcome<unknown>>
+  /** The alarm clock when `watch` is on (null otherwise). */
+  alarmClock: AlarmClock | null
   close(): Promise<void>
 }
 
@@ -181,10 +190,25 @@ export function createServices(options: ServicesOptions): Services {
     }
   }
 
+  // The alarms evaluate on this process's clock (a second connection: not for an in-memory workspace).
+  const watch = options.watch && store.path !== ':memory:' ? (options.watch === true ? {} : options.watch) : null
+  const alarmClock = watch
+    ? startAlarmClock({
+        db: store.db,
+        dbPath: store.path,
+        projectRoot: projectRoot(),
+        cadenceMs,
+        emit: (e) => events.emit(e.name, e.payload),
+        log: (line) => process.stderr.write(`${line}\n`),
+        ...watch
+      })
+    : null
+
   return {
     context,
     handlers,
     events,
+    alarmClock,
     accounts: gate,
     call: (method, req, caller = LOCAL_PRINCIPAL) => {
       const allowed = gate.authorize(caller, method)
@@ -193,6 +217,7 @@ export function createServices(options: ServicesOptions): Services {
     },
     dispatch,
     async close() {
+      await alarmClock?.stop()
       jobs.cancelAll()
       await releases.close()
       await context.pool.shutdown()

@@ -53,7 +53,7 @@ export const serveCommand: CliCommand = {
     })
     if (!service) throw new UsageError('serve needs --listen HOST:PORT')
     const stopped = stopSignal()
-    const h: HeadlessServer = await startHeadless({ dbPath, poolSize, ...service })
+    const h: HeadlessServer = await startHeadless({ dbPath, poolSize, ...service, watch: true })
     const about = { url: h.url, cadenceMs: h.cadenceMs, workers: h.services.context.pool.size }
     ctx.print(
       ctx.json

@@ -11,7 +11,7 @@
  *
  * The body holds the alarm's public fields and the fired predicates only (fireBody): no count, noisy value, threshold
  * noise, charge detail or ex-post cost, and no time finer than the period's public bounds (not when the evaluation ran).
- * When the request leaves is the sender's business: the service sends at its public cadence's ticks (webhook-sender.ts).
+ * When the request leaves is the caller's business: the alarm clock sends at the service's public cadence's ticks (watch/alarm-clock.ts).
  */
 import { createHmac } from 'node:crypto'
 import { request } from 'node:https'
