@@ -614,20 +614,52 @@ export function inspectWorkspace(db: Db, options: InspectOptions = {}): TrustFin
   return witnessed(db, findings)
 }
 
+/** What the parts of a judgement share: the scan, the registry and checkpoints read once, and the problems found. */
+interface Judging {
+  db: Db
+  scan: WorkspaceScan
+  lastSeq: number
+  problems: TrustProblem[]
+  /** A problem at a ledger entry. */
+  P(seq: number, reason: string): void
+  /** A problem in no entry (the audit log, sealed costs, links): reported after the ledger's last entry. */
+  A(reason: string): void
+  registry: OfficerRegistry
+  cps: CheckpointRow[]
+  trace: string | null
+  epochRow: { seq: number } | undefined
+  preOfficerThrough: number
+  verifiedIds: Set<string>
+  nameOf(keyId: string): string
+  signedBy(keyId: string, text: string, signature: string | null): boolean
+  entrySigned(e: EntryRow): boolean
+  /** Each dataset's uid: an officer act counts only for the dataset it names (its uid, or none on both). */
+  uids: Map<number, string | null>
+  forAnotherDataset(e: EntryRow): boolean
+  whyNotInForce(e: EntryRow): 'unsigned' | 'forged' | 'another-dataset' | null
+  sealEpoch: number
+  /** Why a release's costs, stored without a binding event, are not acceptable; null when they are (legacy ones). */
+  unboundProblem(id: number): string | null
+  sealedCostsProblem(id: number): string | null
+}
+
+/** The workspace judged by every rule, part by part; the problems in ledger order. */
 function judge(db: Db, scan: WorkspaceScan): TrustFindings {
+  const j = judging(db, scan)
+  chainProblems(j)
+  const signedActs = officerActProblems(j)
+  const cp = checkpointFindings(j)
+  unitProblems(j)
+  linkProblems(j)
+  sealedCostProblems(j)
+  j.problems.sort((a, b) => a.seq - b.seq)
+  return findingsOf(j, signedActs, cp)
+}
+
+/** The shared reading: registry, checkpoints, epochs, and the rules an officer act and sealed costs are held to. */
+function judging(db: Db, scan: WorkspaceScan): Judging {
   const lastSeq = scan.ledger.lastSeq
   const problems: TrustProblem[] = [...scan.ledger.problems]
-  const P = (seq: number, reason: string) => problems.push({ seq, reason })
-  /** A problem in no entry (the audit log, sealed costs, links): reported after the ledger's last entry. */
-  const A = (reason: string) => problems.push({ seq: lastSeq + 1, reason, afterLastEntry: true })
-  const head = statement(db, 'SELECT seq, hash FROM ledger_head WHERE id = 1').get() as { seq: number; hash: string } | undefined
-  const headProblem = scan.ledger.headProblem(head)
-  if (headProblem) problems.push(headProblem)
-  for (const [seq, reason] of scan.cellProblems) P(seq, reason)
-  for (const p of scan.releaseProblems.values())
-    if (p.seq === 'end') A(p.reason)
-    else P(p.seq, p.reason)
-
   const registry = officerRegistry(db, scan.registrations)
   const cps = statement(db, 'SELECT * FROM ledger_checkpoints ORDER BY id').all() as CheckpointRow[]
   const trace = officerTrace(db, scan, registry, cps.length)
@@ -642,8 +674,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     return o !== undefined && !!signature && verifyText(o.sign_public, text, signature)
   }
   const entrySigned = (e: EntryRow) => !!e.signer && signedBy(e.signer, entrySigningText(e.seq, e.hash, e.signer), e.signature ?? null)
-  // Each dataset's uid: an officer act counts only for the dataset it names (its uid, or none on both), never for a
-  // later dataset given the same id.
+  // An officer act counts only for the dataset it names, never for a later dataset given the same id.
   const uids = new Map((statement(db, 'SELECT id, uid FROM datasets').all() as Array<{ id: number; uid: string | null }>).map((d) => [d.id, d.uid]))
   const forAnotherDataset = (e: EntryRow): boolean => {
     const now = uids.get(e.dataset_id)
@@ -658,11 +689,9 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     if (forAnotherDataset(e)) return 'another-dataset'
     return e.signer || trace === null ? null : 'unsigned'
   }
-
   // The epoch comes from the audit chain, never from the plain row: without its event no costs may be unbound.
   const sealEpoch = scan.sealEpoch ?? 0
   const unboundThrough = Math.min(sealEpoch, scan.firstBound - 1)
-  /** Why a release's costs, stored without a binding event, are not acceptable; null when they are (legacy ones). */
   const unboundProblem = (id: number): string | null => {
     const s = scan.sealed.get(id)
     if (!s) return null
@@ -671,33 +700,70 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
       return `the costs of release ${id} are stored in clear, which only releases from before officer keys may be`
     return null
   }
-  const sealedCostsProblem = (id: number): string | null => scan.sealedProblems.get(id) ?? (scan.bound.has(id) ? null : unboundProblem(id))
+  return {
+    db,
+    scan,
+    lastSeq,
+    problems,
+    P: (seq, reason) => problems.push({ seq, reason }),
+    A: (reason) => problems.push({ seq: lastSeq + 1, reason, afterLastEntry: true }),
+    registry,
+    cps,
+    trace,
+    epochRow,
+    preOfficerThrough,
+    verifiedIds,
+    nameOf,
+    signedBy,
+    entrySigned,
+    uids,
+    forAnotherDataset,
+    whyNotInForce,
+    sealEpoch,
+    unboundProblem,
+    sealedCostsProblem: (id) => scan.sealedProblems.get(id) ?? (scan.bound.has(id) ? null : unboundProblem(id))
+  }
+}
 
+/** The ledger's head, the cell charges and the releases against the hashed entries. */
+function chainProblems(j: Judging): void {
+  const { scan, P, A } = j
+  const head = statement(j.db, 'SELECT seq, hash FROM ledger_head WHERE id = 1').get() as { seq: number; hash: string } | undefined
+  const headProblem = scan.ledger.headProblem(head)
+  if (headProblem) j.problems.push(headProblem)
+  for (const [seq, reason] of scan.cellProblems) P(seq, reason)
+  for (const p of scan.releaseProblems.values())
+    if (p.seq === 'end') A(p.reason)
+    else P(p.seq, p.reason)
+}
+
+/**
+ * The officer registry, the trust epoch, signed entries and audit events, and officer acts written without a
+ * signature after officer keys existed; returns how many signed acts verify.
+ */
+function officerActProblems(j: Judging): number {
+  const { scan, registry, P, A } = j
   let signedActs = 0
-  const checkpoints: CheckpointFact[] = []
-  let lastCheckpoint: CheckpointFact | null = null
-  let notCheckpointed = { entries: lastSeq, auditEvents: scan.audit.byId.size }
-  const end = lastSeq + 1
   for (const reason of registry.problems) P(1, reason)
-  if (trace !== null && registry.verified.length === 0) {
+  if (j.trace !== null && registry.verified.length === 0) {
     P(
       1,
       registry.all.length === 0
-        ? `an officer acted in this workspace (${trace}) but no officer is registered: the officer registry was removed outside the app`
-        : `an officer acted in this workspace (${trace}) but no registered officer's registration verifies: the officer registry was replaced outside the app`
+        ? `an officer acted in this workspace (${j.trace}) but no officer is registered: the officer registry was removed outside the app`
+        : `an officer acted in this workspace (${j.trace}) but no registered officer's registration verifies: the officer registry was replaced outside the app`
     )
   }
-  if (epochRow === undefined) P(1, 'the record of when officer signatures began is missing')
+  if (j.epochRow === undefined) P(1, 'the record of when officer signatures began is missing')
   // Signed ledger entries; officer acts written after officer keys existed must be signed.
   for (const e of scan.signedEntries) {
     const o = registry.byId.get(e.signer!)
     if (!o) P(e.seq, `entry ${e.seq} is signed by a key that is not a registered officer`)
-    else if (!entrySigned(e)) P(e.seq, `entry ${e.seq} (${e.kind}) does not carry a valid signature of officer "${o.name}"`)
+    else if (!j.entrySigned(e)) P(e.seq, `entry ${e.seq} (${e.kind}) does not carry a valid signature of officer "${o.name}"`)
     else signedActs++
   }
   for (const e of scan.officerActs) {
-    if (!e.signer && e.seq > preOfficerThrough) P(e.seq, `entry ${e.seq} is an officer act (${e.kind}) without an officer's signature`)
-    if (forAnotherDataset(e))
+    if (!e.signer && e.seq > j.preOfficerThrough) P(e.seq, `entry ${e.seq} is an officer act (${e.kind}) without an officer's signature`)
+    if (j.forAnotherDataset(e))
       P(
         e.seq,
         `entry ${e.seq} (${e.kind}) was recorded for another dataset than the one that holds id ${e.dataset_id} now (a dataset id was reused outside the app)`
@@ -706,7 +772,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   // The audit chain, its signatures, and unsigned officer acts recorded there.
   for (const p of scan.audit.problems) A(p.reason)
   for (const a of scan.signedAudit) {
-    if (a.hash !== null && signedBy(a.signer!, auditSigningText(a.id, a.hash, a.signer!), a.signature)) signedActs++
+    if (a.hash !== null && j.signedBy(a.signer!, auditSigningText(a.id, a.hash, a.signer!), a.signature)) signedActs++
     else A(`audit event ${a.id} (${a.kind}) does not carry a valid officer signature`)
   }
   const firstOfficerAt = registry.all[0]?.created_at
@@ -717,12 +783,29 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
   }
   for (const o of registry.all)
     if (!scan.registrations.has(o.key_id)) P(1, `officer "${o.name}" is not recorded in the audit log (an officer added around the app)`)
-  // Checkpoints: each signed by a registered officer, chained to the one before, still matching both chains.
+  return signedActs
+}
+
+interface CheckpointFindings {
+  checkpoints: CheckpointFact[]
+  lastCheckpoint: CheckpointFact | null
+  notCheckpointed: { entries: number; auditEvents: number }
+}
+
+/**
+ * Checkpoints: each signed by a registered officer, chained to the one before, still matching both chains; and every
+ * officer act covered by one (each act writes its checkpoint in its own transaction, so an act no checkpoint covers
+ * means the checkpoints after it were deleted).
+ */
+function checkpointFindings(j: Judging): CheckpointFindings {
+  const { scan, P, A } = j
+  const checkpoints: CheckpointFact[] = []
+  let lastCheckpoint: CheckpointFact | null = null
   let prevSignature: string | null = null
   let coveredSeq = 0
   let coveredAudit = 0
   let best: CheckpointRow | null = null
-  for (const c of cps) {
+  for (const c of j.cps) {
     const text = checkpointText({
       at: c.at,
       ledgerSeq: c.ledger_seq,
@@ -733,7 +816,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
       prevSignature
     })
     prevSignature = c.signature
-    if (!signedBy(c.signer, text, c.signature)) {
+    if (!j.signedBy(c.signer, text, c.signature)) {
       P(
         Math.max(1, c.ledger_seq),
         `checkpoint ${c.id} does not carry a valid officer signature (it was changed, or a checkpoint before it was deleted)`
@@ -742,7 +825,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
     }
     coveredSeq = Math.max(coveredSeq, c.ledger_seq)
     coveredAudit = Math.max(coveredAudit, c.audit_id)
-    const who = `checkpoint ${c.id} (signed by officer "${nameOf(c.signer)}" at ${c.at})`
+    const who = `checkpoint ${c.id} (signed by officer "${j.nameOf(c.signer)}" at ${c.at})`
     if (c.ledger_seq > 0) {
       const e = scan.ledger.bySeq.get(c.ledger_seq)
       if (!e) P(c.ledger_seq, `entry ${c.ledger_seq}, covered by ${who}, is missing: the ledger was cut short`)
@@ -760,7 +843,7 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
       ledgerHash: c.ledger_hash,
       auditId: c.audit_id,
       auditHash: c.audit_hash,
-      officer: nameOf(c.signer),
+      officer: j.nameOf(c.signer),
       at: c.at
     }
     checkpoints.push(fact)
@@ -769,80 +852,97 @@ function judge(db: Db, scan: WorkspaceScan): TrustFindings {
       lastCheckpoint = fact
     }
   }
-  // Every officer act writes a checkpoint in its own transaction: an act that no checkpoint covers means the
-  // checkpoints after it were deleted.
   for (const e of scan.signedEntries)
     if (e.seq > coveredSeq) P(e.seq, `entry ${e.seq} is an officer act that no checkpoint covers (checkpoints were deleted)`)
   for (const a of scan.signedAudit)
     if (a.id > coveredAudit) A(`audit event ${a.id} (${a.kind}) is an officer act that no checkpoint covers (checkpoints were deleted)`)
-  if (lastCheckpoint !== null) {
-    const cp = lastCheckpoint
-    notCheckpointed = {
-      entries: Math.max(0, lastSeq - cp.ledgerSeq),
-      auditEvents: scan.audit.countAfter(cp.auditId)
-    }
-  }
-  // Each dataset's privacy unit (person column, columns declared one value per person) must still be the one its
-  // latest budget signed: the tables are plain rows, and a forged declaration would make charges smaller.
-  const partial = { officerActs: scan.officerActs, actInForce: (e: EntryRow) => whyNotInForce(e) === null } as TrustFindings
+  const notCheckpointed =
+    lastCheckpoint === null
+      ? { entries: j.lastSeq, auditEvents: scan.audit.byId.size }
+      : { entries: Math.max(0, j.lastSeq - lastCheckpoint.ledgerSeq), auditEvents: scan.audit.countAfter(lastCheckpoint.auditId) }
+  return { checkpoints, lastCheckpoint, notCheckpointed }
+}
+
+/**
+ * Each dataset's privacy unit (person column, columns declared one value per person) must still be the one its latest
+ * budget signed: the tables are plain rows, and a forged declaration would make charges smaller.
+ */
+function unitProblems(j: Judging): void {
+  const { db, scan } = j
+  const partial = { officerActs: scan.officerActs, actInForce: (e: EntryRow) => j.whyNotInForce(e) === null } as TrustFindings
   const budgeted = new Set(scan.officerActs.filter((e) => e.kind === 'budget').map((e) => e.dataset_id))
   for (const id of budgeted) {
     const signed = signedUnitOf(partial, id)
     if (typeof signed !== 'object' || statement(db, 'SELECT 1 FROM datasets WHERE id = ?').get(id) === undefined) continue
     if (!sameDeclaration(signed.declaration, unitDeclaration(db, id))) {
       const name = (statement(db, 'SELECT name FROM datasets WHERE id = ?').get(id) as { name: string }).name
-      P(
+      j.P(
         signed.seq,
         `the privacy unit of dataset "${name}" (person column, columns with one value per person) was changed outside the app after the budget of entry ${signed.seq} signed it`
       )
     }
   }
-  // Every signed link must still be what its officer signed: a use refuses a changed one, and verify reports it.
-  const verifiedSigner = (text: string, signer: string, signature: string) => verifiedIds.has(signer) && signedBy(signer, text, signature)
-  for (const l of forgedLinks(db, verifiedSigner))
-    A(`the ${l.kind} link of dataset "${l.name}" is not the one a privacy officer signed (it was changed in the workspace file)`)
-  // A link an officer signed stays a signed link: without its signed source row the dataset would read a table of the
-  // workspace, or an unsigned link, under the officer's budgets and public declaration, which name it by id and uid.
-  for (const l of removedLinks(db, scan.signedAudit, uids))
-    P(
-      end,
+}
+
+/**
+ * Every signed link must still be what its officer signed (a use refuses a changed one, and verify reports it), and a
+ * link an officer signed stays a signed link: without its signed source row the dataset would read a table of the
+ * workspace, or an unsigned link, under the officer's budgets and public declaration, which name it by id and uid.
+ */
+function linkProblems(j: Judging): void {
+  const verifiedSigner = (text: string, signer: string, signature: string) => j.verifiedIds.has(signer) && j.signedBy(signer, text, signature)
+  for (const l of forgedLinks(j.db, verifiedSigner))
+    j.A(`the ${l.kind} link of dataset "${l.name}" is not the one a privacy officer signed (it was changed in the workspace file)`)
+  for (const l of removedLinks(j.db, j.scan.signedAudit, j.uids))
+    j.P(
+      j.lastSeq + 1,
       `the ${l.kind} link of dataset "${l.name}" was removed or unsigned in the workspace file (the officer signed it; it would read something else)`
     )
-  // Sealed costs: bound ones were checked as read; unbound ones only before binding began, plaintext only before
-  // officer keys.
+}
+
+/**
+ * Sealed costs: bound ones were checked as read; unbound ones only before binding began, plaintext only before officer
+ * keys; and every release answered since binding began stored its costs with their binding event in the answer's
+ * transaction.
+ */
+function sealedCostProblems(j: Judging): void {
+  const { scan, A } = j
   for (const reason of scan.sealedProblems.values()) A(reason)
   for (const id of scan.unbound) {
-    const reason = unboundProblem(id)
+    const reason = j.unboundProblem(id)
     if (reason !== null) A(reason)
   }
-  // Every release answered since binding began stored its costs with their binding event in the answer's transaction.
-  for (const id of statement(db, `SELECT id FROM releases WHERE status = 'answered' AND id > ? ORDER BY id`).pluck().all(sealEpoch) as number[])
+  for (const id of statement(j.db, `SELECT id FROM releases WHERE status = 'answered' AND id > ? ORDER BY id`).pluck().all(j.sealEpoch) as number[])
     if (!scan.bound.has(id) && !scan.sealed.has(id))
       A(`release ${id} was answered but its sealed costs and the audit event binding them are gone (deleted outside the app)`)
-  problems.sort((a, b) => a.seq - b.seq)
+}
+
+/** The findings every trust decision reads, from the judgement's parts. */
+function findingsOf(j: Judging, signedActs: number, cp: CheckpointFindings): TrustFindings {
+  const { scan } = j
   const lastAudit = scan.audit.byId.get(scan.audit.lastId)
   return {
-    problems,
+    problems: j.problems,
     entries: scan.ledger.count,
-    lastSeq,
+    lastSeq: j.lastSeq,
     headHash: scan.ledger.lastHash,
     lastAuditId: scan.audit.lastId,
     auditHash: lastAudit?.hash ?? '0'.repeat(64),
-    registry,
-    officerTrace: trace,
-    preOfficerThrough,
+    registry: j.registry,
+    officerTrace: j.trace,
+    preOfficerThrough: j.preOfficerThrough,
     signedActs,
-    checkpoints,
-    lastCheckpoint,
-    notCheckpointed,
+    checkpoints: cp.checkpoints,
+    lastCheckpoint: cp.lastCheckpoint,
+    notCheckpointed: cp.notCheckpointed,
     officerActs: scan.officerActs,
     charges: scan.charges,
-    actInForce: (e) => whyNotInForce(e) === null,
-    sealedCostsProblem,
+    actInForce: (e) => j.whyNotInForce(e) === null,
+    sealedCostsProblem: j.sealedCostsProblem,
     cellTotals: (datasetId, notion, accountId = null) =>
       [...(scan.cellTotals.get(accountKey(datasetId, notion, accountId)) ?? new Map<string, number>())].map(([cell, nano]) => ({ cell, nano })),
     chargeCount: (datasetId, notion, accountId = null) => scan.chargeCounts.get(accountKey(datasetId, notion, accountId)) ?? 0,
-    whyNotInForce,
+    whyNotInForce: j.whyNotInForce,
     entryHashAt: (seq) => scan.ledger.bySeq.get(seq)?.hash ?? null,
     auditHashAt: (id) => scan.audit.byId.get(id)?.hash ?? null
   }
