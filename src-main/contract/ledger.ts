@@ -290,7 +290,7 @@ export interface ReleasePreview {
   tradeoff?: { param: 'alpha'; current: number; points: Array<{ value: number; epsilon: number }> } | null
   guarantee: string
   /**
-   * What the guarantee will not support, said before anything is spent (from public inputs only), e.g. a tolerance 2 alpha
+   * What the guarantee will not support, said before anything is spent (from public inputs only), e.g. a tolerance (the false-positive band)
    * that reaches a public threshold: a group there may be flagged with nothing counted.
    */
   warnings?: string[]
@@ -340,8 +340,8 @@ export interface ThresholdDecision {
    */
   threshold: number | null
   /**
-   * The released decision: true = flagged. The guarantee supports "over its threshold, or at most `tolerance` (2 alpha)
-   * under it", never "over its threshold" alone.
+   * The released decision: true = flagged. The guarantee supports "over its threshold, or at most `tolerance` (the
+   * mechanism's false-positive band) under it", never "over its threshold" alone.
    */
   flagged: boolean
 }
@@ -364,8 +364,9 @@ export interface ThresholdAnswer {
   /** What is compared with the thresholds, in words ("row count", "count of distinct person_id"). */
   countText?: string
   /**
-   * 2 alpha, in the units compared: a flagged group may be this much under its threshold (the guarantee's uncertainty
-   * region). Absent from releases answered before this field existed.
+   * The mechanism's false-positive band in the units compared (2 alpha for TSLM and PPWLM, wider for DPPWLM:
+   * src-worker/engine/mide/guarantee.ts): a flagged group may be this much under its threshold; one further under is
+   * flagged with probability at most beta. Absent from releases answered before this field existed.
    */
   tolerance?: number
 }

@@ -22,7 +22,7 @@ export const RELEASE_PARAMS = {
     mechanism: { default: 'tslm', choices: THRESHOLD_RELEASE_MECHANISMS },
     /** Largest probability of missing a true violation. The UI's starting value; the CLI requires it. */
     beta: { start: 0.05, range: { gt: 0, lt: 0.5 } },
-    /** Counts within 2 alpha under the threshold may be flagged. The UI's starting value; the CLI requires it. */
+    /** Sets the false-positive band (2 alpha for TSLM and PPWLM, wider for DPPWLM). The UI's starting value; the CLI requires it. */
     alpha: { start: 1, range: { gt: 0 } },
     epsMax: { range: { gt: 0 } },
     eps1: { default: 1e-5, range: { gt: 0 } },

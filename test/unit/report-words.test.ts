@@ -11,8 +11,11 @@ describe('report wording', () => {
     expect(tslm).not.toMatch(/eps1|fine|steps/)
     const pp = paramsInWords({ kind: 'threshold', mechanism: 'dppwlm', params: { beta: 0.01, alpha: 2.5, eps1: 0.00001, fineSteps: 3, steps: 4 } })
     expect(pp).toBe(
-      'DPPWLM, in steps chosen from the data; misses a true violation at most 1% of the time (beta 0.01); groups within 5 under their threshold may be flagged (alpha 2.5); 4 steps; first step ε 0.00001; 3 fine steps'
+      "DPPWLM, in steps chosen from the data; misses a true violation at most 1% of the time (beta 0.01); groups somewhat under their threshold (DPPWLM's band, wider than 2 alpha, not recorded) may be flagged (alpha 2.5); 4 steps; first step ε 0.00001; 3 fine steps"
     )
+    // A DPPWLM release states its band as recorded (2 alpha would be false: it is about 5.8 alpha at these steps).
+    const recorded = paramsInWords({ kind: 'threshold', mechanism: 'dppwlm', params: { beta: 0.01, alpha: 2.5, tolerance: 16.53, steps: 4 } })
+    expect(recorded).toContain('groups within 16.53 under their threshold may be flagged (alpha 2.5)')
   })
 
   it('the headline cells are the finished ends of each mechanism’s sweep, never a pending cell', () => {

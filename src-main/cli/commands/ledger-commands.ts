@@ -45,6 +45,7 @@ import type { LedgerReceipt } from '../../contract/ledger'
 import { ledgerReceiptSchema } from '../../contract/schemas/requests'
 import { formatCharge, formatRemaining } from '../../contract/format-epsilon'
 import { RELEASE_PARAMS, rangeText } from '../../contract/release-params'
+import { falsePositiveBand } from '../../../src-worker/engine/mide/guarantee'
 import { OFFICER_OPTIONS, readPassphrase } from '../passphrase'
 import { REMOTE_OPTIONS, remoteCall, remoteTarget } from '../remote'
 import { remoteDatasetOf, remoteLedger, remoteRelease } from './remote-store-commands'
@@ -108,6 +109,15 @@ function releaseParams(queryKind: QueryKind, values: CliValues): ReleaseParams {
   return RELEASE_KIND_SPECS[releaseKindFor(queryKind, values)].cliParams(cliReader(values))
 }
 
+/** Each threshold mechanism's false-positive band at the defaults, in alphas (engine/mide/guarantee.ts; the preview states the request's). */
+const ALPHA_BANDS = (() => {
+  const T = RELEASE_PARAMS.threshold
+  const p = { alpha: 1, beta: T.beta.start, epsMax: 1e9, eps1: T.eps1.default, steps: T.steps.default, fineSteps: T.fineSteps.default }
+  return (
+    T.mechanism.choices.map((m) => `${m} ${Number(falsePositiveBand(m, p)!.toPrecision(3))} alpha`).join(', ') + ` at beta ${p.beta} and the defaults`
+  )
+})()
+
 export const releaseCommand: CliCommand = {
   name: 'release',
   required: () => ['query'],
@@ -136,7 +146,7 @@ export const releaseCommand: CliCommand = {
       type: 'string',
       description: `threshold: largest probability of missing a true violation, ${rangeText(RELEASE_PARAMS.threshold.beta.range)}`
     },
-    alpha: { type: 'string', description: 'threshold: counts within 2 alpha under the threshold may be flagged' },
+    alpha: { type: 'string', description: `threshold: counts within the band under the threshold may be flagged (${ALPHA_BANDS})` },
     'eps-max': { type: 'string', description: 'threshold: refuse if the charge would exceed this' },
     eps1: { type: 'string', description: 'ppwlm/dppwlm: first step epsilon', defaultText: String(RELEASE_PARAMS.threshold.eps1.default) },
     steps: { type: 'string', description: 'ppwlm/dppwlm: planned steps m', defaultText: String(RELEASE_PARAMS.threshold.steps.default) },

@@ -37,10 +37,10 @@ export const thresholdSpec: KindSpec<'threshold'> = {
   },
   answerLines(a) {
     const unit = a.groupBy.join(' / ')
-    // The guarantee supports "over its threshold, or at most 2 alpha under it", never "over its threshold" alone.
+    // The guarantee supports "over its threshold, or at most the band under it", never "over its threshold" alone.
     const meaning =
       a.tolerance === undefined
-        ? 'over their threshold or within 2 alpha under it'
+        ? "each over its threshold or under it by at most its mechanism's band (not recorded in this older release)"
         : `each over its threshold or at most ${Number(a.tolerance.toPrecision(4))} under it`
     const out = [`Flagged ${a.flagged.length} of ${a.predicates} (${unit}; ${meaning})${a.flagged.length ? ':' : '.'}`]
     for (const k of a.flagged.slice(0, 50)) out.push(`  ${k.map(keyText).join(' / ')}`)
@@ -60,7 +60,14 @@ export const thresholdSpec: KindSpec<'threshold'> = {
     const beta = n('beta')
     const alpha = n('alpha')
     if (beta !== null) parts.push(`misses a true violation at most ${Number((beta * 100).toPrecision(3))}% of the time (beta ${beta})`)
-    if (alpha !== null) parts.push(`groups within ${Number((2 * alpha).toPrecision(4))} under their threshold may be flagged (alpha ${alpha})`)
+    // The band as the release recorded it; releases before it was recorded: 2 alpha is TSLM's and PPWLM's, DPPWLM's is wider.
+    const band = n('tolerance') ?? (mechanism === 'dppwlm' || alpha === null ? null : 2 * alpha)
+    if (alpha !== null)
+      parts.push(
+        band === null
+          ? `groups somewhat under their threshold (DPPWLM's band, wider than 2 alpha, not recorded) may be flagged (alpha ${alpha})`
+          : `groups within ${Number(band.toPrecision(4))} under their threshold may be flagged (alpha ${alpha})`
+      )
     if (mechanism !== 'tslm') {
       if (n('steps') !== null) parts.push(`${n('steps')} steps`)
       if (n('eps1') !== null) parts.push(`first step ε ${formatCharge(n('eps1'))}`)

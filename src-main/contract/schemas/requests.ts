@@ -218,7 +218,7 @@ export const thresholdReleaseParamsSchema = z.strictObject({
   mechanism: z.enum(THRESHOLD_RELEASE_MECHANISMS),
   /** Each predicate whose count truly exceeds its threshold is missed with probability at most beta. */
   beta: rangedNumber(T.beta.range),
-  /** Predicates within 2 alpha under their threshold may be flagged. */
+  /** Sets the false-positive band: 2 alpha for TSLM and PPWLM, wider for DPPWLM (engine/mide/guarantee.ts). */
   alpha: rangedNumber(T.alpha.range),
   /** Deny when the charge would exceed this (no limit when absent: the budget decides). */
   epsMax: rangedNumber(T.epsMax.range).optional(),

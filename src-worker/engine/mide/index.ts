@@ -26,7 +26,7 @@ export {
   geometricPlan,
   isMultiStep
 } from './params'
-export { thresholdEpsilon, describeGuarantee, type ThresholdGuarantee } from './guarantee'
+export { thresholdEpsilon, describeGuarantee, falsePositiveBand, thresholdBounds, type ThresholdBounds, type ThresholdGuarantee } from './guarantee'
 export { runThresholdMechanism } from './run'
 export type { ThresholdRun, StepRecord } from './outcome'
 export {

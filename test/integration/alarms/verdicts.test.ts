@@ -66,6 +66,20 @@ describe('threshold verdicts on the demo (capacities 4 to 200, public)', () => {
     expect(text).toMatch(/each over its threshold or at most 40 under it/)
   })
 
+  it("the demo's DPPWLM answer states DPPWLM's band (about 5.84 alpha), not TSLM's 2 alpha", () => {
+    const store = demo.copy()
+    const dppwlm = { kind: 'threshold' as const, mechanism: 'dppwlm' as const, alpha: 1, beta: 0.05 }
+    const p = previewRelease(store.db, { queryId: DEMO_QUERIES.threshold, params: dppwlm })
+    expect(p.guarantee).toMatch(/within 5\.837 below its threshold may be flagged/)
+    expect(p.guarantee).not.toMatch(/within 2 below/)
+    // The band 5.84 reaches the smallest capacity (4): the preview says so, with the alpha that would not.
+    expect(p.warnings![0]).toMatch(/up to 5\.837 under its threshold.*An alpha below 0\.685/)
+    const r = runRelease(store.db, { queryId: DEMO_QUERIES.threshold, params: dppwlm })
+    if (r.answer?.kind !== 'threshold') throw new Error('not a threshold answer')
+    expect(r.answer.tolerance).toBeCloseTo(5.837, 3)
+    expect(releaseText(r)).toMatch(/each over its threshold or at most 5\.837 under it/)
+  })
+
   it('on a person-level count without maxGroups, the denial proposes fewer groups per person (a new query) with its price', () => {
     const store = demo.copy()
     const q = saveQuery(store.db, 1, 'every room, no maxGroups', {

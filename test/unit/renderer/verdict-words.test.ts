@@ -1,4 +1,4 @@
-/** The words of a threshold flag (verdictDefinition.ts): what the guarantee supports, with the release's tolerance 2 alpha. */
+/** The words of a threshold flag (verdictDefinition.ts): what the guarantee supports, with the release's tolerance (its mechanism's false-positive band). */
 import { describe, expect, it } from 'vitest'
 import { flagMeaning, flaggedWords } from '../../../src-renderer/src/screens/releases/verdictDefinition'
 
@@ -9,7 +9,7 @@ describe('threshold flags in words', () => {
     expect(flaggedWords(undefined)).toBe('flagged')
     for (const t of [undefined, 2, 40]) {
       expect(flaggedWords(t)).not.toMatch(/over threshold/)
-      expect(flagMeaning(t)).toMatch(/over its threshold or (within the tolerance 2 alpha|at most \d+) under it/)
+      expect(flagMeaning(t)).toMatch(/over its threshold or (within its mechanism's tolerance|at most \d+) under it/)
     }
     expect(flagMeaning(40)).toContain('at most 40 under it')
   })

@@ -8,7 +8,8 @@ import type { ThresholdDecision, ThresholdReleaseParams } from '../../../contrac
 import { RELEASE_PARAMS } from '../../../contract/release-params'
 import { RELEASE_KIND_SPECS } from '../../../contract/release-kinds'
 import type { Rng } from '../../../../src-worker/engine/random'
-import { type ThresholdMechanism, type ThresholdParams, checkThresholdParams, thresholdCharge } from '../../../../src-worker/engine/mide/params'
+import { type ThresholdMechanism, type ThresholdParams, checkThresholdParams } from '../../../../src-worker/engine/mide/params'
+import { thresholdBounds } from '../../../../src-worker/engine/mide/guarantee'
 import { type ThresholdReleaseResult, computeThresholdRelease } from '../../../../src-worker/tasks/release-threshold'
 import { UserError } from '../../platform/errors'
 import { type CellKey, cellKey } from '../../ledger/cells'
@@ -62,6 +63,11 @@ interface ThresholdPrice {
   onePerPerson: boolean
   chargeNano: number
   chargeExplained: string
+  /**
+   * The false-positive band in the units compared (engine/mide/guarantee.ts, times s): a group flagged may be this
+   * much under its threshold; one further under is flagged with probability at most beta.
+   */
+  tolerance: number
 }
 
 /**
@@ -91,7 +97,9 @@ function thresholdPrice(
   const bad = checkThresholdParams(mechanism as ThresholdMechanism, engineParams)
   if (bad !== null) throw new UserError(bad.replace('alpha must', 'alpha / sensitivity must'))
   // Per predicate, one person moves the compared quantity by at most s: engineEps is what one predicate costs them.
-  const engineEps = thresholdCharge(mechanism as ThresholdMechanism, engineParams).epsilon
+  const bounds = thresholdBounds(mechanism, engineParams)
+  const engineEps = bounds.epsilon
+  const tolerance = bounds.band * s
   // How many predicates one unit can move (ALGORITHMS.md section 6): a row lies in one group; a person in at most
   // maxGroups (truncated to that many at run time), or in one when every group-by column holds one value per person.
   const k = pub.keys.length
@@ -118,7 +126,7 @@ function thresholdPrice(
     `${perUnit} = ${nanoToDisplay(floatToNanoUp(engineEps / s))} for alpha ${num(alpha)}, beta ${num(beta)}, times sensitivity ${num(s)} ` +
     `(${pub.countText}${referenceFactor > 0 ? `; x max(1, ${num(referenceFactor)}) because the reference threshold comes from the same data` : ''}) = ${nanoToDisplay(floatToNanoUp(engineEps))} per predicate; ` +
     `${groupsText} = ${nanoToDisplay(chargeNano)}`
-  return { s, engineParams, unit, unitGroups, onePerPerson, chargeNano, chargeExplained }
+  return { s, engineParams, unit, unitGroups, onePerPerson, chargeNano, chargeExplained, tolerance }
 }
 
 /** The partition cells the release touches (ALGORITHMS.md section 6), from the definition and public predicates. */
@@ -167,7 +175,7 @@ function thresholdRun(pub: PublicThreshold, req: ThresholdRequest, price: Thresh
         params: price.engineParams
       }
     },
-    finish: (run) => thresholdAnswer(pub, run, 2 * req.alpha)
+    finish: (run) => thresholdAnswer(pub, run, price.tolerance)
   }
 }
 
@@ -225,23 +233,23 @@ function refuseOverBoundParameters(query: SavedQueryRow, def: ThresholdQueryDefi
 }
 
 /**
- * The public thresholds the tolerance 2 alpha reaches: a group whose threshold is at most 2 alpha may be flagged with
- * nothing counted, so a flag there says nothing. From the public thresholds only (null for a reference threshold,
- * whose values are data).
+ * The public thresholds the tolerance (the mechanism's false-positive band) reaches: a group whose threshold is at
+ * most the tolerance may be flagged with nothing counted, so a flag there says nothing. From the public thresholds only
+ * (null for a reference threshold, whose values are data).
  */
-function reachedThresholds(pub: PublicThreshold, alpha: number): { reached: number; smallest: number } | null {
+function reachedThresholds(pub: PublicThreshold, tolerance: number): { reached: number; smallest: number } | null {
   if (pub.thresholds === null || pub.thresholds.length === 0) return null
   let reached = 0
   let smallest = Infinity
   for (const c of pub.thresholds) {
-    if (c <= 2 * alpha) reached++
+    if (c <= tolerance) reached++
     if (c < smallest) smallest = c
   }
   return { reached, smallest }
 }
 
-function toleranceWarning(pub: PublicThreshold, alpha: number): string[] {
-  const r = reachedThresholds(pub, alpha)
+function toleranceWarning(pub: PublicThreshold, alpha: number, tolerance: number): string[] {
+  const r = reachedThresholds(pub, tolerance)
   if (r === null || r.reached === 0) return []
   const k = pub.thresholds!.length
   const which =
@@ -249,10 +257,10 @@ function toleranceWarning(pub: PublicThreshold, alpha: number): string[] {
       ? `every group's threshold (the smallest is ${num(r.smallest)})`
       : `the threshold of ${r.reached} of the ${k} groups (the smallest is ${num(r.smallest)})`
   return [
-    `Alpha ${num(alpha)} lets a group be flagged up to ${num(2 * alpha)} under its threshold, which reaches ${which}: ` +
+    `Alpha ${num(alpha)} lets a group be flagged up to ${num(tolerance)} under its threshold, which reaches ${which}: ` +
       `those groups may be flagged with nothing counted, so a flag there says nothing. ` +
       (r.smallest > 0
-        ? `An alpha below ${num(r.smallest / 2)} (half the smallest threshold) keeps every flag meaningful.`
+        ? `An alpha below ${num((r.smallest * alpha) / tolerance)} (${tolerance === 2 * alpha ? 'half the smallest threshold' : `the smallest threshold over this mechanism's band of ${num(tolerance / alpha)} alpha`}) keeps every flag meaningful.`
         : 'A threshold of 0 or less is reached by any alpha.')
   ]
 }
@@ -273,10 +281,12 @@ function thresholdFitOptions(
   const r = reachedThresholds(pub, 0)
   const options: FitOptions = {}
   if (r !== null) {
-    options.alphaBelow = Math.max(0, r.smallest / 2)
+    // The band grows with alpha (in proportion for TSLM and PPWLM, about so for DPPWLM): this request's ratio.
+    const perAlpha = price.tolerance / req.alpha
+    options.alphaBelow = Math.max(0, r.smallest / perAlpha)
     options.alphaWhy =
       r.smallest > 0
-        ? `below ${num(r.smallest / 2)} (half the smallest threshold, ${num(r.smallest)}: a larger alpha would flag groups with nothing counted)`
+        ? `below ${num(r.smallest / perAlpha)} (${perAlpha === 2 ? 'half the smallest threshold' : `the smallest threshold over ${num(perAlpha)}, this mechanism's band in alphas`}, ${num(r.smallest)}: a larger alpha would flag groups with nothing counted)`
         : `(a threshold is ${num(r.smallest)}: any alpha would flag groups there with nothing counted)`
   }
   options.alternatives = (remainingNano) => {
@@ -334,20 +344,32 @@ function prepare(db: Database.Database, query: SavedQueryRow, datasetName: strin
     chargeNano,
     chargeExplained: price.chargeExplained,
     cells: thresholdCells(db, query, def, pub),
-    warnings: toleranceWarning(pub, alpha),
+    warnings: toleranceWarning(pub, alpha, price.tolerance),
     fitOptions: thresholdFitOptions(db, query, def, pub, req, price),
     guarantee: thresholdGuarantee({
       groupBy: pub.groupBy,
       countText: pub.countText,
       beta,
-      alpha,
+      tolerance: price.tolerance,
       chargeNano,
       predicates: k,
       unit,
       unitGroups,
       oneGroup: price.onePerPerson
     }),
-    publicParams: { mechanism, alpha, beta, epsMax: epsMax ?? null, eps1, steps, fineSteps, sensitivity: s, unit: unitName(unit), unitGroups },
+    publicParams: {
+      mechanism,
+      alpha,
+      beta,
+      epsMax: epsMax ?? null,
+      eps1,
+      steps,
+      fineSteps,
+      sensitivity: s,
+      tolerance: price.tolerance,
+      unit: unitName(unit),
+      unitGroups
+    },
     description: `Threshold query "${query.name}" by ${MECHANISMS[mechanism].described}, beta ${num(beta)}, alpha ${num(alpha)}, ${k} predicates`,
     ...releaseRun(thresholdRun(pub, req, price))
   }
@@ -370,7 +392,8 @@ function thresholdGuarantee(o: {
   groupBy: string[]
   countText: string
   beta: number
-  alpha: number
+  /** The false-positive band in the units compared. */
+  tolerance: number
   chargeNano: number
   predicates: number
   unit: PrivacyUnit
@@ -382,7 +405,7 @@ function thresholdGuarantee(o: {
   const spread = o.oneGroup ? 'it lies in one group' : `it adds to at most ${o.unitGroups} of the ${o.predicates} groups`
   return (
     `Each ${group} whose ${o.countText} truly exceeds its threshold is missed with probability at most ${pct(o.beta)}. ` +
-    `A ${group} within ${num(2 * o.alpha)} below its threshold may be flagged although it is under it. ` +
+    `A ${group} within ${num(o.tolerance)} below its threshold may be flagged although it is under it; one further below is flagged with probability at most ${pct(o.beta)}. ` +
     `The ${o.predicates} groups and their thresholds are public (from the query or public datasets). ` +
     `Privacy: ${NOTION_LABEL['predicate-wise-dp']}, epsilon ${nanoToDisplay(o.chargeNano)} for ${protectedUnit(o.unit)} in this release (${spread}).`
   )
