@@ -12,18 +12,34 @@ import { LinkFilePanel } from './datasets/LinkFilePanel'
 import { PostgresPanel } from './datasets/PostgresPanel'
 import { ClickHousePanel } from './datasets/ClickHousePanel'
 import type { ScreenProps } from '.'
+import { href, routeFromHash } from '../sections'
+import { useAddressChanges } from '../components/useAddressChanges'
 
-export function DatasetsScreen(_props: ScreenProps) {
+const datasetIdIn = (param: string | null): number | null => (param && /^[1-9]\d{0,15}$/.test(param) ? Number(param) : null)
+
+/** `#/datasets/<id>` opens that dataset's detail, and a changed address while open opens the one it names. */
+export function DatasetsScreen(props: ScreenProps) {
   const who = useWho()
   const [version, setVersion] = useState(0)
   const list = useQuery('datasets/list', {}, [version])
   const summary = useQuery('ledger/summary', { cellLimit: 1 }, [version])
-  const [selected, setSelected] = useState<number | null>(null)
+  const [selected, setSelectedState] = useState<number | null>(() => datasetIdIn(props.param))
+  // The address names the dataset open (without a new history entry), so a reload or a copied address opens it again.
+  const setSelected = (id: number | null) => {
+    setSelectedState(id)
+    const next = id === null ? href('datasets') : href('datasets', id)
+    if (window.location.hash !== next) window.history.replaceState(null, '', next)
+  }
+  useAddressChanges((hash) => {
+    const route = routeFromHash(hash)
+    if (route.section !== 'datasets') return
+    setSelectedState(datasetIdIn(route.param))
+  })
   const reload = () => setVersion((v) => v + 1)
   const datasets = list.data ?? []
   const current = datasets.find((d) => d.id === selected) ?? null
   useEffect(() => {
-    if (selected !== null && list.data && !list.data.some((d) => d.id === selected)) setSelected(null)
+    if (selected !== null && list.data && !list.data.some((d) => d.id === selected)) setSelectedState(null)
   }, [list.data, selected])
   return (
     <div className="stack" data-testid="screen-datasets">

@@ -11,6 +11,7 @@ import { ReleasePanel } from './queries/ReleasePanel'
 import { SearchBuilder } from './queries/SearchBuilder'
 import { ThresholdBuilder } from './queries/ThresholdBuilder'
 import { queriesHref, queriesPlace } from './queries/queriesAddress'
+import { useAddressChanges } from '../components/useAddressChanges'
 import { ReleaseResult } from './releases/ReleaseResult'
 import type { ScreenProps } from '.'
 import { QUERY_KIND_SPECS } from '../../../src-main/contract/release-kinds'
@@ -23,7 +24,8 @@ const KINDS = (Object.keys(QUERY_KIND_SPECS) as QueryKind[]).map((value) => ({
 
 /**
  * `#/queries/<datasetId>` opens the screen on one dataset; `?query=<id>&release=<id>` (queriesAddress.ts) reopens a
- * question's accuracy panel and the answer last released under it, so a reload loses neither.
+ * question's accuracy panel and the answer last released under it, so a reload loses neither. A changed address while
+ * the screen is open shows the place it names: the question shown, priced and released is always the address's.
  */
 export function QueriesScreen(props: ScreenProps) {
   const client = useClient()
@@ -52,24 +54,50 @@ export function QueriesScreen(props: ScreenProps) {
   const [editing, setEditing] = useState<SavedQuery | null>(null)
   const save = useAction()
 
-  // Another dataset chosen: its questions start unselected. (The first dataset shown keeps what the address reopened.)
+  // Another dataset chosen: its questions start unselected. (The first dataset shown keeps what the address reopened,
+  // and a dataset the address names keeps the question the address names.)
   const shownDataset = useRef<number | null>(null)
+  const addressedDataset = useRef<number | null>(null)
   useEffect(() => {
     const before = shownDataset.current
     shownDataset.current = dataset?.id ?? null
     if (before === null || before === dataset?.id) return
+    if (addressedDataset.current === dataset?.id) {
+      addressedDataset.current = null
+      return
+    }
     setSelectedQuery(null)
     setJustReleased(null)
     setReleaseId(null)
     setEditing(null)
   }, [dataset?.id])
-  // The address follows the place, without a new history entry (a reload or a copied address comes back here).
   const datasetId = dataset?.id ?? null
+  // The address changed while open (edited, back, a link): show the place it names. An address without a dataset (the
+  // sidebar's link) keeps the place shown, and names it again.
+  useAddressChanges((hash) => {
+    const place = queriesPlace(hash)
+    if (!hash.startsWith('#/queries')) return
+    if (place.datasetId === null) {
+      if (datasetId !== null) window.history.replaceState(null, '', queriesHref({ datasetId, queryId: selectedQuery, releaseId }))
+      return
+    }
+    const releaseNamed = place.queryId === null ? null : place.releaseId
+    if (place.datasetId === dataset?.id && place.queryId === selectedQuery && releaseNamed === releaseId) return
+    if (place.datasetId !== dataset?.id) addressedDataset.current = place.datasetId
+    setDatasetChoice(String(place.datasetId))
+    setSelectedQuery(place.queryId)
+    setJustReleased(null)
+    setReleaseId(releaseNamed)
+    setEditing(null)
+    // A question saved elsewhere since the list was read (another window) is listed.
+    if (place.datasetId === dataset?.id) queries.reload()
+  })
+  // The address follows the place, without a new history entry (a reload or a copied address comes back here).
   useEffect(() => {
     if (datasetId === null || !window.location.hash.startsWith('#/queries')) return
     const next = queriesHref({ datasetId, queryId: selectedQuery, releaseId })
     if (window.location.hash !== next) window.history.replaceState(null, '', next)
-  }, [datasetId, selectedQuery, releaseId, props.param])
+  }, [datasetId, selectedQuery, releaseId])
   // An old Save error belongs to the question it was about: it goes when the dataset, the question type or the definition changes.
   const { setError: setSaveError } = save
   const definitionKey = JSON.stringify(definition)
