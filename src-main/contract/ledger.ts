@@ -132,6 +132,11 @@ export interface DatasetLedger {
   budgetPerUnitExact: string
   /** Where `budgetPerUnit` comes from. */
   budgetPerUnitSource: 'per-unit' | 'notion-budgets' | 'none'
+  /**
+   * true: an analyst account of the service reads this, and every figure in it (spent, budget, remaining, the notions'
+   * accounts, cells, releases) is of their own allotment and their own charges only; absent: the dataset's.
+   */
+  allotment?: boolean
   /** budgetPerUnit - spentPerUnit (negative if a budget was lowered below what was spent); null when no budget is set. */
   remainingPerUnit: number | null
   remainingPerUnitExact: string | null

@@ -54,13 +54,20 @@ export interface Account {
   releases: number
 }
 
-export function accountOf(db: Db, datasetId: number, notion: PrivacyNotion, f: TrustFindings = inspectWorkspace(db)): Account {
-  const spend = cellSpend(cellCharges(db, datasetId, notion, f))
+/** A notion's account on a dataset; `accountId`: of one analyst's own charges, held to their own allotment. */
+export function accountOf(
+  db: Db,
+  datasetId: number,
+  notion: PrivacyNotion,
+  f: TrustFindings = inspectWorkspace(db),
+  accountId: number | null = null
+): Account {
+  const spend = cellSpend(cellCharges(db, datasetId, notion, f, accountId))
   return {
     spentNano: spend.maxNano,
-    budgetNano: notionCapNano(db, datasetId, notion, f),
+    budgetNano: notionCapNano(db, datasetId, notion, f, accountId),
     cells: spend.cells,
-    releases: f.chargeCount(datasetId, notion)
+    releases: f.chargeCount(datasetId, notion, accountId)
   }
 }
 

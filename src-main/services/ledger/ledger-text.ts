@@ -23,7 +23,10 @@ function clip(s: string, n: number): string {
 
 export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): string {
   const out: string[] = []
-  out.push(`Privacy-budget ledger: ${s.entries} ${s.entries === 1 ? 'entry' : 'entries'}, head ${s.headHash.slice(0, 16)}`)
+  // An analyst of the service reads no head (analyst-ids.ts): the entries they may read, counted.
+  out.push(
+    `Privacy-budget ledger: ${s.entries} ${s.entries === 1 ? 'entry' : 'entries'}${s.headHash === '' ? '' : `, head ${s.headHash.slice(0, 16)}`}`
+  )
   if ((s.unsignedActsInForce ?? 0) > 0) out.push(unsignedActsText(s.unsignedActsInForce ?? 0))
   out.push(s.notionsNote)
   if (s.datasets.length === 0) out.push('', 'No datasets yet.')
@@ -43,7 +46,11 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
       d.budgetPerUnitSource === 'none'
         ? 'no budget set (releases are denied)'
         : `budget ${formatCharge(d.budgetPerUnitExact)}${d.budgetPerUnitSource === 'notion-budgets' ? ' (the sum of the notion budgets; no budget per unit set)' : ''}, remaining ${formatRemaining(d.remainingPerUnitExact)}`
-    out.push(`  Spent ${per}, summed over notions: ${formatCharge(d.spentPerUnitExact)}; ${budgetText}`)
+    if (d.allotment === true && d.budgetPerUnitSource !== 'none') {
+      out.push(
+        `  Your allotment ${per}: ${formatCharge(d.budgetPerUnitExact)}, ${formatRemaining(d.remainingPerUnitExact)} left; you have spent ${formatCharge(d.spentPerUnitExact)} (summed over notions)`
+      )
+    } else out.push(`  Spent ${per}, summed over notions: ${formatCharge(d.spentPerUnitExact)}; ${budgetText}`)
     out.push(`  Breakdown by notion (each adds to the figure above):`)
     out.push(`  ${pad('Notion', 28)}${lpad('Spent', 12)}${lpad('Own budget', 12)}${lpad('Remaining', 12)}${lpad('Releases', 10)}`)
     for (const a of d.accounts) {

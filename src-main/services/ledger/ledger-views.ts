@@ -73,6 +73,14 @@ export function toLedgerEntry(r: EntryRow, rowLevelThrough = 0): LedgerEntry {
 }
 
 /**
+ * The entries one analyst account may read (SQL over ledger_entries, with `@account`): its own charges, and the
+ * officer's acts that concern every analyst or this one (another analyst's charges and own allotment are not shown).
+ */
+export const VISIBLE_TO_ACCOUNT =
+  `(CASE WHEN kind = 'charge' THEN json_extract(detail, '$.account.id') IS @account ` +
+  `ELSE coalesce(json_extract(detail, '$.analyst.id'), @account) = @account END)`
+
+/**
  * Entries, newest first. `onlyAccount`: what one analyst account may read: its own charges, and the officer's acts
  * that concern every analyst or this one (another analyst's charges and own budget are not shown).
  */
@@ -82,15 +90,7 @@ export function listEntries(
 ): { entries: LedgerEntry[]; total: number } {
   const limit = Math.min(1000, Math.max(1, Math.floor(req.limit ?? 100)))
   const offset = Math.max(0, Math.floor(req.offset ?? 0))
-  const conditions = [
-    ...(req.datasetId === undefined ? [] : ['dataset_id = @datasetId']),
-    ...(req.onlyAccount == null
-      ? []
-      : [
-          `CASE WHEN kind = 'charge' THEN json_extract(detail, '$.account.id') IS @account ` +
-            `ELSE coalesce(json_extract(detail, '$.analyst.id'), @account) = @account END`
-        ])
-  ]
+  const conditions = [...(req.datasetId === undefined ? [] : ['dataset_id = @datasetId']), ...(req.onlyAccount == null ? [] : [VISIBLE_TO_ACCOUNT])]
   const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
   const params = {
     ...(req.datasetId === undefined ? {} : { datasetId: req.datasetId }),
@@ -172,11 +172,14 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
     signer: string | null
   }>
   const unit = datasetUnit(db, datasetId)
+  // An analyst reads their own allotment's figures only: their own charges against their own budgets (section 5,
+  // "Analysts of one service"); the officer, the custodian and the workbench read the dataset's.
+  const f = inspectWorkspace(db)
   // Each notion's account once (the cell accounting is the costly part), then their sum.
-  const byNotion = NOTIONS.map((n) => ({ notion: n, account: accountOf(db, datasetId, n) }))
+  const byNotion = NOTIONS.map((n) => ({ notion: n, account: accountOf(db, datasetId, n, f, onlyAccount) }))
   const spentNano = byNotion.reduce((sum, x) => sum + x.account.spentNano, 0)
-  const budget = perUnitBudget(db, datasetId)
-  const officerBudget = unitBudgetNano(db, datasetId)
+  const budget = perUnitBudget(db, datasetId, f, onlyAccount)
+  const officerBudget = unitBudgetNano(db, datasetId, f, onlyAccount)
   const remaining = budget.nano === null ? null : budget.nano - spentNano
   const through = rowLevelThroughSeq(db)
   const rowLevelEntries = (
@@ -194,6 +197,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
     budgetPerUnit: nanoToNumber(budget.nano ?? 0),
     budgetPerUnitExact: nanoToDecimal(budget.nano ?? 0),
     budgetPerUnitSource: budget.source,
+    ...(onlyAccount === null ? {} : { allotment: true }),
     remainingPerUnit: remaining === null ? null : nanoToNumber(remaining),
     remainingPerUnitExact: remaining === null ? null : nanoToDecimal(remaining),
     rowLevelEntries,

@@ -24,8 +24,20 @@ export function PerUnitHeadline(props: { ledger: DatasetLedger }) {
     <div className="notice" data-testid="ledger-per-unit">
       <p>
         <strong className={over ? 'over-budget' : undefined} data-over-budget={over ? 'true' : undefined}>
-          Spent per {unit}: ε {formatExact(d.spentPerUnitExact)}
-          {d.budgetPerUnitSource === 'none' ? (
+          {d.allotment === true && d.budgetPerUnitSource !== 'none' ? (
+            <>
+              Your allotment: ε {formatExact(d.budgetPerUnitExact)}
+              {d.remainingPerUnitExact !== null && <>, ε {formatExact(d.remainingPerUnitExact, 'down')} left</>} · you have spent ε{' '}
+              {formatExact(d.spentPerUnitExact)} per {unit}
+            </>
+          ) : (
+            <>
+              Spent per {unit}: ε {formatExact(d.spentPerUnitExact)}
+            </>
+          )}
+          {d.allotment === true && d.budgetPerUnitSource !== 'none' ? (
+            over && <> · over your allotment: no further releases</>
+          ) : d.budgetPerUnitSource === 'none' ? (
             <>
               {' '}
               · <span className="error">no budget (releases denied)</span>
