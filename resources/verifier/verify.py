@@ -4,7 +4,7 @@
 Written from docs/spec/v1/ledger.md alone (the rule names C1..Q3 below are the spec's), with the Python standard
 library and the `cryptography` package (Ed25519). It shares no code with Quiet Alarm.
 
-    python3 verify.py FILE [--receipt RECEIPT.json] [--json]
+    python3 verify.py FILE [--receipt RECEIPT.json] [--report R.json --report-signature S.json] [--json]
 
 FILE is an auditor export (`quiet-alarm ledger export --auditor F`), a test vector, or a bare record set
 (`"kind": "quiet-alarm/ledger-records"`). Exit codes: 0 the ledger verifies, 3 it does not (the first problem is
@@ -628,6 +628,33 @@ def verify_export(doc, result):
             result["verdict"] = "failed"
 
 
+def verify_report(rec, result, report_bytes, sig):
+    """A signed report (rules P1 to P3) against the records of an auditor export made after it."""
+    problems = []
+    report = json.loads(report_bytes.decode("utf-8"))
+    data_sha = sha256_hex(canonical(report))
+    if data_sha != sig.get("dataSha256") or hashlib.sha256(report_bytes).hexdigest() != data_sha:
+        problems.append({"rule": "P1", "reason": "the report's data does not hash to the SHA-256 its officer signed"})
+    cp = sig.get("checkpoint") or {}
+    text = "quiet-alarm/report/v1\n%s\n%s\n%s\n%s\n%s\n%s\n%s" % (
+        sig.get("dataSha256"), cp.get("id"), cp.get("ledgerSeq"), cp.get("ledgerHash"), cp.get("auditId"), cp.get("auditHash"), sig.get("keyId"))
+    officer = next((o for o in rec["officers"] if o["keyId"] == sig.get("keyId")), None)
+    if officer is None or sig.get("keyId") not in result["trustedOfficers"] or not ed25519_ok(officer["signPublic"], text, sig.get("signature")):
+        problems.append({"rule": "P2", "reason": "the report does not carry a valid signature of a trusted officer"})
+    match = [c for c in rec["checkpoints"] if c["signer"] == sig.get("keyId") and all(c.get(k) == cp.get(k) for k in ("id", "at", "ledgerSeq", "ledgerHash", "auditId", "auditHash"))]
+    head = report.get("ledgerHead") or {}
+    entry = next((e for e in rec["entries"] if e["seq"] == head.get("seq")), None)
+    if not match:
+        problems.append({"rule": "P3", "reason": "the report's checkpoint is not one the ledger holds"})
+    elif head.get("seq", 0) > 0 and (entry is None or entry["hash"] != head.get("hash") or head["seq"] > cp["ledgerSeq"]):
+        problems.append({"rule": "P3", "reason": "the report's ledger head is not in the chain its checkpoint covers"})
+    result["report"] = {"ok": not problems, "dataSha256": data_sha, "problems": problems}
+    if problems:
+        result["ok"] = False
+        if result["verdict"] == "ok":
+            result["verdict"] = "failed"
+
+
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -646,16 +673,21 @@ def records_of(doc):
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     as_json = "--json" in argv
-    receipt_path = None
-    if "--receipt" in argv:
-        i = argv.index("--receipt")
-        if i + 1 >= len(argv):
-            print("--receipt needs a file", file=sys.stderr)
-            return 2
-        receipt_path = argv[i + 1]
-        args = [a for a in args if a != receipt_path]
+    values = {}
+    for opt in ("--receipt", "--report", "--report-signature"):
+        if opt in argv:
+            i = argv.index(opt)
+            if i + 1 >= len(argv):
+                print("%s needs a file" % opt, file=sys.stderr)
+                return 2
+            values[opt] = argv[i + 1]
+            args = [a for a in args if a != values[opt]]
+    receipt_path = values.get("--receipt")
+    if ("--report" in values) != ("--report-signature" in values):
+        print("--report and --report-signature go together", file=sys.stderr)
+        return 2
     if len(args) != 1:
-        print("usage: verify.py FILE [--receipt RECEIPT.json] [--json]", file=sys.stderr)
+        print("usage: verify.py FILE [--receipt RECEIPT.json] [--report R.json --report-signature S.json] [--json]", file=sys.stderr)
         return 2
     try:
         with open(args[0], encoding="utf-8") as fh:
@@ -670,6 +702,12 @@ def main(argv):
         result = verify_records(rec, receipt)
         if doc.get("kind") == "quiet-alarm/auditor-export":
             verify_export(doc, result)
+        if "--report" in values:
+            with open(values["--report"], "rb") as fh:
+                report_bytes = fh.read()
+            with open(values["--report-signature"], encoding="utf-8") as fh:
+                sig = json.load(fh)
+            verify_report(rec, result, report_bytes, sig)
     except (OSError, ValueError, KeyError, TypeError, BadInput) as e:
         print("Cannot verify %s: %s" % (args[0], e), file=sys.stderr)
         return 2
@@ -681,9 +719,14 @@ def main(argv):
         print("Ledger verified: %d entries, head %s, %d officer acts signed." % (result["entries"], result["headHash"][:16], result["signedActs"]))
         if "export" in result:
             print("Export verified: signed by its officer with a checkpoint covering every record; spend and every charge recomputed.")
-    elif "export" in result and not result["problems"]:
+        if "report" in result:
+            print("Report verified: its data hashes to what a trusted officer signed, with a checkpoint the ledger holds.")
+    elif not result["problems"] and (result.get("export") or {}).get("problems"):
         p = result["export"]["problems"][0]
         print("Export verification FAILED (%s): %s." % (p["rule"], p["reason"]))
+    elif not result["problems"] and (result.get("report") or {}).get("problems"):
+        p = result["report"]["problems"][0]
+        print("Report verification FAILED (%s): %s." % (p["rule"], p["reason"]))
     else:
         p = result["problems"][0]
         print("Ledger verification FAILED at %d (%s): %s." % (p["seq"], p["rule"], p["reason"]))

@@ -214,6 +214,24 @@ export interface ReportVerification {
   ledgerVerify: { ok: boolean; entries: number; headHash: string; message: string }
   /** The CLI options that reproduce this report (scope, period, edition). */
   reproduceArgs: string
+  /**
+   * Officer edition: the officer's Ed25519 signature over the data's SHA-256 and a checkpoint written for the report
+   * (`reportSigningText`, docs/spec/v1/ledger.md section 8), so that a report can be authenticated from itself and an
+   * auditor export; null for the analyst edition.
+   */
+  officerSignature: ReportSignature | null
+}
+
+export interface ReportSignature {
+  keyId: string
+  officer: string
+  checkpoint: { id: number; at: string; ledgerSeq: number; ledgerHash: string; auditId: number; auditHash: string }
+  signature: string
+}
+
+/** What the officer signs for a report: its data's SHA-256 and the checkpoint it is tied to. */
+export function reportSigningText(dataSha256: string, c: ReportSignature['checkpoint'], keyId: string): string {
+  return `quiet-alarm/report/v1\n${dataSha256}\n${c.id}\n${c.ledgerSeq}\n${c.ledgerHash}\n${c.auditId}\n${c.auditHash}\n${keyId}`
 }
 
 export interface ReportPreview {

@@ -90,6 +90,24 @@ export const reportCommand: CliCommand = {
         }
       })
       writeAtomically(out, produced.bytes)
+      // The officer's signature over the data's SHA-256, beside the file (the data itself is the canonical JSON hashed).
+      const sig = produced.verification.officerSignature
+      const sigFile = sig === null ? null : `${out}.signature.json`
+      if (sig !== null)
+        writeAtomically(
+          sigFile!,
+          JSON.stringify(
+            {
+              v: 1,
+              kind: 'quiet-alarm/report-signature',
+              dataSha256: produced.verification.dataSha256,
+              ledgerHead: produced.data.ledgerHead,
+              ...sig
+            },
+            null,
+            2
+          ) + '\n'
+        )
       const seconds = (Date.now() - started) / 1000
       const d = produced.data
       const json = {
@@ -108,6 +126,7 @@ export const reportCommand: CliCommand = {
         experiments: d.totals.experiments,
         ledgerHead: d.ledgerHead,
         ledgerVerified: produced.verification.ledgerVerify.ok,
+        signature: sigFile,
         seconds
       }
       const what = format === 'csv' ? `${table} table (CSV)` : format.toUpperCase()
@@ -115,6 +134,11 @@ export const reportCommand: CliCommand = {
         `Wrote ${out} (${produced.bytes.length.toLocaleString('en-US')} bytes): ${what}, ${edition} edition, ${d.totals.releases} releases, ${d.totals.denials} denials, ${d.totals.experiments} experiments.`,
         `Period ${d.period.from ?? 'beginning'} .. ${d.period.to}; ledger head at its end: entry ${d.ledgerHead.seq} ${d.ledgerHead.hash}`,
         `Report data SHA-256: ${produced.verification.dataSha256}`,
+        ...(sig === null
+          ? []
+          : [
+              `Signed by officer "${sig.officer}" with checkpoint ${sig.checkpoint.id} (entry ${sig.checkpoint.ledgerSeq}); the signature is in ${sigFile}`
+            ]),
         produced.verification.ledgerVerify.message
       ].join('\n')
       return { json, text }

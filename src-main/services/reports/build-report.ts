@@ -177,7 +177,7 @@ export async function prepareReport(
     onProgress: (done, total) => o.onProgress?.(Math.round(5 + (total === 0 ? 60 : (60 * done) / total)), 100)
   })
   if (o.signal?.aborted) throw new CancelledError()
-  const verification = buildVerification(store.db, data, o.now ?? new Date())
+  const verification = buildVerification(store.db, data, o.now ?? new Date(), r.officerKey)
   o.onProgress?.(75, 100)
   const html = renderReportHtml(data, verification)
   o.onProgress?.(80, 100)

@@ -620,6 +620,9 @@ function verificationSection(d: ReportData, v: ReportVerification): Html {
     markup`<div class="box">`,
     markup`<p>Ledger hash-chain head at the end of the period: entry ${d.ledgerHead.seq}<br><span class="hash">${d.ledgerHead.hash}</span></p>`,
     markup`<p>SHA-256 of this report's data:<br><span class="hash" id="data-sha256">${v.dataSha256}</span></p>`,
+    v.officerSignature === null
+      ? markup``
+      : markup`<p>Signed by officer ${v.officerSignature.officer} (key id <span class="hash">${v.officerSignature.keyId}</span>) with checkpoint ${v.officerSignature.checkpoint.id} (ledger entry ${v.officerSignature.checkpoint.ledgerSeq}, audit event ${v.officerSignature.checkpoint.auditId}), Ed25519 over the SHA-256 above and that checkpoint:<br><span class="hash" id="officer-signature">${v.officerSignature.signature}</span></p>`,
     markup`</div>`,
     markup`<h4>SHA-256 of the CSV tables of this report</h4>`,
     dataTable(
@@ -631,7 +634,7 @@ function verificationSection(d: ReportData, v: ReportVerification): Html {
     markup`<h4>How to check this report</h4>`,
     markup`<ol>`,
     markup`<li>The record was not altered: run <code>npx quiet-alarm ledger verify --db WORKSPACE ${d.ledgerHead.seq === 0 ? '' : ` --head ${d.ledgerHead.hash}`}</code> on the workspace file. It recomputes every hash of the chain, must report it intact, and checks that the head above (entry ${d.ledgerHead.seq}) is still in the chain: the chain only grows, so later entries do not change it. Keep the head elsewhere and a rewrite of the ledger cannot go unnoticed.</li>`,
-    markup`<li>This document shows the report's data (ε values rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${args}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (keys sorted at every level, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with any JSON library.</li>`,
+    markup`<li>This document shows the report's data (ε values rounded as section 1 says; the exports hold them exact): export it as JSON with the same options, <code>npx quiet-alarm report --db WORKSPACE --format json --out report.json ${args}${officerArg}</code>, and compute <code>sha256sum report.json</code>: it must equal the SHA-256 above. The file is canonical JSON (RFC 8785: keys sorted, no whitespace, UTF-8), so the hash can also be recomputed from its parsed content with an RFC 8785 serialiser (not a plain JSON library: Python's json writes 1e-05 for 0.00001 and escapes non-ASCII).</li>`,
     markup`<li>Each CSV table likewise: <code>npx quiet-alarm report --db WORKSPACE --format csv --table releases --out releases.csv ${args}${officerArg}</code>, then <code>sha256sum releases.csv</code> must equal the releases row above (tables: ledger, releases, denials, experiments).</li>`,
     markup`<li>Compare the figures of this document with the JSON or CSV export (releases, denials, spend per notion and per cell, remaining budget): each printed ε is the exported one at 6 significant digits, rounded up (down for what remains).</li>`,
     markup`</ol>`,

@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import type { ReportData, ReportTable, ReportVerification } from '../../contract/reports'
+import { type ReportData, type ReportSignature, type ReportTable, type ReportVerification, reportSigningText } from '../../contract/reports'
+import { writeCheckpoint } from '../trust/checkpoints'
+import type { OfficerKey } from '../trust/officers'
 import { canonicalJson } from '../chain/canonical'
 import { verifyLedger } from '../ledger/verify'
 import { csvText } from './csv-tables'
@@ -35,14 +37,23 @@ export function reproduceArgs(data: ReportData): string {
   return args.map(shellArg).join(' ')
 }
 
-export function buildVerification(db: Database.Database, data: ReportData, generatedAt: Date): ReportVerification {
+/** The officer signs the data's SHA-256 with a checkpoint written now (an officer act: refused on a ledger that does not verify). */
+function signReport(db: Database.Database, dataSha256: string, key: OfficerKey): ReportSignature {
+  const cp = writeCheckpoint(db, key)
+  const checkpoint = { id: cp.id, at: cp.at, ledgerSeq: cp.ledgerSeq, ledgerHash: cp.ledgerHash, auditId: cp.auditId, auditHash: cp.auditHash }
+  return { keyId: key.keyId, officer: key.name, checkpoint, signature: key.sign(reportSigningText(dataSha256, checkpoint, key.keyId)) }
+}
+
+export function buildVerification(db: Database.Database, data: ReportData, generatedAt: Date, officerKey?: OfficerKey): ReportVerification {
   const v = verifyLedger(db)
   const csvSha256 = Object.fromEntries(REPORT_TABLES.map((t) => [t, sha256Hex(csvText(data, t))])) as Record<ReportTable, string>
+  const dataSha256 = sha256Hex(reportJson(data))
   return {
     generatedAt: generatedAt.toISOString(),
-    dataSha256: sha256Hex(reportJson(data)),
+    dataSha256,
     csvSha256,
     ledgerVerify: { ok: v.ok, entries: v.entries, headHash: v.headHash, message: v.message },
-    reproduceArgs: reproduceArgs(data)
+    reproduceArgs: reproduceArgs(data),
+    officerSignature: officerKey === undefined || !v.ok ? null : signReport(db, dataSha256, officerKey)
   }
 }
