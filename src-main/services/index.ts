@@ -28,6 +28,7 @@ import { WorkerPool, defaultPoolSize } from './platform/worker-pool'
 import { loadWorkerSetting } from './app/worker-setting'
 import { projectRoot, resolveWorkerScript } from './platform/worker-script'
 import { defaultDatabasePath, openStore } from './store/store'
+import { type HeadKeeper, defaultHeadRecordPath, keepHeads } from './ledger/head-record'
 
 /**
  * What the doors (HTTP server, Electron shell, CLI) may use besides `createServices`: the errors they translate, the
@@ -66,6 +67,8 @@ export interface ServicesOptions {
   pdfPrinter?: PdfPrinter
   /** Sign-in throttling and session lifetimes (tests shorten them). */
   gate?: GateOptions
+  /** The service's head record (ledger/head-record.ts; default beside the workspace). */
+  headRecord?: string
   /**
    * Evaluate the watching alarms' due periods and send their webhooks on this process's own clock (watch/alarm-clock.ts):
    * the service process and the workbench app turn it on; tests and one-shot commands leave it off. An object: the
@@ -107,10 +110,14 @@ export function cadenceOf(options: Pick<ServicesOptions, 'deployment' | 'cadence
 export function createServices(options: ServicesOptions): Services {
   const cadenceMs = cadenceOf(options)
   const store = openStore(options.dbPath ?? defaultDatabasePath(), { projectRoot: projectRoot() })
+  const headRecord =
+    options.deployment === 'service' && store.path !== ':memory:' ? (options.headRecord ?? defaultHeadRecordPath(store.path)) : undefined
+  let heads: HeadKeeper | null = null
   // The service holds the raw rows for its analysts: it does not start on a workspace other users of the host can read.
   if (options.deployment === 'service' && store.path !== ':memory:') {
     try {
       assertPrivateWorkspace(store.path)
+      heads = keepHeads(store.db, store.path, headRecord!)
     } catch (e) {
       store.close()
       throw e
@@ -133,7 +140,8 @@ export function createServices(options: ServicesOptions): Services {
     projectRoot: projectRoot(),
     script: resolveRunnerScript({ ...process.env, ...options.workerEnv }),
     cadenceMs,
-    holdAfterCharge: options.testHoldAfterCharge
+    holdAfterCharge: options.testHoldAfterCharge,
+    headRecord
   })
   const context: ServiceContext = {
     mode: options.mode,
@@ -221,6 +229,7 @@ export function createServices(options: ServicesOptions): Services {
       jobs.cancelAll()
       await releases.close()
       await context.pool.shutdown()
+      heads?.stop()
       store.close()
       // Temporary files (report exports, officer editions included; uploads) go with the services.
       context.files?.closeAll()

@@ -17,6 +17,8 @@ export { type Store, defaultDatabasePath, openStore, readSchemaVersion } from '.
 export { LATEST_SCHEMA_VERSION } from './store/migrations'
 export { projectRoot } from './platform/worker-script'
 export { defaultPoolSize } from './platform/worker-pool'
+export { backupWorkspace, restoreWorkspace } from './ledger/backup'
+export { defaultHeadRecordPath } from './ledger/head-record'
 
 // Datasets and saved queries
 export { datasetRows, deleteDataset, getDataset, listDatasets, lookupDataset, renameDataset, resolveDataset } from './catalog/catalog'

@@ -12,6 +12,7 @@ import { reportCommand } from './report'
 import { linkCommand } from './link'
 import { serveCommand } from './serve'
 import { alarmCommand } from './alarm-commands'
+import { backupCommand, restoreCommand } from './backup-commands'
 import { webhookCommand } from './webhook-commands'
 
 /** Every CLI command, in the order `--help` lists them. */
@@ -24,6 +25,8 @@ export const commands: CliCommand[] = [
   aiqCommand,
   searchCommand,
   ...storeCommands,
+  backupCommand,
+  restoreCommand,
   alarmCommand,
   accountCommand,
   serveCommand,

@@ -48,8 +48,6 @@ import {
   startMs
 } from './alarm-store'
 import { signedAlarmProblem } from './create'
-import { asCaller } from '../platform/caller'
-import type { Principal, Role } from '../../contract/accounts'
 import { periodDefinition, periodQuery } from './plan'
 
 type Db = Database.Database
@@ -147,7 +145,7 @@ function charge(
   extra: Record<string, unknown>
 ): { releaseId: number } | { denial: string } {
   const name = datasetName(db, a.dataset_id) ?? '(deleted dataset)'
-  const adm = admission(db, a.dataset_id, name, notion, cells, p.chargeNano)
+  const adm = admission(db, a.dataset_id, name, notion, cells, p.chargeNano, { accountId: a.account_id })
   if (!adm.allowed) {
     recordAudit(db, 'release/denied', 'quiet-alarm', `dataset:${a.dataset_id}`, {
       alarmId: a.id,
@@ -173,10 +171,16 @@ function charge(
       kind: ALARM_RELEASE_KIND,
       alarm: { id: a.id, uid: a.uid, mode: a.mode, signedSeq: a.ledger_seq },
       ...extra,
-      chargeExplained: p.chargeExplained
+      chargeExplained: p.chargeExplained,
+      ...(a.account_id === null ? {} : { account: accountOf(db, a.account_id) })
     }
   })
   return { releaseId }
+}
+
+function accountOf(db: Db, id: number): { id: number; name: string; role: string } | null {
+  const r = db.prepare('SELECT id, name, role FROM accounts WHERE id = ?').get(id) as { id: number; name: string; role: string } | undefined
+  return r ?? null
 }
 
 function answer(db: Db, releaseId: number, value: unknown, exPost: Record<string, unknown>): void {
@@ -433,21 +437,6 @@ function evaluateSvtPeriod(
 
 /** One period in one IMMEDIATE transaction: evaluated once, or found done by another evaluator, or the alarm pauses. */
 function evaluatePeriod(db: Db, alarmId: number, period: number, nowMs: number, rng: Rng, opts: EvaluateOptions): PeriodOutcome {
-  // In the service, an alarm's charges are its account's: admitted on that account's allotment and recorded with it,
-  // whoever runs the evaluation (the service's clock, the custodian).
-  const owner = ownerOf(db, alarmId)
-  return owner === null
-    ? evaluatePeriodTx(db, alarmId, period, nowMs, rng, opts)
-    : asCaller(owner, () => evaluatePeriodTx(db, alarmId, period, nowMs, rng, opts))
-}
-
-function ownerOf(db: Db, alarmId: number): Principal | null {
-  const r = db.prepare('SELECT a.id, a.name, a.role FROM alarms l JOIN accounts a ON a.id = l.account_id WHERE l.id = ?').get(alarmId) as
-    { id: number; name: string; role: Role } | undefined
-  return r === undefined ? null : { accountId: r.id, name: r.name, roles: [r.role] }
-}
-
-function evaluatePeriodTx(db: Db, alarmId: number, period: number, nowMs: number, rng: Rng, opts: EvaluateOptions): PeriodOutcome {
   return db
     .transaction((): PeriodOutcome => {
       const a = alarmRow(db, alarmId)

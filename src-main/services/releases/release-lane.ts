@@ -34,6 +34,8 @@ export interface RunnerData {
   answerStepMs: number
   /** Tests only: a latch the runner waits on after each charge ([0] 1 while it waits; set it to 0 and notify to go on). */
   holdAfterCharge?: Int32Array
+  /** The service's head record, moved forward after each charge (ledger/head-record.ts). */
+  headRecord?: string
 }
 
 export interface RunnerRequest {
@@ -71,6 +73,7 @@ export interface ReleaseLaneOptions {
   /** The service's public cadence; null in the workbench. */
   cadenceMs: number | null
   holdAfterCharge?: Int32Array
+  headRecord?: string
 }
 
 interface Pending {
@@ -174,7 +177,8 @@ export class ReleaseLane implements Releases {
       projectRoot: this.options.projectRoot,
       flight: this.flight,
       answerStepMs: this.stepMs,
-      holdAfterCharge: this.options.holdAfterCharge
+      holdAfterCharge: this.options.holdAfterCharge,
+      headRecord: this.options.headRecord
     }
     const { script } = this.options
     const w = new Worker(script.path, { workerData: data, execArgv: script.execArgv, env: script.env ?? process.env })

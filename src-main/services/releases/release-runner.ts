@@ -14,6 +14,7 @@ import { isUserError } from '../platform/errors'
 import { asCaller } from '../platform/caller'
 import { openStore } from '../store/store'
 import { runRelease } from './release-service'
+import { noteHead } from '../ledger/head-record'
 import type { RunnerData, RunnerReply, RunnerRequest } from './release-lane'
 
 const data = workerData as RunnerData
@@ -30,14 +31,15 @@ port.on('message', (m: RunnerRequest) => {
       runRelease(db, m.req, {
         charging: (id) => Atomics.store(data.flight, 0, id),
         answerStepMs: data.answerStepMs,
-        afterCharge: data.holdAfterCharge
-          ? () => {
-              // Tests only: the release stays within its run until the test lets it go (a data read as long as it likes).
-              Atomics.store(data.holdAfterCharge!, 0, 1)
-              Atomics.notify(data.holdAfterCharge!, 0)
-              Atomics.wait(data.holdAfterCharge!, 0, 1)
-            }
-          : undefined
+        afterCharge: () => {
+          if (data.headRecord) noteHead(db, data.headRecord)
+          if (data.holdAfterCharge) {
+            // Tests only: the release stays within its run until the test lets it go (a data read as long as it likes).
+            Atomics.store(data.holdAfterCharge!, 0, 1)
+            Atomics.notify(data.holdAfterCharge!, 0)
+            Atomics.wait(data.holdAfterCharge!, 0, 1)
+          }
+        }
       })
     )
     reply = { id: m.id, ok: true, record }
