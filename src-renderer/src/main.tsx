@@ -18,7 +18,7 @@ function Connected(props: { client: Client; who?: Who }) {
     if (props.who) return
     let live = true
     props.client.call('accounts/whoami', {}).then(
-      (w) => live && setWho({ kind: w.kind, name: w.name, roles: w.roles, expiresAt: w.expiresAt }),
+      (w) => live && setWho({ kind: w.kind, name: w.name, roles: w.roles, expiresAt: w.expiresAt, expiry: w.expiresAt ? 'credential' : null }),
       () => undefined
     )
     return () => {
@@ -68,6 +68,7 @@ function ServiceRoot(props: { initial: SessionState }) {
     name: session.principal.name,
     roles: [...session.principal.roles],
     expiresAt: session.expiresAt,
+    expiry: session.expiresAt ? 'session' : null,
     signOut: () => {
       void signOut().then(() => {
         setNotice('You signed out.')

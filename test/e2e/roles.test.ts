@@ -59,3 +59,44 @@ describe('the service, every role, every section, at 1024x700', () => {
     })
   }
 })
+
+describe('each role is offered only what the service lets it do, and the time shown says which end it is', () => {
+  it('the analyst is not offered Rename, Delete or "Add an officer…"; the custodian is offered Rename and Delete', async () => {
+    const analyst = await newPage(browser)
+    await signInAs(analyst, service, 'analyst')
+    await shell.goTo(analyst, 'Datasets')
+    await analyst.getByRole('button', { name: 'Open occupancy', exact: true }).waitFor()
+    expect(await analyst.getByRole('button', { name: 'Rename occupancy', exact: true }).count()).toBe(0)
+    expect(await analyst.getByRole('button', { name: 'Delete occupancy', exact: true }).count()).toBe(0)
+    await shell.goTo(analyst, 'Ledger')
+    await analyst.getByTestId('officers-expand').click()
+    await analyst.getByTestId('officers-list').waitFor()
+    expect(await analyst.getByTestId('officer-add-open').count()).toBe(0)
+    await analyst.context().close()
+
+    const custodian = await newPage(browser)
+    await signInAs(custodian, service, 'custodian')
+    await shell.goTo(custodian, 'Datasets')
+    await custodian.getByRole('button', { name: 'Rename occupancy', exact: true }).waitFor()
+    expect(await custodian.getByRole('button', { name: 'Delete occupancy', exact: true }).count()).toBe(1)
+    await custodian.context().close()
+
+    const officer = await newPage(browser)
+    await signInAs(officer, service, 'officer')
+    await shell.goTo(officer, 'Ledger')
+    await officer.getByTestId('officers-expand').click()
+    await officer.getByTestId('officer-add-open').waitFor()
+    await officer.context().close()
+  })
+
+  it('the sidebar names the session’s end after sign-in, and the same end after a reload', async () => {
+    const page = await newPage(browser)
+    await signInAs(page, service, 'analyst')
+    const shown = await page.getByTestId('signed-in-role').innerText()
+    expect(shown).toMatch(/^analyst · session ends \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/)
+    await page.reload()
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(await page.getByTestId('signed-in-role').innerText()).toBe(shown)
+    await page.context().close()
+  })
+})

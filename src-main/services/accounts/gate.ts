@@ -22,6 +22,7 @@ import { DEFAULT_THROTTLE, FailureThrottle, type ThrottlePolicy } from './thrott
 type Db = Database.Database
 
 export type AuthFailure = { ok: false; error: { message: string; code: 'unauthorized' | 'throttled' }; retryAfterMs?: number }
+/** `expiresAt`: for a credential, when it expires; for a session, when the session ends at the latest. */
 export type AuthResult = { ok: true; principal: Principal; expiresAt: string } | AuthFailure
 export type SignInResult = { ok: true; session: string; principal: Principal; expiresAt: string } | AuthFailure
 
@@ -91,6 +92,8 @@ export class AccountGate {
     }
     if (typeof secret !== 'string' || secret === '') return fail('Sign in first: this service needs an account credential')
     let row: AccountRow | null
+    /** A session's end (the session's own limit, or the account's expiry if sooner): what GET /api/session reports, as sign-in did. */
+    let sessionEndsMs: number | null = null
     if (isSessionToken(secret)) {
       const key = secretHash(secret)
       const s = this.sessions.get(key)
@@ -100,6 +103,7 @@ export class AccountGate {
       }
       row = accountRow(this.db, s.accountId)
       if (row) s.lastUsedMs = nowMs
+      sessionEndsMs = s.startedMs + this.maxMs
     } else {
       const id = credentialAccountId(secret)
       row = id === null ? null : accountRow(this.db, id)
@@ -112,7 +116,8 @@ export class AccountGate {
       return fail(`The credential of account "${row.name}" expired on ${row.expires_at.slice(0, 10)}; ask the privacy officer for a new one`)
     if (problem === 'unsigned') return fail(`Account "${row.name}" is not one a registered privacy officer signed; ask the privacy officer`)
     if (wait === 0) this.throttle.succeeded(peerKey)
-    return { ok: true, principal: principalOf(row), expiresAt: row.expires_at }
+    const expiresAt = sessionEndsMs === null ? row.expires_at : new Date(Math.min(sessionEndsMs, Date.parse(row.expires_at))).toISOString()
+    return { ok: true, principal: principalOf(row), expiresAt }
   }
 
   /**

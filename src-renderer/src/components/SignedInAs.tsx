@@ -3,7 +3,10 @@ import { formatDate } from '../format'
 
 const ROLE_WORDS = { custodian: 'custodian', officer: 'privacy officer', analyst: 'analyst' } as const
 
-/** The sidebar's "signed in as": which service account, with which role, until when; nothing in the workbench. */
+/**
+ * The sidebar's "signed in as": which service account, with which role, and when it ends, saying which end it is (the
+ * browser session's, the same after a reload, or the credential's); nothing in the workbench.
+ */
 export function SignedInAs() {
   const who = useWho()
   if (who.kind === 'workbench') return null
@@ -14,7 +17,7 @@ export function SignedInAs() {
         <br />
         <span className="hint" data-testid="signed-in-role">
           {who.roles.map((r) => ROLE_WORDS[r]).join(', ')}
-          {who.expiresAt ? ` · until ${formatDate(who.expiresAt)}` : ''}
+          {who.expiresAt ? ` · ${who.expiry === 'session' ? 'session ends' : 'credential expires'} ${formatDate(who.expiresAt)}` : ''}
         </span>
       </p>
       {who.signOut && (

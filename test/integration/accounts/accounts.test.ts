@@ -115,6 +115,18 @@ describe('credentials', () => {
     expect(s.accounts.authenticate(credential, '10.0.0.6')).toMatchObject({ ok: false, error: { message: expect.stringMatching(/revoked/) } })
   })
 
+  it('a session reports the end sign-in gave it, not the credential’s expiry (the page shows the same time after a reload)', () => {
+    const { credential } = account('ana', 'analyst', 90)
+    const session = s.accounts.signIn(credential, '10.0.0.8')
+    if (!session.ok) throw new Error(session.error.message)
+    clock += 60_000
+    const again = s.accounts.authenticate(session.session, '10.0.0.8')
+    expect(again).toMatchObject({ ok: true, expiresAt: session.expiresAt })
+    // The credential itself still reports its own expiry, months later.
+    const byCredential = s.accounts.authenticate(credential, '10.0.0.8')
+    expect(byCredential.ok && Date.parse(byCredential.expiresAt) > Date.parse(session.expiresAt) + 80 * 86_400_000).toBe(true)
+  })
+
   it('refuses an expired credential, and ends sessions at the expiry', () => {
     const { credential } = account('ana', 'analyst', 1)
     const session = s.accounts.signIn(credential, '10.0.0.7')

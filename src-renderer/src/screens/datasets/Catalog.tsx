@@ -7,6 +7,7 @@ import { href } from '../../sections'
 import { PublicBadge, SourceBadge } from './DatasetDetail'
 import { notionName } from '../ledger/notions'
 import { ScrollRegion } from '../../components/ScrollRegion'
+import { useMay } from '../../api/who'
 
 /** Spend and budget per notion, in words; "no budget" says what to do. */
 export function SpendSummary(props: { summary: LedgerSummary | null; datasetId: number; summaryError?: string | null }) {
@@ -54,6 +55,9 @@ export function Catalog(props: {
   const [renaming, setRenaming] = useState<{ id: number; name: string } | null>(null)
   const [deleting, setDeleting] = useState<number | null>(null)
   const act = useAction()
+  // Only what the caller may do is offered (the custodian renames and deletes).
+  const mayRename = useMay('datasets/rename')
+  const mayDelete = useMay('datasets/delete')
 
   if (props.datasets.length === 0) {
     return (
@@ -170,17 +174,21 @@ export function Catalog(props: {
                       <button type="button" className="secondary" onClick={() => props.onSelect(d.id)} aria-label={`Open ${d.name}`}>
                         Open
                       </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={() => setRenaming({ id: d.id, name: d.name })}
-                        aria-label={`Rename ${d.name}`}
-                      >
-                        Rename
-                      </button>
-                      <button type="button" className="secondary danger-text" onClick={() => setDeleting(d.id)} aria-label={`Delete ${d.name}`}>
-                        Delete
-                      </button>
+                      {mayRename && (
+                        <button
+                          type="button"
+                          className="secondary"
+                          onClick={() => setRenaming({ id: d.id, name: d.name })}
+                          aria-label={`Rename ${d.name}`}
+                        >
+                          Rename
+                        </button>
+                      )}
+                      {mayDelete && (
+                        <button type="button" className="secondary danger-text" onClick={() => setDeleting(d.id)} aria-label={`Delete ${d.name}`}>
+                          Delete
+                        </button>
+                      )}
                     </span>
                   )}
                 </td>

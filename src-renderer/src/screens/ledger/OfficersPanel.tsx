@@ -16,6 +16,7 @@ import { useFirstRun } from '../datasets/FirstRunGuide'
 import { OfficerFields, type Officers, officersFrom } from './OfficerFields'
 import { type RegisterOfficerForm, emptyRegisterOfficerForm, resolveRegisterOfficer } from './registerOfficerState'
 import { ScrollRegion } from '../../components/ScrollRegion'
+import { useMay } from '../../api/who'
 
 type Registered = ResponseOf<'officer/register'>
 
@@ -23,6 +24,8 @@ export function OfficersPanel(props: { focus: boolean }) {
   const version = useChanges('officers')
   const list = useQuery('officer/list', {}, [version])
   const [adding, setAdding] = useState(false)
+  /** Registering an officer is an officer account's act (the workbench's user holds every role). */
+  const mayRegister = useMay('officer/register')
   // Once officers exist the panel is a line (who is registered), opened to see their keys or add one.
   const [expanded, setExpanded] = useState(props.focus)
   const [done, setDone] = useState<Registered | null>(null)
@@ -63,7 +66,11 @@ export function OfficersPanel(props: { focus: boolean }) {
           <p data-testid="officers-none">
             <strong>No privacy officer yet.</strong> Set up the first one now: until then no budget can be set, so every release is denied.
           </p>
-          <RegisterOfficerFormView officers={asOfficers} onRegistered={registered} />
+          {mayRegister ? (
+            <RegisterOfficerFormView officers={asOfficers} onRegistered={registered} />
+          ) : (
+            <p className="hint">Setting up the privacy officer is the officer’s act.</p>
+          )}
         </>
       )}
       {officers.length > 0 && !expanded && (
@@ -72,7 +79,7 @@ export function OfficersPanel(props: { focus: boolean }) {
             Registered: {names.join(', ')}. {officers.length === 1 ? 'Their key signs' : 'Their keys sign'} every officer act.
           </span>
           <button type="button" className="secondary small" onClick={() => setExpanded(true)} data-testid="officers-expand" aria-expanded={false}>
-            Keys and adding an officer…
+            {mayRegister ? 'Keys and adding an officer…' : 'Keys…'}
           </button>
         </div>
       )}
@@ -102,7 +109,7 @@ export function OfficersPanel(props: { focus: boolean }) {
               </tbody>
             </table>
           </ScrollRegion>
-          {adding ? (
+          {!mayRegister ? null : adding ? (
             <RegisterOfficerFormView officers={asOfficers} onRegistered={registered} onCancel={() => setAdding(false)} />
           ) : (
             <div className="button-row">
