@@ -49,7 +49,7 @@ describe('did you mean', () => {
 
   it('suggests the sub-command for a typo', async () => {
     const r = await cli(['ledger', 'verfy', '--db', db])
-    expect(r.err).toBe('quiet-alarm: "ledger" takes one of: verify, unlock, checkpoint (got "verfy"); did you mean "verify"?\n')
+    expect(r.err).toBe('quiet-alarm: "ledger" takes one of: verify, unlock, checkpoint, export (got "verfy"); did you mean "verify"?\n')
   })
 
   it('closest: a swap of two letters is one edit; words far apart get no suggestion', () => {
