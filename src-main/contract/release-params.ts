@@ -20,19 +20,24 @@ export const AIQ_RELEASE_MECHANISMS = ['dp', 'sp'] as const
 export const RELEASE_PARAMS = {
   threshold: {
     mechanism: { default: 'tslm', choices: THRESHOLD_RELEASE_MECHANISMS },
-    /** Largest probability of missing a true violation. The UI's starting value; the CLI requires it. */
-    beta: { start: 0.05, range: { gt: 0, lt: 0.5 } },
+    /**
+     * Largest probability of missing a true violation. The UI's starting value; the CLI requires it. At least 1e-12:
+     * below it ln(1/(2 beta)) and the steps' shares leave the doubles the mechanisms compute in.
+     */
+    beta: { start: 0.05, range: { ge: 1e-12, lt: 0.5 } },
     /** Sets the false-positive band (2 alpha for TSLM and PPWLM, wider for DPPWLM). The UI's starting value; the CLI requires it. */
-    alpha: { start: 1, range: { gt: 0 } },
-    epsMax: { range: { gt: 0 } },
-    eps1: { default: 1e-5, range: { gt: 0 } },
+    alpha: { start: 1, range: { ge: 1e-6, le: 1e9 } },
+    /** At most the largest epsilon the ledger records (1,000,000). */
+    epsMax: { range: { gt: 0, le: 1e6 } },
+    /** At least 1e-12: the planned steps' ratio eps_m / eps1 and their noise scales stay finite. */
+    eps1: { default: 1e-5, range: { ge: 1e-12 } },
     steps: { default: 4, range: { integer: true, ge: 2, le: 50 } },
     fineSteps: { default: 3, range: { integer: true, ge: 1, le: 50 } }
   },
   anomalyIdentification: {
     mechanism: { default: 'sp', choices: AIQ_RELEASE_MECHANISMS },
     /** Epsilon per record asked. The UI's starting value; the CLI requires it. */
-    epsilon: { start: 1, range: { gt: 0, le: 1e6 } }
+    epsilon: { start: 1, range: { ge: 1e-9, le: 1e6 } }
   },
   anomalySearch: {
     /** From the saved query (the release takes no parameters). */

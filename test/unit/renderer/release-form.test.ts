@@ -32,10 +32,15 @@ describe('threshold questions', () => {
   it('say why nothing can be priced while beta, alpha or the ε limit is out of range', () => {
     const why = (...a: ReleaseFormAction[]) => resolveReleaseForm('threshold', run(...a))
     for (const beta of ['0', '0.5', '', 'abc', '-1']) {
-      expect(why(text('beta', beta))).toEqual({ params: null, why: 'Beta must be between 0 and 0.5 (e.g. 0.05 for 5%).', derivedEpsilon: null })
+      expect(why(text('beta', beta))).toEqual({
+        params: null,
+        why: 'Beta must be at least 1e-12 and below 0.5 (e.g. 0.05 for 5%).',
+        derivedEpsilon: null
+      })
     }
-    for (const alpha of ['0', '', '-2']) expect(why(text('alpha', alpha)).why).toBe('Alpha must be > 0 (the tolerance around the threshold).')
-    for (const epsMax of ['0', 'x', '-1']) expect(why(text('epsMax', epsMax)).why).toBe('The ε limit must be > 0.')
+    for (const alpha of ['0', '', '-2'])
+      expect(why(text('alpha', alpha)).why).toBe('Alpha must be from 0.000001 to 1,000,000,000 (it sets the tolerance around the threshold).')
+    for (const epsMax of ['0', 'x', '-1']) expect(why(text('epsMax', epsMax)).why).toBe('The ε limit must be > 0 and at most 1,000,000.')
     // Blank again: no limit.
     expect(why(text('epsMax', '2'), text('epsMax', '  ')).params).toEqual({ kind: 'threshold', mechanism: 'tslm', beta: 0.05, alpha: 1 })
   })
@@ -59,7 +64,7 @@ describe('anomaly identification', () => {
 
   it('refuses an ε per record out of range in one sentence', () => {
     for (const e of ['0', '', '1000001', 'one']) {
-      expect(resolveReleaseForm('anomaly-identification', run(text('epsilon', e))).why).toBe('ε per record must be > 0 (at most 1,000,000).')
+      expect(resolveReleaseForm('anomaly-identification', run(text('epsilon', e))).why).toBe('ε per record must be from 0.000000001 to 1,000,000.')
     }
   })
 

@@ -13,7 +13,7 @@ import { thresholdBounds } from '../../../../src-worker/engine/mide/guarantee'
 import { type ThresholdReleaseResult, computeThresholdRelease } from '../../../../src-worker/tasks/release-threshold'
 import { UserError } from '../../platform/errors'
 import { type CellKey, cellKey } from '../../ledger/cells'
-import { decimalToNano, floatToNanoUp, nanoToDisplay } from '../../chain/nano-epsilon'
+import { MAX_NANO, decimalToNano, floatToNanoUp, nanoToDisplay } from '../../chain/nano-epsilon'
 import { NOTION_LABEL } from '../../chain/notions'
 import { getDataset } from '../../catalog/catalog'
 import { keyPart } from '../../catalog/column-types'
@@ -35,6 +35,9 @@ import {
 import type { FitOptions } from '../fit-suggestion'
 
 const P = RELEASE_PARAMS.threshold
+
+/** The largest epsilon the ledger records. */
+const MAX_EPSILON = MAX_NANO / 1e9
 
 const MECHANISMS = RELEASE_KIND_SPECS.threshold.mechanisms
 
@@ -100,6 +103,13 @@ function thresholdPrice(
   const bounds = thresholdBounds(mechanism, engineParams)
   const engineEps = bounds.epsilon
   const tolerance = bounds.band * s
+  // From the request and the definition only: a charge the ledger cannot record, or a band or noise scale outside the
+  // doubles, is refused here, before anything is spent (never charged and then failed).
+  if (!(Number.isFinite(engineEps) && engineEps > 0 && engineEps <= MAX_EPSILON && Number.isFinite(tolerance) && Number.isFinite(1 / engineEps))) {
+    throw new UserError(
+      `This accuracy (alpha ${num(alpha)}, beta ${num(beta)}) needs an epsilon the ledger cannot record (at most ${MAX_EPSILON.toLocaleString('en-US')}); ask for a larger alpha or beta; nothing was spent.`
+    )
+  }
   // How many predicates one unit can move (ALGORITHMS.md section 6): a row lies in one group; a person in at most
   // maxGroups (truncated to that many at run time), or in one when every group-by column holds one value per person.
   const k = pub.keys.length

@@ -76,11 +76,11 @@ export function resolveReleaseForm(kind: QueryKind, form: ReleaseForm): Resolved
   if (kind === 'threshold') {
     const beta = parseNumber(form.beta)
     const alpha = parseNumber(form.alpha)
-    if (!inRange(beta, T.beta.range)) return none('Beta must be between 0 and 0.5 (e.g. 0.05 for 5%).')
-    if (!inRange(alpha, T.alpha.range)) return none('Alpha must be > 0 (the tolerance around the threshold).')
+    if (!inRange(beta, T.beta.range)) return none('Beta must be at least 1e-12 and below 0.5 (e.g. 0.05 for 5%).')
+    if (!inRange(alpha, T.alpha.range)) return none('Alpha must be from 0.000001 to 1,000,000,000 (it sets the tolerance around the threshold).')
     if (form.epsMax.trim() === '') return { params: { kind, mechanism: form.mechanism, beta, alpha }, why: null, derivedEpsilon: null }
     const epsMax = parseNumber(form.epsMax)
-    if (!inRange(epsMax, T.epsMax.range)) return none('The ε limit must be > 0.')
+    if (!inRange(epsMax, T.epsMax.range)) return none('The ε limit must be > 0 and at most 1,000,000.')
     return { params: { kind, mechanism: form.mechanism, beta, alpha, epsMax }, why: null, derivedEpsilon: null }
   }
   if (kind === 'anomaly-identification') {
@@ -93,7 +93,7 @@ export function resolveReleaseForm(kind: QueryKind, form: ReleaseForm): Resolved
       return { params: { kind, mechanism: form.aiqMechanism, epsilon }, why: null, derivedEpsilon: epsilon }
     }
     const epsilon = parseNumber(form.epsilon)
-    if (!inRange(epsilon, A.epsilon.range)) return none('ε per record must be > 0 (at most 1,000,000).')
+    if (!inRange(epsilon, A.epsilon.range)) return none('ε per record must be from 0.000000001 to 1,000,000.')
     return { params: { kind, mechanism: form.aiqMechanism, epsilon }, why: null, derivedEpsilon: null }
   }
   // A search's ε per question, budget and stopping rule are part of the saved query.
