@@ -100,7 +100,7 @@ function attempt(db: import('better-sqlite3').Database, raw: unknown): Outcome {
     return 'answered'
   } catch (e) {
     if (e instanceof ReleaseFailedError || !isUserError(e))
-      throw new Error(`charged then failed, or an internal error, for ${JSON.stringify(raw)}: ${String(e)}`)
+      throw new Error(`charged then failed, or an internal error, for ${JSON.stringify(raw)}: ${String(e)}`, { cause: e })
     // A refusal at the charge (a denial, a budget): nothing was released.
     expect((db.prepare("SELECT COUNT(*) AS n FROM releases WHERE status != 'answered'").get() as { n: number }).n).toBe(0)
     return 'refused'
