@@ -43,6 +43,7 @@ export { datasetLedger, ledgerSummary, listEntries } from './ledger/ledger-views
 export { NOTIONS } from './chain/notions'
 export { verifyLedger } from './ledger/verify'
 export { auditorExport } from './ledger/auditor-export'
+export { asReportSignature } from './ledger/report-signature'
 export { previewRelease, runRelease, unlockExPost } from './releases/release-service'
 export { releaseAccuracy } from './releases/accuracy'
 export { checkpoint, fingerprint, listOfficers, registerOfficer } from './trust/officers'

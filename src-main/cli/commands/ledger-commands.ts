@@ -11,6 +11,7 @@ import { isUserError } from '../../services'
 import {
   type Store,
   NOTIONS,
+  asReportSignature,
   auditorExport,
   checkWritable,
   checkpoint,
@@ -224,7 +225,7 @@ export const ledgerCommand: CliCommand = {
   required: (_values, pos) => (pos[0] === 'unlock' ? ['release', 'reason'] : pos[0] === 'export' ? ['auditor'] : []),
   summary: 'Show the privacy-budget ledger; "ledger verify" checks its hash chain; "ledger unlock" opens sealed costs (officer)',
   usage:
-    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] [--receipt FILE] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F] [--receipt FILE] | ledger export --db PATH --auditor FILE [--officer NAME] [--passphrase-file F]' +
+    'ledger --db PATH [--dataset D] [--limit N] | ledger verify --db PATH [--head HASH] [--receipt FILE] [--report-signature S [--report R]] | ledger unlock --db PATH --release ID --reason TEXT [--officer NAME] [--passphrase-file F] | ledger checkpoint --db PATH [--officer NAME] [--passphrase-file F] [--receipt FILE] | ledger export --db PATH --auditor FILE [--officer NAME] [--passphrase-file F]' +
     OR_SERVER,
   subcommands: ['verify', 'unlock', 'checkpoint', 'export'],
   options: {
@@ -246,6 +247,12 @@ export const ledgerCommand: CliCommand = {
       description:
         'export: write the auditor export here (ledger, audit events, public keys, checkpoints, spend, mechanisms; no rows, no keys, no sealed costs), signed by the officer with a checkpoint'
     },
+    'report-signature': {
+      type: 'string',
+      description:
+        "verify: a signed report's signature file (R.signature.json, written beside an officer edition's JSON): signed by a verified officer, tied to a checkpoint this workspace holds, its head still in the chain"
+    },
+    report: { type: 'string', description: "verify, with --report-signature: the report's JSON export, whose SHA-256 must be the one signed" },
     release: { type: 'string', description: 'unlock: release id' },
     reason: { type: 'string', description: 'unlock: why (recorded)' },
     ...OFFICER_OPTIONS
@@ -276,6 +283,8 @@ export const ledgerCommand: CliCommand = {
     const receipt = receiptFile !== undefined && sub === 'verify' ? readReceipt(receiptFile) : undefined
     const remote = remoteTarget(values, ctx.cwd)
     if (remote) {
+      if (optString(values, 'report-signature') !== undefined)
+        throw new UsageError('--report-signature is checked against the workspace file: run ledger verify with --db')
       if (sub === undefined) return remoteLedger(remote, values)
       if (sub === 'verify') return verifyResult(await remoteCall(remote, 'ledger/verify', { expectHead: optString(values, 'head'), receipt }))
       if (sub === 'checkpoint') return checkpointResult(await remoteCall(remote, 'ledger/checkpoint', cred!), receiptFile)
@@ -306,7 +315,7 @@ export const ledgerCommand: CliCommand = {
               `No rows, wrapped keys or sealed costs are in it. Check it without Quiet Alarm: python3 resources/verifier/verify.py ${auditorPath}`
           }
         }
-        if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head'), receipt))
+        if (sub === 'verify') return verifyResult(verifyLedger(store.db, optString(values, 'head'), receipt, readReportSignature(values, ctx.cwd)))
         if (sub === 'unlock') {
           const releaseId = reqNumber(values, 'release', { integer: true, ge: 1 })
           return exPostResult(unlockExPost(store.db, { releaseId, reason: reqString(values, 'reason'), ...cred }))
@@ -610,6 +619,34 @@ export const demoCommand: CliCommand = {
 export const ledgerCommands: CliCommand[] = [releaseCommand, ledgerCommand, budgetCommand, demoCommand]
 
 /** A receipt file (`ledger checkpoint --receipt`), read and checked for shape; one sentence if it is not one. */
+/** `--report-signature S [--report R]`: the signature file, read and checked for shape, and the report's bytes. */
+function readReportSignature(
+  values: CliValues,
+  cwd: string
+): { signature: NonNullable<ReturnType<typeof asReportSignature>>; bytes?: Uint8Array } | undefined {
+  const sigPath = optString(values, 'report-signature')
+  const reportPath = optString(values, 'report')
+  if (sigPath === undefined) {
+    if (reportPath !== undefined) throw new UsageError('--report goes with --report-signature (ledger verify)')
+    return undefined
+  }
+  const file = resolve(cwd, sigPath)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    throw new UsageError(`Cannot read ${file} as a report signature (JSON)`)
+  }
+  const signature = asReportSignature(parsed)
+  if (signature === null) throw new UsageError(`${file} is not a report signature (written beside an officer edition's JSON by "quiet-alarm report")`)
+  if (reportPath === undefined) return { signature }
+  try {
+    return { signature, bytes: readFileSync(resolve(cwd, reportPath)) }
+  } catch {
+    throw new UsageError(`Cannot read the report ${resolve(cwd, reportPath)}`)
+  }
+}
+
 function readReceipt(file: string): LedgerReceipt {
   let text: string
   try {

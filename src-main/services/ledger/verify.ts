@@ -20,6 +20,7 @@ import { type TrustFindings, type TrustProblem, inspectWorkspace } from '../trus
 import { type LedgerReceipt, receiptProblems } from '../trust/receipts'
 import { unsignedActsText } from '../../contract/officer-acts'
 import { unsignedActsInForce } from './ledger-views'
+import { type ReportSignatureFile, reportSignatureProblems } from './report-signature'
 
 /** `--head`: a head hash verify printed, or any prefix of it of at least 16 hex digits. */
 export function normalizeExpectHead(expectHead: string | undefined): string | undefined {
@@ -36,10 +37,19 @@ export function normalizeExpectHead(expectHead: string | undefined): string | un
  * `receipt`: a receipt the officer kept (`ledger checkpoint --receipt`): everything up to its heads must still be as
  * the officer signed it (a rollback or a rewrite after the last checkpoint shows only against it).
  */
-export function verifyLedger(db: Database.Database, expectHead?: string, receipt?: LedgerReceipt): LedgerVerifyResult {
+export function verifyLedger(
+  db: Database.Database,
+  expectHead?: string,
+  receipt?: LedgerReceipt,
+  report?: { signature: ReportSignatureFile; bytes?: Uint8Array }
+): LedgerVerifyResult {
   const expect = normalizeExpectHead(expectHead)
   const f = inspectWorkspace(db, { fresh: true })
-  const problems = [...f.problems, ...(receipt === undefined ? [] : receiptProblems(f, receipt))]
+  const problems = [
+    ...f.problems,
+    ...(receipt === undefined ? [] : receiptProblems(f, receipt)),
+    ...(report === undefined ? [] : reportSignatureProblems(f, report.signature, report.bytes))
+  ]
   // A head that names no entry proves nothing by itself (a mistyped or foreign hash looks the same as a cut tail): it is
   // reported as that, never as a broken entry.
   let headFound: boolean | undefined

@@ -72,6 +72,26 @@ describe('a signed report', () => {
     expect(r.status).toBe(0)
   })
 
+  it('ledger verify --report-signature accepts it on the workspace, and refuses a changed report or signature (exit 3)', async () => {
+    const ok = await cli(['ledger', 'verify', '--db', ws.db, '--report-signature', sigFile, '--report', report])
+    expect(ok.code, ok.err).toBe(0)
+    const changedReport = join(ws.dir, 'changed-ts.json')
+    writeFileSync(changedReport, readFileSync(report, 'utf8').replace('"edition":"officer"', '"edition":"analyst"'))
+    const a = await cli(['ledger', 'verify', '--db', ws.db, '--report-signature', sigFile, '--report', changedReport])
+    expect(a.code).toBe(3)
+    expect(a.err).toMatch(/FAILED after the last entry \(\d+\): the report file does not hash to the SHA-256 of the report signed by officer/)
+    const sig = JSON.parse(readFileSync(sigFile, 'utf8')) as { signature: string }
+    const flipped = Buffer.from(sig.signature, 'base64')
+    flipped[0] ^= 1
+    const badSig = join(ws.dir, 'bad-sig-ts.json')
+    writeFileSync(badSig, JSON.stringify({ ...sig, signature: flipped.toString('base64') }))
+    const b = await cli(['ledger', 'verify', '--db', ws.db, '--report-signature', badSig])
+    expect(b.code).toBe(3)
+    expect(b.err).toMatch(/does not carry a valid signature of a verified officer/)
+    const notOne = await cli(['ledger', 'verify', '--db', ws.db, '--report-signature', report])
+    expect(notOne.code).toBe(2)
+  })
+
   it('and refuses a changed report, a changed signature, and a checkpoint the ledger does not hold', async () => {
     const changedReport = join(ws.dir, 'changed.json')
     writeFileSync(changedReport, readFileSync(report, 'utf8').replace('"edition":"officer"', '"edition":"analyst"'))
