@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { startHeadless, type HeadlessServer } from '../../../src-main/server'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
-import { tempWorkspace } from '../helpers'
+import { tempWorkspace, waitFor } from '../helpers'
 import { type TestPki, makeTestPki } from '../../support/tls'
 import { credentialFor, httpsCall } from '../https-call'
 import { officerAct, testPassphrase, TEST_OFFICER } from '../officer-fixture'
@@ -58,7 +58,7 @@ const fileHash = (p: string) => createHash('sha256').update(readFileSync(p)).dig
 const tslm = { kind: 'threshold', mechanism: 'tslm', beta: 0.1, alpha: 2 }
 
 /** `n` analysts releasing in a loop until `stop()`; each answered release's id is pushed when its answer arrives. */
-function load(h: HeadlessServer, answered: number[]): { stop: () => Promise<void> } {
+function load(h: HeadlessServer, answered: number[], failures: string[]): { stop: () => Promise<void> } {
   let running = true
   const loops = creds.map(async (c) => {
     while (running) {
@@ -69,6 +69,7 @@ function load(h: HeadlessServer, answered: number[]): { stop: () => Promise<void
       })
       const body = JSON.parse(r.body) as { ok: boolean; value?: { releaseId: number } }
       if (body.ok && body.value) answered.push(body.value.releaseId)
+      else failures.push(r.body)
     }
   })
   return {
@@ -100,17 +101,24 @@ describe('backup and restore', () => {
       const ds = sixRoomVisits(db)
       queryId = ds.queryId
       setBudget(db, { datasetId: ds.id, epsilon: '100000', reason: 'the load test', ...officerAct(db) })
-      for (const name of ['ana', 'bo', 'cy']) creds.push(credentialFor(db, name, 'analyst'))
+      for (const name of ['ana', 'bo', 'cy']) {
+        creds.push(credentialFor(db, name, 'analyst'))
+        const { id } = db.prepare('SELECT id FROM accounts WHERE name = ?').get(name) as { id: number }
+        setBudget(db, { datasetId: ds.id, epsilon: '30000', reason: `${name}'s share`, analyst: id, ...officerAct(db) })
+      }
       const answered: number[] = []
-      const l = load(h, answered)
-      while (answered.length < 6) await new Promise((r) => setTimeout(r, 20))
+      const failures: string[] = []
+      const l = load(h, answered, failures)
+      await waitFor(() => answered.length >= 6 || failures.length > 0, 'six releases answered')
+      expect(failures).toEqual([])
       const before = [...answered]
       mkdirSync(join(ws.dir, 'copies'), { mode: 0o700 })
       const b = await runCli(['backup', '--db', dbPath, '--to', copy(), '--json'])
       expect(b.err).toBe('')
       expect(b.code).toBe(0)
-      while (answered.length < before.length + 6) await new Promise((r) => setTimeout(r, 20))
+      await waitFor(() => answered.length >= before.length + 6 || failures.length > 0, 'six more releases answered')
       await l.stop()
+      expect(failures).toEqual([])
       const out = JSON.parse(b.out) as { to: string; entries: number; headHash: string; headSeq: number }
       expect(out.to).toBe(copy())
       expect(out.headHash).toMatch(/^[0-9a-f]{64}$/)
