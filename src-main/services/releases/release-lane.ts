@@ -32,6 +32,8 @@ export interface RunnerData {
   /** [0]: the id of the release being answered (0: none). */
   flight: Int32Array
   answerStepMs: number
+  /** The service: releases on a dataset with a public answer time are answered at it (answer-time.ts). */
+  answerTimes: boolean
   /** Tests only: a latch the runner waits on after each charge ([0] 1 while it waits; set it to 0 and notify to go on). */
   holdAfterCharge?: Int32Array
   /** The service's head record, moved forward after each charge (ledger/head-record.ts). */
@@ -177,6 +179,7 @@ export class ReleaseLane implements Releases {
       projectRoot: this.options.projectRoot,
       flight: this.flight,
       answerStepMs: this.stepMs,
+      answerTimes: this.options.cadenceMs !== null,
       holdAfterCharge: this.options.holdAfterCharge,
       headRecord: this.options.headRecord
     }

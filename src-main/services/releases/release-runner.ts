@@ -15,6 +15,7 @@ import { asCaller } from '../platform/caller'
 import { openStore } from '../store/store'
 import { runRelease } from './release-service'
 import { noteHead } from '../ledger/head-record'
+import { answerTimeOf } from './answer-time'
 import type { RunnerData, RunnerReply, RunnerRequest } from './release-lane'
 
 const data = workerData as RunnerData
@@ -31,6 +32,7 @@ port.on('message', (m: RunnerRequest) => {
       runRelease(db, m.req, {
         charging: (id) => Atomics.store(data.flight, 0, id),
         answerStepMs: data.answerStepMs,
+        answerTimeFor: data.answerTimes ? (datasetId) => answerTimeOf(db, datasetId) : undefined,
         afterCharge: () => {
           if (data.headRecord) noteHead(db, data.headRecord)
           if (data.holdAfterCharge) {

@@ -23,6 +23,7 @@ import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { type ExecutionResult, type PreparedRelease, prepareRelease } from './prepare'
 import { fitSuggestion, tradeoffCurve } from './fit-suggestion'
 import type { ReleaseView, Releases } from '../platform/handler-types'
+import { answerStep, recordOverrun } from './answer-time'
 
 export type { ReleaseView }
 
@@ -224,6 +225,12 @@ export interface RunHooks {
   answerStepMs?: number
   /** Holds the release's id from its charge until its answer or failure is stored (a context's `inlineReleases`). */
   inFlight?: Set<number>
+  /**
+   * The service: the public answer time of a dataset (answer-time.ts), or null. A release on a dataset with one is
+   * answered at charge + that time (rounded up to whole steps), or at its next multiple when the run overruns it, which
+   * is recorded for the officer.
+   */
+  answerTimeFor?: (datasetId: number) => number | null
 }
 
 interface ChargedRelease {
@@ -281,8 +288,17 @@ export function failCharged(db: Db, releaseId: number, chargedAt: string, stepMs
  * no data read or computation of a release holds the services' thread.
  */
 export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): ReleaseRecord {
-  const stepMs = hooks.answerStepMs ?? ANSWER_STEP_MS
+  const cadenceStep = hooks.answerStepMs ?? ANSWER_STEP_MS
   const c = chargeAndBegin(db, req, hooks)
+  const datasetId = c.prepared.query.datasetId
+  const publicTime = hooks.answerTimeFor?.(datasetId) ?? null
+  const stepMs = answerStep(publicTime, cadenceStep)
+  // An overrun of the public answer time is the residual (answered at the next multiple): recorded for the officer.
+  const noteOverrun = () => {
+    if (publicTime === null) return
+    const steps = Math.ceil(Math.max(1, Date.now() - Date.parse(c.chargedAt)) / stepMs)
+    if (steps > 1) recordOverrun(db, c.releaseId, datasetId, publicTime, steps)
+  }
   try {
     hooks.afterCharge?.(c.releaseId)
     let result: ExecutionResult
@@ -290,8 +306,10 @@ export function runRelease(db: Db, req: ReleaseRequest, hooks: RunHooks = {}): R
       result = executePrepared(c.prepared, SecureRandom.create())
     } catch {
       // The cause may depend on the data: never shown.
+      noteOverrun()
       throw failCharged(db, c.releaseId, c.chargedAt, stepMs)
     }
+    noteOverrun()
     storeAnswer(db, c.releaseId, c.chargedAt, result, stepMs)
     return toRecord(db, db.prepare(`${RELEASE_SELECT} WHERE r.id = ?`).get(c.releaseId) as ReleaseRow, STORED_VIEW)
   } finally {
