@@ -77,7 +77,7 @@ export interface MetricSummary {
   n: number
   ciLow: number | null
   ciHigh: number | null
-  /** `wilson`: Wilson score interval (metrics that are 0/1 per trial); `normal`: mean +- 1.96 sd / sqrt(n). */
+  /** `wilson`: Wilson score interval (metrics that are 0/1 per trial, and rates: never of zero width); `normal`: mean +- 1.96 sd / sqrt(n). */
   interval: 'wilson' | 'normal' | 'none'
 }
 

@@ -2,9 +2,12 @@
  * Per-cell summaries of per-trial metrics: mean and a 95% confidence interval.
  *
  * - Metrics that are 0/1 per trial (error of a search run, denial): Wilson score interval for the proportion.
- * - Every other metric (rates such as FNR = missed/positives within a trial, eps*, min-entropy, privacy risk, queries):
- *   normal approximation, mean +- 1.96 s / sqrt(n) with the sample standard deviation s (n - 1 in the denominator).
- *   Rates (values in [0, 1]) have the interval clipped to [0, 1]. With n < 2 there is no interval; when every trial gives the same value the interval has zero width.
+ * - Rates (values in [0, 1] per trial, such as FNR = missed/positives within a trial): the Wilson score interval of the
+ *   mean over the n trials. A mean of n values in [0, 1] has variance at most mean (1 - mean) / n (Bhatia-Davis), the
+ *   binomial one, so this interval is never narrower than the rate's own and never of zero width: a sweep that saw no
+ *   event says [0, 0.0xx], not [0, 0].
+ * - Every other metric (eps*, min-entropy, privacy risk, queries): normal approximation, mean +- 1.96 s / sqrt(n) with
+ *   the sample standard deviation s (n - 1 in the denominator). With n < 2 there is no interval.
  * Trials where a metric is undefined (NaN, e.g. FNR of a workload without positives) are left out; n says how many remain.
  * Values are summed in trial order, so the result is the same however the trials were split into batches.
  */
@@ -30,16 +33,13 @@ export function summarize(values: ArrayLike<number>, binary: boolean, unitInterv
     ss += (v - mean) * (v - mean)
   }
   const sd = n > 1 ? Math.sqrt(ss / (n - 1)) : null
-  if (binary) {
+  if (binary || unitInterval) {
     const [lo, hi] = wilson(sum, n)
     return { mean, sd, n, ciLow: lo, ciHigh: hi, interval: 'wilson' }
   }
   if (sd === null) return { mean, sd, n, ciLow: null, ciHigh: null, interval: 'none' }
   const half = (Z95 * sd) / Math.sqrt(n)
-  const lo = mean - half
-  const hi = mean + half
-  // A rate lives in [0, 1]: the interval is clipped to it.
-  return { mean, sd, n, ciLow: unitInterval ? Math.max(0, lo) : lo, ciHigh: unitInterval ? Math.min(1, hi) : hi, interval: 'normal' }
+  return { mean, sd, n, ciLow: mean - half, ciHigh: mean + half, interval: 'normal' }
 }
 
 /** Wilson score interval at 95% for `successes` out of `n`. */
@@ -49,5 +49,6 @@ export function wilson(successes: number, n: number, z = Z95): [number, number] 
   const denom = 1 + z2 / n
   const centre = (p + z2 / (2 * n)) / denom
   const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))
-  return [Math.max(0, centre - half), Math.min(1, centre + half)]
+  // At 0 or n successes the bound is exactly 0 or 1 (the difference of two equal doubles need not be 0).
+  return [successes <= 0 ? 0 : Math.max(0, centre - half), successes >= n ? 1 : Math.min(1, centre + half)]
 }

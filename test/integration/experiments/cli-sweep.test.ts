@@ -43,7 +43,8 @@ describe('sweep command', () => {
         expect(s.ciHigh).toBeGreaterThanOrEqual(s.mean)
       }
       expect(c.metrics.denied.interval).toBe('wilson')
-      expect(c.metrics.fnr.interval).toBe('normal')
+      expect(c.metrics.fnr.interval).toBe('wilson')
+      expect(c.metrics.fnr.ciHigh).toBeGreaterThan(c.metrics.fnr.ciLow as number)
     }
 
     const text = readFileSync(csvPath, 'utf8')
