@@ -11,6 +11,7 @@ export const sections = [
     title: 'Ledger',
     blurb: 'Every privacy charge, hash-chained: what one person (or row) has spent, summed over notions, per notion and per partition cell.'
   },
+  { id: 'accounts', title: 'Accounts', blurb: 'Who may use the service: add an account, allot its budget, revoke it with a reason.' },
   { id: 'reports', title: 'Reports', blurb: 'Audit reports of the ledger, releases and experiments as PDF or CSV.' },
   { id: 'settings', title: 'Settings', blurb: 'Workspace location, worker pool and a self-check of the samplers.' }
 ] as const
@@ -20,6 +21,7 @@ export type SectionId = (typeof sections)[number]['id']
 /** Sections a service account sees only with one of these roles (the others are for every role). */
 const SECTION_ROLES: Partial<Record<SectionId, readonly Role[]>> = {
   reports: ['officer'],
+  accounts: ['officer'],
   settings: ['custodian']
 }
 

@@ -12,7 +12,7 @@ import { launchBrowser, newPage, screenshot } from './app'
 import { expectAccessible, setAxeRole } from './axe'
 import { VIEWPORTS } from './pages/layout'
 import { shell } from './pages/shell'
-import { signInAs, startService, type RunningService } from './service'
+import { SERVICE_OFFICER, signInAs, startService, type RunningService } from './service'
 
 let service: RunningService
 let browser: Browser
@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** The sections each role is offered, in the sidebar's order. */
 const SECTIONS = {
-  officer: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger', 'Reports'],
+  officer: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger', 'Accounts', 'Reports'],
   custodian: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger', 'Settings'],
   analyst: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger']
 } as const
@@ -97,6 +97,68 @@ describe('each role is offered only what the service lets it do, and the time sh
     await page.reload()
     await page.getByRole('navigation', { name: 'Sections' }).waitFor()
     expect(await page.getByTestId('signed-in-role').innerText()).toBe(shown)
+    await page.context().close()
+  })
+})
+
+describe('the Accounts screen (the service’s officer)', () => {
+  it('adds an analyst (credential shown once, with a copy button), allots a share, revokes with a reason; the new credential signs in until revoked', async () => {
+    const page = await newPage(browser)
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+    await page.setViewportSize(VIEWPORTS[0])
+    await signInAs(page, service, 'officer')
+    await shell.goTo(page, 'Accounts')
+    expect(await page.getByTestId('account-row-ana').innerText()).toMatch(/analyst\tactive/)
+    // Add: the credential is shown once, and copied.
+    await page.getByTestId('account-name').fill('bo')
+    await page.getByTestId('account-days').fill('30')
+    await page.getByTestId('account-add-passphrase').fill(SERVICE_OFFICER.passphrase)
+    await page.getByTestId('account-add-submit').click()
+    const shown = page.getByTestId('account-credential')
+    await shown.waitFor()
+    const credential = (await page.getByTestId('account-credential-value').innerText()).trim()
+    expect(credential).toMatch(/^qa1_\d+_[A-Za-z0-9_-]{43}$/)
+    await page.getByTestId('account-credential-copy').click()
+    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(credential)
+    await screenshot(page, 'roles-accounts-added')
+    await page.getByTestId('account-credential-done').click()
+    expect(await page.getByTestId('account-credential').count()).toBe(0)
+    await page.getByTestId('account-row-bo').waitFor()
+    expect(await page.getByTestId('account-row-bo').innerText()).toMatch(/analyst\tactive/)
+
+    // The new credential signs in.
+    const bo = await newPage(browser)
+    await bo.goto(service.url)
+    await bo.getByTestId('sign-in-text').fill(credential)
+    await bo.getByTestId('sign-in-submit').click()
+    await bo.getByTestId('signed-in-name').waitFor()
+    expect(await bo.getByTestId('signed-in-name').innerText()).toBe('bo')
+
+    // Allot bo a share of the dataset's budget.
+    await page.getByRole('button', { name: 'Allot a budget to bo' }).click()
+    const allot = page.getByTestId('account-allot-form')
+    await allot.getByTestId('account-allot-epsilon').fill('1.5')
+    await allot.getByTestId('account-allot-reason').fill('bo’s share')
+    await allot.getByTestId('account-allot-passphrase').fill(SERVICE_OFFICER.passphrase)
+    await allot.getByTestId('account-allot-submit').click()
+    expect(await page.getByTestId('account-allot-done').innerText()).toBe(
+      'bo may now spend up to ε 1.5 of “occupancy”, within the dataset’s own budget.'
+    )
+    await expectAccessible(page, 'the Accounts screen, allotting')
+
+    // Revoke with a reason: listed as revoked with it, and bo's session ends.
+    await page.getByRole('button', { name: 'Revoke bo' }).click()
+    const revoke = page.getByTestId('account-revoke-form')
+    await revoke.getByTestId('account-revoke-reason').fill('left the project')
+    await revoke.getByTestId('account-revoke-passphrase').fill(SERVICE_OFFICER.passphrase)
+    await expectAccessible(page, 'the Accounts screen, revoking')
+    await revoke.getByTestId('account-revoke-submit').click()
+    await page.getByTestId('account-revoke-form').waitFor({ state: 'detached' })
+    expect(await page.getByTestId('account-row-bo').innerText()).toMatch(/revoked\s+by olga, .*: left the project/)
+    await bo.reload()
+    await bo.getByTestId('sign-in').waitFor()
+    await bo.context().close()
     await page.context().close()
   })
 })

@@ -7,6 +7,7 @@ import { ExperimentsScreen } from './ExperimentsScreen'
 import { LedgerScreen } from './LedgerScreen'
 import { ReportsScreen } from './ReportsScreen'
 import { SettingsScreen } from './SettingsScreen'
+import { AccountsScreen } from './AccountsScreen'
 
 export interface ScreenProps {
   /** What follows the section in the address ("#/releases/12" -> "12"). */
@@ -19,6 +20,7 @@ export const screens: Record<SectionId, ComponentType<ScreenProps>> = {
   releases: ReleasesScreen,
   experiments: ExperimentsScreen,
   ledger: LedgerScreen,
+  accounts: AccountsScreen,
   reports: ReportsScreen,
   settings: SettingsScreen
 }
