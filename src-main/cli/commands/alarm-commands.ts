@@ -158,6 +158,7 @@ export const alarmCommand: CliCommand = {
     grace: { type: 'string', description: 'create: wait this long after a period ends (90, 15m, 2h, 1d)', defaultText: '0' },
     reason: { type: 'string', description: 'create: why (recorded in the ledger); pause: why (shown beside the alarm)' },
     alarm: { type: 'string', description: 'show, pause, resume, history, run-due: the alarm id' },
+    analyst: { type: 'string', description: 'create (service): the analyst account the alarm is for (its allotment is charged)' },
     now: { type: 'string', description: 'run-due: the time taken as now (ISO 8601)', defaultText: 'the clock' },
     limit: { type: 'string', description: 'history: periods shown, newest first', defaultText: '500' },
     ...OFFICER_OPTIONS
@@ -187,7 +188,8 @@ export const alarmCommand: CliCommand = {
         const base = alarmRequest(values)
         const reason = reqString(values, 'reason')
         const officer = optString(values, 'officer')
-        const req = checked('alarms/create', { ...base, reason, ...(officer ? { officer } : {}) })
+        const analyst = optString(values, 'analyst') === undefined ? undefined : reqNumber(values, 'analyst', { integer: true, ge: 1 })
+        const req = checked('alarms/create', { ...base, reason, ...(officer ? { officer } : {}), ...(analyst === undefined ? {} : { analyst }) })
         const passphrase = await readPassphrase(values, ctx, { label: "The privacy officer's passphrase" })
         const alarm = withStore(values, ctx.cwd, (db) => createAlarm(db, { ...req, passphrase }))
         return { json: { alarm }, text: `Alarm ${alarm.alarmId} signed and watching.\n${alarmText(alarm)}` }

@@ -74,6 +74,11 @@ export const createAlarmRequestSchema = z.strictObject({
   ...alarmFields,
   /** Why the alarm is signed (recorded in the ledger with the officer's act). */
   reason: text(LIMITS.reason, { nonEmpty: true }),
+  /**
+   * The service: the analyst account the alarm watches for (it lists the alarm as its own, and its periods are charged
+   * to that analyst's allotment). Absent: the signing account's (the workbench: nobody's).
+   */
+  analyst: storedId().optional(),
   ...officerFields
 })
 

@@ -19,6 +19,7 @@ import { refuseUnlessVerifies, writeCheckpoint } from '../trust/checkpoints'
 import { type TrustFindings, inspectWorkspace } from '../trust/kernel'
 import type { EntryRow } from '../chain/ledger-chain'
 import { type AlarmRow, alarmRow, alarmView } from './alarm-store'
+import { accountProblem, accountRow } from '../accounts/account-store'
 import { planAlarm } from './plan'
 
 type Db = Database.Database
@@ -62,13 +63,26 @@ export function signedAlarmProblem(a: AlarmRow, f: TrustFindings): string | null
   return null
 }
 
+/** The analyst account an alarm is signed for: it must exist, be an analyst's, and be in force. */
+function analystAccount(db: Db, id: number): { id: number } {
+  const row = accountRow(db, id)
+  if (row === null) throw new UserError(`There is no account with id ${id}; list them with "quiet-alarm account list"`, 'not-found')
+  if (row.role !== 'analyst')
+    throw new UserError(`Account ${id} ("${row.name}") is a ${row.role} account; an alarm may be signed for an analyst account only`)
+  if (accountProblem(db, row) !== null)
+    throw new UserError(
+      `Account ${id} ("${row.name}") is not in force (${accountProblem(db, row)}); an alarm may be signed for an account in force only`
+    )
+  return { id: row.id }
+}
+
 export function createAlarm(db: Db, req: CreateAlarmRequest): AlarmView {
   const reason = req.reason.trim()
   if (reason.length < 3) throw new UserError('An alarm needs a reason (a few words saying why it watches); it is recorded in the ledger')
   const plan = planAlarm(db, req)
   // Last before writing: the officer's key (the passphrase is checked before anything is written; the act is signed).
   const key = unlockOfficer(db, { officer: req.officer, passphrase: req.passphrase })
-  const account = callingAccount()
+  const account = req.analyst === undefined ? callingAccount() : analystAccount(db, req.analyst)
   const id = db
     .transaction(() => {
       refuseUnlessVerifies(db)

@@ -48,6 +48,12 @@ import {
   startMs
 } from './alarm-store'
 import { signedAlarmProblem } from './create'
+import { checkLinkedSource } from '../sources/source'
+import { readingCheckedFiles } from '../sources/linked-file'
+import type { FileVersion } from '../sources/file-version'
+import { isUserError } from '../platform/errors'
+import { asCaller } from '../platform/caller'
+import type { Principal, Role } from '../../contract/accounts'
 import { periodDefinition, periodQuery } from './plan'
 
 type Db = Database.Database
@@ -78,6 +84,24 @@ export interface EvaluateOptions {
 export function periodCell(a: AlarmRow, p: number): CellKey {
   const [from] = periodRange(startMs(a), a.period, p)
   return cellKey({ [`alarm ${a.uid}`]: new Date(from).toISOString() })
+}
+
+/**
+ * A linked source must be there with the schema it was linked with before a period is charged (public metadata, as for
+ * every release): otherwise the alarm pauses with the source's sentence and nothing is charged. Returns the wrapper that
+ * reads a linked file only as the version checked, or the sentence.
+ */
+function checkedSource(db: Db, datasetId: number): { read: <T>(f: () => T) => T } | { problem: string } {
+  let source: object | null
+  try {
+    source = checkLinkedSource(db, datasetId)
+  } catch (e) {
+    if (isUserError(e)) return { problem: e.message }
+    throw e
+  }
+  const version = source && 'version' in source ? (source.version as FileVersion | undefined) : undefined
+  if (!version) return { read: (f) => f() }
+  return { read: (f) => readingCheckedFiles([{ datasetId, version }], f) }
 }
 
 /** The saved question as the officer froze it (a later version or a deletion of the saved query changes nothing). */
@@ -145,7 +169,7 @@ function charge(
   extra: Record<string, unknown>
 ): { releaseId: number } | { denial: string } {
   const name = datasetName(db, a.dataset_id) ?? '(deleted dataset)'
-  const adm = admission(db, a.dataset_id, name, notion, cells, p.chargeNano, { accountId: a.account_id })
+  const adm = admission(db, a.dataset_id, name, notion, cells, p.chargeNano)
   if (!adm.allowed) {
     recordAudit(db, 'release/denied', 'quiet-alarm', `dataset:${a.dataset_id}`, {
       alarmId: a.id,
@@ -171,16 +195,10 @@ function charge(
       kind: ALARM_RELEASE_KIND,
       alarm: { id: a.id, uid: a.uid, mode: a.mode, signedSeq: a.ledger_seq },
       ...extra,
-      chargeExplained: p.chargeExplained,
-      ...(a.account_id === null ? {} : { account: accountOf(db, a.account_id) })
+      chargeExplained: p.chargeExplained
     }
   })
   return { releaseId }
-}
-
-function accountOf(db: Db, id: number): { id: number; name: string; role: string } | null {
-  const r = db.prepare('SELECT id, name, role FROM accounts WHERE id = ?').get(id) as { id: number; name: string; role: string } | undefined
-  return r ?? null
 }
 
 function answer(db: Db, releaseId: number, value: unknown, exPost: Record<string, unknown>): void {
@@ -263,6 +281,8 @@ function evaluateThresholdPeriod(
       `Paused: the price of a period is no longer the signed one (the dataset's privacy unit or bounds changed); the officer must sign the alarm again.`
     )
   }
+  const src = checkedSource(db, a.dataset_id)
+  if ('problem' in src) return pause(db, a, `Paused: ${src.problem}`)
   const fromIso = new Date(from).toISOString()
   const toIso = new Date(to).toISOString()
   const extra = { period, from: fromIso, to: toIso }
@@ -272,7 +292,7 @@ function evaluateThresholdPeriod(
   let fired: Key[] = []
   let failed = false
   try {
-    const result = prepared.execute(rng)
+    const result = src.read(() => prepared.execute(rng))
     const ans = result.answer as Extract<ReleaseAnswer, { kind: 'threshold' }>
     fired = ans.flagged
     answer(db, charged.releaseId, { kind: ALARM_RELEASE_KIND, alarmId: a.id, period, from: fromIso, to: toIso, threshold: ans }, result.exPost)
@@ -362,6 +382,8 @@ function evaluateSvtPeriod(
   const [from, to] = periodRange(startMs(a), a.period, period)
   const fromIso = new Date(from).toISOString()
   const toIso = new Date(to).toISOString()
+  const src = checkedSource(db, a.dataset_id)
+  if ('problem' in src) return pause(db, a, `Paused: ${src.problem}`)
   let chargedHere = 0
   let inst = runningInstance(db, a.id)
   if (inst === null) {
@@ -378,7 +400,7 @@ function evaluateSvtPeriod(
   let keys: Key[]
   try {
     const pub = publicThreshold(db, a.dataset_id, periodDefinition(def, a.time_column, from, to))
-    const truth = pub.evaluate(rng)
+    const truth = src.read(() => pub.evaluate(rng))
     counts = truth.counts
     thresholds = truth.thresholds
     keys = pub.keys
@@ -437,6 +459,21 @@ function evaluateSvtPeriod(
 
 /** One period in one IMMEDIATE transaction: evaluated once, or found done by another evaluator, or the alarm pauses. */
 function evaluatePeriod(db: Db, alarmId: number, period: number, nowMs: number, rng: Rng, opts: EvaluateOptions): PeriodOutcome {
+  // In the service, an alarm's charges are its account's: admitted on that account's allotment and recorded with it,
+  // whoever runs the evaluation (the service's clock, the custodian).
+  const owner = ownerOf(db, alarmId)
+  return owner === null
+    ? evaluatePeriodTx(db, alarmId, period, nowMs, rng, opts)
+    : asCaller(owner, () => evaluatePeriodTx(db, alarmId, period, nowMs, rng, opts))
+}
+
+function ownerOf(db: Db, alarmId: number): Principal | null {
+  const r = db.prepare('SELECT a.id, a.name, a.role FROM alarms l JOIN accounts a ON a.id = l.account_id WHERE l.id = ?').get(alarmId) as
+    { id: number; name: string; role: Role } | undefined
+  return r === undefined ? null : { accountId: r.id, name: r.name, roles: [r.role] }
+}
+
+function evaluatePeriodTx(db: Db, alarmId: number, period: number, nowMs: number, rng: Rng, opts: EvaluateOptions): PeriodOutcome {
   return db
     .transaction((): PeriodOutcome => {
       const a = alarmRow(db, alarmId)

@@ -154,3 +154,33 @@ describe('public fields only', () => {
     expect(bytes).not.toContain(String(rho).slice(0, 8))
   })
 })
+
+describe('an alarm signed for an analyst account (service)', () => {
+  it("charges the analyst's allotment, records the account, lists as theirs only, and pauses with the allotment's denial when it is used up", async () => {
+    const { addAccount } = await import('../../../src-main/services/accounts/account-store')
+    const { setBudget } = await import('../../../src-main/services/ledger/budgets')
+    const s = plantStream(store.db, { hours: 6, rooms: 2, quiet: 1, high: 40, threshold: 20, over: () => false })
+    const ann = addAccount(store.db, { name: 'ann', role: 'analyst', days: 30 }, officerAct(store.db)).account
+    const bob = addAccount(store.db, { name: 'bob', role: 'analyst', days: 30 }, officerAct(store.db)).account
+    const price = planAlarm(store.db, {
+      queryId: s.queryId,
+      timeColumn: 'at',
+      period: 'hour',
+      start: new Date(START).toISOString(),
+      beta: 0.05,
+      alpha: 10
+    }).preview.charge
+    // Row-level periods are disjoint cells: the allotment binds per row, so it is used up by other releases' cells;
+    // here a whole-dataset allotment of less than one period's price denies the first period.
+    setBudget(store.db, { datasetId: s.datasetId, epsilon: String(price / 2), analyst: ann.id, reason: "ann's allotment", ...officerAct(store.db) })
+    const alarm = create(s.queryId, { analyst: ann.id })
+    expect(listAlarms(store.db, null, ann.id).map((a) => a.alarmId)).toEqual([alarm.alarmId])
+    expect(listAlarms(store.db, null, bob.id)).toEqual([])
+    const r = evaluateDueAlarms(store.db, at(6), SecureRandom.create())
+    expect(r.evaluated).toEqual([])
+    expect(r.paused[0].reason).toMatch(/your allotment/)
+    expect(charges(alarm.alarmId)).toBe(0)
+    const denied = store.db.prepare(`SELECT detail FROM audit_events WHERE kind = 'release/denied'`).all() as Array<{ detail: string }>
+    expect(denied.some((d) => JSON.parse(d.detail).account?.id === ann.id)).toBe(true)
+  })
+})
