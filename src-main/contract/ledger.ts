@@ -129,7 +129,8 @@ export interface DatasetLedger {
    * budgets; 0 when no budget is set (releases are denied).
    */
   budgetPerUnit: number
-  budgetPerUnitExact: string
+  /** The exact decimal; null when no budget is set (`budgetPerUnitSource` "none"), as in the reports. */
+  budgetPerUnitExact: string | null
   /** Where `budgetPerUnit` comes from. */
   budgetPerUnitSource: 'per-unit' | 'notion-budgets' | 'none'
   /**

@@ -195,7 +195,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
     spentPerUnit: nanoToNumber(spentNano),
     spentPerUnitExact: nanoToDecimal(spentNano),
     budgetPerUnit: nanoToNumber(budget.nano ?? 0),
-    budgetPerUnitExact: nanoToDecimal(budget.nano ?? 0),
+    budgetPerUnitExact: budget.nano === null ? null : nanoToDecimal(budget.nano),
     budgetPerUnitSource: budget.source,
     ...(onlyAccount === null ? {} : { allotment: true }),
     remainingPerUnit: remaining === null ? null : nanoToNumber(remaining),

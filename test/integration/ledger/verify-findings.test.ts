@@ -103,3 +103,25 @@ describe('a denial records the budget that denied it', () => {
     }
   })
 })
+
+describe('no budget reads the same in ledger --json and in the report', () => {
+  it('a dataset without a budget: budgetPerUnit 0 and budgetPerUnitExact null in ledger --json, null in the report', async () => {
+    const db = copy('no-budget')
+    let out = ''
+    const io = { stdout: { write: (t: string) => ((out += t), true) }, stderr: { write: () => true }, cwd: ws.dir }
+    expect(await main(['ledger', '--db', db, '--json'], io as never)).toBe(0)
+    const ledger = JSON.parse(out) as {
+      summary: { datasets: Array<{ datasetName: string; budgetPerUnit: number; budgetPerUnitExact: string | null; budgetPerUnitSource: string }> }
+    }
+    expect(ledger.summary.datasets.find((d) => d.datasetName === 'capacities')).toMatchObject({
+      budgetPerUnit: 0,
+      budgetPerUnitExact: null,
+      budgetPerUnitSource: 'none'
+    })
+    const file = `${ws.dir}/no-budget-report.json`
+    expect(await main(['report', '--db', db, '--format', 'json', '--out', file], io as never)).toBe(0)
+    const report = JSON.parse(readFileSync(file, 'utf8')) as { datasets: Array<{ datasetName: string; budgetPerUnitExact: string | null }> }
+    expect(report.datasets.find((d) => d.datasetName === 'capacities')?.budgetPerUnitExact).toBeNull()
+    expect(ledger.summary.datasets.find((d) => d.datasetName === 'occupancy')?.budgetPerUnitExact).toBe('10')
+  })
+})
