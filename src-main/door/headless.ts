@@ -37,6 +37,8 @@ import { callDoor, forwardEvents } from './calls'
 import { BodyError, envelopeProblem, readJson, receiveUpload, refuse, send, sizeText } from './http-io'
 import { readPage, rendererFileFor } from './static-files'
 import { DoorMetrics, type Gauge, routeLabel } from './metrics'
+import { type LogSink, ServiceLog } from './service-log'
+import type { CallOutcome } from '../contract'
 import { isMethodName } from '../contract'
 import { API_VERSION, API_VERSION_HEADER, ENVELOPE_TEXT } from '../contract/api-version'
 import { statfsSync } from 'node:fs'
@@ -79,6 +81,8 @@ export interface HeadlessOptions extends Omit<ServicesOptions, 'mode'> {
   token?: string
   /** Largest upload accepted (default 16 GiB; tests use less). */
   maxUploadBytes?: number
+  /** Where the service's log lines go (default stderr). */
+  logSink?: LogSink
 }
 
 export interface HeadlessServer {
@@ -176,6 +180,23 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   let port = 0
   let closing = false
   const metrics = new DoorMetrics()
+  // The service's JSON-lines log (service-log.ts); the workbench has none.
+  const log = service ? new ServiceLog(options.logSink) : null
+  /** One line per call: the method and its outcome's code; a release's id, never its values. */
+  const logCall = (method: string, outcome: CallOutcome<unknown>, caller: Principal, address: string) => {
+    if (!log) return
+    const m = isMethodName(method) ? method : 'unknown'
+    const releaseId = outcome.ok && m === 'releases/run' ? (outcome.value as { releaseId?: unknown } | null)?.releaseId : undefined
+    const event = m === 'releases/run' ? (outcome.ok ? 'release' : outcome.error.code === 'denied' ? 'release-denied' : 'release-refused') : 'call'
+    log.write({
+      event,
+      account: caller.name,
+      address,
+      method: m,
+      code: outcome.ok ? 'ok' : outcome.error.code,
+      ...(typeof releaseId === 'number' ? { releaseId } : {})
+    })
+  }
   // A revoked account's open streams end with its access: no frame after the revocation's answer.
   const stopEnding = services.accounts.onAccountEnded((accountId) => {
     for (const [s, who] of streams)
@@ -260,6 +281,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
         return send(res, 200, { ok: false, error: { message, code: 'bad-input' } }, SECURITY_HEADERS)
       }
       const outcome = await call(method, (body as { req?: unknown }).req, caller)
+      logCall(method, outcome, caller, peer(req))
       // A method that needs a request, called with none: say where the request goes.
       if (!enveloped && !outcome.ok && outcome.error.code === 'bad-input')
         return send(res, 200, { ok: false, error: { ...outcome.error, message: `${outcome.error.message} (${ENVELOPE_TEXT})` } }, SECURITY_HEADERS)
@@ -331,6 +353,11 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
       const problem = envelopeProblem(body, ['credential'])
       if (problem !== null) return refuse(res, 400, problem, 'bad-request', SECURITY_HEADERS)
       const r = services.accounts.signIn((body as { credential?: unknown } | null)?.credential, peer(req))
+      log?.write(
+        r.ok
+          ? { event: 'sign-in', account: r.principal.name, address: peer(req) }
+          : { event: 'sign-in-failed', address: peer(req), code: r.error.code }
+      )
       if (!r.ok) return refuseAuth(res, r)
       const maxAgeS = Math.max(0, Math.floor((Date.parse(r.expiresAt) - Date.now()) / 1000))
       send(
@@ -467,6 +494,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     }
     const r = services.accounts.authenticate(bearer ?? cookie(req, SESSION_COOKIE), peer(req))
     if (r.ok) return { ok: true, caller: r.principal }
+    log?.write({ event: 'auth-failed', address: peer(req), code: r.error.code })
     return { ok: false, refuse: (res) => refuseAuth(res, r) }
   }
 
@@ -543,6 +571,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
           await guarded({ req, res, url, caller: null })
         } catch (e) {
           process.stderr.write(`request failed: ${(e as Error)?.stack ?? String(e)}\n`)
+          log?.write({ event: 'request-failed', address: req.socket.remoteAddress ?? null, route: label })
           if (!res.headersSent) refuse(res, 500, 'Internal error', 'internal')
           else res.end()
         }
@@ -556,6 +585,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const address = door.bound.address()
   port = typeof address === 'object' && address ? address.port : 0
   const shownHost = wildcard ? hostname() : hostForUrl(listen.host)
+  log?.write({ event: 'service-start', port })
 
   const listening = door
   return {
@@ -568,6 +598,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
     server: listening.bound,
     async close() {
       closing = true
+      log?.write({ event: 'service-stop' })
       unsubscribe()
       stopEnding()
       for (const s of streams.keys()) s.end()
