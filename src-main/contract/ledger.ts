@@ -16,7 +16,6 @@ import type {
   anomalySearchReleaseParamsSchema,
   ledgerEntriesRequestSchema,
   ledgerReceiptSchema,
-  officerCredentialsRequestSchema,
   releaseParamsSchema,
   releaseRequestSchema,
   setBudgetRequestSchema,
@@ -219,9 +218,6 @@ export interface LedgerVerifyResult {
   /** Registered officers (name, key id) whose keys the signatures were checked against. */
   officers?: Array<{ name: string; keyId: string }>
 }
-
-/** An officer act's credentials: the registered officer (optional when only one is registered) and the passphrase. Never stored. */
-export type OfficerCredentialsRequest = z.infer<typeof officerCredentialsRequestSchema>
 
 export interface OfficerSummary {
   keyId: string

@@ -28,11 +28,6 @@ export function formatExact(exact: string | null | undefined, rounding: EpsilonR
   return formatEpsilonRule(exact, rounding)
 }
 
-export function formatPercent(x: number | null | undefined, digits = 1): string {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '—'
-  return `${(x * 100).toFixed(digits)}%`
-}
-
 export function formatNumber(x: number | null | undefined, precision = 4): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '—'
   return Number(x.toPrecision(precision)).toString()

@@ -41,10 +41,6 @@ export function routeFromHash(hash: string): Route {
   return { section, param: parts[1] ? decodeURIComponent(parts[1]) : null }
 }
 
-export function sectionFromHash(hash: string): SectionId {
-  return routeFromHash(hash).section
-}
-
 export function href(section: SectionId, param?: string | number): string {
   return param === undefined ? `#/${section}` : `#/${section}/${encodeURIComponent(String(param))}`
 }

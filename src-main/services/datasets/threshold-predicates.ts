@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3'
 import type { ColumnType, ThresholdQueryDefinition } from '../../contract/datasets'
 import { UserError } from '../platform/errors'
-import { type CatalogColumn, type CatalogDataset, getDataset, ident } from '../catalog/catalog'
+import { type CatalogColumn, type CatalogDataset, ident } from '../catalog/catalog'
 import { groupKey, toDisplay } from '../catalog/column-types'
 import { publicKeys, publicSource } from '../catalog/public-datasets'
 import { findColumn, storedValueFor } from '../catalog/columns'
@@ -113,9 +113,4 @@ export function thresholdPredicates(db: Database.Database, ds: CatalogDataset, d
   }
   const thresholds = th.kind === 'constant' ? new Float64Array(keys.length).fill(th.value) : null
   return { groupBy: def.groupBy, keys, labels: shown.map((v) => labelOf(def.groupBy, v)), shown, thresholds }
-}
-
-/** The same, for a saved query's dataset id (used where only the id is at hand). */
-export function thresholdPredicatesOf(db: Database.Database, datasetId: number, def: ThresholdQueryDefinition): PublicPredicates {
-  return thresholdPredicates(db, getDataset(db, datasetId), def)
 }

@@ -16,7 +16,6 @@ import type {
 import { QUERY_KIND_SPECS } from '../../contract/release-kinds'
 import { UserError } from '../platform/errors'
 import { findDataset } from '../catalog/catalog'
-import { anomalyIdentificationQuery } from '../datasets/anomaly-loaders'
 import { getQuery } from '../datasets/query-store'
 
 type Db = Database.Database
@@ -45,11 +44,6 @@ export function aiqDefinition(q: SavedQueryRow): AnomalyIdentificationDefinition
   const d = definitionOfKind(q, 'anomaly-identification')
   if (!d.records || d.records.length === 0) throw new UserError(`Query "${q.name}" names no records to ask about; save one that lists them`)
   return d
-}
-
-/** Checks the records asked about against the columns (converted as saving converts them), before anything is charged. */
-export function checkAiqRecords(db: Db, q: SavedQueryRow): void {
-  anomalyIdentificationQuery(db, q.id)
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -50,8 +50,6 @@ export interface LinkedChTable {
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER
-/** JavaScript's date range in ms (a timestamp beyond it cannot be shown). */
-export const MAX_TIMESTAMP_MS = 8.64e15
 
 // ---------------------------------------------------------------------------------------------------------------
 // Literals, identifiers, parameters

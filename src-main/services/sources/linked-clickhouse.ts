@@ -144,10 +144,6 @@ export function linkedClickHouseOf(db: Database.Database, datasetId: number): Li
   return rec
 }
 
-export function isLinkedClickHouse(db: Database.Database, datasetId: number): boolean {
-  return db.prepare('SELECT 1 FROM dataset_clickhouse_sources WHERE dataset_id = ?').get(datasetId) !== undefined
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Connections
 

@@ -117,10 +117,6 @@ export function linkedPostgresOf(db: Database.Database, datasetId: number): Link
   }
 }
 
-export function isLinkedPostgres(db: Database.Database, datasetId: number): boolean {
-  return db.prepare('SELECT 1 FROM dataset_postgres_sources WHERE dataset_id = ?').get(datasetId) !== undefined
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Connections
 

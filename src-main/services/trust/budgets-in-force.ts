@@ -48,12 +48,3 @@ export function perUnitBudget(
   }
   return any ? { nano: sum, source: 'notion-budgets' } : { nano: null, source: 'none' }
 }
-
-/**
- * The budget that applies to one notion's account alone (kept for callers of the per-notion view): its own cap, else
- * the per-unit budget; null when neither is set (releases under the notion are denied).
- */
-export function budgetNano(db: Db, datasetId: number, notion: PrivacyNotion): number | null {
-  const f = inspectWorkspace(db)
-  return notionCapNano(db, datasetId, notion, f) ?? unitBudgetNano(db, datasetId, f)
-}

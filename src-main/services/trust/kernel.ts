@@ -33,7 +33,7 @@ import { statement } from '../store/statements'
 import { checkpointText } from './checkpoint-text'
 import { forgedLinks, removedLinks } from './link-rows'
 import { verifyText } from './officer-crypto'
-import { type OfficerRegistry, type OfficerRow, officerRegistry } from './officer-registry'
+import { type OfficerRegistry, officerRegistry } from './officer-registry'
 import { type UnitDeclaration, declarationOf, sameDeclaration, unitDeclaration } from './unit-declaration'
 
 type Db = Database.Database
@@ -946,9 +946,4 @@ function findingsOf(j: Judging, signedActs: number, cp: CheckpointFindings): Tru
     entryHashAt: (seq) => scan.ledger.bySeq.get(seq)?.hash ?? null,
     auditHashAt: (id) => scan.audit.byId.get(id)?.hash ?? null
   }
-}
-
-/** The verified officers as the kernel sees them (whom to seal to, whose signatures count). */
-export function trustedOfficers(db: Db): OfficerRow[] {
-  return officerRegistry(db).verified
 }

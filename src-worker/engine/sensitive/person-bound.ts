@@ -36,12 +36,6 @@ export function checkPersonBound(b: PersonBound): void {
   }
 }
 
-/** L: how many add/remove-one-record steps one person can move one record's answer (the factor of the charge). */
-export function personSteps(b: PersonBound): number {
-  checkPersonBound(b)
-  return b.rowsPerBin * b.binsPerPerson
-}
-
 export interface BoundedCounts {
   /** x_i per asked record, after the bound */
   own: Float64Array
