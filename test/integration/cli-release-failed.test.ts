@@ -12,7 +12,6 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { main } from '../../src-main/cli'
 import { ReleaseFailedError, UserError, isUserError } from '../../src-main/services'
 import type { Store } from '../../src-main/services/store/store'
 import { linkFile } from '../../src-main/services/datasets/link-file'
@@ -23,6 +22,7 @@ import type { ledgerHandlers } from '../../src-main/services/releases/ledger-han
 import { closeLedgerWorkspace, openLedgerWorkspace, saveQuery } from './ledger/fixtures'
 import { officerAct } from './officer-fixture'
 import type { tempWorkspace } from './helpers'
+import { runCli } from './cli-runner'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -33,16 +33,7 @@ beforeEach(() => {
 })
 afterEach(() => closeLedgerWorkspace(store, ws))
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await main(args, {
-    stdout: { write: (x: string) => ((out += x), true) },
-    stderr: { write: (x: string) => ((err += x), true) },
-    cwd: ws.dir
-  } as never)
-  return { code, out, err }
-}
+const cli = (args: string[]) => runCli(args, { cwd: ws.dir })
 
 const ledgerRows = () => (store.db.prepare('SELECT count(*) n FROM ledger_entries').get() as { n: number }).n
 

@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
-import { main } from '../../src-main/cli'
 import { LATEST_SCHEMA_VERSION } from '../../src-main/services/store/migrations'
 import { openStore } from '../../src-main/services/store/store'
 import { tempWorkspace } from './helpers'
+import { runCli } from './cli-runner'
 
 const ROOT = resolve(__dirname, '..', '..')
 
-function runInProcess(argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const io = { stdout: { write: (s: string) => ((stdout += s), true) }, stderr: { write: (s: string) => ((stderr += s), true) }, cwd: ROOT }
-  return main(argv, io as never).then((code) => ({ code, stdout, stderr }))
-}
+const runInProcess = (argv: string[]) => runCli(argv, { cwd: ROOT }).then((r) => ({ code: r.code, stdout: r.out, stderr: r.err }))
 
 describe('CLI conventions', () => {
   it('a real process: bad input exits 2 with exactly one stderr line and nothing on stdout', () => {

@@ -8,31 +8,17 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
 import { DEMO_PASSPHRASE } from '../../../src-main/cli/commands/ledger-commands'
 import type { AuditorExport } from '../../../src-main/contract/ledger-records'
 import { unlockExPost } from '../../../src-main/services/releases/release-service'
 import { openStore } from '../../../src-main/services/store/store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
 import { tempWorkspace } from '../helpers'
+import { runCli } from '../cli-runner'
 
 const VERIFY_PY = join(__dirname, '..', '..', '..', 'resources', 'verifier', 'verify.py')
 
-async function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd }
-  const saved = { ...process.env }
-  Object.assign(process.env, env)
-  try {
-    const code = await main(args, io as never)
-    return { code, out, err }
-  } finally {
-    for (const k of Object.keys(env))
-      if (saved[k] === undefined) delete process.env[k]
-      else process.env[k] = saved[k]
-  }
-}
+const cli = (args: string[], cwd: string, env: Record<string, string> = {}) => runCli(args, { cwd, env })
 
 function py(file: string) {
   const r = spawnSync('python3', [VERIFY_PY, file, '--json'], { encoding: 'utf8' })

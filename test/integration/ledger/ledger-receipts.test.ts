@@ -7,25 +7,13 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
 import { DEMO_PASSPHRASE } from '../../../src-main/cli/commands/ledger-commands'
 import { entryHash } from '../../../src-main/services/chain/canonical'
 import { type EntryRow, hashedFields } from '../../../src-main/services/chain/ledger-chain'
 import { tempWorkspace } from '../helpers'
+import { runCli } from '../cli-runner'
 
-async function cli(args: string[], cwd: string) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd }
-  const saved = process.env.QUIET_ALARM_PASSPHRASE
-  process.env.QUIET_ALARM_PASSPHRASE = DEMO_PASSPHRASE
-  try {
-    return { code: await main(args, io as never), out, err }
-  } finally {
-    if (saved === undefined) delete process.env.QUIET_ALARM_PASSPHRASE
-    else process.env.QUIET_ALARM_PASSPHRASE = saved
-  }
-}
+const cli = (args: string[], cwd: string) => runCli(args, { cwd, env: { QUIET_ALARM_PASSPHRASE: DEMO_PASSPHRASE } })
 
 let cleanup: (() => void) | undefined
 afterEach(() => {

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
-import { main } from '../../../src-main/cli'
 import { openStore, type Store } from '../../../src-main/services/store/store'
 import { ledgerHandlers } from '../../../src-main/services/releases/ledger-handlers'
 import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
@@ -14,17 +13,13 @@ import { findDataset } from '../../../src-main/services/reports/report-data'
 import { tempWorkspace } from '../helpers'
 import { craftDataset, saveQuery, closeLedgerWorkspace, inlineContext, openLedgerWorkspace } from './fixtures'
 import { officerAct } from '../officer-fixture'
+import { runCli } from '../cli-runner'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
 let h: ReturnType<typeof ledgerHandlers>
 
-function cli(args: string[]) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: ws.dir }
-  return main(args, io as never).then((code) => ({ code, out, err }))
-}
+const cli = (args: string[]) => runCli(args, { cwd: ws.dir })
 
 /** A dataset with a categorical and a numeric column, and an anomaly identification query asking about one record. */
 function aiqSetup(name = 'rooms') {

@@ -6,7 +6,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { main } from '../../../src-main/cli'
 import { planImport, runImport } from '../../../src-main/services/datasets/import-dataset'
 import { getDataset, listDatasets } from '../../../src-main/services/catalog/catalog'
 import { datasetUnit, isPerPersonColumn } from '../../../src-main/services/trust/privacy-unit'
@@ -24,6 +23,7 @@ import type { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, craftDataset, openLedgerWorkspace } from './fixtures'
 import { harness } from '../datasets/harness'
 import { officerAct, testPassphrase } from '../officer-fixture'
+import { runCli } from '../cli-runner'
 
 let ws: ReturnType<typeof tempWorkspace>
 let store: Store
@@ -33,12 +33,7 @@ beforeEach(() => {
 })
 afterEach(() => closeLedgerWorkspace(store, ws))
 
-function cli(...args: string[]) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: ws.dir }
-  return main(args, io as never).then((code) => ({ code, out, err }))
-}
+const cli = (...args: string[]) => runCli(args, { cwd: ws.dir })
 
 /** A visits log: person p1 in two rooms (same building), p2 in one room with an empty building on one row, p3 once. */
 function writeVisits(name = 'visits.csv'): string {

@@ -6,7 +6,6 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
 import { DEMO_PASSPHRASE } from '../../../src-main/cli/commands/ledger-commands'
 import { entryHash } from '../../../src-main/services/chain/canonical'
 import { type EntryRow, hashedFields } from '../../../src-main/services/chain/ledger-chain'
@@ -16,22 +15,9 @@ import { createKeyPair, keyIdOf } from '../../../src-main/services/trust/officer
 import { runRelease, unlockExPost } from '../../../src-main/services/releases/release-service'
 import { type Store, openStore } from '../../../src-main/services/store/store'
 import { tempWorkspace } from '../helpers'
+import { runCli } from '../cli-runner'
 
-async function cli(args: string[], cwd: string, env: Record<string, string> = {}) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd }
-  const saved = { ...process.env }
-  Object.assign(process.env, env)
-  try {
-    const code = await main(args, io as never)
-    return { code, out, err }
-  } finally {
-    for (const k of Object.keys(env))
-      if (saved[k] === undefined) delete process.env[k]
-      else process.env[k] = saved[k]
-  }
-}
+const cli = (args: string[], cwd: string, env: Record<string, string> = {}) => runCli(args, { cwd, env })
 
 const OFFICER = 'Privacy Officer (demo)'
 

@@ -3,7 +3,6 @@
  * kept unchanged (the chain still verifies) and marked as row-level accounting, and new entries are not marked.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { main } from '../../../src-main/cli'
 import { type Store, openStore } from '../../../src-main/services/store/store'
 import { migrations } from '../../../src-main/services/store/migrations'
 import { appendEntry } from '../../../src-main/services/chain/ledger-chain'
@@ -16,16 +15,12 @@ import { getDataset } from '../../../src-main/services/catalog/catalog'
 import { tempWorkspace } from '../helpers'
 import { craftDataset } from './fixtures'
 import { officerAct } from '../officer-fixture'
+import { runCli } from '../cli-runner'
 
 let ws: ReturnType<typeof tempWorkspace> | null = null
 afterEach(() => ws?.cleanup())
 
-function cli(...args: string[]) {
-  let out = ''
-  let err = ''
-  const io = { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, cwd: ws!.dir }
-  return main(args, io as never).then((code) => ({ code, out, err }))
-}
+const cli = (...args: string[]) => runCli(args, { cwd: ws!.dir })
 
 /** A workspace as the app wrote it before privacy units (schema 4): a dataset, budgets and three charges. */
 function oldWorkspace(): { path: string; datasetId: number; hashes: string[] } {
