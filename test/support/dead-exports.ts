@@ -111,5 +111,7 @@ const dead = [...exportsByKey.values()].filter((e) => !e.usedElsewhere).sort((a,
 if (process.argv.includes('--json')) process.stdout.write(JSON.stringify(dead, null, 2) + '\n')
 else
   for (const e of dead)
-    process.stdout.write(`${e.file}:${e.line} ${e.name}${e.usedInFile ? ' (used in its file only: drop the export keyword)' : ' (used by nothing)'}\n`)
+    process.stdout.write(
+      `${e.file}:${e.line} ${e.name}${e.usedInFile ? ' (used in its file only: drop the export keyword)' : ' (used by nothing)'}\n`
+    )
 process.exitCode = dead.length ? 1 : 0
