@@ -77,6 +77,11 @@ describe('the Queries screen follows a changed address', () => {
   it('shows, prices and releases the question the address names, and the charge is that question’s', async () => {
     await queries.defineThreshold(page, question('Rooms over 3', 3))
     await queries.defineThreshold(page, question('Rooms over 5', 5))
+    // Switching the question kind starts a new question: the previous name does not carry over.
+    await page.getByLabel('Name of the question').fill('Rooms over 7')
+    await page.getByTestId('kind-anomaly-identification').check()
+    expect(await page.getByLabel('Name of the question').inputValue()).toBe('')
+    await page.getByTestId('kind-threshold').check()
     await queries.chooseSaved(page, 'Rooms over 3')
     const first = queriesPlace(new URL(page.url()).hash)
     await queries.chooseSaved(page, 'Rooms over 5')

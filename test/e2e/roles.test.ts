@@ -78,6 +78,10 @@ describe('each role is offered only what the service lets it do, and the time sh
     await signInAs(custodian, service, 'custodian')
     await shell.goTo(custodian, 'Datasets')
     await custodian.getByRole('button', { name: 'Rename occupancy', exact: true }).waitFor()
+    // In the service the file is uploaded to the host: the import never says it stays on this machine.
+    const importText = await custodian.getByTestId('import-panel').innerText()
+    expect(importText).toContain('It is uploaded to the service’s host')
+    expect(importText).not.toContain('stays on this machine')
     expect(await custodian.getByRole('button', { name: 'Delete occupancy', exact: true }).count()).toBe(1)
     await custodian.context().close()
 

@@ -204,7 +204,11 @@ export function QueriesScreen(props: ScreenProps) {
                   value={k.value}
                   checked={kind === k.value}
                   disabled={editing !== null && editing.kind !== k.value}
-                  onChange={() => setKind(k.value)}
+                  onChange={() => {
+                    setKind(k.value)
+                    // Another kind is another question: the previous one's name does not carry over.
+                    if (editing === null) setName('')
+                  }}
                   data-testid={`kind-${k.value}`}
                 />
                 <span className="segment-title">{k.label}</span>

@@ -16,6 +16,7 @@ import { formatCount } from '../../format'
 import { BadRowReport } from './BadRowReport'
 import { importFormReducer, initialImportForm, resolveImportForm } from './importFormState'
 import { ScrollRegion } from '../../components/ScrollRegion'
+import { useWho } from '../../api/who'
 
 const TYPES: Array<{ value: ColumnType; label: string }> = [
   { value: 'integer', label: 'Whole number' },
@@ -26,6 +27,7 @@ const TYPES: Array<{ value: ColumnType; label: string }> = [
 
 export function ImportPanel(props: { onImported: () => void }) {
   const client = useClient()
+  const who = useWho()
   const [form, dispatch] = useReducer(importFormReducer, initialImportForm)
   const start = useAction()
   const job = useJob(form.jobId)
@@ -54,7 +56,9 @@ export function ImportPanel(props: { onImported: () => void }) {
     <section className="panel" aria-labelledby="import-title" data-testid="import-panel" data-picks={form.picks}>
       <h2 id="import-title">Import a file</h2>
       <p className="hint">
-        A CSV or TSV file with a header row. It stays on this machine: the data is copied into the workspace, nothing is released.
+        {who.kind === 'account'
+          ? 'A CSV or TSV file with a header row. It is uploaded to the service’s host and copied into its workspace; nothing is released.'
+          : 'A CSV or TSV file with a header row. It stays on this machine: the data is copied into the workspace, nothing is released.'}
       </p>
       <FilePicker
         label="File to import"
