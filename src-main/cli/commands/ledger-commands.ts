@@ -1,8 +1,10 @@
 /**
  * Store commands of the ledger area: release, ledger [verify|unlock], budget, demo.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { PLANTED, STREAM_HOURS, STREAM_START, writeOccupancyStream } from '../demo-stream'
 import type { QueryKind } from '../../contract/datasets'
 import { type CliReader, REQUESTED_KIND_LIST, RELEASE_KIND_SPECS, type RequestedKind, releaseKindsOf } from '../../contract/release-kinds'
 import type { AccountInfo } from '../../contract/accounts'
@@ -11,7 +13,10 @@ import { isUserError } from '../../services'
 import {
   type Store,
   NOTIONS,
+  alarmHistory,
   asReportSignature,
+  createAlarm,
+  runDueAlarms,
   auditorExport,
   checkWritable,
   checkpoint,
@@ -583,12 +588,92 @@ export const demoCommand: CliCommand = {
           out.push(`Release of query ${queryId} not made: ${e.message}`, '')
         }
       }
+      // A watched stream: three days of the occupancy log hour by hour with three planted over-capacity hours, an alarm
+      // on rooms over their public capacity in when-fires mode, evaluated as `alarm run-due` evaluates each hour as it closes.
+      ctx.progress('watching the occupancy stream ...')
+      const streamDir = mkdtempSync(join(tmpdir(), 'quiet-alarm-demo-'))
+      let stream: { id: number; rows: number }
+      let large: { id: number }
+      try {
+        const capacities = readFileSync(resolve(projectRoot(), 'resources', 'sample', 'capacities.csv'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(','))
+          .map(([building, room, capacity]) => ({ building, room, capacity: Number(capacity) }))
+        const streamPath = join(streamDir, 'occupancy-stream.csv')
+        writeOccupancyStream(streamPath, capacities)
+        const r = await runImport(
+          store.db,
+          planImport(store.db, { path: streamPath, name: 'occupancy stream', onBadRow: 'abort', personColumn: 'person_id' })
+        )
+        stream = { id: r.dataset.id, rows: r.dataset.rowCount }
+        // The rooms with room for a crowd (capacity >= 20), a public table of their own: a room whose capacity is below
+        // alpha could fire with any occupancy, so the alarm watches these.
+        const largePath = join(streamDir, 'large-rooms.csv')
+        writeFileSync(
+          largePath,
+          ['building,room,capacity', ...capacities.filter((c) => c.capacity >= 20).map((c) => `${c.building},${c.room},${c.capacity}`)].join('\n') +
+            '\n'
+        )
+        const lr = await runImport(store.db, planImport(store.db, { path: largePath, name: 'large-room capacities', onBadRow: 'abort' }))
+        large = { id: lr.dataset.id }
+      } finally {
+        rmSync(streamDir, { recursive: true, force: true })
+      }
+      declarePublic(store.db, {
+        datasetId: large.id,
+        reason: 'Demo: the capacities of the large rooms, posted at their doors',
+        officer,
+        passphrase
+      })
+      setBudget(store.db, {
+        datasetId: stream.id,
+        epsilon: '12',
+        reason: 'Demo: budget per person for watching the rooms every hour (when-fires, a lifetime cap of 10)',
+        officer,
+        passphrase
+      })
+      const watched = saveQuery(store.db, stream.id, 'Large rooms over capacity', {
+        kind: 'threshold',
+        groupBy: ['building', 'room'],
+        count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+        threshold: { kind: 'column', datasetId: large.id, column: 'capacity' }
+      })
+      const alarm = createAlarm(store.db, {
+        queryId: watched.id,
+        timeColumn: 'timestamp',
+        period: 'hour',
+        start: STREAM_START,
+        mode: 'when-fires',
+        beta: 0.05,
+        alpha: 10,
+        fires: 3,
+        lifetime: 10,
+        reason: 'Demo: tell the fire-safety officer of any room over capacity, hour by hour',
+        officer,
+        passphrase
+      })
+      const streamEnd = new Date(Date.parse(STREAM_START) + STREAM_HOURS * 3_600_000)
+      const watchedRun = runDueAlarms(store.db, streamEnd, { alarmId: alarm.alarmId })
+      const history = alarmHistory(store.db, alarm.alarmId, { limit: 1000 })
+      const firedPeriods = history.periods.filter((pv) => pv.fired.length > 0).reverse()
+      out.push(
+        `5. A watched stream: "occupancy stream" (${stream.rows} rows, ${STREAM_HOURS} hours from ${STREAM_START}; planted over capacity: ` +
+          `${PLANTED.map(([h, room, n]) => `${room} ${n} persons at hour ${h}`).join(', ')}).`,
+        `   Alarm #${alarm.alarmId} watches it every hour, when-fires: ${alarm.modeText}`,
+        `   ${watchedRun.evaluated.length} hours evaluated as each closed ("alarm run-due"); fired in ${firedPeriods.length}:`,
+        ...firedPeriods.map((pv) => `     ${pv.from.slice(0, 16).replace('T', ' ')}  ${pv.fired.join('; ')}`),
+        `   Charged for the whole stream: epsilon ${history.alarm.spentExact} per person, one charge per instance of 3 fires (${history.alarm.instance?.ordinal ?? 1} started; the next starts after a third fire), not ${STREAM_HOURS} hours' worth.` +
+          (watchedRun.paused.length ? ` ${watchedRun.paused.map((x) => x.reason).join(' ')}` : ''),
+        ''
+      )
       checkpoint(store.db, { officer, passphrase })
       const summary = ledgerSummary(store.db, {})
       const entries = listEntries(store.db, { limit: 50 })
       const v = verifyLedger(store.db)
       out.push(
-        '5. The ledger (the officer signed a checkpoint after the releases):',
+        '6. The ledger (the officer signed a checkpoint after the releases and the watched stream):',
         '',
         summaryText(summary),
         '',
@@ -603,6 +688,7 @@ export const demoCommand: CliCommand = {
         'Explore (from this folder):',
         `  npx quiet-alarm ledger --db ${db}`,
         `  npx quiet-alarm ledger verify --db ${db}`,
+        `  npx quiet-alarm alarm history --db ${db} --alarm 1`,
         `  npx quiet-alarm release --db ${db} --query ${q1.id} --preview --beta 0.01 --alpha 1 --mechanism ppwlm`,
         `  QUIET_ALARM_PASSPHRASE='${DEMO_PASSPHRASE}' npx quiet-alarm ledger unlock --db ${db} --release 1 --reason "officer review"   (privacy officer; signed and recorded)`,
         '',
