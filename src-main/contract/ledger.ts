@@ -137,6 +137,11 @@ export interface DatasetLedger {
    * accounts, cells, releases) is of their own allotment and their own charges only; absent: the dataset's.
    */
   allotment?: boolean
+  /**
+   * The officer's and custodian's reading in the service: how many releases on the dataset overran its public answer
+   * time (answered at a later multiple of it); a count above 0 is a prompt to raise the answer time. Absent elsewhere.
+   */
+  overruns?: number
   /** budgetPerUnit - spentPerUnit (negative if a budget was lowered below what was spent); null when no budget is set. */
   remainingPerUnit: number | null
   remainingPerUnitExact: string | null

@@ -51,6 +51,11 @@ export function summaryText(s: LedgerSummary, opts: { cells?: number } = {}): st
         `  Your allotment ${per}: ${formatCharge(d.budgetPerUnitExact)}, ${formatRemaining(d.remainingPerUnitExact)} left; you have spent ${formatCharge(d.spentPerUnitExact)} (summed over notions)`
       )
     } else out.push(`  Spent ${per}, summed over notions: ${formatCharge(d.spentPerUnitExact)}; ${budgetText}`)
+    if ((d.overruns ?? 0) > 0) {
+      out.push(
+        `  ${d.overruns} ${d.overruns === 1 ? 'release' : 'releases'} overran the dataset's public answer time (answered at a later multiple of it): consider raising the answer time.`
+      )
+    }
     out.push(`  Breakdown by notion (each adds to the figure above):`)
     out.push(`  ${pad('Notion', 28)}${lpad('Spent', 12)}${lpad('Own budget', 12)}${lpad('Remaining', 12)}${lpad('Releases', 10)}`)
     for (const a of d.accounts) {

@@ -181,6 +181,10 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
   const budget = perUnitBudget(db, datasetId, f, onlyAccount)
   const officerBudget = unitBudgetNano(db, datasetId, f, onlyAccount)
   const remaining = budget.nano === null ? null : budget.nano - spentNano
+  // Releases that overran the dataset's public answer time (audit events written by releases/answer-time.ts).
+  const overruns = (
+    db.prepare(`SELECT count(*) AS n FROM audit_events WHERE kind = 'release/overrun' AND subject = ?`).get(`dataset:${datasetId}`) as { n: number }
+  ).n
   const through = rowLevelThroughSeq(db)
   const rowLevelEntries = (
     db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE dataset_id = ? AND seq <= ?').get(datasetId, through) as { n: number }
@@ -197,7 +201,7 @@ export function datasetLedger(db: Db, datasetId: number, cellLimit = 50, onlyAcc
     budgetPerUnit: nanoToNumber(budget.nano ?? 0),
     budgetPerUnitExact: budget.nano === null ? null : nanoToDecimal(budget.nano),
     budgetPerUnitSource: budget.source,
-    ...(onlyAccount === null ? {} : { allotment: true }),
+    ...(onlyAccount === null ? (overruns > 0 ? { overruns } : {}) : { allotment: true }),
     remainingPerUnit: remaining === null ? null : nanoToNumber(remaining),
     remainingPerUnitExact: remaining === null ? null : nanoToDecimal(remaining),
     rowLevelEntries,

@@ -122,5 +122,11 @@ describe('answers at a public time', () => {
     expect(overrunCount(s.db, id)).toBe(before + 1)
     const ev = s.db.prepare(`SELECT detail FROM audit_events WHERE kind = ? ORDER BY id DESC LIMIT 1`).get(OVERRUN_EVENT) as { detail: string }
     expect(JSON.parse(ev.detail)).toMatchObject({ answerTimeMs: 50, steps: r.field / CADENCE })
+    // The officer's ledger reading counts it, with the prompt to raise the answer time; the analyst's does not show it.
+    const officer = s.account('olga', 'officer')
+    const read = async (who: string) => (await s.call<{ datasets: Array<{ overruns?: number }> }>(who, 'ledger/summary', { datasetId: id })).outcome
+    expect(await read(officer)).toMatchObject({ ok: true, value: { datasets: [{ overruns: before + 1 }] } })
+    const hers = await read(ana)
+    expect(hers.ok && hers.value.datasets[0].overruns).toBeUndefined()
   }, 120_000)
 })
