@@ -8,6 +8,7 @@ import { type HeadlessServer, startHeadless } from '../../door/headless'
 import { serviceOptionsFromFlags } from '../../door/serve-flags'
 import { type CliCommand, UsageError, optNumber, optString } from '../command'
 import { workspacePath } from '../workspace'
+import { resolve } from 'node:path'
 
 /** Resolves when the process is asked to stop (Ctrl+C, or SIGTERM from a service manager). */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -25,7 +26,7 @@ function stopSignal(): Promise<NodeJS.Signals> {
 export const serveCommand: CliCommand = {
   name: 'serve',
   summary: "Run the service on this host (the custodian): analysts and officers connect over HTTPS with their accounts' credentials",
-  usage: 'serve --db PATH --listen HOST:PORT --tls-cert CERT.pem --tls-key KEY.pem [--cadence-ms MS] [--workers N]',
+  usage: 'serve --db PATH --listen HOST:PORT --tls-cert CERT.pem --tls-key KEY.pem [--cadence-ms MS] [--workers N] [--head-record FILE]',
   required: () => ['db', 'listen'],
   options: {
     db: { type: 'string', description: 'the workspace the service holds (0600, in a folder only its owner can read)' },
@@ -33,7 +34,12 @@ export const serveCommand: CliCommand = {
     'tls-cert': { type: 'string', description: "the service's certificate chain (PEM); required on every address but loopback" },
     'tls-key': { type: 'string', description: "the certificate's private key (PEM)" },
     'cadence-ms': { type: 'string', description: 'the public cadence every answer leaves at (milliseconds)', defaultText: 'the door default' },
-    workers: { type: 'string', description: 'worker threads', defaultText: 'processor cores minus one' }
+    workers: { type: 'string', description: 'worker threads', defaultText: 'processor cores minus one' },
+    'head-record': {
+      type: 'string',
+      description: 'the head record kept outside the workspace (backup and restore read it)',
+      defaultText: 'PATH.head.json beside the workspace'
+    }
   },
   helpNotes: {
     '':
