@@ -59,7 +59,9 @@ export const serveCommand: CliCommand = {
     })
     if (!service) throw new UsageError('serve needs --listen HOST:PORT')
     const stopped = stopSignal()
-    const h: HeadlessServer = await startHeadless({ dbPath, poolSize, ...service, watch: true })
+    const headRecordFlag = optString(values, 'head-record')
+    const headRecord = headRecordFlag === undefined ? undefined : resolve(ctx.cwd, headRecordFlag)
+    const h: HeadlessServer = await startHeadless({ dbPath, poolSize, headRecord, ...service, watch: true })
     const about = { url: h.url, cadenceMs: h.cadenceMs, workers: h.services.context.pool.size }
     ctx.print(
       ctx.json
