@@ -16,7 +16,7 @@ import type { Principal } from '../../contract/accounts'
 import { recordAudit } from '../chain/ledger-chain'
 import { type AccountRow, accountProblem, accountRow } from './account-store'
 import { credentialAccountId, isSessionToken, issueSessionToken, matchesHash, secretHash } from './credentials'
-import { type Authorization, authorize, mayReadJob } from './roles'
+import { type Authorization, authorize, mayReadJob, ownRecordsOnly } from './roles'
 import { DEFAULT_THROTTLE, FailureThrottle, type ThrottlePolicy } from './throttle'
 
 type Db = Database.Database
@@ -122,12 +122,25 @@ export class AccountGate {
 
   /**
    * Whether an event may go to `principal`'s stream: a job's events go to the account that started it (and to the
-   * custodian, and in the workbench to the local user); events of no job the registry knows go to nobody's account.
+   * custodian, and in the workbench to the local user); an alarm's events go to the analyst it was signed for and to
+   * officers and the custodian; other events of no job the registry knows go to nobody's account.
    */
-  mayReceive(principal: Principal, _name: EventName, payload: unknown): boolean {
+  mayReceive(principal: Principal, name: EventName, payload: unknown): boolean {
+    if (name === 'alarm:evaluated' || name === 'alarm:fired') {
+      const alarmId = (payload as { alarmId?: unknown } | null)?.alarmId
+      const only = ownRecordsOnly(principal)
+      if (only === null) return true
+      return typeof alarmId === 'number' && this.alarmOwner(alarmId) === only
+    }
     const jobId = (payload as { jobId?: unknown } | null)?.jobId
     if (typeof jobId !== 'string') return principal.accountId === null
     return mayReadJob(principal, this.jobOwner(jobId))
+  }
+
+  /** Whose an alarm is: the analyst account it was signed for (alarms.account_id), or null for the workbench's or an officer's. */
+  private alarmOwner(alarmId: number): number | null | undefined {
+    const row = this.db.prepare('SELECT account_id FROM alarms WHERE id = ?').get(alarmId) as { account_id: number | null } | undefined
+    return row?.account_id
   }
 
   signIn(credential: unknown, peer: string): SignInResult {

@@ -12,6 +12,7 @@ import { createAlarm } from '../../../src-main/services/alarms/create'
 import { planAlarm } from '../../../src-main/services/alarms/plan'
 import { alarmHistory, alarmRow, alarmView, listAlarms } from '../../../src-main/services/alarms/alarm-store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
+import { AccountGate } from '../../../src-main/services/accounts/gate'
 import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { DISTINCTIVE, closeLedgerWorkspace, openLedgerWorkspace } from '../ledger/fixtures'
@@ -176,6 +177,15 @@ describe('an alarm signed for an analyst account (service)', () => {
     const alarm = create(s.queryId, { analyst: ann.id })
     expect(listAlarms(store.db, null, ann.id).map((a) => a.alarmId)).toEqual([alarm.alarmId])
     expect(listAlarms(store.db, null, bob.id)).toEqual([])
+    // Its events reach ann and the officers, never another analyst (the service's event stream filters by the gate).
+    const gate = new AccountGate(store.db)
+    const fired = { alarmId: alarm.alarmId, alarmName: 'x', period: 0, from: '', to: '', fired: ['room 1'], accuracy: '' }
+    const principal = (id: number, role: 'analyst' | 'officer') => ({ accountId: id, name: String(id), roles: [role] as const })
+    expect(gate.mayReceive(principal(ann.id, 'analyst'), 'alarm:fired', fired)).toBe(true)
+    expect(gate.mayReceive(principal(ann.id, 'analyst'), 'alarm:evaluated', { alarmId: alarm.alarmId })).toBe(true)
+    expect(gate.mayReceive(principal(bob.id, 'analyst'), 'alarm:fired', fired)).toBe(false)
+    expect(gate.mayReceive(principal(bob.id, 'analyst'), 'alarm:fired', { ...fired, alarmId: String(alarm.alarmId) })).toBe(false)
+    expect(gate.mayReceive(principal(9999, 'officer'), 'alarm:fired', fired)).toBe(true)
     const r = evaluateDueAlarms(store.db, at(6), SecureRandom.create())
     expect(r.evaluated).toEqual([])
     expect(r.paused[0].reason).toMatch(/your allotment/)
