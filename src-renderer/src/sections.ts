@@ -1,10 +1,16 @@
 import type { Role } from '../../src-main/contract'
+import { METHOD_ROLES } from '../../src-main/contract/method-roles'
 
 /** The app's sections, in navigation order. */
 export const sections = [
   { id: 'datasets', title: 'Datasets', blurb: 'Import local files and see what each dataset has spent.' },
   { id: 'queries', title: 'Queries', blurb: 'Ask threshold and anomaly questions with the accuracy stated first, then release.' },
   { id: 'releases', title: 'Releases', blurb: 'Released answers: decisions only, each charged to the ledger before it was computed.' },
+  {
+    id: 'alarms',
+    title: 'Alarms',
+    blurb: 'Saved questions watched every hour, day or week: which predicates fired in which period, and what watching has spent.'
+  },
   { id: 'experiments', title: 'Experiments', blurb: 'Simulate before you spend: sweeps and Monte Carlo runs on the ground truth.' },
   {
     id: 'ledger',
@@ -20,6 +26,7 @@ export type SectionId = (typeof sections)[number]['id']
 
 /** Sections a service account sees only with one of these roles (the others are for every role). */
 const SECTION_ROLES: Partial<Record<SectionId, readonly Role[]>> = {
+  alarms: METHOD_ROLES['alarms/list'],
   reports: ['officer'],
   accounts: ['officer'],
   settings: ['custodian']

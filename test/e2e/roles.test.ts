@@ -27,9 +27,9 @@ afterAll(async () => {
 
 /** The sections each role is offered, in the sidebar's order. */
 const SECTIONS = {
-  officer: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger', 'Accounts', 'Reports'],
-  custodian: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger', 'Settings'],
-  analyst: ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger']
+  officer: ['Datasets', 'Queries', 'Releases', 'Alarms', 'Experiments', 'Ledger', 'Accounts', 'Reports'],
+  custodian: ['Datasets', 'Queries', 'Releases', 'Alarms', 'Experiments', 'Ledger', 'Settings'],
+  analyst: ['Datasets', 'Queries', 'Releases', 'Alarms', 'Experiments', 'Ledger']
 } as const
 
 describe('the service, every role, every section, at 1024x700', () => {

@@ -20,7 +20,7 @@ describe('app shell in headless mode', () => {
     expect(status.dbPath).toBe(app.db)
     expect(status.schema).toBe(`version ${LATEST_SCHEMA_VERSION} (current)`)
     expect(status.pool).toMatch(/^2 workers, (idle|busy)/)
-    for (const title of ['Datasets', 'Queries', 'Releases', 'Experiments', 'Ledger', 'Accounts', 'Reports', 'Settings']) {
+    for (const title of ['Datasets', 'Queries', 'Releases', 'Alarms', 'Experiments', 'Ledger', 'Accounts', 'Reports', 'Settings']) {
       await shell.goTo(page, title)
       await screenshot(page, `shell-${title.toLowerCase()}`)
     }

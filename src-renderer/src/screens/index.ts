@@ -8,6 +8,7 @@ import { LedgerScreen } from './LedgerScreen'
 import { ReportsScreen } from './ReportsScreen'
 import { SettingsScreen } from './SettingsScreen'
 import { AccountsScreen } from './AccountsScreen'
+import { AlarmsScreen } from './AlarmsScreen'
 
 export interface ScreenProps {
   /** What follows the section in the address ("#/releases/12" -> "12"). */
@@ -18,6 +19,7 @@ export const screens: Record<SectionId, ComponentType<ScreenProps>> = {
   datasets: DatasetsScreen,
   queries: QueriesScreen,
   releases: ReleasesScreen,
+  alarms: AlarmsScreen,
   experiments: ExperimentsScreen,
   ledger: LedgerScreen,
   accounts: AccountsScreen,
