@@ -1,10 +1,10 @@
 /**
- * The alarm timeline's grid (alarms/timeline.ts): periods oldest first whatever order history gave them, one row per
+ * The alarm timeline's grid (alarms/timelineDefinition.ts): periods oldest first whatever order history gave them, one row per
  * predicate that fired in a period shown, and a cell marked exactly where that predicate fired.
  */
 import { describe, expect, it } from 'vitest'
 import type { AlarmPeriodView } from '../../../src-main/contract'
-import { timelineOf } from '../../../src-renderer/src/screens/alarms/timeline'
+import { timelineOf } from '../../../src-renderer/src/screens/alarms/timelineDefinition'
 
 const period = (n: number, fired: string[]): AlarmPeriodView => ({
   period: n,

@@ -12,7 +12,7 @@ import { Loading } from '../../components/Loading'
 import { ScrollRegion } from '../../components/ScrollRegion'
 import { formatDate, formatExact } from '../../format'
 import { burnedText, statusText } from './alarmText'
-import { timelineOf } from './timeline'
+import { timelineOf } from './timelineDefinition'
 
 /** The newest periods the timeline shows (the CLI's `alarm history` lists them all). */
 const TIMELINE_PERIODS = 168
