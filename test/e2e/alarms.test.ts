@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
- * The Alarms screen in the workbench (headless server, Chromium), every task without a terminal: the officer creates an
- * alarm from a saved threshold question (the preview states the least ε and the accounting mode in words before the
+ * The Alarms screen in the workbench (headless server, Chromium), every task without a terminal: the officer goes from a
+ * saved threshold question on the Queries screen to the form and creates an alarm on it (the preview states the least ε and the accounting mode in words before the
  * officer signs), the due periods are evaluated, the timeline shows the planted hour's fired cell with its accuracy
  * sentence, the address follows the open alarm, and the alarm is paused with a reason and resumed. axe checks each
  * state (shell.goTo, screenshot). The set-up (a row-level stream of the last four closed hours, the officer, a budget,
@@ -74,6 +74,13 @@ describe('Alarms screen', () => {
 
     await shell.goTo(page, 'Alarms')
     await page.getByText('No alarm watches a question yet.').waitFor()
+
+    // From the saved question on the Queries screen to the form, by its link.
+    await shell.goTo(page, 'Queries')
+    await page.getByTestId('saved-query-Rooms over 100').click()
+    await page.getByTestId('watch-query-Rooms over 100').click()
+    await page.getByRole('heading', { level: 1, name: 'Alarms' }).waitFor()
+    expect(await page.evaluate(() => window.location.hash)).toMatch(/^#\/alarms\?watch=\d+$/)
 
     // The form: the saved question, its timestamp column, the schedule and the accuracy asked; the preview before signing.
     const form = page.getByTestId('alarm-create')

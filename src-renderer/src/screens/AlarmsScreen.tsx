@@ -15,7 +15,7 @@ import { ScrollRegion } from '../components/ScrollRegion'
 import { useAddressChanges } from '../components/useAddressChanges'
 import { AlarmDetail } from './alarms/AlarmDetail'
 import { burnedText, statusText } from './alarms/alarmText'
-import { alarmOfAddress, alarmsHref } from './alarms/alarmsAddress'
+import { alarmOfAddress, alarmsHref, watchOfAddress } from './alarms/alarmsAddress'
 import { CreateAlarm } from './alarms/CreateAlarm'
 import type { ScreenProps } from '.'
 
@@ -24,10 +24,14 @@ const PERIOD_WORDS: Record<AlarmView['period'], string> = { hour: 'every hour', 
 export function AlarmsScreen(_props: ScreenProps) {
   const [version, setVersion] = useState(0)
   const [selected, setSelected] = useState<number | null>(() => alarmOfAddress(window.location.hash))
+  const [watch, setWatch] = useState<number | null>(() => watchOfAddress(window.location.hash))
   const list = useQuery('alarms/list', {}, [version])
   const reload = () => setVersion((v) => v + 1)
   const mayCreate = useMay('alarms/create')
-  useAddressChanges((hash) => setSelected(alarmOfAddress(hash)))
+  useAddressChanges((hash) => {
+    setSelected(alarmOfAddress(hash))
+    setWatch(watchOfAddress(hash))
+  })
   useEvent('alarm:evaluated', reload)
   const choose = (alarmId: number | null) => {
     setSelected(alarmId)
@@ -52,6 +56,8 @@ export function AlarmsScreen(_props: ScreenProps) {
       {selected !== null && <AlarmDetail alarmId={selected} version={version} onChanged={reload} onClose={() => choose(null)} />}
       {mayCreate && (
         <CreateAlarm
+          key={watch ?? 'any'}
+          queryId={watch}
           onCreated={(a) => {
             reload()
             choose(a.alarmId)

@@ -5,6 +5,8 @@ import { ErrorText, SelectField, TextField } from '../components/Fields'
 import { Loading } from '../components/Loading'
 import { formatDate } from '../format'
 import { href } from '../sections'
+import { useMay } from '../api/who'
+import { watchHref } from './alarms/alarmsAddress'
 import { AnomalyIdBuilder } from './queries/AnomalyIdBuilder'
 import { QueryVersions } from './queries/QueryVersions'
 import { ReleasePanel } from './queries/ReleasePanel'
@@ -106,6 +108,7 @@ export function QueriesScreen(props: ScreenProps) {
   }, [dataset?.id, kind, definitionKey, setSaveError])
 
   const saved = queries.data ?? []
+  const mayWatch = useMay('alarms/create')
   const query = saved.find((q) => q.id === selectedQuery) ?? null
 
   if (datasets.data && list.length === 0) {
@@ -322,6 +325,11 @@ export function QueriesScreen(props: ScreenProps) {
                     >
                       {editing?.id === q.id ? 'Editing above' : 'Edit'}
                     </button>
+                  )}
+                  {q.id === selectedQuery && q.kind === 'threshold' && mayWatch && (
+                    <a href={watchHref(q.id)} data-testid={`watch-query-${q.name}`}>
+                      Watch it as an alarm
+                    </a>
                   )}
                 </li>
               ))}

@@ -3,7 +3,7 @@
  * would cost from alarms/preview (the least ε, the accounting mode in words, the lifetime figure and the warnings)
  * before the officer signs with a reason and the passphrase (which travels with the request only and is cleared).
  */
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { AlarmMode, AlarmPeriodUnit, AlarmPreview, AlarmPreviewRequest, AlarmView } from '../../../../src-main/contract'
 import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
 import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../../components/Fields'
@@ -29,13 +29,19 @@ function todayUtc(): string {
   return `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
 }
 
-export function CreateAlarm(props: { onCreated: (a: AlarmView) => void }) {
+/** `queryId`: the saved question to start from (the address's `?watch=`; the form opens scrolled into view). */
+export function CreateAlarm(props: { queryId: number | null; onCreated: (a: AlarmView) => void }) {
   const client = useClient()
   const queries = useQuery('queries/list', {})
   const datasets = useQuery('datasets/list', {})
   const officers = useOfficers()
   const act = useAction()
-  const [queryId, setQueryId] = useState('')
+  const [queryId, setQueryId] = useState(props.queryId === null ? '' : String(props.queryId))
+  const panel = useRef<HTMLElement>(null)
+  const asked0 = props.queryId !== null
+  useEffect(() => {
+    if (asked0) panel.current?.scrollIntoView({ block: 'start' })
+  }, [asked0])
   const [timeColumn, setTimeColumn] = useState('')
   const [period, setPeriod] = useState<AlarmPeriodUnit>('hour')
   const [start, setStart] = useState(todayUtc)
@@ -120,7 +126,7 @@ export function CreateAlarm(props: { onCreated: (a: AlarmView) => void }) {
     })
 
   return (
-    <section className="panel officer" aria-labelledby="alarm-create-title" data-testid="alarm-create">
+    <section className="panel officer" aria-labelledby="alarm-create-title" data-testid="alarm-create" ref={panel}>
       <h2 id="alarm-create-title">Create an alarm</h2>
       <p className="hint">
         An alarm watches a saved threshold question every period and says which predicates fired. The privacy officer signs it once, with its
