@@ -7,7 +7,7 @@
  */
 import { useState } from 'react'
 import type { AlarmView, RunDueResult } from '../../../src-main/contract'
-import { useAction, useClient, useEvent, useQuery } from '../api/hooks'
+import { useAction, useClient, useDebounced, useEvent, useQuery } from '../api/hooks'
 import { useMay } from '../api/who'
 import { ErrorText } from '../components/Fields'
 import { Loading } from '../components/Loading'
@@ -19,20 +19,24 @@ import { alarmOfAddress, alarmsHref, watchOfAddress } from './alarms/alarmsAddre
 import { CreateAlarm } from './alarms/CreateAlarm'
 import type { ScreenProps } from '.'
 
+const EVENT_SETTLE_MS = 400
 const PERIOD_WORDS: Record<AlarmView['period'], string> = { hour: 'every hour', day: 'every day', week: 'every week' }
 
 export function AlarmsScreen(_props: ScreenProps) {
   const [version, setVersion] = useState(0)
+  // Periods evaluated elsewhere (the app's clock, a catch-up of many periods) reload the screen once they pause for a moment.
+  const [evaluated, setEvaluated] = useState(0)
+  const heard = useDebounced(evaluated, EVENT_SETTLE_MS)
   const [selected, setSelected] = useState<number | null>(() => alarmOfAddress(window.location.hash))
   const [watch, setWatch] = useState<number | null>(() => watchOfAddress(window.location.hash))
-  const list = useQuery('alarms/list', {}, [version])
+  const list = useQuery('alarms/list', {}, [version, heard])
   const reload = () => setVersion((v) => v + 1)
   const mayCreate = useMay('alarms/create')
   useAddressChanges((hash) => {
     setSelected(alarmOfAddress(hash))
     setWatch(watchOfAddress(hash))
   })
-  useEvent('alarm:evaluated', reload)
+  useEvent('alarm:evaluated', () => setEvaluated((n) => n + 1))
   const choose = (alarmId: number | null) => {
     setSelected(alarmId)
     const next = alarmsHref(alarmId)
@@ -53,7 +57,7 @@ export function AlarmsScreen(_props: ScreenProps) {
         {list.data && list.data.length > 0 && <AlarmsTable alarms={list.data} selected={selected} onChoose={choose} />}
         <RunDue onRun={reload} />
       </section>
-      {selected !== null && <AlarmDetail alarmId={selected} version={version} onChanged={reload} onClose={() => choose(null)} />}
+      {selected !== null && <AlarmDetail alarmId={selected} reloadKey={`${version}-${heard}`} onChanged={reload} onClose={() => choose(null)} />}
       {mayCreate && (
         <CreateAlarm
           key={watch ?? 'any'}

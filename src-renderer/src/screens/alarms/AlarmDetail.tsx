@@ -17,8 +17,8 @@ import { timelineOf } from './timelineDefinition'
 /** The newest periods the timeline shows (the CLI's `alarm history` lists them all). */
 const TIMELINE_PERIODS = 168
 
-export function AlarmDetail(props: { alarmId: number; version: number; onChanged: () => void; onClose: () => void }) {
-  const history = useQuery('alarms/history', { alarmId: props.alarmId, limit: TIMELINE_PERIODS }, [props.alarmId, props.version])
+export function AlarmDetail(props: { alarmId: number; reloadKey: string; onChanged: () => void; onClose: () => void }) {
+  const history = useQuery('alarms/history', { alarmId: props.alarmId, limit: TIMELINE_PERIODS }, [props.alarmId, props.reloadKey])
   const h = history.data
   return (
     <section className="panel" aria-labelledby="alarm-detail-title" data-testid="alarm-detail">
