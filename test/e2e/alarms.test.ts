@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ROOT, screenshot } from './app'
 import { initOfficerWithCli, openAppForFile } from './open-app'
+import { VIEWPORTS, cutSelects, measureOverflow } from './pages/layout'
 import { shell } from './pages/shell'
 
 const OFFICER = { name: 'Dana Ortiz', passphrase: 'correct horse battery staple' }
@@ -121,6 +122,13 @@ describe('Alarms screen', () => {
     expect(await fire.innerText()).toContain(`room = ${PLANTED.room}`)
     expect(await detail.innerText()).not.toMatch(new RegExp(`\\b${PLANTED.rows}\\b`))
     await screenshot(page, 'alarms-timeline')
+    // Nothing sticks out or is cut at either window size (the wide timeline scrolls in its own box).
+    for (const v of VIEWPORTS) {
+      await page.setViewportSize(v)
+      const o = await measureOverflow(page)
+      expect(o.scrollWidth, `${v.width}x${v.height}: ${o.culprits.join('; ')}`).toBeLessThanOrEqual(o.viewport)
+      expect(await cutSelects(page), `${v.width}x${v.height}`).toEqual([])
+    }
 
     // The address opens an alarm: away and back by the address alone.
     await page.evaluate(() => (window.location.hash = '#/alarms'))
