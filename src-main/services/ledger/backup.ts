@@ -153,7 +153,10 @@ export function restoreWorkspace(input: RestoreInput): RestoreResult {
     const { db, verify } = verifyFile(staged, input.projectRoot)
     try {
       if (!verify.ok) throw new UserError(`${input.from} does not verify (${verify.message}); nothing was restored`, 'store')
-      const problem = recorded ? recordProblem(db, recorded, `The copy ${input.from}`) : null
+      // No record to compare with is no proof the copy holds every charge (a deleted record would hand spent budget back).
+      const problem = recorded
+        ? recordProblem(db, recorded, `The copy ${input.from}`)
+        : `There is no head record at ${input.headRecord} to show that ${input.from} holds every charge made`
       let rolledBack = false
       if (problem !== null) {
         if (!input.rollback)
@@ -173,10 +176,10 @@ export function restoreWorkspace(input: RestoreInput): RestoreResult {
               reason: input.rollback!.reason.trim(),
               restoredLedgerSeq: from.ledgerSeq,
               restoredAuditId: from.auditId,
-              recordedLedgerSeq: recorded!.ledgerSeq,
-              recordedLedgerHash: recorded!.ledgerHash,
-              recordedAuditId: recorded!.auditId,
-              recordedAt: recorded!.at
+              recordedLedgerSeq: recorded?.ledgerSeq ?? null,
+              recordedLedgerHash: recorded?.ledgerHash ?? null,
+              recordedAuditId: recorded?.auditId ?? null,
+              recordedAt: recorded?.at ?? null
             },
             key
           )

@@ -10,7 +10,7 @@
  *   recorded (a signed `officer/rollback` audit event), and the restored workspace verifies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -163,6 +163,16 @@ describe('backup and restore', () => {
     expect((e as Error).name).toBe('UserError')
     expect((e as Error).message).toMatch(/older than the head recorded at .*; the service does not start on it \(head record /)
     copyFileSync(aside, dbPath)
+
+    // The record deleted beside the old copy: no record is no proof, so the restore is still refused.
+    renameSync(record, `${record}.aside`)
+    const unrecorded = await runCli(['restore', '--db', dbPath, '--from', copy()])
+    expect(unrecorded.code).toBe(2)
+    expect(unrecorded.err.trim()).toMatch(
+      /^quiet-alarm: There is no head record at .* to show that .* holds every charge made; nothing was restored\. An officer may sign/
+    )
+    expect(fileHash(dbPath)).toBe(wsBefore)
+    renameSync(`${record}.aside`, record)
 
     // The officer signs the rollback: done, recorded, and the result verifies.
     const passFile = join(ws.dir, 'officer.pass')
