@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react'
 import type { AlarmMode, AlarmPeriodUnit, AlarmPreview, AlarmPreviewRequest, AlarmView } from '../../../../src-main/contract'
 import { useAction, useClient, useDebounced, useQuery } from '../../api/hooks'
+import { useWho } from '../../api/who'
 import { ErrorText, NumberField, SelectField, TextField, parseNumber } from '../../components/Fields'
 import { Loading } from '../../components/Loading'
 import { formatExact, formatNumber } from '../../format'
@@ -55,6 +56,12 @@ export function CreateAlarm(props: { queryId: number | null; onCreated: (a: Alar
   const [reason, setReason] = useState('')
   const [cred, setCred] = useState<OfficerInput>({ officer: '', passphrase: '' })
   const [created, setCreated] = useState<AlarmView | null>(null)
+  // The service: the analyst the alarm watches for (its periods are charged to that analyst's allotment).
+  const inService = useWho().kind === 'account'
+  const accounts = useQuery('accounts/list', inService ? {} : null)
+  const analysts = (accounts.data ?? []).filter((x) => x.role === 'analyst' && x.status === 'active')
+  const [analyst, setAnalyst] = useState('')
+  const analystId = analysts.find((x) => String(x.id) === analyst)?.id
 
   const thresholdQueries = (queries.data ?? []).filter((q) => q.kind === 'threshold')
   const query = thresholdQueries.find((q) => String(q.id) === queryId) ?? thresholdQueries[0] ?? null
@@ -115,6 +122,7 @@ export function CreateAlarm(props: { queryId: number | null; onCreated: (a: Alar
       if (request === null) return
       const a = await client.call('alarms/create', {
         ...request,
+        ...(analystId === undefined ? {} : { analyst: analystId }),
         reason: reason.trim(),
         officer: officers.name(cred.officer) || undefined,
         passphrase: cred.passphrase
@@ -199,6 +207,21 @@ export function CreateAlarm(props: { queryId: number | null; onCreated: (a: Alar
           <div aria-live="polite">
             <ErrorText error={preview.error} testId="alarm-preview-error" />
             {preview.data && <PreviewText preview={preview.data} stale={!previewCurrent} />}
+          </div>
+        )}
+        {inService && (
+          <div className="row">
+            <SelectField
+              label="Watches for"
+              value={analystId === undefined ? '' : String(analystId)}
+              onChange={setAnalyst}
+              options={[
+                { value: '', label: 'No analyst: the officer’s own alarm' },
+                ...analysts.map((x) => ({ value: String(x.id), label: `${x.name} (charged to their allotment)` }))
+              ]}
+              testId="alarm-create-analyst"
+              width="wide"
+            />
           </div>
         )}
         <div className="row">
