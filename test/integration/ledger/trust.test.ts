@@ -346,11 +346,19 @@ describe('attacks: consistent rewrites before a checkpoint are detected by verif
     return store.db
   }
 
-  it('halving every charge (cell charges and releases rewritten to match, every hash recomputed, head fixed)', async () => {
+  it('halving every charge after the last signed act (cell charges and releases rewritten to match, every hash recomputed, head fixed)', async () => {
     const db = await checkpointed()
-    rewriteChain(db, (rows) => rows.map((r) => (r.kind === 'charge' ? { ...r, amount_nano: Math.floor(r.amount_nano / 2) } : r)))
-    db.exec('UPDATE ledger_cell_charges SET amount_nano = amount_nano / 2')
-    db.exec('UPDATE releases SET charge_nano = charge_nano / 2')
+    // Charges after the last signed entry: no entry signature covers their rewrite, so only the checkpoint can tell.
+    const signed = (db.prepare('SELECT MAX(seq) AS s FROM ledger_entries WHERE signature IS NOT NULL').get() as { s: number | null }).s ?? 0
+    const halved = db.prepare(`SELECT seq, release_id FROM ledger_entries WHERE kind = 'charge' AND seq > ?`).all(signed) as Array<{
+      seq: number
+      release_id: number | null
+    }>
+    expect(halved.length).toBeGreaterThan(0)
+    const seqs = new Set(halved.map((h) => h.seq))
+    rewriteChain(db, (rows) => rows.map((r) => (seqs.has(r.seq) ? { ...r, amount_nano: Math.floor(r.amount_nano / 2) } : r)))
+    db.prepare('UPDATE ledger_cell_charges SET amount_nano = amount_nano / 2 WHERE entry_seq > ?').run(signed)
+    for (const h of halved) if (h.release_id !== null) db.prepare('UPDATE releases SET charge_nano = charge_nano / 2 WHERE id = ?').run(h.release_id)
     const v = verifyLedger(db)
     expect(v.ok).toBe(false)
     expect(v.message).toMatch(/the ledger up to entry \d+ was rewritten after checkpoint \d+ \(signed by officer "Privacy Officer \(demo\)"/)
