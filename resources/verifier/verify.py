@@ -607,7 +607,7 @@ def verify_export(doc, result):
         e = charges.get(m["seq"])
         seen.add(m["seq"])
         d = parse_object(e["detail"]) if e is not None else None
-        if e is None or d is None or m["amountNano"] != e["amountNano"] or m["params"] != d.get("params") or m["kind"] != d.get("kind"):
+        if e is None or d is None or m["amountNano"] != e["amountNano"] or m["params"] != d.get("params", {}) or m["kind"] != d.get("kind"):
             problems.append({"rule": "X4", "reason": "the mechanism record of entry %d is not what the entry holds" % m["seq"]})
             continue
         try:

@@ -94,7 +94,7 @@ describe('schemas at the HTTP door', () => {
       [
         'releases/run',
         { queryId, params: { kind: 'anomaly-identification', mechanism: 'sp', epsilon: '1' } },
-        'params.epsilon must be a number greater than 0 and at most 1,000,000'
+        'params.epsilon must be a number of at least 1e-9 and at most 1,000,000'
       ],
       ['budgets/set', { datasetId, epsilon: true, reason: 'r' }, 'epsilon must be a number of at least 0, or decimal text such as "2.5"'],
       ['datasets/rename', [datasetId, 'new name'], 'The request must be an object'],
@@ -120,7 +120,7 @@ describe('schemas at the HTTP door', () => {
       [
         'releases/run',
         { queryId, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.5, alpha: 1 } },
-        'params.beta must be a number greater than 0 and less than 0.5'
+        'params.beta must be a number of at least 1e-12 and less than 0.5'
       ],
       [
         'releases/run',
