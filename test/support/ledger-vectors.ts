@@ -51,7 +51,7 @@ export interface Bases {
 async function cliDemo(path: string, cwd: string): Promise<void> {
   let err = ''
   const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, cwd }
-  const code = await main(['demo', '--db', path], io as never)
+  const code = await main(['demo', '--db', path, '--without-stream'], io as never)
   if (code !== 0) throw new Error(`demo failed: ${err}`)
 }
 

@@ -469,10 +469,11 @@ export function openInAppCommand(dbPath: string, cwd: string): string {
 export const demoCommand: CliCommand = {
   name: 'demo',
   summary: 'Create a demo workspace from the bundled synthetic sample, run one release of each kind, print the ledger',
-  usage: 'demo [--db PATH] [--force]',
+  usage: 'demo [--db PATH] [--force] [--without-stream]',
   options: {
     db: { type: 'string', description: 'where to create the demo workspace', defaultText: `./${DEMO_FILE}` },
-    force: { type: 'boolean', description: 'replace an existing file at --db' }
+    force: { type: 'boolean', description: 'replace an existing file at --db' },
+    'without-stream': { type: 'boolean', description: 'leave out the watched stream (its datasets, alarm and charges): the one-shot releases only' }
   },
   async run(values, _pos, ctx) {
     const path = resolve(ctx.cwd, optString(values, 'db') ?? DEMO_FILE)
@@ -590,84 +591,86 @@ export const demoCommand: CliCommand = {
       }
       // A watched stream: three days of the occupancy log hour by hour with three planted over-capacity hours, an alarm
       // on rooms over their public capacity in when-fires mode, evaluated as `alarm run-due` evaluates each hour as it closes.
-      ctx.progress('watching the occupancy stream ...')
-      const streamDir = mkdtempSync(join(tmpdir(), 'quiet-alarm-demo-'))
-      let stream: { id: number; rows: number }
-      let large: { id: number }
-      try {
-        const capacities = readFileSync(resolve(projectRoot(), 'resources', 'sample', 'capacities.csv'), 'utf8')
-          .trim()
-          .split('\n')
-          .slice(1)
-          .map((l) => l.split(','))
-          .map(([building, room, capacity]) => ({ building, room, capacity: Number(capacity) }))
-        const streamPath = join(streamDir, 'occupancy-stream.csv')
-        writeOccupancyStream(streamPath, capacities)
-        const r = await runImport(
-          store.db,
-          planImport(store.db, { path: streamPath, name: 'occupancy stream', onBadRow: 'abort', personColumn: 'person_id' })
+      if (!values['without-stream']) {
+        ctx.progress('watching the occupancy stream ...')
+        const streamDir = mkdtempSync(join(tmpdir(), 'quiet-alarm-demo-'))
+        let stream: { id: number; rows: number }
+        let large: { id: number }
+        try {
+          const capacities = readFileSync(resolve(projectRoot(), 'resources', 'sample', 'capacities.csv'), 'utf8')
+            .trim()
+            .split('\n')
+            .slice(1)
+            .map((l) => l.split(','))
+            .map(([building, room, capacity]) => ({ building, room, capacity: Number(capacity) }))
+          const streamPath = join(streamDir, 'occupancy-stream.csv')
+          writeOccupancyStream(streamPath, capacities)
+          const r = await runImport(
+            store.db,
+            planImport(store.db, { path: streamPath, name: 'occupancy stream', onBadRow: 'abort', personColumn: 'person_id' })
+          )
+          stream = { id: r.dataset.id, rows: r.dataset.rowCount }
+          // The rooms with room for a crowd (capacity >= 20), a public table of their own: a room whose capacity is below
+          // alpha could fire with any occupancy, so the alarm watches these.
+          const largePath = join(streamDir, 'large-rooms.csv')
+          writeFileSync(
+            largePath,
+            ['building,room,capacity', ...capacities.filter((c) => c.capacity >= 20).map((c) => `${c.building},${c.room},${c.capacity}`)].join('\n') +
+              '\n'
+          )
+          const lr = await runImport(store.db, planImport(store.db, { path: largePath, name: 'large-room capacities', onBadRow: 'abort' }))
+          large = { id: lr.dataset.id }
+        } finally {
+          rmSync(streamDir, { recursive: true, force: true })
+        }
+        declarePublic(store.db, {
+          datasetId: large.id,
+          reason: 'Demo: the capacities of the large rooms, posted at their doors',
+          officer,
+          passphrase
+        })
+        setBudget(store.db, {
+          datasetId: stream.id,
+          epsilon: '12',
+          reason: 'Demo: budget per person for watching the rooms every hour (when-fires, a lifetime cap of 10)',
+          officer,
+          passphrase
+        })
+        const watched = saveQuery(store.db, stream.id, 'Large rooms over capacity', {
+          kind: 'threshold',
+          groupBy: ['building', 'room'],
+          count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
+          threshold: { kind: 'column', datasetId: large.id, column: 'capacity' }
+        })
+        const alarm = createAlarm(store.db, {
+          queryId: watched.id,
+          timeColumn: 'timestamp',
+          period: 'hour',
+          start: STREAM_START,
+          mode: 'when-fires',
+          beta: 0.05,
+          alpha: 10,
+          fires: 3,
+          lifetime: 10,
+          reason: 'Demo: tell the fire-safety officer of any room over capacity, hour by hour',
+          officer,
+          passphrase
+        })
+        const streamEnd = new Date(Date.parse(STREAM_START) + STREAM_HOURS * 3_600_000)
+        const watchedRun = runDueAlarms(store.db, streamEnd, { alarmId: alarm.alarmId })
+        const history = alarmHistory(store.db, alarm.alarmId, { limit: 1000 })
+        const firedPeriods = history.periods.filter((pv) => pv.fired.length > 0).reverse()
+        out.push(
+          `5. A watched stream: "occupancy stream" (${stream.rows} rows, ${STREAM_HOURS} hours from ${STREAM_START}; planted over capacity: ` +
+            `${PLANTED.map(([h, room, n]) => `${room} ${n} persons at hour ${h}`).join(', ')}).`,
+          `   Alarm #${alarm.alarmId} watches it every hour, when-fires: ${alarm.modeText}`,
+          `   ${watchedRun.evaluated.length} hours evaluated as each closed ("alarm run-due"); fired in ${firedPeriods.length}:`,
+          ...firedPeriods.map((pv) => `     ${pv.from.slice(0, 16).replace('T', ' ')}  ${pv.fired.join('; ')}`),
+          `   Charged for the whole stream: epsilon ${history.alarm.spentExact} per person, one charge per instance of 3 fires (${history.alarm.instance?.ordinal ?? 1} started; the next starts after a third fire), not ${STREAM_HOURS} hours' worth.` +
+            (watchedRun.paused.length ? ` ${watchedRun.paused.map((x) => x.reason).join(' ')}` : ''),
+          ''
         )
-        stream = { id: r.dataset.id, rows: r.dataset.rowCount }
-        // The rooms with room for a crowd (capacity >= 20), a public table of their own: a room whose capacity is below
-        // alpha could fire with any occupancy, so the alarm watches these.
-        const largePath = join(streamDir, 'large-rooms.csv')
-        writeFileSync(
-          largePath,
-          ['building,room,capacity', ...capacities.filter((c) => c.capacity >= 20).map((c) => `${c.building},${c.room},${c.capacity}`)].join('\n') +
-            '\n'
-        )
-        const lr = await runImport(store.db, planImport(store.db, { path: largePath, name: 'large-room capacities', onBadRow: 'abort' }))
-        large = { id: lr.dataset.id }
-      } finally {
-        rmSync(streamDir, { recursive: true, force: true })
       }
-      declarePublic(store.db, {
-        datasetId: large.id,
-        reason: 'Demo: the capacities of the large rooms, posted at their doors',
-        officer,
-        passphrase
-      })
-      setBudget(store.db, {
-        datasetId: stream.id,
-        epsilon: '12',
-        reason: 'Demo: budget per person for watching the rooms every hour (when-fires, a lifetime cap of 10)',
-        officer,
-        passphrase
-      })
-      const watched = saveQuery(store.db, stream.id, 'Large rooms over capacity', {
-        kind: 'threshold',
-        groupBy: ['building', 'room'],
-        count: { kind: 'persons', personColumn: 'person_id', cap: 1 },
-        threshold: { kind: 'column', datasetId: large.id, column: 'capacity' }
-      })
-      const alarm = createAlarm(store.db, {
-        queryId: watched.id,
-        timeColumn: 'timestamp',
-        period: 'hour',
-        start: STREAM_START,
-        mode: 'when-fires',
-        beta: 0.05,
-        alpha: 10,
-        fires: 3,
-        lifetime: 10,
-        reason: 'Demo: tell the fire-safety officer of any room over capacity, hour by hour',
-        officer,
-        passphrase
-      })
-      const streamEnd = new Date(Date.parse(STREAM_START) + STREAM_HOURS * 3_600_000)
-      const watchedRun = runDueAlarms(store.db, streamEnd, { alarmId: alarm.alarmId })
-      const history = alarmHistory(store.db, alarm.alarmId, { limit: 1000 })
-      const firedPeriods = history.periods.filter((pv) => pv.fired.length > 0).reverse()
-      out.push(
-        `5. A watched stream: "occupancy stream" (${stream.rows} rows, ${STREAM_HOURS} hours from ${STREAM_START}; planted over capacity: ` +
-          `${PLANTED.map(([h, room, n]) => `${room} ${n} persons at hour ${h}`).join(', ')}).`,
-        `   Alarm #${alarm.alarmId} watches it every hour, when-fires: ${alarm.modeText}`,
-        `   ${watchedRun.evaluated.length} hours evaluated as each closed ("alarm run-due"); fired in ${firedPeriods.length}:`,
-        ...firedPeriods.map((pv) => `     ${pv.from.slice(0, 16).replace('T', ' ')}  ${pv.fired.join('; ')}`),
-        `   Charged for the whole stream: epsilon ${history.alarm.spentExact} per person, one charge per instance of 3 fires (${history.alarm.instance?.ordinal ?? 1} started; the next starts after a third fire), not ${STREAM_HOURS} hours' worth.` +
-          (watchedRun.paused.length ? ` ${watchedRun.paused.map((x) => x.reason).join(' ')}` : ''),
-        ''
-      )
       checkpoint(store.db, { officer, passphrase })
       const summary = ledgerSummary(store.db, {})
       const entries = listEntries(store.db, { limit: 50 })
