@@ -18,7 +18,7 @@ const ws = tempWorkspace('qa-verify-findings-')
 let demo: Buffer
 beforeAll(async () => {
   const io = { stdout: { write: () => true }, stderr: { write: () => true }, cwd: ws.dir }
-  expect(await main(['demo', '--db', ws.db], io as never)).toBe(0)
+  expect(await main(['demo', '--db', ws.db, '--without-stream'], io as never)).toBe(0)
   const s = openStore(ws.db)
   s.db.pragma('wal_checkpoint(TRUNCATE)')
   s.close()
