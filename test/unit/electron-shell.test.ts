@@ -194,7 +194,7 @@ describe('the shell, loaded against a stand-in for electron', () => {
       [
         'releases/run',
         { queryId: 1, params: { kind: 'threshold', mechanism: 'tslm', beta: 0.5, alpha: 1 } },
-        'params.beta must be a number greater than 0 and less than 0.5'
+        'params.beta must be a number of at least 1e-12 and less than 0.5'
       ],
       ['datasets/rename', { datasetId: 1, name: 'x'.repeat(10_000) }, 'name must have at most 200 characters'],
       ['reports/save', { jobId: 7 }, 'jobId must be text'],

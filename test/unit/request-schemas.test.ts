@@ -80,11 +80,12 @@ describe('request schemas', () => {
   /** Numbers just inside and just outside each bound of `range`. */
   function probes(range: NumberRange): Array<[number, boolean]> {
     const out: Array<[number, boolean]> = []
-    const step = range.integer ? 1 : 1e-9
-    if (range.gt !== undefined) out.push([range.gt, false], [range.gt + step, true])
-    if (range.ge !== undefined) out.push([range.ge - step, false], [range.ge, true])
-    if (range.lt !== undefined) out.push([range.lt, false], [range.lt - step, true])
-    if (range.le !== undefined) out.push([range.le + step, false], [range.le, true])
+    // A step the double at the bound can tell from it (1e-9 vanishes beside 1e9), and below a bound near 0 a fraction of it.
+    const step = (b: number) => (range.integer ? 1 : b === 0 ? 1e-9 : Math.max(Math.min(1e-9, Math.abs(b) / 2), Math.abs(b) * 1e-12))
+    if (range.gt !== undefined) out.push([range.gt, false], [range.gt + step(range.gt), true])
+    if (range.ge !== undefined) out.push([range.ge - step(range.ge), false], [range.ge, true])
+    if (range.lt !== undefined) out.push([range.lt, false], [range.lt - step(range.lt), true])
+    if (range.le !== undefined) out.push([range.le + step(range.le), false], [range.le, true])
     return out
   }
 
