@@ -12,6 +12,8 @@ import { auditHead } from '../../../src-main/services/chain/audit-chain'
 import { headOf } from '../../../src-main/services/chain/ledger-chain'
 import { sixRoomVisits } from './six-rooms-fixture'
 import { type TlsService, startTlsService } from './tls-service'
+import { setBudget } from '../../../src-main/services/ledger/budgets'
+import { officerAct } from '../officer-fixture'
 
 let s: TlsService
 let ana = ''
@@ -20,8 +22,13 @@ const tslm = { kind: 'threshold', mechanism: 'tslm', beta: 0.1, alpha: 2 }
 
 beforeAll(async () => {
   s = await startTlsService({ cadenceMs: 50 }, 'qa-strict-doors-')
-  queryId = sixRoomVisits(s.db).queryId
+  const ds = sixRoomVisits(s.db)
+  queryId = ds.queryId
   ana = s.account('ana', 'analyst')
+  // An analyst of the service spends an allotment of the dataset's budget.
+  const { id } = s.db.prepare('SELECT id FROM accounts WHERE name = ?').get('ana') as { id: number }
+  setBudget(s.db, { datasetId: ds.id, epsilon: '100', reason: 'the strict-door tests', ...officerAct(s.db) })
+  setBudget(s.db, { datasetId: ds.id, epsilon: '50', analyst: id, reason: "ana's allotment", ...officerAct(s.db) })
 })
 afterAll(async () => {
   await s?.close()
