@@ -6,6 +6,7 @@
  * bytes for verifiers written without this code.
  */
 import { createHash } from 'node:crypto'
+import type { LedgerEntryRecord } from '../../contract/ledger-records'
 
 export const GENESIS_HASH = '0'.repeat(64)
 
@@ -32,20 +33,8 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** The fields of a ledger entry that the hash covers (every column except the hashes themselves). */
-export interface HashedEntryFields {
-  seq: number
-  at: string
-  kind: string
-  datasetId: number
-  datasetName: string
-  notion: string | null
-  amountNano: number
-  cells: string
-  releaseId: number | null
-  actor: string
-  description: string
-  detail: string
+/** The fields of a ledger entry that the hash covers (every column except the hashes themselves and the signature). */
+export type HashedEntryFields = Omit<LedgerEntryRecord, 'prevHash' | 'hash' | 'signer' | 'signature'> & {
   /** The signing officer's key id (signed entries only; undefined leaves the field out of the hash). */
   signer?: string
 }
