@@ -8,7 +8,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SecureRandom } from '../../../src-worker/engine/random'
 import { evaluateDueAlarms } from '../../../src-main/services/alarms/evaluate'
-import { createAlarm } from '../../../src-main/services/alarms/create'
 import { planAlarm } from '../../../src-main/services/alarms/plan'
 import { alarmHistory, alarmRow } from '../../../src-main/services/alarms/alarm-store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
@@ -17,8 +16,7 @@ import { nanoToNumber } from '../../../src-main/services/chain/nano-epsilon'
 import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { closeLedgerWorkspace, openLedgerWorkspace } from '../ledger/fixtures'
-import { officerAct } from '../officer-fixture'
-import { HOUR, START, addRows, binomialUpper, plantStream } from './continual-fixture'
+import { HOUR, START, addRows, binomialUpper, plantStream, createHourlyAlarm } from './continual-fixture'
 import type { CreateAlarmRequest } from '../../../src-main/contract/alarms'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -32,19 +30,7 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 const at = (hours: number) => new Date(START + hours * HOUR)
 const run = (hours: number, opts: Parameters<typeof evaluateDueAlarms>[3] = {}) => evaluateDueAlarms(store.db, at(hours), SecureRandom.create(), opts)
 
-function create(queryId: number, extra: Partial<CreateAlarmRequest>) {
-  return createAlarm(store.db, {
-    queryId,
-    timeColumn: 'at',
-    period: 'hour',
-    start: new Date(START).toISOString(),
-    beta: 0.05,
-    alpha: 100,
-    reason: 'watch the rooms every hour',
-    ...officerAct(store.db),
-    ...extra
-  })
-}
+const create = (queryId: number, extra: Partial<CreateAlarmRequest>) => createHourlyAlarm(store.db, queryId, { alpha: 100, ...extra })
 
 function alarmCharges(alarmId: number): Array<{ seq: number; amount_nano: number }> {
   return store.db

@@ -8,6 +8,8 @@ import { craftDataset, saveQuery } from '../ledger/fixtures'
 import { setBudget } from '../../../src-main/services/ledger/budgets'
 import { recordPrivacyUnit } from '../../../src-main/services/catalog/unit-record'
 import { officerAct } from '../officer-fixture'
+import { createAlarm } from '../../../src-main/services/alarms/create'
+import type { CreateAlarmRequest } from '../../../src-main/contract/alarms'
 
 export const START = Date.parse('2026-01-01T00:00:00Z')
 export const HOUR = 3_600_000
@@ -90,4 +92,19 @@ export function binomialUpper(n: number, p: number, alpha: number): number {
     pmf = (pmf * (n - k) * p) / ((k + 1) * (1 - p))
   }
   return n + 1
+}
+
+/** An hourly alarm on the planted stream's `at` column from START (beta 0.05, alpha 10 unless `extra` says otherwise), signed by the test officer. */
+export function createHourlyAlarm(db: Database.Database, queryId: number, extra: Partial<CreateAlarmRequest> = {}) {
+  return createAlarm(db, {
+    queryId,
+    timeColumn: 'at',
+    period: 'hour',
+    start: new Date(START).toISOString(),
+    beta: 0.05,
+    alpha: 10,
+    reason: 'watch the rooms every hour',
+    ...officerAct(db),
+    ...extra
+  })
 }

@@ -8,7 +8,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SecureRandom } from '../../../src-worker/engine/random'
 import { evaluateDueAlarms } from '../../../src-main/services/alarms/evaluate'
-import { createAlarm } from '../../../src-main/services/alarms/create'
 import { planAlarm } from '../../../src-main/services/alarms/plan'
 import { alarmHistory, alarmRow, alarmView, listAlarms } from '../../../src-main/services/alarms/alarm-store'
 import { verifyLedger } from '../../../src-main/services/ledger/verify'
@@ -17,7 +16,7 @@ import type { Store } from '../../../src-main/services/store/store'
 import type { tempWorkspace } from '../helpers'
 import { DISTINCTIVE, closeLedgerWorkspace, openLedgerWorkspace } from '../ledger/fixtures'
 import { officerAct } from '../officer-fixture'
-import { HOUR, START, plantStream } from './continual-fixture'
+import { HOUR, START, plantStream, createHourlyAlarm } from './continual-fixture'
 import type { CreateAlarmRequest } from '../../../src-main/contract/alarms'
 
 let ws: ReturnType<typeof tempWorkspace>
@@ -30,19 +29,7 @@ afterEach(() => closeLedgerWorkspace(store, ws))
 
 const at = (hours: number) => new Date(START + hours * HOUR)
 
-function create(queryId: number, extra: Partial<CreateAlarmRequest>) {
-  return createAlarm(store.db, {
-    queryId,
-    timeColumn: 'at',
-    period: 'hour',
-    start: new Date(START).toISOString(),
-    beta: 0.05,
-    alpha: 10,
-    reason: 'watch the rooms every hour',
-    ...officerAct(store.db),
-    ...extra
-  })
-}
+const create = (queryId: number, extra: Partial<CreateAlarmRequest>) => createHourlyAlarm(store.db, queryId, extra)
 
 const charges = (alarmId: number) =>
   (
